@@ -1,0 +1,225 @@
+// Kernels: kernel(name, lambda) traces the lambda into the Tile IR when it is first
+// launched with arguments of a given signature. Nests (parallel / serial /
+// pipeline) structure the program; explicit memory<T> resources are optional.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <kiln/ops.h>
+#include <kiln/view.h>
+
+namespace kiln {
+
+namespace exec {
+enum class Scope : std::uint8_t { AUTOMATIC, GROUP, WORKER };  // seed 004; a hint, kiln's mapper chooses
+}
+namespace mem {
+enum class Resource : std::uint8_t { automatic, shared, private_ };
+inline constexpr Resource auto_ = Resource::automatic;
+inline constexpr Resource shared = Resource::shared;
+inline constexpr Resource private_ = Resource::private_;
+}  // namespace mem
+
+struct PipelineOptions {
+    std::uint32_t window = 2;    // stages in flight (software prefetch depth)
+    std::uint32_t interval = 1;
+};
+
+class Nest;
+namespace detail {
+struct NestState;
+enum class LoopKind : std::uint8_t { parallel = 0, serial = 1, pipeline = 2 };
+// Opens a loop region over `domain` (closed by NestRange when the body ends).
+std::shared_ptr<NestState> open_nest(LoopKind kind, const Shape& domain, const Nest* parent, PipelineOptions opts, Loc loc);
+void close_nest(NestState& s);
+Value nest_index(const NestState& s, const Axis* a, Loc loc);
+void nest_stage(const NestState& s, const std::string& name, Loc loc);
+std::shared_ptr<NestState> element_nest(const std::vector<Dim>& dims);
+}  // namespace detail
+
+// One level of loop nest. index(axis) resolves within this nest and its ancestors.
+class Nest {
+public:
+    explicit Nest(std::shared_ptr<detail::NestState> s) : s_(std::move(s)) {}
+    Scalar<i64> index(const Axis& a, Loc loc = Loc::here()) const { return Scalar<i64>(detail::nest_index(*s_, &a, loc)); }
+    Scalar<i64> index(Loc loc = Loc::here()) const { return Scalar<i64>(detail::nest_index(*s_, nullptr, loc)); }
+    class Range serial(const Shape& domain, Loc loc = Loc::here()) const;
+    class Range pipeline(const Shape& domain, PipelineOptions opts = {}, Loc loc = Loc::here()) const;
+    void stage(const std::string& name, Loc loc = Loc::here()) const { detail::nest_stage(*s_, name, loc); }
+    const detail::NestState& state() const { return *s_; }
+
+private:
+    std::shared_ptr<detail::NestState> s_;
+};
+
+// `for (auto& nest : parallel(shape(...)))`: the body runs once, while tracing.
+class Range {
+public:
+    Range(detail::LoopKind kind, Shape domain, const Nest* parent, PipelineOptions opts, Loc loc)
+        : kind_(kind), domain_(std::move(domain)), parent_(parent), opts_(opts), loc_(loc) {}
+    Range(const Range&) = delete;
+    Range& operator=(const Range&) = delete;
+    ~Range() noexcept(false) {
+        // A `break` out of the body still closes the region (but never mid-exception).
+        if (nest_ && !closed_ && std::uncaught_exceptions() == 0) detail::close_nest(const_cast<detail::NestState&>(nest_->state()));
+    }
+    struct iterator {
+        Range* r;
+        Nest& operator*() const { return *r->nest_; }
+        iterator& operator++() {
+            detail::close_nest(const_cast<detail::NestState&>(r->nest_->state()));
+            r->closed_ = true;
+            return *this;
+        }
+        bool operator!=(const iterator&) const { return !r->closed_; }
+    };
+    iterator begin() {
+        nest_.emplace(detail::open_nest(kind_, domain_, parent_, opts_, loc_));
+        return iterator{this};
+    }
+    iterator end() { return iterator{this}; }
+
+private:
+    detail::LoopKind kind_;
+    Shape domain_;
+    const Nest* parent_;
+    PipelineOptions opts_;
+    Loc loc_;
+    std::optional<Nest> nest_;
+    bool closed_ = false;
+};
+
+inline Range Nest::serial(const Shape& domain, Loc loc) const { return Range(detail::LoopKind::serial, domain, this, {}, loc); }
+inline Range Nest::pipeline(const Shape& domain, PipelineOptions opts, Loc loc) const {
+    return Range(detail::LoopKind::pipeline, domain, this, opts, loc);
+}
+// The grid: one program instance per point of the domain, in row-major pid order.
+inline Range parallel(const Shape& domain, Loc loc = Loc::here()) { return Range(detail::LoopKind::parallel, domain, nullptr, {}, loc); }
+inline Range parallel(const Shape& domain, exec::Scope, Loc loc = Loc::here()) { return parallel(domain, loc); }
+
+// reindex(x, shape, f): out[p] = x[f(p)], f maps each result element (a Nest over
+// the result's axes) to a coordinate of x; out-of-range coordinates give 0.
+template <Element T, class F> Tile<T> reindex(const Tile<T>& x, const Shape& s, F&& f, Loc loc = Loc::here()) {
+    auto dims = s.dims();
+    Nest element(detail::element_nest(dims));
+    Coord c = f(static_cast<const Nest&>(element));
+    return Tile<T>(detail::reindex(x.value(), dims, c.values, loc));
+}
+
+// ---- explicit memory (seed 004 section 2.1)
+struct Layout {
+    Shape shape;
+    std::vector<std::int64_t> strides;
+};
+inline Layout layout(const Shape& s, const Stride& st) { return Layout{s, st.values}; }
+namespace detail {
+// Proves the layout total, in bounds and injective (or fails naming the reason).
+void prove_layout(const Layout& l, Loc loc);
+Value mem_store(const Value& v, const Layout& l, mem::Resource r, Loc loc);
+Value mem_load(const Value& v, Loc loc);
+}  // namespace detail
+template <Element T> class Memory {
+public:
+    Memory(Layout l, mem::Resource r, Loc loc) : layout_(std::move(l)), resource_(r) {
+        detail::prove_layout(layout_, loc);
+        contents_.emplace(zeros<T>(layout_.shape, loc));
+    }
+    void store(const Tile<T>& v, Loc loc = Loc::here()) { *contents_ = Tile<T>(detail::mem_store(v.value(), layout_, resource_, loc)); }
+    Tile<T> load(Loc loc = Loc::here()) const { return Tile<T>(detail::mem_load(contents_->value(), loc)); }
+    const Layout& layout() const { return layout_; }
+
+private:
+    Layout layout_;
+    mem::Resource resource_;
+    std::optional<Tile<T>> contents_;  // the resource's state: a variable, so loops carry it
+};
+template <Element T> Memory<T> memory(Layout l, mem::Resource r = mem::auto_, Loc loc = Loc::here()) {
+    return Memory<T>(std::move(l), r, loc);
+}
+
+// ---- kernels
+enum class Precision : std::uint8_t {
+    exact,     // bit-exact with the interpreter on every target: pinned orders, no FMA, kiln math
+    standard,  // the default: reductions and mma may reassociate (tensor cores, trees)
+};
+struct CompileOptions {
+    Precision precision = Precision::standard;
+};
+
+namespace detail {
+// What a kernel parameter is, from the lambda's parameter type.
+struct ParamSig {
+    bool is_view = true;
+    Kind kind = Kind::F32;
+    int rank = 0;
+    bool writable = false;
+    std::string spelling;  // "View<const f32, 2>"
+};
+template <class P> struct ParamTraits;
+template <class T, int R> struct ParamTraits<View<T, R>> {
+    static ParamSig sig() {
+        using E = std::remove_const_t<T>;
+        return {true, kind_of<E>, R, View<T, R>::writable,
+                std::string("View<") + (View<T, R>::writable ? "" : "const ") + std::string(kind_name(kind_of<E>)) + ", " + std::to_string(R) + ">"};
+    }
+    static View<T, R> make(int i) { return View<T, R>(i); }
+};
+Value param_value(int index, Kind kind);
+template <class T> struct ParamTraits<Scalar<T>> {
+    static ParamSig sig() { return {false, kind_of<T>, 0, false, "Scalar<" + std::string(kind_name(kind_of<T>)) + ">"}; }
+    static Scalar<T> make(int i) { return Scalar<T>(param_value(i, kind_of<T>)); }
+};
+template <class F> struct LambdaArgs : LambdaArgs<decltype(&F::operator())> {};
+template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> { using type = std::tuple<std::remove_cvref_t<A>...>; };
+template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { using type = std::tuple<std::remove_cvref_t<A>...>; };
+
+struct KernelImpl;
+}  // namespace detail
+
+// A kernel: a name, the traced lambda, and the programs traced from it so far
+// (one per signature of statically used extents).
+class Kernel {
+public:
+    Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
+    const std::string& name() const;
+    const std::vector<detail::ParamSig>& params() const;
+    const detail::KernelImpl& impl() const { return *impl_; }
+    std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }
+
+    // k.launch(target, args...) runs on that target; k.launch(args...) goes through
+    // the launch handler stack to the default target. Defined in target.h.
+    template <class First, class... Args> void launch(First&& first, Args&&... args) const;
+    // The Tile IR traced for these arguments, as text.
+    template <class... Args> std::string ir(Args&&... args) const;
+
+private:
+    std::shared_ptr<detail::KernelImpl> impl_;
+};
+
+namespace detail {
+std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc);
+template <class F, class... P, std::size_t... I> void call_traced(F& f, std::tuple<P...>*, std::index_sequence<I...>) {
+    f(ParamTraits<P>::make(static_cast<int>(I))...);
+}
+}  // namespace detail
+
+template <class F> Kernel kernel(std::string name, F f, Loc loc = Loc::here()) {
+    using Args = typename detail::LambdaArgs<F>::type;
+    std::vector<detail::ParamSig> sigs;
+    std::apply([&](auto*... p) { (sigs.push_back(detail::ParamTraits<std::remove_pointer_t<decltype(p)>>::sig()), ...); },
+               [] <class... P>(std::tuple<P...>*) { return std::tuple<P*...>{}; }(static_cast<Args*>(nullptr)));
+    auto trace = [f]() mutable {
+        detail::call_traced(f, static_cast<Args*>(nullptr), std::make_index_sequence<std::tuple_size_v<Args>>{});
+    };
+    return Kernel(detail::new_kernel(std::move(name), std::move(sigs), std::move(trace), loc));
+}
+template <class F> Kernel tile_kernel(std::string name, F f, Loc loc = Loc::here()) { return kernel(std::move(name), std::move(f), loc); }
+
+}  // namespace kiln

@@ -1,0 +1,146 @@
+// Targets (where a launch runs) and the launch effect: a scoped stack of handlers
+// that can observe a launch, replace it, or pass it on; the bottom handler runs
+// the default target ($KILN_TARGET, else the interpreter).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <kiln/kernel.h>
+
+namespace kiln {
+
+namespace detail {
+// One launch argument, type-erased: a view (pointer, extents, strides) or a scalar.
+struct Arg {
+    bool is_view = true;
+    Kind kind = Kind::F32;
+    void* data = nullptr;
+    bool read_only = false;
+    Device device = Device::host;
+    std::vector<std::int64_t> extents;
+    std::vector<std::int64_t> strides;
+    double f = 0;          // scalar value (floats)
+    std::int64_t i = 0;    // scalar value (ints, bools)
+};
+template <class T> Arg to_arg(const HostView<T>& v) {
+    using E = std::remove_const_t<T>;
+    return Arg{true, kind_of<E>, const_cast<E*>(v.data), std::is_const_v<T>, Device::host, v.extents, v.strides, 0, 0};
+}
+template <class T> Arg to_arg(Tensor<T>& t) {
+    Arg a{true, kind_of<T>, t.data(), false, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0};
+    return a;
+}
+template <class T> Arg to_arg(const Tensor<T>& t) {
+    Arg a{true, kind_of<T>, const_cast<T*>(t.data()), true, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0};
+    return a;
+}
+template <class T> requires std::is_arithmetic_v<T> Arg to_arg(T x) {
+    Arg a;
+    a.is_view = false;
+    a.kind = kind_of<literal_kind_t<T>>;
+    if constexpr (std::is_floating_point_v<T>) a.f = static_cast<double>(x);
+    else a.i = static_cast<std::int64_t>(x);
+    return a;
+}
+template <class T> Arg to_arg(const Scalar<T>& s) {
+    Arg a;
+    a.is_view = false;
+    a.kind = kind_of<T>;
+    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get());
+    else a.i = static_cast<std::int64_t>(s.get());
+    return a;
+}
+struct TargetImpl;
+}  // namespace detail
+
+// Where a launch runs. interp(): the reference; cpu(): generated C++; cuda(): the GPU.
+class Target {
+public:
+    explicit Target(std::shared_ptr<detail::TargetImpl> impl) : impl_(std::move(impl)) {}
+    const std::string& name() const;
+    bool available() const;
+    std::string unavailable_reason() const;  // empty when available
+    detail::TargetImpl& impl() const { return *impl_; }
+    operator Placement() const;  // NOLINT: x.to(cuda())
+
+private:
+    std::shared_ptr<detail::TargetImpl> impl_;
+};
+
+struct InterpOptions {
+    bool checked = true;  // report out-of-range accesses (check/assume) and cross-instance conflicts
+};
+Target interp(InterpOptions options = {});
+Target cpu();
+Target cuda();
+// "interp", "cpu", "cuda" or "auto" (cuda when a device is present, else cpu).
+Target target_named(const std::string& name, Loc loc = Loc::here());
+Target default_target();  // $KILN_TARGET, else interp
+
+// ---- the launch effect
+
+// A launch: either a grid of C++ closures (seed 000's Gpu.launch(n, f)) or a kernel
+// with its arguments.
+struct LaunchRequest {
+    std::int64_t instances = 0;
+    std::function<void(std::int64_t)> closure;
+    const Kernel* kernel = nullptr;
+    std::vector<detail::Arg> args;
+    std::optional<Target> target;  // the caller's choice; empty: the default target
+    CompileOptions options;
+    Loc loc;
+    bool is_kernel() const { return kernel != nullptr; }
+};
+using Next = std::function<void(LaunchRequest&)>;
+using LaunchHandler = std::function<void(LaunchRequest&, const Next& next)>;
+
+// Installs a handler for the current scope (innermost first).
+class HandlerScope {
+public:
+    explicit HandlerScope(LaunchHandler h);
+    ~HandlerScope();
+    HandlerScope(const HandlerScope&) = delete;
+    HandlerScope& operator=(const HandlerScope&) = delete;
+
+private:
+    std::size_t depth_;
+};
+[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h) { return HandlerScope(std::move(h)); }
+
+void dispatch(LaunchRequest& req);                                  // through the handler stack
+void run_default(LaunchRequest& req);                               // what the bottom handler does
+void run_grid(std::int64_t n, const std::function<void(std::int64_t)>& f);  // sequential, pid order
+void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::here());
+
+// Runs a kernel on a target now (no handlers): used by targets' callers and tools.
+void run_kernel(const Kernel& k, const Target& t, std::vector<detail::Arg> args, CompileOptions opts, Loc loc);
+
+template <class First, class... Args> void Kernel::launch(First&& first, Args&&... args) const {
+    LaunchRequest req;
+    req.kernel = this;
+    if constexpr (std::is_same_v<std::remove_cvref_t<First>, Target>) {
+        req.target = first;
+        (req.args.push_back(detail::to_arg(args)), ...);
+    } else {
+        req.args.push_back(detail::to_arg(first));
+        (req.args.push_back(detail::to_arg(args)), ...);
+    }
+    dispatch(req);
+}
+
+namespace detail {
+std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args);
+}
+template <class... Args> std::string Kernel::ir(Args&&... args) const {
+    std::vector<detail::Arg> a;
+    (a.push_back(detail::to_arg(args)), ...);
+    return detail::kernel_ir(*this, a);
+}
+
+}  // namespace kiln

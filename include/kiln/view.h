@@ -1,0 +1,191 @@
+// Views: tensors in memory as a kernel sees them (View<T, rank>, with access mode
+// from constness), and host tensors and views as the caller passes them.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <kiln/tile.h>
+
+namespace kiln {
+
+// Bounds policies for loads and stores.
+namespace bounds {
+enum class Policy : std::uint8_t { zero = 0, check = 1, assume = 2 };
+inline constexpr Policy zero = Policy::zero;      // out-of-range reads give 0 (or the fallback), writes are dropped
+inline constexpr Policy check = Policy::check;    // out-of-range raises (CPU engines); refused for the GPU
+inline constexpr Policy assume = Policy::assume;  // caller contract; the interpreter verifies it
+}  // namespace bounds
+
+// A[coord, shape] in C++20: the comma, overloaded only for DSL coordinates, forms one selection.
+struct Selection {
+    Coord origin;
+    Shape extent;
+    bounds::Policy policy = bounds::zero;
+};
+inline Selection operator,(const Coord& c, const Shape& s) { return Selection{c, s, bounds::zero}; }
+inline Selection operator,(Selection sel, bounds::Policy p) { sel.policy = p; return sel; }
+
+namespace detail {
+Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback);
+void store_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value& value, Loc loc);
+Extent view_extent(int param, int dim, bool stride, Loc loc);
+}  // namespace detail
+
+// A reference to a region of a view: no read until load().
+template <class T, int R> class MemoryRef {
+public:
+    using E = std::remove_const_t<T>;
+    MemoryRef(int param, Coord c, Shape s, bounds::Policy p) : param_(param), origin_(std::move(c)), shape_(std::move(s)), policy_(p) {}
+    Tile<E> load() const { return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, nullptr)); }
+    template <class V> Tile<E> load(const V& fallback) const {
+        auto f = detail::lift<E>(fallback);
+        return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, &f));
+    }
+    template <class V> void store(const V& v, Loc loc = Loc::here()) const {
+        static_assert(detail::is_value_v<std::remove_cvref_t<V>>, "kiln: store takes a Tile or Scalar");
+        static_assert(std::is_same_v<detail::value_kind_t<V>, E>,
+                      "kiln: stored tile's element kind differs from the view's; convert with cast<T>()");
+        detail::store_view(param_, origin_, shape_, policy_, v.value(), loc);
+    }
+
+private:
+    int param_;
+    Coord origin_;
+    Shape shape_;
+    bounds::Policy policy_;
+};
+
+// A kernel parameter: a view of rank R over elements T; const T = read access,
+// T = write/readwrite. Extents are launch values unless used statically.
+template <class T, int R> class View {
+public:
+    using element_type = std::remove_const_t<T>;
+    static constexpr int rank = R;
+    static constexpr bool writable = !std::is_const_v<T>;
+    static_assert(Element<element_type>, "kiln: unsupported view element type");
+    static_assert(R >= 1 && R <= 8, "kiln: views have rank 1 to 8");
+
+    explicit View(int param) : param_(param) {}
+    Extent extent(int d, Loc loc = Loc::here()) const { return detail::view_extent(param_, d, false, loc); }
+    template <int D> Extent extent(Loc loc = Loc::here()) const {
+        static_assert(D >= 0 && D < R, "kiln: extent<D>() outside the view's rank");
+        return detail::view_extent(param_, D, false, loc);
+    }
+    Extent stride(int d, Loc loc = Loc::here()) const { return detail::view_extent(param_, d, true, loc); }
+
+    Tile<element_type> operator[](const Selection& s) const {
+        return Tile<element_type>(detail::load_view(param_, s.origin, s.extent, s.policy, nullptr));
+    }
+#if defined(__cpp_multidimensional_subscript)
+    Tile<element_type> operator[](const Coord& c, const Shape& s) const { return (*this)[Selection{c, s, bounds::zero}]; }
+    Tile<element_type> operator[](const Coord& c, const Shape& s, bounds::Policy p) const { return (*this)[Selection{c, s, p}]; }
+#endif
+    MemoryRef<T, R> operator()(const Coord& c, const Shape& s, bounds::Policy p = bounds::zero) const { return {param_, c, s, p}; }
+    MemoryRef<T, R> tile(const Coord& c, const Shape& s, bounds::Policy p = bounds::zero) const { return {param_, c, s, p}; }
+    int param() const { return param_; }
+
+private:
+    int param_;
+};
+template <class T, int R> using TensorView = View<T, R>;  // seed 004's name
+
+// ---- host side
+
+// A view over memory the caller owns: extents and strides in elements.
+template <class T> struct HostView {
+    T* data = nullptr;
+    std::vector<std::int64_t> extents;
+    std::vector<std::int64_t> strides;
+};
+namespace detail {
+// Negative or overflowing extents/strides are errors, checked once here.
+void check_host_view(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, Loc loc);
+std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& extents);
+}  // namespace detail
+template <class T>
+HostView<T> view(T* data, std::vector<std::int64_t> extents, std::vector<std::int64_t> strides = {}, Loc loc = Loc::here()) {
+    static_assert(Element<std::remove_const_t<T>>, "kiln: unsupported element type for a view");
+    if (strides.empty()) strides = detail::row_major_strides(extents);
+    detail::check_host_view(extents, strides, loc);
+    return HostView<T>{data, std::move(extents), std::move(strides)};
+}
+
+// Where a tensor lives.
+enum class Device : std::uint8_t { host, cuda };
+struct Placement { Device device = Device::host; };
+inline Placement host() { return {Device::host}; }
+
+namespace detail {
+// Device memory belongs to the CUDA target; these hooks move bytes there and back.
+struct DeviceBuffer;
+std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes);
+void device_upload(DeviceBuffer& b, const void* src, std::size_t bytes);
+void device_download(const DeviceBuffer& b, void* dst, std::size_t bytes);
+void* device_pointer(const DeviceBuffer& b);
+}  // namespace detail
+
+// An owning, row-major tensor, on the host or resident on a device.
+template <Element T> class Tensor {
+    static_assert(!std::is_same_v<T, bool>, "kiln: Tensor<bool> is not supported; store masks as Tensor<i8>");
+
+public:
+    Tensor() = default;
+    explicit Tensor(std::vector<std::int64_t> extents, Loc loc = Loc::here()) : extents_(std::move(extents)) {
+        detail::check_host_view(extents_, detail::row_major_strides(extents_), loc);
+        host_.assign(static_cast<std::size_t>(size()), T{});
+    }
+    Tensor(std::vector<std::int64_t> extents, std::vector<T> values, Loc loc = Loc::here()) : Tensor(std::move(extents), loc) {
+        if (static_cast<std::int64_t>(values.size()) != size())
+            fail(loc, "Tensor", "got " + std::to_string(values.size()) + " values for " + std::to_string(size()) + " elements");
+        host_ = std::move(values);
+    }
+    const std::vector<std::int64_t>& extents() const { return extents_; }
+    std::int64_t extent(int d) const { return extents_.at(static_cast<std::size_t>(d)); }
+    std::int64_t size() const {
+        std::int64_t n = 1;
+        for (auto e : extents_) n *= e;
+        return n;
+    }
+    Device device() const { return dev_ ? Device::cuda : Device::host; }
+    T* data() { return dev_ ? static_cast<T*>(detail::device_pointer(*dev_)) : host_.data(); }
+    const T* data() const { return dev_ ? static_cast<const T*>(detail::device_pointer(*dev_)) : host_.data(); }
+    T& operator[](std::int64_t i) { return host_.at(static_cast<std::size_t>(i)); }
+    const T& operator[](std::int64_t i) const { return host_.at(static_cast<std::size_t>(i)); }
+    std::vector<T>& values() { return host_; }
+    const std::vector<T>& values() const { return host_; }
+    HostView<T> view() { return HostView<T>{data(), extents_, detail::row_major_strides(extents_)}; }
+    HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_)}; }
+
+    // A copy resident where a target runs; t.to(host()) copies back.
+    Tensor to(Placement p) const {
+        Tensor r;
+        r.extents_ = extents_;
+        std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
+        if (p.device == Device::cuda) {
+            r.dev_ = detail::device_alloc(bytes);
+            if (dev_) {
+                std::vector<T> tmp(static_cast<std::size_t>(size()));
+                detail::device_download(*dev_, tmp.data(), bytes);
+                detail::device_upload(*r.dev_, tmp.data(), bytes);
+            } else {
+                detail::device_upload(*r.dev_, host_.data(), bytes);
+            }
+        } else {
+            r.host_.resize(static_cast<std::size_t>(size()));
+            if (dev_) detail::device_download(*dev_, r.host_.data(), bytes);
+            else r.host_ = host_;
+        }
+        return r;
+    }
+
+private:
+    std::vector<std::int64_t> extents_;
+    std::vector<T> host_;
+    std::shared_ptr<detail::DeviceBuffer> dev_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,533 @@
+#include "cache/disk_cache.h"
+
+#include "cache/sha256.h"
+
+#include <kiln/error.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <utility>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view manifest_header = "kiln-cache-manifest 1";
+// A manifest is a few lines; anything this large is garbage, not worth reading.
+constexpr off_t manifest_max_bytes = 1 << 20;
+constexpr int publish_attempts = 4;
+
+[[noreturn]] void fail_at(const fs::path& path, std::string_view what, int err = 0) {
+    std::string msg = std::string(what) + " " + path.string();
+    if (err) msg += ": " + std::string(std::strerror(err));
+    throw Error(Loc{}, "cache", msg);
+}
+
+// Out of descriptors or memory says nothing about an entry's content: report it
+// rather than discarding a good entry that other processes may be using.
+bool environmental(int err) { return err == EMFILE || err == ENFILE || err == ENOMEM; }
+
+// An owned file descriptor.
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        std::swap(fd_, o.fd_);
+        return *this;
+    }
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+    explicit operator bool() const { return fd_ >= 0; }
+
+private:
+    int fd_;
+};
+
+// Keys and artifact names become single path components: no separators, no
+// hidden files, nothing a shell or the manifest's line format would trip on.
+bool valid_component(std::string_view s, size_t max_len, bool allow_plus) {
+    auto ok = [&](char c) {  // not isalnum(): that depends on the locale
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == '-' || (allow_plus && c == '+');
+    };
+    return !s.empty() && s.size() <= max_len && s[0] != '.' && std::all_of(s.begin(), s.end(), ok);
+}
+
+bool valid_artifact_name(std::string_view s) { return valid_component(s, 200, true) && s != manifest_name; }
+
+void check_key(const std::string& key) {
+    if (!valid_component(key, 128, false))
+        internal_fail("cache key '" + key + "' is not a plain file name ([A-Za-z0-9._-], at most 128 chars)");
+}
+
+// The root, entries/ and tmp/ must be ours alone: anyone else who can write here
+// can plant an entry that a target then dlopens or loads onto the GPU.
+void check_private_dir(const fs::path& dir, bool follow_symlink) {
+    struct stat st;
+    int rc = follow_symlink ? ::stat(dir.c_str(), &st) : ::lstat(dir.c_str(), &st);
+    if (rc != 0) fail_at(dir, "cannot access cache directory", errno);
+    if (S_ISLNK(st.st_mode)) fail_at(dir, "refusing to use a symlink as cache directory");
+    if (!S_ISDIR(st.st_mode)) fail_at(dir, "cache directory is not a directory:");
+    if (st.st_uid != ::geteuid())
+        throw Error(Loc{}, "cache",
+                    "cache directory " + dir.string() + " is owned by uid " + std::to_string(st.st_uid) +
+                        ", not by the current user (uid " + std::to_string(::geteuid()) + "); refusing to use it");
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        throw Error(Loc{}, "cache",
+                    "cache directory " + dir.string() + " is writable by group or others (mode " + mode +
+                        "); refusing to use it (chmod go-w it, or point KILN_CACHE_DIR elsewhere)");
+    }
+}
+
+// mkdir -p, but every directory we create is 0700 (the XDG spec asks the same of
+// ~/.cache); existing directories are left as they are and validated later.
+void make_dirs_0700(const fs::path& dir) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) == 0) return;
+    if (errno != ENOENT) fail_at(dir, "cannot access cache directory", errno);
+    fs::path parent = dir.parent_path();
+    if (!parent.empty() && parent != dir) make_dirs_0700(parent);
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+        if (errno == EEXIST) return;  // a concurrent process made it
+        fail_at(dir, "cannot create cache directory", errno);
+    }
+    ::chmod(dir.c_str(), 0700);  // the umask may have taken bits we need (e.g. 0277)
+}
+
+fs::path normalized_absolute(const fs::path& p) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(p, ec);
+    if (ec) throw Error(Loc{}, "cache", "cannot make cache path " + p.string() + " absolute: " + ec.message());
+    abs = abs.lexically_normal();
+    if (!abs.has_filename() && abs.has_relative_path()) abs = abs.parent_path();  // "dir/" -> "dir"
+    return abs;
+}
+
+fs::path default_root() {
+    // Our own variable may be relative (resolved against the working directory);
+    // relative XDG values must be ignored, says the XDG base directory spec.
+    if (const char* v = std::getenv("KILN_CACHE_DIR"); v && *v) return v;
+    if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v == '/') return fs::path(v) / "kiln";
+    if (const char* v = std::getenv("HOME"); v && *v == '/') return fs::path(v) / ".cache" / "kiln";
+    // No HOME (a daemon, a bare container): the password database still knows.
+    std::vector<char> buf(16384);
+    struct passwd pw, *found = nullptr;
+    if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir &&
+        found->pw_dir[0] == '/')
+        return fs::path(found->pw_dir) / ".cache" / "kiln";
+    throw Error(Loc{}, "cache",
+                "cannot locate a cache directory: set KILN_CACHE_DIR (HOME and XDG_CACHE_HOME are unset)");
+}
+
+// rm -rf that never follows symlinks and first makes our read-only directories
+// writable again. Best effort: leftovers in tmp/ are retried by later cleanups.
+void remove_tree(const fs::path& p) noexcept {
+    std::error_code ec;
+    auto st = fs::symlink_status(p, ec);
+    if (ec) return;
+    if (fs::is_directory(st)) {
+        fs::permissions(p, fs::perms::owner_all, fs::perm_options::add, ec);
+        std::vector<fs::path> children;  // collected first: no deleting under a live iterator
+        for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) children.push_back(it->path());
+        for (const auto& c : children) remove_tree(c);
+    }
+    fs::remove(p, ec);
+}
+
+void write_all(int fd, std::string_view data, const fs::path& path) {
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail_at(path, "cannot write", errno);
+        }
+        data.remove_prefix(static_cast<size_t>(n));
+    }
+}
+
+// Flushing is for durability only: after a power loss an unflushed entry would
+// fail verification and be rebuilt, never used. So a failing directory fsync
+// (some filesystems refuse it) is not worth an error.
+void fsync_dir(const fs::path& dir) noexcept {
+    Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd) ::fsync(fd.get());
+}
+
+struct ManifestLine {
+    std::string sha256;
+    std::uint64_t size = 0;
+    std::string name;
+};
+
+bool reject(std::string& why, std::string reason) {
+    why = std::move(reason);
+    return false;
+}
+
+// Parses a manifest; on failure returns false with `why` set. Lines must be
+// sorted by name, which also rules out duplicates.
+bool parse_manifest(std::string_view text, std::vector<ManifestLine>& out, std::string& why) {
+    if (text.empty() || text.back() != '\n') return reject(why, "manifest is empty or truncated (no final newline)");
+    size_t eol = text.find('\n');
+    if (text.substr(0, eol) != manifest_header)
+        return reject(why, "manifest does not start with '" + std::string(manifest_header) + "'");
+    text.remove_prefix(eol + 1);
+    for (size_t lineno = 2; !text.empty(); ++lineno) {
+        eol = text.find('\n');
+        std::string_view line = text.substr(0, eol);
+        text.remove_prefix(eol + 1);
+        auto bad = [&](std::string_view what) {
+            return reject(why, "manifest line " + std::to_string(lineno) + " " + std::string(what));
+        };
+        if (line.size() < 68 || line[64] != ' ') return bad("is malformed");
+        ManifestLine m;
+        m.sha256 = line.substr(0, 64);
+        auto lower_hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+        if (!std::all_of(m.sha256.begin(), m.sha256.end(), lower_hex)) return bad("has a malformed digest");
+        line.remove_prefix(65);
+        const char* last = line.data() + line.size();
+        auto [end, ec] = std::from_chars(line.data(), last, m.size);
+        if (ec != std::errc() || end == line.data() || end == last || *end != ' ') return bad("has a malformed size");
+        m.name = std::string(end + 1, last);
+        if (!valid_artifact_name(m.name)) return bad("has an invalid file name");
+        if (!out.empty() && !(out.back().name < m.name)) return bad("is out of order or a duplicate");
+        out.push_back(std::move(m));
+    }
+    return true;
+}
+
+// Opens a file of an entry without following symlinks. O_NONBLOCK keeps a
+// planted FIFO from hanging us; it is a no-op on regular files.
+Fd open_entry_file(int dirfd, const fs::path& dir, const std::string& name, std::string& why) {
+    Fd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) {
+        int e = errno;
+        if (environmental(e)) fail_at(dir / name, "cannot open cache file", e);
+        why = e == ENOENT ? name + " is missing"
+              : e == ELOOP ? name + " is a symlink"
+                           : "cannot open " + name + ": " + std::strerror(e);
+    }
+    return fd;
+}
+
+bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::string& why) {
+    Fd fd = open_entry_file(dirfd, dir, m.name, why);
+    if (!fd) return false;
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return reject(why, m.name + " is not a regular file");
+    if (static_cast<std::uint64_t>(st.st_size) != m.size)  // cheap truncation check before hashing
+        return reject(why, m.name + " is " + std::to_string(st.st_size) + " bytes, manifest says " +
+                               std::to_string(m.size));
+    std::uint64_t read = 0;
+    std::string digest;
+    try {
+        digest = sha256_fd_hex(fd.get(), dir / m.name, &read);
+    } catch (const Error& e) {
+        return reject(why, e.what());  // an I/O error on a cached file: rebuild it
+    }
+    if (read != m.size) return reject(why, m.name + " changed size while being read");
+    if (digest != m.sha256) return reject(why, m.name + " does not match its SHA-256 in the manifest");
+    return true;
+}
+
+// Checks an opened entry directory against its manifest. Every file present must
+// be listed: an unlisted file (or symlink, or subdirectory) means something other
+// than publish() wrote here.
+bool check_entry(int dirfd, const fs::path& dir, std::string& why) {
+    Fd mf = open_entry_file(dirfd, dir, std::string(manifest_name), why);
+    if (!mf) return false;
+    struct stat st;
+    if (::fstat(mf.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > manifest_max_bytes)
+        return reject(why, "manifest is not a small regular file");
+    std::string text(static_cast<size_t>(st.st_size), '\0');
+    if (::pread(mf.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
+        return reject(why, "cannot read the manifest");
+    std::vector<ManifestLine> lines;
+    if (!parse_manifest(text, lines, why)) return false;
+
+    int listfd = ::dup(dirfd);  // closedir() closes it; ours stays open
+    DIR* d = listfd >= 0 ? ::fdopendir(listfd) : nullptr;
+    if (!d) {
+        int e = errno;
+        if (listfd >= 0) ::close(listfd);
+        fail_at(dir, "cannot list cache entry", e);
+    }
+    size_t listed = 0;
+    std::string stray;
+    while (struct dirent* de = ::readdir(d)) {
+        std::string_view name = de->d_name;
+        if (name == "." || name == ".." || name == manifest_name) continue;
+        auto it = std::lower_bound(lines.begin(), lines.end(), name,
+                                   [](const ManifestLine& m, std::string_view n) { return m.name < n; });
+        if (it == lines.end() || it->name != name) {
+            // d_type may be DT_UNKNOWN on some filesystems; this is only for the message.
+            stray = de->d_type == DT_LNK ? "symlink " : de->d_type == DT_DIR ? "directory " : "file ";
+            stray += name;
+            break;
+        }
+        ++listed;
+    }
+    ::closedir(d);
+    if (!stray.empty()) return reject(why, "unlisted " + stray + " in entry");
+    if (listed != lines.size()) return reject(why, "an artifact listed in the manifest is missing");
+    for (const auto& m : lines)
+        if (!check_artifact(dirfd, dir, m, why)) return false;
+    return true;
+}
+
+// What find() learned about entries/<key>. `dev`/`ino` identify the object
+// judged, so that discarding it never removes a different, newer entry.
+struct Verdict {
+    enum Kind { hit, missing, corrupt } kind = missing;
+    std::string why = "no entry";
+    Fd dir;  // the entry directory, when it could be opened
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+
+Verdict verify(const fs::path& dir) {
+    Verdict v;
+    v.dir = Fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!v.dir) {
+        int e = errno;
+        if (e == ENOENT) return v;
+        if (environmental(e)) fail_at(dir, "cannot open cache entry", e);
+        if (::lstat(dir.c_str(), &st) != 0) return v;  // vanished meanwhile
+        v.kind = Verdict::corrupt;
+        v.why = S_ISLNK(st.st_mode)   ? "entry is a symlink"
+                : S_ISDIR(st.st_mode) ? "cannot open entry: " + std::string(std::strerror(e))
+                                      : "entry is not a directory";
+    } else {
+        if (::fstat(v.dir.get(), &st) != 0) fail_at(dir, "cannot stat cache entry", errno);
+        v.why.clear();
+        v.kind = check_entry(v.dir.get(), dir, v.why) ? Verdict::hit : Verdict::corrupt;
+    }
+    v.dev = st.st_dev;
+    v.ino = st.st_ino;
+    return v;
+}
+
+// A private staging directory in tmp/, flock'ed for as long as its producer
+// lives, so that cleanup never removes a directory a slow producer still uses.
+// Removed on destruction unless published.
+class Staging {
+public:
+    explicit Staging(const fs::path& tmp) {
+        std::string tmpl = (tmp / "stage-XXXXXX").string();
+        if (!::mkdtemp(tmpl.data())) fail_at(tmp, "cannot create a staging directory in", errno);
+        path_ = tmpl;
+        fd_ = Fd(::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!fd_ || ::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            remove_tree(path_);
+            fail_at(path_, "cannot open or lock staging directory", e);
+        }
+    }
+    ~Staging() {
+        if (!published_) remove_tree(path_);
+    }
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
+
+    const fs::path& path() const { return path_; }
+    int fd() const { return fd_.get(); }
+    void mark_published() { published_ = true; }
+
+private:
+    fs::path path_;
+    Fd fd_;
+    bool published_ = false;
+};
+
+// Hashes what the producer wrote, makes it read-only and durable, and writes the
+// manifest. Wrong content here is a bug in the producing target, not user error.
+void seal(const Staging& stage) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(stage.path(), ec), end; !ec && it != end; it.increment(ec))
+        names.push_back(it->path().filename().string());
+    if (ec) fail_at(stage.path(), "cannot list staging directory", ec.value());
+    std::sort(names.begin(), names.end());
+
+    std::string manifest = std::string(manifest_header) + "\n";
+    for (const auto& name : names) {
+        fs::path path = stage.path() / name;
+        if (!valid_artifact_name(name))
+            internal_fail("cache producer wrote '" + path.string() + "': artifact names are [A-Za-z0-9._+-], not " +
+                          "starting with '.', and not '" + std::string(manifest_name) + "'");
+        Fd fd(::openat(stage.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+        struct stat st;
+        if (!fd && errno != ELOOP) fail_at(path, "cannot open artifact", errno);
+        if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+            internal_fail("cache producer wrote '" + path.string() + "', which is not a regular file");
+        std::uint64_t size = 0;
+        std::string digest = sha256_fd_hex(fd.get(), path, &size);
+        if (::fsync(fd.get()) != 0) fail_at(path, "cannot flush artifact", errno);
+        ::fchmod(fd.get(), 0400);  // entries are immutable; this stops accidental edits
+        manifest += digest + " " + std::to_string(size) + " " + name + "\n";
+    }
+    fs::path mpath = stage.path() / std::string(manifest_name);
+    Fd mf(::openat(stage.fd(), mpath.filename().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400));
+    if (!mf) fail_at(mpath, "cannot create manifest", errno);
+    write_all(mf.get(), manifest, mpath);
+    if (::fsync(mf.get()) != 0) fail_at(mpath, "cannot flush manifest", errno);
+    ::fsync(stage.fd());
+}
+
+bool same_object(const struct stat& st, const Verdict& v) { return st.st_dev == v.dev && st.st_ino == v.ino; }
+
+// Moves a corrupt entry out of entries/ (one rename, so readers see it either
+// whole or gone), then deletes it.
+void discard(const fs::path& victim, const fs::path& tmp, Verdict& v) {
+    std::string tmpl = (tmp / "discard-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) fail_at(tmp, "cannot create a discard directory in", errno);
+    fs::path holder = tmpl, moved = holder / "entry";
+    // Moving a directory to a new parent rewrites its "..", which needs write access.
+    if (v.dir) ::fchmod(v.dir.get(), 0700);
+    if (::rename(victim.c_str(), moved.c_str()) != 0) {
+        int e = errno;
+        remove_tree(holder);
+        struct stat st;
+        if (::lstat(victim.c_str(), &st) != 0 || !same_object(st, v)) return;  // someone else already dealt with it
+        fail_at(victim, "cannot move corrupt cache entry aside:", e);
+    }
+    // Between our verification and our rename, another process may have discarded
+    // the same corrupt entry and published a good one, which we have just taken.
+    // Put it back: readers may already hold its path.
+    struct stat st;
+    if (::lstat(moved.c_str(), &st) == 0 && !same_object(st, v)) {
+        Fd fd(::open(moved.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (fd) ::fchmod(fd.get(), 0700);
+        if (::renameat2(AT_FDCWD, moved.c_str(), AT_FDCWD, victim.c_str(), RENAME_NOREPLACE) == 0 && fd)
+            ::fchmod(fd.get(), 0500);
+    }
+    remove_tree(holder);
+}
+
+// Removes debris of dead producers: staging directories whose owner no longer
+// holds the lock, and discard directories, once older than stale_after_seconds.
+// The age test guards the instant between mkdtemp() and flock() in Staging.
+void clean_stale(const fs::path& tmp) noexcept {
+    std::error_code ec;
+    std::time_t now = std::time(nullptr);
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (!name.starts_with("stage-") && !name.starts_with("discard-")) continue;
+        struct stat st;
+        if (::lstat(it->path().c_str(), &st) == 0 && now - st.st_mtime > DiskCache::stale_after_seconds)
+            stale.push_back(it->path());
+    }
+    for (const auto& p : stale) {
+        Fd fd(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (p.filename().string().starts_with("stage-") && (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0))
+            continue;  // a live producer (or not ours to judge)
+        remove_tree(p);
+    }
+}
+
+}  // namespace
+
+KeyBuilder& KeyBuilder::add(std::string_view name, std::string_view value) {
+    auto put = [this](std::string_view s) {
+        std::uint64_t n = s.size();
+        for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+        bytes_.append(s);
+    };
+    put(name);
+    put(value);
+    return *this;
+}
+
+std::string KeyBuilder::hex() const {
+    // The prefix versions the encoding itself: changing it must change every key.
+    Sha256 h;
+    h.update(std::string_view("kiln-cache-key-v1\0", 18));
+    h.update(bytes_);
+    return h.hex_digest();
+}
+
+DiskCache DiskCache::open() { return DiskCache(default_root()); }
+
+DiskCache::DiskCache(fs::path root) : root_(normalized_absolute(root)) {
+    make_dirs_0700(root_);
+    check_private_dir(root_, /*follow_symlink=*/true);  // ~/.cache may well be a symlink elsewhere
+    entries_ = root_ / "entries";
+    tmp_ = root_ / "tmp";
+    for (const auto& sub : {entries_, tmp_}) {
+        if (::mkdir(sub.c_str(), 0700) != 0 && errno != EEXIST) fail_at(sub, "cannot create cache directory", errno);
+        check_private_dir(sub, /*follow_symlink=*/false);
+    }
+}
+
+std::optional<fs::path> DiskCache::find(const std::string& key, std::string* why_missed) const {
+    check_key(key);
+    fs::path dir = entries_ / key;
+    Verdict v = verify(dir);
+    if (why_missed) *why_missed = v.why;
+    if (v.kind == Verdict::hit) return dir;
+    if (v.kind == Verdict::corrupt) {
+        if (why_missed) *why_missed = "discarded corrupt entry " + dir.string() + ": " + v.why;
+        discard(dir, tmp_, v);
+    }
+    return std::nullopt;
+}
+
+fs::path DiskCache::publish(const std::string& key,
+                            const std::function<void(const fs::path& staging)>& produce) const {
+    check_key(key);
+    clean_stale(tmp_);
+    Staging stage(tmp_);
+    produce(stage.path());
+    seal(stage);
+
+    fs::path target = entries_ / key;
+    for (int attempt = 0; attempt < publish_attempts; ++attempt) {
+        // The one step that makes an entry visible: it is complete or absent.
+        if (::rename(stage.path().c_str(), target.c_str()) == 0) {
+            stage.mark_published();
+            ::fchmod(stage.fd(), 0500);
+            fsync_dir(entries_);
+            return target;
+        }
+        int e = errno;
+        // A non-empty directory (or some other object) is already there.
+        if (e != EEXIST && e != ENOTEMPTY && e != ENOTDIR && e != EISDIR)
+            fail_at(target, "cannot publish cache entry", e);
+        // Usually another process won the race with an identical build: use theirs.
+        // If theirs is corrupt, find() has just discarded it, so try again.
+        if (auto existing = find(key)) return *existing;
+    }
+    throw Error(Loc{}, "cache",
+                "cannot publish cache entry " + target.string() + ": it was replaced by a corrupt entry " +
+                    std::to_string(publish_attempts) + " times");
+}
+
+fs::path DiskCache::get_or_build(const std::string& key,
+                                 const std::function<void(const fs::path& staging)>& produce) const {
+    if (auto hit = find(key)) return *hit;
+    return publish(key, produce);
+}
+
+}  // namespace kiln::cache

@@ -1,0 +1,90 @@
+// kiln's on-disk artifact cache, shared by all targets (CPU .so files, CUDA cubins)
+// and by concurrent processes.
+//
+// Layout under the root:
+//   entries/<key>/           a published entry: artifact files plus kiln-manifest
+//   tmp/stage-XXXXXX/        a producer's private staging directory
+//   tmp/discard-XXXXXX/      a corrupt entry on its way out
+// Only a directory under entries/ is ever an entry, and it gets there by a single
+// rename(2) of a complete staging directory, so a killed producer leaves at most
+// debris in tmp/ (removed after an hour) and never a half-written entry.
+//
+// Manifest (entries/<key>/kiln-manifest), text, '\n'-terminated lines:
+//   kiln-cache-manifest 1
+//   <sha256 hex, 64 lower-case digits> <size in bytes, decimal> <file name>
+// one line per artifact, sorted by name. find() re-hashes every artifact against
+// it, so a torn, truncated or tampered entry is discarded and rebuilt, never used.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kiln::cache {
+
+// The cache key: SHA-256 over the named fields, each written as
+// <u64 length><name><u64 length><value> (little-endian lengths), so that no two
+// different field lists hash the same bytes ("ab"+"c" vs "a"+"bc"). Field order
+// is significant; callers add fields in a fixed order.
+class KeyBuilder {
+public:
+    KeyBuilder& add(std::string_view name, std::string_view value);
+    // 64 lower-case hex digits; usable as DiskCache key.
+    std::string hex() const;
+
+private:
+    std::string bytes_;
+};
+
+// Artifact file names a producer may write: [A-Za-z0-9._+-], not starting with
+// '.', at most 200 characters, and not the manifest's own name.
+inline constexpr std::string_view manifest_name = "kiln-manifest";
+
+// All methods may be called from several threads and processes at once: the
+// object holds nothing but the root path, and every coordination goes through
+// the filesystem (atomic rename, flock on staging directories).
+class DiskCache {
+public:
+    // Location: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln
+    // (empty or relative values are skipped, as the XDG spec says). Missing
+    // directories are created with mode 0700. Refused with kiln::Error naming the
+    // directory if it is not a directory, is owned by another user, or is writable
+    // by group or others: a cache others can write is a way to make us load their code.
+    static DiskCache open();
+    explicit DiskCache(std::filesystem::path root);
+
+    const std::filesystem::path& root() const { return root_; }
+
+    // The directory of the verified entry for `key`, or nullopt on a miss. A corrupt
+    // entry (missing or malformed manifest, missing, extra, truncated or altered
+    // files, symlinks, anything not a regular file) is moved aside and deleted, and
+    // counts as a miss; `why_missed`, if given, then says what was wrong ("no entry"
+    // for a plain miss).
+    std::optional<std::filesystem::path> find(const std::string& key, std::string* why_missed = nullptr) const;
+
+    // Runs `produce` to write artifact files (regular files only, names as above)
+    // into a fresh private staging directory, writes the manifest and publishes the
+    // directory with one rename to entries/<key>. If another process published the
+    // key first, its verified entry is returned and ours discarded. Exceptions from
+    // `produce` propagate; the staging directory is removed either way.
+    std::filesystem::path publish(const std::string& key,
+                                  const std::function<void(const std::filesystem::path& staging)>& produce) const;
+
+    // find(), or on a miss publish(): what targets call.
+    std::filesystem::path get_or_build(const std::string& key,
+                                       const std::function<void(const std::filesystem::path& staging)>& produce) const;
+
+    // Staging and discard directories older than this, with no live owner, are
+    // removed by publish().
+    static constexpr std::int64_t stale_after_seconds = 3600;
+
+private:
+    std::filesystem::path root_;
+    std::filesystem::path entries_;
+    std::filesystem::path tmp_;
+};
+
+}  // namespace kiln::cache

@@ -1,0 +1,20 @@
+// Evaluates one Tile IR operation on eager data: the interpreter's definition of
+// every op (except memory and structure, which run_kernel handles).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace kiln::ref {
+
+using DataPtr = std::shared_ptr<const ir::EagerData>;
+
+// n's operands give the operand types; `in` their data, in the same order.
+DataPtr eval(const ir::Node& n, const std::vector<const ir::EagerData*>& in);
+
+// Row-major strides of dims.
+std::vector<std::int64_t> strides_of(const std::vector<ir::Dim>& dims);
+
+}  // namespace kiln::ref

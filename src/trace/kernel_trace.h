@@ -1,0 +1,25 @@
+// Kernels and their specialised programs.
+#pragma once
+
+#include <mutex>
+
+#include <kiln/target.h>
+
+#include "ir/ir.h"
+
+namespace kiln::detail {
+
+struct KernelImpl {
+    std::string name;
+    std::vector<ParamSig> params;
+    std::function<void()> trace;
+    Loc loc;
+    std::mutex mutex;
+    std::vector<std::shared_ptr<const ir::Program>> programs;
+};
+
+// The program for these arguments: checked against the parameters, traced on the
+// first launch of each specialisation, verified.
+std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<Arg>& args, Loc loc);
+
+}  // namespace kiln::detail

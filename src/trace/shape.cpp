@@ -1,0 +1,78 @@
+// Extents, axes and shapes.
+#include <kiln/shape.h>
+
+#include <atomic>
+
+#include "check/shape_rules.h"
+#include "interp/semantics.h"
+#include "trace/builder.h"
+
+namespace kiln {
+
+namespace {
+std::atomic<int> g_next_axis{1};
+}
+
+std::int64_t Extent::get() const {
+    if (!deps_.empty())
+        if (auto* b = trace::Builder::current())
+            for (auto [param, dim] : deps_) {
+                const auto& a = b->args()[static_cast<std::size_t>(param)];
+                std::int64_t v = dim >= 0 ? a.extents[static_cast<std::size_t>(dim)] : a.strides[static_cast<std::size_t>(-dim - 1)];
+                b->specialize(param, dim, v);
+            }
+    return value_;
+}
+
+detail::Value Extent::symbolic() const {
+    if (sym_.empty()) return detail::literal_int(Kind::I64, value_);
+    return sym_;
+}
+
+Extent Extent::combine(const Extent& a, const Extent& b, detail::OpCode op) {
+    Extent r(ref::int_binary(op, Kind::I64, a.value_, b.value_));
+    r.deps_ = a.deps_;
+    for (auto& d : b.deps_)
+        if (std::find(r.deps_.begin(), r.deps_.end(), d) == r.deps_.end()) r.deps_.push_back(d);
+    if (!r.deps_.empty() && detail::tracing()) r.sym_ = detail::binary(op, a.symbolic(), b.symbolic(), Loc{});
+    return r;
+}
+
+Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
+    Extent e(value);
+    int key = stride ? -dim - 1 : dim;
+    e.deps_.push_back({param, key});
+    auto* b = trace::Builder::current();
+    KILN_ASSERT(b);
+    // One node per (view, dim) in the kernel body, shared by every use.
+    for (ir::Node* n : b->program().body.nodes)
+        if (n->op == (stride ? detail::OpCode::view_stride : detail::OpCode::view_extent) && n->i == param && n->j == dim) {
+            e.sym_ = detail::Value{n, nullptr, n->type};
+            return e;
+        }
+    ir::Node* n = b->top_level(stride ? detail::OpCode::view_stride : detail::OpCode::view_extent, detail::Type{Kind::I64, {}}, {});
+    n->i = param;
+    n->j = dim;
+    e.sym_ = detail::Value{n, nullptr, n->type};
+    return e;
+}
+
+Axis::Axis(std::string name, Extent extent, Loc loc) : id_(g_next_axis.fetch_add(1)), name_(std::move(name)), extent_(std::move(extent)), loc_(loc) {
+    if (name_.empty()) fail(loc, "axis", "an axis needs a name (it appears in diagnostics)");
+    if (extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
+    check::register_axis_name(id_, name_);
+}
+
+Axis Axis::anonymous_dim(Extent extent) {
+    Axis a;
+    a.extent_ = std::move(extent);
+    return a;
+}
+
+std::vector<detail::Dim> Shape::dims() const {
+    std::vector<detail::Dim> d;
+    for (const Axis& a : axes_) d.push_back(detail::Dim{a.size(), a.id()});
+    return d;
+}
+
+}  // namespace kiln
