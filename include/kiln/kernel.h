@@ -187,6 +187,7 @@ struct KernelImpl;
 // (one per signature of statically used extents).
 class Kernel {
 public:
+    Kernel() = default;  // an empty handle; assign a kernel(...) to it
     Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
     const std::string& name() const;
     const std::vector<detail::ParamSig>& params() const;

@@ -28,6 +28,7 @@ struct Printer {
         indent(depth);
         bool has_result = n.op != OpCode::store && n.op != OpCode::yield && n.op != OpCode::stage && n.op != OpCode::loop;
         if (has_result) out << id(&n) << " = ";
+        if (n.op == OpCode::loop) out << id(&n) << ": ";
         out << detail::op_name(n.op);
         if (n.op == OpCode::loop) {
             static const char* kinds[] = {"parallel", "serial", "pipeline"};

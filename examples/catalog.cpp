@@ -1,0 +1,191 @@
+#include "catalog.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "interp/run_kernel.h"
+
+namespace kiln::catalog {
+
+// Entries, in the catalog's order (one file each under examples/).
+Entry make_gemm();
+
+const std::vector<Entry>& entries() {
+    static const std::vector<Entry> all = [] {
+        std::vector<Entry> v;
+        v.push_back(make_gemm());
+        return v;
+    }();
+    return all;
+}
+
+const Entry* find(const std::string& name) {
+    for (auto& e : entries())
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+std::int64_t Buffer::size() const {
+    std::int64_t n = 1;
+    for (auto e : extents) n *= e;
+    return n;
+}
+
+double Buffer::get(std::int64_t i) const {
+    detail::Arg a;
+    a.kind = kind;
+    a.data = const_cast<std::byte*>(bytes.data());
+    return is_float(kind) ? ref::read_float(a, i) : static_cast<double>(ref::read_int(a, i));
+}
+
+std::shared_ptr<Buffer> output(Kind kind, std::vector<std::int64_t> extents) {
+    auto b = std::make_shared<Buffer>();
+    b->kind = kind;
+    b->extents = std::move(extents);
+    b->bytes.assign(static_cast<std::size_t>(b->size() * kind_bytes(kind)), std::byte{0});
+    b->output = true;
+    return b;
+}
+
+std::shared_ptr<Buffer> input(Kind kind, std::vector<std::int64_t> extents, const std::function<double(std::int64_t)>& gen) {
+    auto b = output(kind, std::move(extents));
+    b->output = false;
+    detail::Arg a;
+    a.kind = kind;
+    a.data = b->bytes.data();
+    for (std::int64_t i = 0; i < b->size(); ++i) {
+        if (is_float(kind)) ref::write_float(a, i, gen(i));
+        else ref::write_int(a, i, static_cast<std::int64_t>(gen(i)));
+    }
+    return b;
+}
+
+std::shared_ptr<Buffer> scalar_arg(Kind kind) {
+    auto b = std::make_shared<Buffer>();
+    b->kind = kind;
+    return b;
+}
+
+std::function<double(std::int64_t)> uniform(std::uint64_t seed, double lo, double hi) {
+    auto g = std::make_shared<std::mt19937_64>(seed);
+    return [g, lo, hi](std::int64_t) { return std::uniform_real_distribution<double>(lo, hi)(*g); };
+}
+
+std::vector<double> values(const Buffer& b) {
+    std::vector<double> v(static_cast<std::size_t>(b.size()));
+    for (std::int64_t i = 0; i < b.size(); ++i) v[static_cast<std::size_t>(i)] = b.get(i);
+    return v;
+}
+
+namespace {
+
+std::vector<detail::Arg> launch_args(const Case& c, std::vector<std::shared_ptr<detail::DeviceBuffer>>* device) {
+    std::vector<detail::Arg> args;
+    for (std::size_t k = 0; k < c.args.size(); ++k) {
+        const Buffer& b = *c.args[k];
+        detail::Arg a;
+        a.kind = b.kind;
+        if (b.extents.empty()) {
+            a.is_view = false;
+            if (is_float(b.kind)) a.f = c.scalars.at(k);
+            else a.i = static_cast<std::int64_t>(c.scalars.at(k));
+        } else {
+            a.extents = b.extents;
+            a.strides = detail::row_major_strides(b.extents);
+            a.read_only = !b.output;
+            a.data = const_cast<std::byte*>(b.bytes.data());
+            if (device) {
+                auto d = detail::device_alloc(b.bytes.size());
+                detail::device_upload(*d, b.bytes.data(), b.bytes.size());
+                a.data = detail::device_pointer(*d);
+                a.device = Device::cuda;
+                device->push_back(d);
+            }
+        }
+        args.push_back(a);
+    }
+    return args;
+}
+
+}  // namespace
+
+std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOptions& options) {
+    std::vector<Buffer> outs;
+    bool on_device = static_cast<Placement>(target).device == Device::cuda;
+    std::vector<std::shared_ptr<detail::DeviceBuffer>> device;
+    std::vector<Buffer> fresh;  // outputs start from their initial contents on every run
+    for (auto& b : c.args)
+        if (b->output) fresh.push_back(*b);
+    std::size_t o = 0;
+    for (auto& b : c.args)
+        if (b->output) b->bytes = fresh[o++].bytes;
+    auto args = launch_args(c, on_device ? &device : nullptr);
+    run_kernel(c.kernel, target, args, options, {});
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+        if (!c.args[i]->output) continue;
+        Buffer out = *c.args[i];
+        if (on_device) detail::device_download(*device[k], out.bytes.data(), out.bytes.size());
+        outs.push_back(std::move(out));
+        ++k;
+        (void)k;
+    }
+    return outs;
+}
+
+Check compare(const Case& c, const std::vector<Buffer>& outputs, const std::vector<std::vector<double>>& reference) {
+    Check r;
+    if (outputs.size() != reference.size()) {
+        r.detail = "the reference gives " + std::to_string(reference.size()) + " outputs, the kernel " + std::to_string(outputs.size());
+        return r;
+    }
+    double num = 0, den = 0;
+    r.ok = true;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+        const auto& ref = reference[o];
+        if (static_cast<std::int64_t>(ref.size()) != outputs[o].size()) {
+            r.ok = false;
+            r.detail = "output " + std::to_string(o) + ": reference has " + std::to_string(ref.size()) + " elements";
+            return r;
+        }
+        bool exact = c.exact_integer || !is_float(outputs[o].kind);
+        for (std::int64_t i = 0; i < outputs[o].size(); ++i) {
+            double got = outputs[o].get(i), want = ref[static_cast<std::size_t>(i)];
+            bool nan_mismatch = std::isnan(got) != std::isnan(want);
+            if (std::isnan(got) && std::isnan(want)) continue;
+            double err = std::abs(got - want);
+            if (std::isinf(want) || std::isinf(got)) err = got == want ? 0 : std::numeric_limits<double>::infinity();
+            if ((exact && got != want) || nan_mismatch || std::isinf(err)) {
+                if (r.ok) {
+                    std::ostringstream s;
+                    s.precision(17);
+                    s << "output " << o << " element " << i << ": got " << got << ", expected " << want;
+                    r.detail = s.str();
+                }
+                r.ok = false;
+            }
+            r.max_abs = std::max(r.max_abs, err);
+            if (!std::isinf(err)) {
+                num += err * err;
+                den += want * want;
+            }
+        }
+    }
+    r.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    if (r.ok && r.rel_l2 > c.tolerance.rel_l2) {
+        r.ok = false;
+        std::ostringstream s;
+        s << "relative L2 error " << r.rel_l2 << " exceeds the tolerance " << c.tolerance.rel_l2;
+        r.detail = s.str();
+    }
+    return r;
+}
+
+Check run_case(Case& c, const Target& target, const CompileOptions& options) {
+    auto outs = run_outputs(c, target, options);
+    return compare(c, outs, c.reference(c));
+}
+
+}  // namespace kiln::catalog
