@@ -1,5 +1,6 @@
 #include "catalog.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,13 +10,34 @@
 
 namespace kiln::catalog {
 
-// Entries, in the catalog's order (one file each under examples/).
-Entry make_gemm();
+namespace {
+std::vector<Entry (*)()>& makers() {
+    static std::vector<Entry (*)()> m;
+    return m;
+}
+// The catalog's order (the order users read it in); entries not listed sort last.
+const std::vector<std::string> kOrder = {
+    "copy", "add", "saxpy", "clamp", "exp", "rmsnorm", "reduce_sum", "reduce_max", "reduce_min", "reduce_abs",
+    "scan_sum", "scan_max", "transpose", "gemm", "gemm_f16", "gemm_bf16", "gemm_i8", "bias_gelu_residual",
+    "statistics_losses", "softmax_norm", "residual_layernorm", "sparse_cross_entropy", "flash_attention", "conv2d",
+    "depthwise_pool", "sobel_median", "sort_topk", "segmented_sum", "nested_regions", "manual_gemm", "vecadd",
+    "block_matmul", "attention", "causal_attention"};
+}  // namespace
+
+bool register_entry(Entry (*make)()) {
+    makers().push_back(make);
+    return true;
+}
 
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> all = [] {
         std::vector<Entry> v;
-        v.push_back(make_gemm());
+        for (auto make : makers()) v.push_back(make());
+        auto rank = [](const std::string& n) {
+            auto it = std::find(kOrder.begin(), kOrder.end(), n);
+            return it - kOrder.begin();
+        };
+        std::stable_sort(v.begin(), v.end(), [&](const Entry& a, const Entry& b) { return rank(a.name) < rank(b.name); });
         return v;
     }();
     return all;

@@ -84,7 +84,9 @@ std::function<double(std::int64_t)> uniform(std::uint64_t seed, double lo, doubl
 // Values of a buffer as doubles (inputs, for references).
 std::vector<double> values(const Buffer& b);
 
-// The registry: each examples/*.cpp defines `Entry make_<name>()` and lists it in
-// catalog.cpp, in the catalog's order.
+// The registry: each examples/*.cpp defines `Entry make_<name>()` and registers it
+// with KILN_CATALOG_ENTRY(make_<name>); entries() lists them in the catalog's order.
+bool register_entry(Entry (*make)());
+#define KILN_CATALOG_ENTRY(make) [[maybe_unused]] static const bool kiln_registered_##make = ::kiln::catalog::register_entry(&make)
 
 }  // namespace kiln::catalog

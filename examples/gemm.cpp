@@ -72,4 +72,6 @@ Entry make_gemm() {
     return e;
 }
 
+KILN_CATALOG_ENTRY(make_gemm);
+
 }  // namespace kiln::catalog
