@@ -60,6 +60,12 @@ template <> struct KindOf<f16> { static constexpr Kind value = Kind::F16; };
 template <> struct KindOf<bf16> { static constexpr Kind value = Kind::BF16; };
 template <> struct KindOf<f32> { static constexpr Kind value = Kind::F32; };
 template <> struct KindOf<f64> { static constexpr Kind value = Kind::F64; };
+// fp8 storage types exist so that using them says so explicitly.
+struct f8e4m3 { std::uint8_t bits = 0; };
+struct f8e5m2 { std::uint8_t bits = 0; };
+template <class T> requires(std::is_same_v<T, f8e4m3> || std::is_same_v<T, f8e5m2>) struct KindOf<T> {
+    static_assert(always_false<T>::value, "kiln: fp8 kinds (f8e4m3, f8e5m2) are not implemented yet");
+};
 template <class T> inline constexpr Kind kind_of = KindOf<std::remove_cv_t<T>>::value;
 
 template <class T> concept Element =

@@ -192,6 +192,29 @@ KILN_KIND_MISMATCH(+) KILN_KIND_MISMATCH(-) KILN_KIND_MISMATCH(*) KILN_KIND_MISM
 KILN_KIND_MISMATCH(<) KILN_KIND_MISMATCH(<=) KILN_KIND_MISMATCH(>) KILN_KIND_MISMATCH(>=)
 #undef KILN_KIND_MISMATCH
 
+// A literal that cannot stand beside a tile of this kind (2.5 beside an i64 tile).
+namespace detail {
+template <class X> struct wrapped_kind { using type = void; };
+template <template <class> class W, class T> requires is_value_v<W<T>> struct wrapped_kind<W<T>> { using type = T; };
+template <class V, class L>
+concept BadLiteral = is_value_v<V> && std::is_arithmetic_v<L> && !LiteralFor<typename wrapped_kind<V>::type, L>;
+}  // namespace detail
+#define KILN_BAD_LITERAL(OP)                                                                                          \
+    template <class V, class L> requires detail::BadLiteral<V, L>                                                       \
+    void operator OP(const V&, const L&) {                                                                             \
+        static_assert(always_false<V>::value,                                                                          \
+                      "kiln: this literal cannot stand beside a tile of this kind (a floating-point number beside an " \
+                      "integer tile?); convert explicitly");                                                           \
+    }                                                                                                                  \
+    template <class L, class V> requires detail::BadLiteral<V, L>                                                       \
+    void operator OP(const L&, const V&) {                                                                             \
+        static_assert(always_false<V>::value,                                                                          \
+                      "kiln: this literal cannot stand beside a tile of this kind (a floating-point number beside an " \
+                      "integer tile?); convert explicitly");                                                           \
+    }
+KILN_BAD_LITERAL(+) KILN_BAD_LITERAL(-) KILN_BAD_LITERAL(*) KILN_BAD_LITERAL(/)
+#undef KILN_BAD_LITERAL
+
 // Value traits used by the generic functions in ops.h.
 namespace detail {
 template <class X> struct value_kind { using type = void; };

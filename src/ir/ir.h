@@ -55,8 +55,9 @@ struct Specialization {
     std::int64_t value = 0;
 };
 
-// A traced kernel: parameters, the body, and what it was specialised on.
-struct Program {
+// A traced kernel: parameters, the body, and what it was specialised on. Shared
+// ownership lets targets cache per-program work safely (weak_from_this).
+struct Program : std::enable_shared_from_this<Program> {
     std::string name;
     Loc loc;
     std::vector<detail::ParamSig> params;

@@ -144,6 +144,13 @@ TEST(KMath, SinCos) {
     for (int i = 0; i < 300000; ++i) both(uniform(-1e5, 1e5));
     for (int i = 0; i < 200000; ++i) both(uniform(-10.0, 10.0));
     for (int i = 0; i < 100000; ++i) both(log_uniform(-40, 3, true));
+    // Large arguments (Payne-Hanek path from 1.6e6) up to DBL_MAX.
+    for (int i = 0; i < 100000; ++i) both(log_uniform(20, 24, true));
+    for (int i = 0; i < 100000; ++i) both(std::bit_cast<double>(rng()() & 0xffefffffffffffffULL));
+    // The double closest to a multiple of pi/2 (6381956970095103 * 2^797).
+    both(std::ldexp(6381956970095103.0, 797));
+    both(-std::ldexp(6381956970095103.0, 797));
+    both(std::nextafter(1.6e6, 0.0)); both(1.6e6); both(std::numeric_limits<double>::max());
     // Doubles nearest to multiples of pi/2: the reduction's hardest inputs.
     for (int n = 1; n < 70000; ++n) {
         const double x = static_cast<double>(n * (3.14159265358979323846264338327950288L / 2));

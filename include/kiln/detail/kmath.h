@@ -7,7 +7,7 @@
 #endif
 // kiln's deterministic f64 math: the same source on every engine, so exact mode
 // agrees bit for bit everywhere. Pasted verbatim after kround.h into generated
-// C++ and NVRTC-compiled CUDA, so it includes nothing.
+// C++ and NVRTC-compiled CUDA, so it includes no standard header.
 //
 // Building blocks are only correctly rounded IEEE + - * / and sqrt, comparisons
 // and exact bit manipulation. No FMA: on the GPU every operation is an explicit
@@ -22,6 +22,12 @@
 // NaN results are some quiet NaN; payload bits are not part of the contract.
 #ifndef KILN_KMATH_H
 #define KILN_KMATH_H
+
+#ifndef KILN_KROUND_H
+// Generated code pastes kround.h just before this file, so this is skipped
+// there; a C++ file that includes kmath.h on its own gets kround.h here.
+#include "kround.h"
+#endif
 
 namespace kiln_rt {
 namespace kd {  // implementation details
@@ -131,9 +137,8 @@ KILN_HD dd expm1_core(double x, double xl, int& k) {
     const double hi = sub(x, mul(fk, L2HI));
     const dd r = two_sum(hi, sub(xl, mul(fk, L2LO)));
     const double p = poly(r.hi,
-        0x1.5555555555557p-3, 0x1.5555555555556p-5,
-        0x1.111111110ff8bp-7, 0x1.6c16c16c16214p-10, 0x1.a01a01ac9de9ep-13,
-        0x1.a01a01a74077ap-16, 0x1.71ddfff6573d6p-19, 0x1.27e4da1e12fb1p-22,
+        0x1.5555555555557p-3, 0x1.5555555555556p-5, 0x1.111111110ff8bp-7, 0x1.6c16c16c16214p-10,
+        0x1.a01a01ac9de9ep-13, 0x1.a01a01a74077ap-16, 0x1.71ddfff6573d6p-19, 0x1.27e4da1e12fb1p-22,
         0x1.af5282aacdb2ep-26, 0x1.1f75a3caadff5p-29);
     const dd z = two_prod(r.hi, r.hi);
     const dd h = two_sum(r.hi, mul(0.5, z.hi));
@@ -169,9 +174,8 @@ KILN_HD dd log_dd(double x) {
     const dd s3 = dd_mul(dd_mul(s, s), s);
     const double z = mul(s.hi, s.hi);
     const double u = poly(z,
-        0x1.999999999999ap-2, 0x1.2492492492524p-2, 0x1.c71c71c6ea01fp-3,
-        0x1.745d177b22bcfp-3, 0x1.3b1395976d2f0p-3, 0x1.1118d458653bcp-3,
-        0x1.df7a2eafecf14p-4, 0x1.e0499f72e39b9p-4);
+        0x1.999999999999ap-2, 0x1.2492492492524p-2, 0x1.c71c71c6ea01fp-3, 0x1.745d177b22bcfp-3,
+        0x1.3b1395976d2f0p-3, 0x1.1118d458653bcp-3, 0x1.df7a2eafecf14p-4, 0x1.e0499f72e39b9p-4);
     const dd two3 = {0x1.5555555555555p-1, 0x1.5555555555555p-55};  // 2/3
     const dd v = dd_add(two3, dd{mul(z, u), 0.0});
     const dd lm = dd_add(dd{mul(2.0, s.hi), mul(2.0, s.lo)}, dd_mul(s3, v));
@@ -201,17 +205,72 @@ KILN_HD int int_kind(double y) {
     return ((sig >> fb) & 1ULL) ? 1 : 2;
 }
 
-// Reduction x = n pi/2 + (hi + lo), |hi| <= pi/4, q = n mod 4. pi/2 is split
-// in three 33-bit pieces and a 53-bit tail (~2^-160 total): for |n| < 2^20
-// (|x| < 1.6e6) each n * piece is exact, and the near-cancellation against x
-// (doubles in that range come no closer than ~2^-60 to a multiple of pi/2)
-// leaves > 90 good bits. Beyond 1.6e6 the products round and the result, still
-// in [-1, 1] and identical on every engine, loses accuracy with |x|.
+// Low and high 64 bits of a * b, from 32-bit halves (portable, exact).
+KILN_HD void mul64(unsigned long long a, unsigned long long b, unsigned long long& hi, unsigned long long& lo) {
+    const unsigned long long a0 = a & 0xffffffffULL, a1 = a >> 32, b0 = b & 0xffffffffULL, b1 = b >> 32;
+    const unsigned long long p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0;
+    const unsigned long long mid = (p00 >> 32) + (p01 & 0xffffffffULL) + (p10 & 0xffffffffULL);
+    lo = (mid << 32) | (p00 & 0xffffffffULL);
+    hi = a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+// Reduction x = n pi/2 + (hi + lo), |hi| <= pi/4 (and a hair), q = n mod 4.
 struct reduced { double hi, lo; int q; };
+
+// Payne-Hanek, for |x| >= 1.6e6 up to DBL_MAX, in integer arithmetic: with
+// x = M 2^E (M a 53-bit integer), the bits of 2/pi that would multiply x into
+// a multiple of 4 are skipped, and the next 192 bits W give x 2/pi mod 4 as
+// (M W mod 2^192) 2^-190 exactly up to 2^-138; no double comes closer than
+// 2^-62 to a multiple of pi/2, so > 70 bits survive. Table word i >= 1 holds
+// bits 64(i-1)+1 .. 64i of 2/pi; word 0 is the zero integer part.
+KILN_HD reduced reduce_pio2_large(double x) {
+    static const unsigned long long two_over_pi[20] = {
+        0x0000000000000000ULL, 0xa2f9836e4e441529ULL, 0xfc2757d1f534ddc0ULL, 0xdb6295993c439041ULL,
+        0xfe5163abdebbc561ULL, 0xb7246e3a424dd2e0ULL, 0x06492eea09d1921cULL, 0xfe1deb1cb129a73eULL,
+        0xe88235f52ebb4484ULL, 0xe99c7026b45f7e41ULL, 0x3991d639835339f4ULL, 0x9c845f8bbdf9283bULL,
+        0x1ff897ffde05980fULL, 0xef2f118b5a0a6d1fULL, 0x6d367ecf27cb09b7ULL, 0x4f463f669e5fea2dULL,
+        0x7527bac7ebe5f17bULL, 0x3d0739f78a5292eaULL, 0x6bfb5fb11f8d5d08ULL, 0x56033046fc7b6babULL};
+    const unsigned long long b = bits_of(x);
+    const int E = (int)((b >> 52) & 0x7ff) - 1075;      // >= -32 here
+    const unsigned long long M = (b & 0x000fffffffffffffULL) | (1ULL << 52);
+    const int g = E + 62;                                // table bit index of 2/pi bit E-1
+    const int w = g >> 6, sh = g & 63;
+    unsigned long long W[3];
+    for (int i = 0; i < 3; ++i)
+        W[i] = sh ? (two_over_pi[w + i] << sh) | (two_over_pi[w + i + 1] >> (64 - sh)) : two_over_pi[w + i];
+    unsigned long long h0, p0, h1, l1;
+    mul64(M, W[2], h0, p0);
+    mul64(M, W[1], h1, l1);
+    const unsigned long long p1 = h0 + l1;
+    const unsigned long long p2 = h1 + M * W[0] + (p1 < h0 ? 1ULL : 0ULL);
+    // Quadrant = top two bits; the 190-bit fraction rounds to nearest: a
+    // fraction >= 1/2 means n + 1 and fraction - 1 (a negative top word).
+    int q = (int)(p2 >> 62);
+    long long top = (long long)(p2 & 0x3fffffffffffffffULL);
+    if (top >= (1LL << 61)) { top -= (1LL << 62); q += 1; }
+    // Sum the fraction's 32-bit pieces (each exact in a double) as a double-double.
+    const double pieces[5] = {mul((double)(top >> 32), 0x1p-30), mul((double)(top & 0xffffffffLL), 0x1p-62),
+                              mul((double)(p1 >> 32), 0x1p-94), mul((double)(p1 & 0xffffffffULL), 0x1p-126),
+                              mul((double)(p0 >> 32), 0x1p-158)};
+    dd f = {pieces[0], 0.0};
+    for (int i = 1; i < 5; ++i) {
+        const dd t = two_sum(f.hi, pieces[i]);
+        f = fast_two_sum(t.hi, add(t.lo, f.lo));
+    }
+    const dd r = dd_mul(f, dd{0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54});  // * pi/2
+    if (sign_bit(x)) return {-r.hi, -r.lo, (4 - (q & 3)) & 3};
+    return {r.hi, r.lo, q & 3};
+}
+
+// Cody-Waite below 1.6e6: pi/2 split in three 33-bit pieces and a 53-bit tail
+// (~2^-160 total); for n < 2^20 each n * piece is exact and the cancellation
+// against x (never closer than ~2^-60 to a multiple of pi/2 in this range)
+// leaves > 90 good bits.
 KILN_HD reduced reduce_pio2(double x) {
     if (fabs_(x) <= 0x1.921fb54442d18p-1) return {x, 0.0, 0};
-    const double t = mul(x, 0x1.45f306dc9c883p-1);  // x * 2/pi
-    const double fn = fabs_(t) >= 0x1p52 ? t : trunc_(add(t, t < 0 ? -0.5 : 0.5));
+    if (fabs_(x) >= 1.6e6) return reduce_pio2_large(x);
+    const double t = mul(x, 0x1.45f306dc9c883p-1);  // x * 2/pi, |t| < 2^20
+    const double fn = trunc_(add(t, t < 0 ? -0.5 : 0.5));
     const double r1 = sub(x, mul(fn, 0x1.921fb54400000p+0));
     const dd a = two_sum(r1, -mul(fn, 0x1.0b4611a600000p-34));
     const dd b = two_sum(a.hi, -mul(fn, 0x1.3198a2e000000p-69));
@@ -224,9 +283,8 @@ KILN_HD reduced reduce_pio2(double x) {
 KILN_HD double sin_kernel(double r, double rr) {
     const double z = mul(r, r);
     const double s = poly(z,
-        -0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01990ap-13,
-        0x1.71de3a545b148p-19, -0x1.ae6454093c147p-26, 0x1.61217781a8ccdp-33,
-        -0x1.ab13654fd392ap-41);
+        -0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01990ap-13, 0x1.71de3a545b148p-19,
+        -0x1.ae6454093c147p-26, 0x1.61217781a8ccdp-33, -0x1.ab13654fd392ap-41);
     return add(r, add(mul(mul(r, z), s), mul(rr, sub(1.0, mul(0.5, z)))));
 }
 // cos(r + rr) ~= cos r - r rr, cos r = 1 - r^2/2 + r^4 C(r^2). r^2 is exact
@@ -235,8 +293,8 @@ KILN_HD double cos_kernel(double r, double rr) {
     const dd z = two_prod(r, r);
     const dd w = fast_two_sum(1.0, -mul(0.5, z.hi));
     const double c = poly(z.hi,
-        0x1.5555555555555p-5, -0x1.6c16c16c16955p-10, 0x1.a01a019f4a826p-16,
-        -0x1.27e4fa1272706p-22, 0x1.1eeb634b132cdp-29, -0x1.907999e6897e2p-37);
+        0x1.5555555555555p-5, -0x1.6c16c16c16955p-10, 0x1.a01a019f4a826p-16, -0x1.27e4fa1272706p-22,
+        0x1.1eeb634b132cdp-29, -0x1.907999e6897e2p-37);
     const double tail = sub(add(sub(w.lo, mul(0.5, z.lo)), mul(mul(z.hi, z.hi), c)), mul(r, rr));
     return add(w.hi, tail);
 }
@@ -318,9 +376,8 @@ KILN_HD double k_tanh(double x) {
     if (a < 0.3) {
         const double z = kd::mul(x, x);
         const double t = kd::poly(z,
-            -0x1.5555555555555p-2, 0x1.1111111110b9fp-3, -0x1.ba1ba1b8dd76fp-5,
-            0x1.664f47a52e33ep-6, -0x1.226de973098b5p-7, 0x1.d6b77a084310dp-9,
-            -0x1.7ab0c8b40a0eep-10, 0x1.0bdf304f99aafp-11);
+            -0x1.5555555555555p-2, 0x1.1111111110b9fp-3, -0x1.ba1ba1b8dd76fp-5, 0x1.664f47a52e33ep-6,
+            -0x1.226de973098b5p-7, 0x1.d6b77a084310dp-9, -0x1.7ab0c8b40a0eep-10, 0x1.0bdf304f99aafp-11);
         return kd::add(x, kd::mul(kd::mul(x, z), t));
     }
     if (a > 22.0) return x > 0 ? 1.0 : -1.0;          // 1 - 2e^-44 rounds to 1
@@ -349,9 +406,9 @@ KILN_HD double k_sigmoid(double x) {
 }
 
 // erf: x + x E(x^2) for |x| < 0.84375; above, 1 - e^-x^2 G(x) where G = erfcx
-// is fitted on four intervals. erfc/erf <= 0.19 there, so G needs only the
-// accuracy that keeps that term below a tenth of an ulp of the result; x^2 is
-// passed to exp exactly as a double-double.
+// is fitted on four intervals to the accuracy that keeps the erfc term's error
+// under a tenth of an ulp of erf (erfc/erf <= 0.3 there and falls fast); x^2
+// goes to exp exactly as a double-double, and 1 - erfc rounds once.
 KILN_HD double k_erf(double x) {
     if (x != x) return kd::add(x, x);
     const double a = kd::fabs_(x);
@@ -362,41 +419,36 @@ KILN_HD double k_erf(double x) {
     if (a < 0.84375) {
         const double z = kd::mul(x, x);
         const double e = kd::poly(z,
-            0x1.06eba8214db69p-3, -0x1.812746b0379e6p-2, 0x1.ce2f21a042acfp-4,
-            -0x1.b82ce31281a71p-6, 0x1.565bcd0ceb1d7p-8, -0x1.c02db3a033205p-11,
-            0x1.f9a317b0dcb87p-14, -0x1.f4d0c17daf57fp-17, 0x1.b9c9ed1d47fd5p-20,
-            -0x1.5e1b368bdf09ep-23, 0x1.e819bbd6706fep-27, -0x1.e82ab4a2799adp-31);
+            0x1.06eba8214db69p-3, -0x1.812746b0379e6p-2, 0x1.ce2f21a042acfp-4, -0x1.b82ce31281a71p-6,
+            0x1.565bcd0ceb1d7p-8, -0x1.c02db3a033205p-11, 0x1.f9a317b0dcb87p-14, -0x1.f4d0c17daf57fp-17,
+            0x1.b9c9ed1d47fd5p-20, -0x1.5e1b368bdf09ep-23, 0x1.e819bbd6706fep-27, -0x1.e82ab4a2799adp-31);
         return kd::add(x, kd::mul(x, e));
     }
     if (a >= 6.0) return x > 0 ? 1.0 : -1.0;          // erfc(6) < 2^-54
     double g;                                         // erfcx(a), t = a - centre exactly
     if (a < 1.5) {
         g = kd::poly(kd::sub(a, 0x1.2cp+0),
-            0x1.8a0c9d6c1656dp-2, -0x1.cfd08636a4ffbp-3, 0x1.e921bb204669cp-4,
-            -0x1.d89206d9f427dp-5, 0x1.a8785639aa26ep-6, -0x1.662c06edde176p-7,
-            0x1.1e23626d04c7fp-8, -0x1.b3753d2707f2fp-10, 0x1.3d2074f76112cp-11,
-            -0x1.bbcf74e88d693p-13, 0x1.2b342b11c2731p-14, -0x1.86362fe7c1450p-16,
+            0x1.8a0c9d6c1656dp-2, -0x1.cfd08636a4ffbp-3, 0x1.e921bb204669cp-4, -0x1.d89206d9f427dp-5,
+            0x1.a8785639aa26ep-6, -0x1.662c06edde176p-7, 0x1.1e23626d04c7fp-8, -0x1.b3753d2707f2fp-10,
+            0x1.3d2074f76112cp-11, -0x1.bbcf74e88d693p-13, 0x1.2b342b11c2731p-14, -0x1.86362fe7c1450p-16,
             0x1.fea4d80c8fce7p-18, -0x1.38af3ff12e24cp-19);
     } else if (a < 2.25) {
         g = kd::poly(kd::sub(a, 0x1.ep+0),
-            0x1.13e5743b60481p-2, -0x1.e36580c7f734ap-4, 0x1.8a6efeed231a7p-5,
-            -0x1.2ef92f6f1068dp-6, 0x1.b99589d4821bfp-8, -0x1.33237c3f25dbbp-9,
-            0x1.99b60da9b79d1p-11, -0x1.070e0c6738f19p-12, 0x1.463225c3d0d0fp-14,
-            -0x1.87a681fe4ddebp-16, 0x1.c81a3181bf301p-18, -0x1.0265cc11a5f61p-19,
+            0x1.13e5743b60481p-2, -0x1.e36580c7f734ap-4, 0x1.8a6efeed231a7p-5, -0x1.2ef92f6f1068dp-6,
+            0x1.b99589d4821bfp-8, -0x1.33237c3f25dbbp-9, 0x1.99b60da9b79d1p-11, -0x1.070e0c6738f19p-12,
+            0x1.463225c3d0d0fp-14, -0x1.87a681fe4ddebp-16, 0x1.c81a3181bf301p-18, -0x1.0265cc11a5f61p-19,
             0x1.2771127a44f43p-21, -0x1.3d93a895dc51dp-23);
     } else if (a < 3.25) {
         g = kd::poly(kd::sub(a, 0x1.6p+1),
-            0x1.8c9eb68ff27d7p-3, -0x1.030578132fef6p-4, 0x1.43b98bac836a8p-6,
-            -0x1.84e9ab319dd43p-8, 0x1.c2c72fd7cd025p-10, -0x1.f99e407ec7ae9p-12,
-            0x1.131bb0bbb4c06p-13, -0x1.23134ed706f92p-15, 0x1.2bfbe893b36a9p-17,
-            -0x1.2d6235e68b209p-19, 0x1.281c3b947d155p-21, -0x1.29b2226e135a3p-23,
+            0x1.8c9eb68ff27d7p-3, -0x1.030578132fef6p-4, 0x1.43b98bac836a8p-6, -0x1.84e9ab319dd43p-8,
+            0x1.c2c72fd7cd025p-10, -0x1.f99e407ec7ae9p-12, 0x1.131bb0bbb4c06p-13, -0x1.23134ed706f92p-15,
+            0x1.2bfbe893b36a9p-17, -0x1.2d6235e68b209p-19, 0x1.281c3b947d155p-21, -0x1.29b2226e135a3p-23,
             0x1.17be345724383p-25);
     } else {
         g = kd::poly(kd::sub(a, 0x1.28p+2),
-            0x1.e8b725e91150cp-4, -0x1.94e4c65b290e5p-6, 0x1.48ea08f56ef66p-8,
-            -0x1.0641d50b920fap-10, 0x1.9adeaf84ee922p-13, -0x1.3c748d0702587p-15,
-            0x1.dfa7a75430431p-18, -0x1.65efaa0a597bep-20, 0x1.075f89ac1d2c2p-22,
-            -0x1.7dc58a7e00d34p-25, 0x1.0bd77485a24a1p-27, -0x1.7a463efaac47dp-30,
+            0x1.e8b725e91150cp-4, -0x1.94e4c65b290e5p-6, 0x1.48ea08f56ef66p-8, -0x1.0641d50b920fap-10,
+            0x1.9adeaf84ee922p-13, -0x1.3c748d0702587p-15, 0x1.dfa7a75430431p-18, -0x1.65efaa0a597bep-20,
+            0x1.075f89ac1d2c2p-22, -0x1.7dc58a7e00d34p-25, 0x1.0bd77485a24a1p-27, -0x1.7a463efaac47dp-30,
             0x1.4638385af3f4ap-32, -0x1.bec2ea573ea87p-35);
     }
     const kd::dd a2 = kd::two_prod(a, a);

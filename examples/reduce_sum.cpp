@@ -1,0 +1,73 @@
+// reduce_sum: y[i] = sum_j x[i][j], rows of a 2-D f32 tensor to a 1-D output. Each
+// program owns a block of rows and walks their columns in blocks, carrying one
+// partial sum per lane (a rows x columns tile) through a serial loop; the lanes
+// are folded once at the end. Rows of any length fit; padding reads as 0, which
+// leaves a sum unchanged.
+#include <cmath>
+
+#include "catalog.h"
+
+namespace kiln::catalog {
+namespace {
+
+constexpr std::uint32_t kBlockRows = 4;
+constexpr std::uint32_t kBlockCols = 128;
+
+Kernel make_kernel() {
+    return kernel("reduce_sum", [](View<const f32, 2> x, View<f32, 1> y) {
+        auto gm = axis("block_rows", ceil_div(x.extent<0>(), kBlockRows));
+        auto col_tiles = axis("col_tiles", ceil_div(x.extent<1>(), kBlockCols));
+        auto r = axis("r", kBlockRows);
+        auto c = axis("c", kBlockCols);
+        for (auto& nest : parallel(shape(gm))) {
+            auto row0 = nest.index(gm) * kBlockRows;
+            auto partial = zeros<f32>(shape(r, c));
+            for (auto& step : nest.serial(shape(col_tiles))) {
+                partial = partial + x[coord(row0, step.index() * kBlockCols), shape(r, c)];
+            }
+            y(coord(row0), shape(r)).store(reduce(partial, c, add));
+        }
+    });
+}
+
+Entry make_reduce_sum() {
+    Entry e;
+    e.name = "reduce_sum";
+    e.description = "row sums of a 2-D f32 tensor, column blocks with loop-carried partials";
+    e.cases = [](Size size, std::uint64_t seed) {
+        std::vector<std::array<std::int64_t, 2>> shapes;
+        switch (size) {
+            case Size::small: shapes = {{4, 128}, {7, 300}, {1, 1}}; break;
+            case Size::medium: shapes = {{256, 1024}, {301, 999}, {2, 65537}}; break;
+            case Size::large: shapes = {{4096, 4096}, {4095, 4097}, {8, 1 << 21}}; break;
+        }
+        std::vector<Case> cases;
+        for (auto [rows, cols] : shapes) {
+            Case c;
+            c.shape = std::to_string(rows) + "x" + std::to_string(cols);
+            c.kernel = make_kernel();
+            // An offset mean keeps row sums well away from 0, where a relative error means little.
+            c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -0.5, 1)), output(Kind::F32, {rows})};
+            c.reference = [rows, cols](const Case& c) {
+                auto x = values(*c.args[0]);
+                std::vector<double> sums(static_cast<std::size_t>(rows), 0.0);
+                for (std::int64_t i = 0; i < rows; ++i)
+                    for (std::int64_t j = 0; j < cols; ++j) sums[static_cast<std::size_t>(i)] += x[static_cast<std::size_t>(i * cols + j)];
+                return std::vector<std::vector<double>>{sums};
+            };
+            // Each lane adds cols/128 terms in f32, then the 128 lanes are folded: the
+            // rounding errors random-walk, so they grow like the square root of those
+            // counts (2^-24 each); the factor 4 leaves room above the typical error.
+            c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);
+            cases.push_back(std::move(c));
+        }
+        return cases;
+    };
+    return e;
+}
+
+}  // namespace
+
+KILN_CATALOG_ENTRY(make_reduce_sum);
+
+}  // namespace kiln::catalog

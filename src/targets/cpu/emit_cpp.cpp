@@ -1,0 +1,318 @@
+// The emitter's driver and program structure: node numbering (the printer's, so
+// generated code and `kiln ir` cross-reference), the two exported functions, loop
+// nests with their carried state, and the grid loop over instances.
+#include <algorithm>
+#include <cstdio>
+
+#include "targets/cpu/embedded_text.h"
+#include "targets/cpu/emitter.h"
+
+namespace kiln::cpu {
+
+std::string ctype(Kind k) {
+    switch (k) {
+        case Kind::Bool: return "unsigned char";
+        case Kind::I8: return "signed char";
+        case Kind::I32: return "int";
+        case Kind::I64: return "long long";
+        case Kind::F32: return "float";
+        default: return "double";  // f64, and f16/bf16 as their exact double
+    }
+}
+
+std::int64_t ctype_bytes(Kind k) {
+    switch (k) {
+        case Kind::Bool: case Kind::I8: return 1;
+        case Kind::I32: case Kind::F32: return 4;
+        default: return 8;
+    }
+}
+
+std::string kind_class(Kind k) { return "kiln_cpu::K_" + std::string(kind_name(k)); }
+
+// ---- text
+
+void Emitter::line(const std::string& text) { body_ << std::string(static_cast<std::size_t>(depth_) * 4, ' ') << text << "\n"; }
+
+void Emitter::open(const std::string& head) {
+    line(head.empty() ? "{" : head + " {");
+    ++depth_;
+}
+
+void Emitter::close() {
+    --depth_;
+    line("}");
+}
+
+std::vector<std::string> Emitter::open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix) {
+    std::vector<std::string> vars;
+    for (std::size_t k = 0; k < extents.size(); ++k) {
+        std::string v = prefix + std::to_string(k);
+        open("for (int " + v + " = 0; " + v + " < " + std::to_string(extents[k]) + "; ++" + v + ")");
+        vars.push_back(v);
+    }
+    return vars;
+}
+
+void Emitter::close_loops(const std::vector<std::string>& vars) {
+    for (std::size_t k = 0; k < vars.size(); ++k) close();
+}
+
+// ---- values
+
+const Storage& Emitter::storage(const Node* n) const {
+    auto it = storage_.find(n);
+    if (it == storage_.end()) internal_fail("cpu emitter: %" + std::to_string(ids_.count(n) ? ids_.at(n) : -1) + " (" +
+                                            std::string(detail::op_name(n->op)) + ") used before it was emitted");
+    return it->second;
+}
+
+std::string Emitter::at(const Node* n, const std::string& index) const {
+    const Storage& s = storage(n);
+    if (!s.array) return s.name;
+    return s.name + "[" + (s.count == 1 ? "0" : index) + "]";
+}
+
+std::string Emitter::define(const Node& n) {
+    Storage s{"v" + id(&n), !n.type.dims.empty(), n.type.count()};
+    if (s.count > (std::int64_t{1} << 28)) fail(n.loc, detail::op_name(n.op), "a tile of " + std::to_string(s.count) + " elements is too large for the cpu target");
+    if (s.array) {
+        line("alignas(64) " + ctype(n.type.kind) + " " + s.name + "[" + std::to_string(s.count) + "];");
+        frame_bytes_ += s.count * ctype_bytes(n.type.kind);
+    } else {
+        line(ctype(n.type.kind) + " " + s.name + ";");
+    }
+    storage_[&n] = s;
+    return s.name;
+}
+
+void Emitter::elementwise(const Node& n, const std::function<std::string(const std::string&)>& f) {
+    if (n.type.dims.empty()) {
+        storage_[&n] = Storage{"v" + id(&n), false, 1};
+        line("const " + ctype(n.type.kind) + " v" + id(&n) + " = " + f("0") + ";");
+        return;
+    }
+    std::string name = define(n);
+    line("for (int e = 0; e < " + std::to_string(n.type.count()) + "; ++e) " + name + "[e] = " + f("e") + ";");
+}
+
+// dst = src, element by element (same kind and count; either may be a scalar).
+void Emitter::copy_into(const Storage& dst, const Node* src) {
+    const Storage& s = storage(src);
+    if (dst.array && s.array) line("__builtin_memcpy(" + dst.name + ", " + s.name + ", sizeof " + dst.name + ");");
+    else if (dst.array) line(dst.name + "[0] = " + s.name + ";");
+    else line(dst.name + " = " + at(src, "0") + ";");
+}
+
+// ---- numbering: the printer's order (a result's id before its operands', a
+// loop's before its region arguments'), so comments match `kiln ir` output.
+
+void Emitter::number(const ir::Region& r) {
+    for (const Node* n : r.nodes) {
+        bool has_id = n->op != OpCode::store && n->op != OpCode::yield && n->op != OpCode::stage;
+        if (has_id && !ids_.count(n)) ids_.emplace(n, static_cast<int>(ids_.size()));
+        if (n->body) {
+            for (const Node* a : n->body->args) ids_.emplace(a, static_cast<int>(ids_.size()));
+            number(*n->body);
+        }
+    }
+}
+
+// ---- regions
+
+void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
+    for (const Node* n : nodes) emit_node(*n);
+}
+
+void Emitter::emit_node(const Node& n) {
+    switch (n.op) {
+        case OpCode::constant: emit_constant(n); break;
+        case OpCode::param: emit_param(n); break;
+        case OpCode::view_extent:
+        case OpCode::view_stride:
+            storage_[&n] = Storage{"v" + id(&n), false, 1};
+            line("const long long v" + id(&n) + " = args[" + std::to_string(n.i) + "].view." +
+                 (n.op == OpCode::view_extent ? "extent[" : "stride[") + std::to_string(n.j) + "];");
+            break;
+        case OpCode::load: emit_load(n); break;
+        case OpCode::store: emit_store(n); break;
+        case OpCode::loop: emit_loop(n); break;
+        case OpCode::loop_result: storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(n.i), !n.type.dims.empty(), n.type.count()}; break;
+        case OpCode::stage: line("// stage \"" + n.s + "\""); break;
+        case OpCode::yield: internal_fail("cpu emitter: yield outside a loop body");
+        case OpCode::region_arg: internal_fail("cpu emitter: region argument in a node list");
+        default: emit_op(n);
+    }
+}
+
+// A serial or pipeline loop: nested for-loops in row-major order (the
+// interpreter's iteration order). Carried values live in the enclosing scope, so
+// the loop's results name them after it ends; the pipeline window is a schedule
+// hint with no semantics, and the host compiler schedules this loop itself.
+void Emitter::emit_loop(const Node& loop) {
+    const int rank = ir::loop_rank(loop);
+    const std::string L = "l" + id(&loop);
+    static const char* kinds[] = {"parallel", "serial", "pipeline"};
+    line("// %" + id(&loop) + ": loop " + kinds[loop.i]);
+    std::vector<Storage> carried;
+    for (std::size_t k = static_cast<std::size_t>(rank); k < loop.operands.size(); ++k) {
+        const Node* init = loop.operands[k];
+        Storage c{L + "_c" + std::to_string(k - static_cast<std::size_t>(rank)), !init->type.dims.empty(), init->type.count()};
+        if (c.array) {
+            line("alignas(64) " + ctype(init->type.kind) + " " + c.name + "[" + std::to_string(c.count) + "];");
+            frame_bytes_ += c.count * ctype_bytes(init->type.kind);
+        } else {
+            line(ctype(init->type.kind) + " " + c.name + ";");
+        }
+        copy_into(c, init);
+        carried.push_back(c);
+    }
+    open("");
+    std::vector<std::string> vars;
+    for (int k = 0; k < rank; ++k) {
+        std::string n = L + "_n" + std::to_string(k), v = L + "_i" + std::to_string(k);
+        line("const long long " + n + " = " + at(loop.operands[static_cast<std::size_t>(k)], "0") + ";");
+        vars.push_back(v);
+    }
+    for (int k = 0; k < rank; ++k) open("for (long long " + vars[static_cast<std::size_t>(k)] + " = 0; " + vars[static_cast<std::size_t>(k)] + " < " + L + "_n" + std::to_string(k) + "; ++" + vars[static_cast<std::size_t>(k)] + ")");
+    for (const Node* a : loop.body->args) {
+        if (a->i < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(a->i)], false, 1};
+        else storage_[a] = carried.at(static_cast<std::size_t>(a->i - rank));
+    }
+    for (const Node* n : loop.body->nodes) {
+        if (n->op == OpCode::yield) emit_yield(*n, loop);
+        else emit_node(*n);
+    }
+    for (int k = 0; k < rank; ++k) close();
+    close();
+}
+
+// Next values of the carried slots. A slot whose next value is another slot's
+// current value (a swap) is staged through a temporary first, so every slot
+// reads the values of the iteration that just ended.
+void Emitter::emit_yield(const Node& y, const Node& loop) {
+    const std::string L = "l" + id(&loop);
+    auto is_slot = [&](const std::string& name) { return name.rfind(L + "_c", 0) == 0; };
+    std::vector<std::string> staged(y.operands.size());
+    for (std::size_t s = 0; s < y.operands.size(); ++s) {
+        const Storage& src = storage(y.operands[s]);
+        std::string dst = L + "_c" + std::to_string(s);
+        if (src.name == dst || !is_slot(src.name)) continue;
+        staged[s] = L + "_next" + std::to_string(s);
+        const Node* v = y.operands[s];
+        if (src.array) {
+            line("alignas(64) " + ctype(v->type.kind) + " " + staged[s] + "[" + std::to_string(src.count) + "];");
+            line("__builtin_memcpy(" + staged[s] + ", " + src.name + ", sizeof " + staged[s] + ");");
+        } else {
+            line("const " + ctype(v->type.kind) + " " + staged[s] + " = " + src.name + ";");
+        }
+    }
+    for (std::size_t s = 0; s < y.operands.size(); ++s) {
+        const Node* v = y.operands[s];
+        Storage dst{L + "_c" + std::to_string(s), !v->type.dims.empty(), v->type.count()};
+        if (storage(v).name == dst.name) continue;
+        if (staged[s].empty()) {
+            copy_into(dst, v);
+        } else if (dst.array) {
+            line("__builtin_memcpy(" + dst.name + ", " + staged[s] + ", sizeof " + dst.name + ");");
+        } else {
+            line(dst.name + " = " + staged[s] + ";");
+        }
+    }
+}
+
+// ---- the exported functions
+
+// kiln_grid evaluates only what the grid's extents depend on: view extents,
+// parameters and index arithmetic, none of which can fail.
+void Emitter::emit_grid_function(const std::vector<Node*>& prologue) {
+    std::unordered_set<const Node*> needed;
+    std::vector<const Node*> work;
+    if (p_.grid)
+        for (int k = 0; k < ir::loop_rank(*p_.grid); ++k) work.push_back(p_.grid->operands[static_cast<std::size_t>(k)]);
+    while (!work.empty()) {
+        const Node* n = work.back();
+        work.pop_back();
+        if (!needed.insert(n).second) continue;
+        if (n->op == OpCode::load || n->op == OpCode::loop || n->op == OpCode::loop_result)
+            internal_fail("cpu emitter: the grid's extents depend on a " + std::string(detail::op_name(n->op)));
+        for (const Node* o : n->operands) work.push_back(o);
+    }
+    open("extern \"C\" KILN_EXPORT int kiln_grid(const kiln_cpu::Arg* args, long long* extents)");
+    line("(void)args;");
+    for (Node* n : prologue)
+        if (needed.count(n)) emit_node(*n);
+    const int rank = p_.grid ? ir::loop_rank(*p_.grid) : 0;
+    for (int k = 0; k < rank; ++k) line("extents[" + std::to_string(k) + "] = " + at(p_.grid->operands[static_cast<std::size_t>(k)], "0") + ";");
+    if (rank == 0) line("(void)extents;");
+    line("return " + std::to_string(rank) + ";");
+    close();
+}
+
+void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::vector<Node*>& epilogue) {
+    open("extern \"C\" KILN_EXPORT int kiln_run(const kiln_cpu::Arg* args, long long begin, long long end, long long total, kiln_cpu::Status* st)");
+    line("(void)args; (void)begin; (void)end; (void)total; (void)st;");
+    phase_ = 0;
+    pid_ = "-1";
+    emit_nodes(prologue);
+    if (const Node* grid = p_.grid) {
+        const int rank = ir::loop_rank(*grid);
+        if (grid->operands.size() != static_cast<std::size_t>(rank))
+            fail(grid->loc, "parallel", "a value assigned inside the parallel nest cannot be carried across instances (instances are independent)");
+        const std::string L = "l" + id(grid);
+        line("// %" + id(grid) + ": loop parallel (the grid): one instance per pid");
+        for (int k = 0; k < rank; ++k) line("const long long " + L + "_n" + std::to_string(k) + " = " + at(grid->operands[static_cast<std::size_t>(k)], "0") + ";");
+        open("for (long long pid = begin; pid < end; ++pid)");
+        // Row-major: the last domain dimension varies fastest (the interpreter's pid order).
+        line("long long rest = pid;");
+        for (int k = rank - 1; k >= 0; --k) {
+            std::string v = L + "_i" + std::to_string(k);
+            if (k == 0) line("const long long " + v + " = rest;");
+            else line("const long long " + v + " = rest % " + L + "_n" + std::to_string(k) + "; rest /= " + L + "_n" + std::to_string(k) + ";");
+            if (k == 0 && rank > 1) line("(void)rest;");
+        }
+        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(a->i), false, 1};
+        phase_ = 1;
+        pid_ = "pid";
+        for (const Node* n : grid->body->nodes)
+            if (n->op != OpCode::yield) emit_node(*n);
+        close();
+        phase_ = 2;
+        pid_ = "-1";
+        if (!epilogue.empty()) {
+            open("if (end == total)");
+            emit_nodes(epilogue);
+            close();
+        }
+    }
+    line("return 0;");
+    close();
+}
+
+Emitted Emitter::emit() {
+    number(p_.body);
+    std::vector<Node*> prologue, epilogue;
+    bool after = false;
+    for (Node* n : p_.body.nodes) {
+        if (n == p_.grid) after = true;
+        else (after ? epilogue : prologue).push_back(n);
+    }
+    emit_grid_function(prologue);
+    line("");
+    emit_run_function(prologue, epilogue);
+
+    std::string text;
+    text += "// kiln cpu kernel '" + p_.name + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
+            (opts_.index64 ? "64" : "32") + "-bit.\n";
+    text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
+    text += embedded_prelude();
+    text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
+    text += globals_.str();
+    text += "}  // namespace\n\n";
+    text += body_.str();
+    return Emitted{std::move(text), accesses_, frame_bytes_};
+}
+
+Emitted emit_cpp(const ir::Program& p, const EmitOptions& options) { return Emitter(p, options).emit(); }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,32 @@
+// The C++ emitter: a verified Tile IR program to the source of one shared object
+// exporting kiln_grid and kiln_run (cpu_abi.h). Tiles are fixed-size local arrays
+// (shapes are static); every op is a loop nest over them, shaped so that the host
+// compiler vectorises where the pinned order allows it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace kiln::cpu {
+
+// What a launch specialises the source on (all of it is visible in the source,
+// and so in the cache key).
+struct EmitOptions {
+    bool index64 = false;             // 64-bit element offsets (some view spans >= 2^31)
+    std::vector<bool> unit_inner;     // per parameter: the view's innermost stride is 1
+};
+
+struct Emitted {
+    std::string source;
+    // The program's loads and stores in emitter order: Status::access indexes it.
+    std::vector<const ir::Node*> accesses;
+    // Bytes of tile storage in kiln_run's frame, for sizing worker stacks.
+    std::int64_t frame_bytes = 0;
+};
+
+Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);
+
+}  // namespace kiln::cpu

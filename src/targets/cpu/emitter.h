@@ -1,0 +1,109 @@
+// The C++ emitter's state, shared by its three parts: emit_cpp.cpp (program
+// structure: functions, regions, loops, carried state), emit_memory.cpp (view
+// loads and stores, constants, parameters) and emit_ops.cpp (tile operations).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "targets/cpu/emit_cpp.h"
+
+namespace kiln::cpu {
+
+using detail::OpCode;
+using ir::Node;
+
+// How a value is held: a local (or namespace-scope constant) array of `count`
+// elements, or a scalar variable for rank-0 values. Values are immutable, so
+// reshapes and memory<T> round trips alias their operand's storage.
+struct Storage {
+    std::string name;
+    bool array = false;
+    std::int64_t count = 1;
+};
+
+// The C++ spelling of a kind's tile element and its kiln_cpu::K_* class.
+std::string ctype(Kind k);
+std::string kind_class(Kind k);
+std::int64_t ctype_bytes(Kind k);
+// An exact C++ literal of kind k (floats as hex or bit patterns).
+std::string literal(Kind k, double f, std::int64_t i);
+
+class Emitter {
+public:
+    Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), opts_(o) {}
+    Emitted emit();
+
+    // ---- text
+    void line(const std::string& text);
+    void open(const std::string& head);  // "head {", one level deeper
+    void close();                        // "}"
+    // Nested for-loops over constant extents, variables prefix0, prefix1, ...
+    std::vector<std::string> open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix);
+    void close_loops(const std::vector<std::string>& vars);
+
+    // ---- values
+    const Storage& storage(const Node* n) const;
+    // Element `index` (a C++ expression) of n's value; a one-element value is
+    // the same element for every index (the interpreter's scalar broadcast).
+    std::string at(const Node* n, const std::string& index) const;
+    // Declares n's storage in the current scope (uninitialised) and returns its name.
+    std::string define(const Node& n);
+    void alias(const Node& n, const Node& of) { storage_[&n] = storage(&of); }
+    std::string id(const Node* n) const { return std::to_string(ids_.at(n)); }
+    // n = f(element index) for every element: a scalar or one vectorisable loop.
+    void elementwise(const Node& n, const std::function<std::string(const std::string&)>& f);
+
+    // ---- emit_memory.cpp
+    void emit_constant(const Node& n);
+    void emit_param(const Node& n);
+    void emit_load(const Node& n);
+    void emit_store(const Node& n);
+
+    // ---- emit_ops.cpp: every op that computes a tile from tiles
+    void emit_op(const Node& n);
+
+private:
+    void number(const ir::Region& r);
+    void emit_nodes(const std::vector<Node*>& nodes);
+    void emit_node(const Node& n);
+    void emit_loop(const Node& loop);
+    void emit_yield(const Node& yield, const Node& loop);
+    void emit_grid_function(const std::vector<Node*>& prologue);
+    void emit_run_function(const std::vector<Node*>& prologue, const std::vector<Node*>& epilogue);
+    void copy_into(const Storage& dst, const Node* src);
+    std::string access_context() const;  // "st, <access>, phase, pid" tail of an out_of_range call
+    int access_number(const Node& n);
+
+    // The ops emit_ops.cpp handles, split by shape of the loop nest.
+    void emit_reduce(const Node& n);
+    void emit_scan(const Node& n);
+    void emit_arg_reduce(const Node& n);
+    void emit_sort(const Node& n);
+    void emit_mma(const Node& n);
+    void emit_gather(const Node& n);
+    void emit_reindex(const Node& n);
+    void emit_relayout(const Node& n);  // broadcast, permute, slice
+
+    const ir::Program& p_;
+    EmitOptions opts_;
+    std::ostringstream body_;     // the two kernel functions
+    std::ostringstream globals_;  // constants, at namespace scope
+    int depth_ = 0;
+    std::unordered_map<const Node*, int> ids_;
+    std::unordered_map<const Node*, Storage> storage_;
+    std::unordered_set<const Node*> constants_done_;
+    std::unordered_map<const Node*, int> access_ids_;
+    std::vector<const Node*> accesses_;
+    std::int64_t frame_bytes_ = 0;
+    // Where emission is: the phase (cpu_abi.h Phase) and the pid expression.
+    int phase_ = 0;
+    std::string pid_ = "-1";
+};
+
+}  // namespace kiln::cpu

@@ -1,0 +1,28 @@
+// The host C++ compiler that turns generated kernels into shared objects: found
+// once per process ($CXX, else c++ or g++ on PATH), identified by the first line
+// of its --version, invoked with fixed flags. Identity, flags and the host CPU
+// (the code is built for -march=native) all enter the cache key.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kiln::cpu {
+
+struct HostCompiler {
+    std::vector<std::string> command;  // the compiler and any leading words of $CXX ("ccache g++")
+    std::string identity;              // "g++ (Debian 12.2.0-14) 12.2.0"
+    std::vector<std::string> flags;
+    std::string host_cpu;              // model name and ISA flags of this machine
+    std::string flags_text() const;
+};
+
+// The compiler, probed on first use; null with *why_not set when there is none.
+const HostCompiler* host_compiler(std::string* why_not);
+
+// Compiles `source` into the shared object `output`. On failure returns false
+// and leaves the compiler's output in *log.
+bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,33 @@
+// Compiled kernels by cache key: this process's loaded shared objects (a warm
+// launch is one map lookup), backed by kiln's on-disk cache (a fresh process
+// loads a published entry without compiling), backed by the host compiler.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "targets/cpu/cpu_abi.h"
+#include "targets/cpu/host_compiler.h"
+
+namespace kiln::cpu {
+
+struct Module {
+    kiln_cpu::GridFn grid = nullptr;
+    kiln_cpu::RunFn run = nullptr;
+};
+
+// The module for `key` (a cache::KeyBuilder digest that covers `source`). On a
+// miss everywhere, compiles `source`; a compiler failure is an internal error
+// quoting the compiler and naming a saved copy of the source.
+const Module& load_module(const std::string& key, const std::string& source, const std::string& kernel_name, const HostCompiler& compiler);
+
+// What load_module has done in this process (tests and `kiln` report these).
+struct ModuleStats {
+    std::int64_t memory_hits = 0;   // already loaded here
+    std::int64_t disk_hits = 0;     // loaded from the on-disk cache
+    std::int64_t compiled = 0;      // built by the host compiler
+    double compile_seconds = 0;     // total time spent compiling
+};
+ModuleStats module_stats();
+
+}  // namespace kiln::cpu

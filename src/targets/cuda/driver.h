@@ -1,0 +1,90 @@
+// The CUDA driver API, loaded at run time with dlopen("libcuda.so.1"), so that
+// kiln builds and runs (everything but kernel execution) on machines without a
+// driver. Only the entry points kiln uses are declared here, with the ABI of the
+// symbols they are bound to (the _v2 names where cuda.h remaps the plain name).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+
+// The few enumerators kiln passes (values from cuda.h; they are ABI).
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
+inline constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
+inline constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
+inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+// Entry points, bound by symbol name (see driver.cpp for the names).
+struct DriverApi {
+    CUresult (*cuInit)(unsigned flags);
+    CUresult (*cuDriverGetVersion)(int* version);
+    CUresult (*cuDeviceGetCount)(int* count);
+    CUresult (*cuDeviceGet)(CUdevice* dev, int ordinal);
+    CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice dev);
+    CUresult (*cuDeviceGetName)(char* name, int len, CUdevice dev);
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* ctx, CUdevice dev);
+    CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+    CUresult (*cuCtxSynchronize)();
+    CUresult (*cuMemAlloc)(CUdeviceptr* ptr, std::size_t bytes);                     // cuMemAlloc_v2
+    CUresult (*cuMemFree)(CUdeviceptr ptr);                                          // cuMemFree_v2
+    CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void* src, std::size_t bytes);   // cuMemcpyHtoD_v2
+    CUresult (*cuMemcpyDtoH)(void* dst, CUdeviceptr src, std::size_t bytes);         // cuMemcpyDtoH_v2
+    CUresult (*cuModuleLoadData)(CUmodule* module, const void* image);
+    CUresult (*cuModuleGetFunction)(CUfunction* fn, CUmodule module, const char* name);
+    CUresult (*cuFuncSetAttribute)(CUfunction fn, int attribute, int value);
+    CUresult (*cuFuncGetAttribute)(int* value, int attribute, CUfunction fn);
+    CUresult (*cuLaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared_bytes, CUstream stream, void** params, void** extra);
+    CUresult (*cuStreamSynchronize)(CUstream stream);
+    CUresult (*cuEventCreate)(CUevent* event, unsigned flags);
+    CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+    CUresult (*cuEventSynchronize)(CUevent event);
+    CUresult (*cuEventElapsedTime)(float* ms, CUevent start, CUevent end);          // _v2 where exported
+    CUresult (*cuEventDestroy)(CUevent event);                                       // cuEventDestroy_v2
+    CUresult (*cuGetErrorName)(CUresult error, const char** text);
+    CUresult (*cuGetErrorString)(CUresult error, const char** text);
+};
+
+// What was found: the driver's entry points, the device kiln uses (ordinal 0)
+// and its properties. Probed once per process.
+struct Device {
+    DriverApi api{};
+    CUcontext context = nullptr;  // the primary context of device 0
+    CUdevice ordinal = 0;
+    int cc_major = 0, cc_minor = 0;
+    int multiprocessors = 0;
+    int max_shared_bytes = 0;     // per block, opt-in limit
+    int driver_version = 0;
+    std::string name;
+    std::string arch() const;     // NVRTC --gpu-architecture value: "sm_90a" on Hopper
+};
+
+// The device, or nullptr when there is none; `why` (if given) then says what is
+// missing: "no CUDA driver (libcuda.so.1 not found)", "no CUDA device", ...
+const Device* device(std::string* why = nullptr);
+// The device, or a kiln::Error naming `what` and the reason there is none.
+const Device& require_device(std::string_view what);
+
+// Makes the device's primary context current on the calling thread (once per thread).
+void make_current(const Device& d);
+// Throws kiln::Error("cuda: <what>: <error name>: <error text>") unless r is success.
+void check(const Device& d, CUresult r, std::string_view what);
+
+}  // namespace kiln::cuda

@@ -1,0 +1,110 @@
+// Data movement inside a tile. reshape keeps the row-major order, and so the
+// cyclic distribution: it moves nothing. The others read elements other threads
+// own, so the operand is staged in shared memory and each result element reads
+// its source: out[e] = x[src(e)].
+#include "targets/cuda/emitter.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+// src(e) for broadcast, permute and slice: a constant-folded index expression.
+std::string source_index(const Node& n, const std::string& e) {
+    const auto& from = n.operands[0]->type.dims;
+    const auto& to = n.type.dims;
+    auto fs = strides_of(from);
+    std::string s;
+    auto add = [&](const std::string& idx, std::int64_t stride) {
+        if (idx == "0" || stride == 0) return;
+        s += (s.empty() ? "" : " + ") + (stride == 1 ? idx : idx + " * " + num(stride));
+    };
+    for (std::size_t d = 0; d < from.size(); ++d) {
+        switch (n.op) {
+            case OpCode::broadcast:
+                if (from[d].extent != 1) add(coord(e, to, static_cast<std::size_t>(n.ints[d])), fs[d]);
+                break;
+            case OpCode::permute: add(coord(e, to, d), fs[static_cast<std::size_t>(n.ints[d])]); break;
+            default: {  // slice
+                std::string idx = coord(e, to, d);
+                if (n.ints[d] != 0) idx = "(" + idx + " + " + num(n.ints[d]) + ")";
+                add(idx, fs[d]);
+            }
+        }
+    }
+    return s.empty() ? "0" : s;
+}
+
+}  // namespace
+
+void emit_movement(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    switch (n.op) {
+        case OpCode::mem_store:
+        case OpCode::mem_load:
+            // An explicit memory<T> resource is a value with a layout hint; its contents
+            // are the stored tile, which is already where it is needed.
+            if (x->type.dims != n.type.dims) internal_fail("cuda: memory op changes the shape");
+            E.alias(&n, E.name(x));
+            return;
+        case OpCode::reshape:
+            if (!Emitter::is_scalar(&n) && !Emitter::is_scalar(x)) {
+                E.alias(&n, E.name(x));
+                return;
+            }
+            if (Emitter::is_scalar(x)) {  // a scalar becomes a one-element tile
+                E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.name(x) + ";"); });
+                return;
+            }
+            break;  // a one-element tile becomes a scalar: thread 0 holds it, everyone needs it
+        default: break;
+    }
+    E.begin_shared(n);
+    std::string sx = E.stage(x);
+    E.barrier();
+    std::string lowering = "staged through shared memory";
+    switch (n.op) {
+        case OpCode::reshape:
+            E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + sx + "[0];"); });
+            break;
+        case OpCode::broadcast: case OpCode::permute: case OpCode::slice:
+            E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + sx + "[" + source_index(n, e) + "];"); });
+            break;
+        case OpCode::gather: {
+            // out[p] = x[p with dim `axis` := idx[p]]; an index out of range gives 0.
+            const auto& xd = x->type.dims;
+            auto xs = strides_of(xd);
+            auto axis = static_cast<std::size_t>(n.i);
+            const Node* idx = n.operands[1];
+            E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+                std::string q = E.fresh("q");
+                E.line("const long long " + q + " = " + E.at(idx) + ";");
+                std::string src = q + " * " + num(xs[axis]);
+                for (std::size_t d = 0, o = 0; d < xd.size(); ++d)
+                    if (d != axis) src += " + " + coord(e, n.type.dims, o++) + " * " + num(xs[d]);
+                E.line(dst + " = ((unsigned long long)" + q + " < " + num(xd[axis].extent) + "ULL) ? " + sx + "[(int)(" + src + ")] : " +
+                       literal(n.type.kind, 0, 0) + ";");
+            });
+            break;
+        }
+        case OpCode::reindex: {
+            // out[p] = x[c0(p), ..., cn(p)]; a coordinate out of range gives 0.
+            const auto& xd = x->type.dims;
+            auto xs = strides_of(xd);
+            E.each_element(&n, [&](const std::string&, const std::string& dst) {
+                std::string ok, src;
+                for (std::size_t d = 0; d < xd.size(); ++d) {
+                    std::string c = E.fresh("q");
+                    E.line("const long long " + c + " = " + E.at(n.operands[d + 1]) + ";");
+                    ok += (ok.empty() ? "" : " && ") + ("(unsigned long long)" + c + " < " + num(xd[d].extent) + "ULL");
+                    src += (src.empty() ? "" : " + ") + (c + " * " + num(xs[d]));
+                }
+                E.line(dst + " = (" + ok + ") ? " + sx + "[(int)(" + src + ")] : " + literal(n.type.kind, 0, 0) + ";");
+            });
+            break;
+        }
+        default: internal_fail("cuda: emit_movement on " + std::string(detail::op_name(n.op)));
+    }
+    E.note(n, lowering);
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,190 @@
+// Reductions, arg-reductions and scans. The operand is staged in shared memory.
+//
+// reduce: the contract folds left to right in row-major order. Integer addition
+// (wrapping) and max/min are associative and commutative, so a tree gives the
+// same bits; float addition is not, so exact mode (and only it) folds in order,
+// one thread per output. The tree: P threads (a power of two <= 32, inside one
+// warp) per output, each folding a strided part, then a butterfly of shuffles.
+// argmax/argmin and scans walk each line in order (first index wins; the scan's
+// roundings happen in the contract's order in every mode).
+#include "targets/cuda/emitter.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+OpCode combiner(OpCode op) {
+    switch (op) {
+        case OpCode::reduce_add: case OpCode::scan_add: return OpCode::add;
+        case OpCode::reduce_max: case OpCode::scan_max: return OpCode::maximum;
+        default: return OpCode::minimum;
+    }
+}
+
+// Offset in x of element r of the reduced dims (row-major over them), given the
+// offset `base` of the output's position.
+std::string reduced_offset(const std::vector<Dim>& xd, const std::vector<bool>& reduced, const std::string& r) {
+    std::vector<Dim> red;
+    std::vector<std::int64_t> stride;
+    auto xs = strides_of(xd);
+    for (std::size_t d = 0; d < xd.size(); ++d)
+        if (reduced[d]) {
+            red.push_back(xd[d]);
+            stride.push_back(xs[d]);
+        }
+    std::string s;
+    for (std::size_t d = 0; d < red.size(); ++d) {
+        std::string c = coord(r, red, d);
+        if (c == "0") continue;
+        s += (s.empty() ? "" : " + ") + (stride[d] == 1 ? c : c + " * " + num(stride[d]));
+    }
+    return s.empty() ? "0" : s;
+}
+
+// Offset in x of output element o (the kept dims, in order).
+std::string kept_offset(const std::vector<Dim>& xd, const std::vector<bool>& reduced, const std::string& o) {
+    std::vector<Dim> kept;
+    std::vector<std::int64_t> stride;
+    auto xs = strides_of(xd);
+    for (std::size_t d = 0; d < xd.size(); ++d)
+        if (!reduced[d]) {
+            kept.push_back(xd[d]);
+            stride.push_back(xs[d]);
+        }
+    std::string s;
+    for (std::size_t d = 0; d < kept.size(); ++d) {
+        std::string c = coord(o, kept, d);
+        if (c == "0") continue;
+        s += (s.empty() ? "" : " + ") + (stride[d] == 1 ? c : c + " * " + num(stride[d]));
+    }
+    return s.empty() ? "0" : s;
+}
+
+void reduce(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    Kind k = n.type.kind;
+    const auto& xd = x->type.dims;
+    std::vector<bool> reduced(xd.size(), false);
+    for (auto a : n.ints) reduced[static_cast<std::size_t>(a)] = true;
+    std::int64_t outs = n.type.count(), red = x->type.count() / outs;
+    OpCode comb = combiner(n.op);
+    std::string t = ctype(k);
+    E.begin_shared(n);
+    std::string sx = E.stage(x);
+    bool ordered = E.exact() && is_float(k) && n.op == OpCode::reduce_add;
+    if (ordered) {
+        E.barrier();
+        E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+            std::string base = E.fresh("b");
+            E.line("const int " + base + " = " + kept_offset(xd, reduced, e) + ";");
+            std::string acc = E.fresh("acc");
+            E.line(t + " " + acc + " = " + sx + "[" + base + "];");
+            E.open("for (int r = 1; r < " + num(red) + "; ++r)");
+            E.line(acc + " = " + binary_expr(E, comb, k, acc, sx + "[" + base + " + " + reduced_offset(xd, reduced, "r") + "]") + ";");
+            E.close();
+            E.line(dst + " = " + acc + ";");
+        });
+        E.note(n, "ordered fold (exact), one thread per output, operand in shared memory");
+        return;
+    }
+    std::int64_t per = 1;  // threads per output
+    while (per * 2 <= 32 && per * 2 <= red && per * 2 * outs <= E.threads()) per *= 2;
+    std::int64_t groups = E.threads() / per;
+    std::string so = E.shared_array(t, outs, register_bytes(k));
+    E.barrier();
+    E.open("for (int o0 = 0; o0 < " + num(outs) + "; o0 += " + num(groups) + ")");
+    E.line("const int o = o0 + tid / " + num(per) + ", lane = tid % " + num(per) + ";");
+    E.line(t + " acc = " + literal(k, 0, 0) + ";");
+    E.open("if (o < " + num(outs) + ")");
+    E.line("const int base = " + kept_offset(xd, reduced, "o") + ";");
+    E.line("acc = " + sx + "[base + " + reduced_offset(xd, reduced, "lane") + "];");
+    E.open("for (int r = lane + " + num(per) + "; r < " + num(red) + "; r += " + num(per) + ")");
+    E.line("acc = " + binary_expr(E, comb, k, "acc", sx + "[base + " + reduced_offset(xd, reduced, "r") + "]") + ";");
+    E.close();
+    E.close();
+    // All 32 lanes reach the shuffles (the loop's trip count is uniform); lanes of
+    // an idle group shuffle among themselves only.
+    if (per > 1) {
+        std::string shuffled = k == Kind::Bool ? "acc" : "__shfl_xor_sync(0xffffffffu, acc, m)";
+        E.line("#pragma unroll");
+        E.line("for (int m = " + num(per / 2) + "; m > 0; m >>= 1) acc = " + binary_expr(E, comb, k, "acc", shuffled) + ";");
+    }
+    E.line("if (o < " + num(outs) + " && lane == 0) " + so + "[o] = acc;");
+    E.close();
+    E.barrier();
+    E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + so + "[" + e + "];"); });
+    E.note(n, "tree over " + num(per) + " lanes per output (shuffles), operand in shared memory");
+}
+
+// The lines along dim `axis`: line l's first element and the stride along it.
+std::string line_base(const std::vector<Dim>& xd, std::size_t axis, const std::string& l) {
+    std::vector<bool> reduced(xd.size(), false);
+    reduced[axis] = true;
+    return kept_offset(xd, reduced, l);
+}
+
+void arg_reduce(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    const auto& xd = x->type.dims;
+    auto axis = static_cast<std::size_t>(n.i);
+    std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis];
+    bool fl = is_float(x->type.kind);
+    E.begin_shared(n);
+    std::string sx = E.stage(x);
+    E.barrier();
+    std::string better = n.op == OpCode::argmax ? "v > bv" : "v < bv";
+    // NaN is maximal for argmax and minimal for argmin: the first NaN wins.
+    if (fl) better = "(bv == bv) && (v != v || " + better + ")";
+    E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+        E.open("");
+        E.line("const int base = " + line_base(xd, axis, e) + ";");
+        E.line("long long best = 0;");
+        E.line(ctype(x->type.kind) + " bv = " + sx + "[base];");
+        E.open("for (int q = 1; q < " + num(len) + "; ++q)");
+        E.line("const " + ctype(x->type.kind) + " v = " + sx + "[base + q * " + num(stride) + "];");
+        E.open("if (" + better + ")");
+        E.line("best = q;");
+        E.line("bv = v;");
+        E.close();
+        E.close();
+        E.line(dst + " = best;");
+        E.close();
+    });
+    E.note(n, "one thread per line, in order");
+}
+
+void scan(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    Kind k = n.type.kind;
+    const auto& xd = x->type.dims;
+    auto axis = static_cast<std::size_t>(n.i);
+    std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis], lines = x->type.count() / len;
+    E.begin_shared(n);
+    std::string sx = E.stage(x);
+    std::string so = E.shared_array(ctype(k), n.type.count(), register_bytes(k));
+    E.barrier();
+    E.open("for (int l = tid; l < " + num(lines) + "; l += " + num(E.threads()) + ")");
+    E.line("const int base = " + line_base(xd, axis, "l") + ";");
+    E.line(ctype(k) + " acc = " + sx + "[base];");
+    E.line(so + "[base] = acc;");
+    E.open("for (int q = 1; q < " + num(len) + "; ++q)");
+    E.line("acc = " + binary_expr(E, combiner(n.op), k, "acc", sx + "[base + q * " + num(stride) + "]") + ";");
+    E.line(so + "[base + q * " + num(stride) + "] = acc;");
+    E.close();
+    E.close();
+    E.barrier();
+    E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + so + "[" + e + "];"); });
+    E.note(n, "one thread per line, in order");
+}
+
+}  // namespace
+
+void emit_reduction(Emitter& E, const Node& n) {
+    switch (n.op) {
+        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: reduce(E, n); return;
+        case OpCode::argmax: case OpCode::argmin: arg_reduce(E, n); return;
+        default: scan(E, n); return;
+    }
+}
+
+}  // namespace kiln::cuda

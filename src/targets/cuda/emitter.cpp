@@ -1,0 +1,434 @@
+// The emitter's core: the kernel skeleton, regions and loops, leaves, and the
+// tile and shared-memory plumbing the op families build on.
+#include "targets/cuda/emitter.h"
+
+#include <cctype>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "check/shape_rules.h"
+#include "targets/cuda/prelude.h"
+
+namespace kiln::cuda {
+
+// ---- text helpers
+
+std::string ctype(Kind k) {
+    switch (k) {
+        case Kind::Bool: return "bool";
+        case Kind::I8: case Kind::I32: return "int";
+        case Kind::I64: return "long long";
+        case Kind::F64: return "double";
+        default: return "float";
+    }
+}
+
+std::string stype(Kind k) {
+    switch (k) {
+        case Kind::Bool: return "unsigned char";
+        case Kind::I8: return "signed char";
+        case Kind::I32: return "int";
+        case Kind::I64: return "long long";
+        case Kind::F16: case Kind::BF16: return "unsigned short";
+        case Kind::F32: return "float";
+        case Kind::F64: return "double";
+    }
+    return "?";
+}
+
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+int register_bytes(Kind k) { return k == Kind::Bool ? 1 : k == Kind::I64 || k == Kind::F64 ? 8 : 4; }
+
+std::string literal(Kind k, double f, std::int64_t i) {
+    if (k == Kind::Bool) return i ? "true" : "false";
+    if (!is_float(k)) {
+        bool wide = k == Kind::I64;
+        std::int64_t min = wide ? INT64_MIN : INT32_MIN;
+        if (i == min) return wide ? "(-9223372036854775807LL - 1)" : "(-2147483647 - 1)";
+        return std::to_string(i) + (wide ? "LL" : "");
+    }
+    bool f64 = k == Kind::F64;
+    if (!std::isfinite(f)) {
+        // Written as bits: there is no portable literal for inf or NaN.
+        char buf[64];
+        if (f64) {
+            std::uint64_t b;
+            std::memcpy(&b, &f, 8);
+            std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016" PRIx64 "LL)", b);
+        } else {
+            float x = static_cast<float>(f);
+            std::uint32_t b;
+            std::memcpy(&b, &x, 4);
+            std::snprintf(buf, sizeof buf, "__uint_as_float(0x%08" PRIx32 "u)", b);
+        }
+        return buf;
+    }
+    // Hex floats are exact; the value is representable in the register type.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a%s", f, f64 ? "" : "f");
+    return buf;
+}
+
+std::vector<std::int64_t> strides_of(const std::vector<Dim>& dims) {
+    std::vector<std::int64_t> s(dims.size(), 1);
+    for (std::size_t k = dims.size(); k-- > 1;) s[k - 1] = s[k] * dims[k].extent;
+    return s;
+}
+
+std::string coord(const std::string& e, const std::vector<Dim>& dims, std::size_t d) {
+    if (dims[d].extent == 1) return "0";
+    auto s = strides_of(dims);
+    std::string r = s[d] == 1 ? e : "(" + e + ") / " + num(s[d]);
+    if (d > 0) r = "(" + r + ") % " + num(dims[d].extent);
+    return "(" + r + ")";
+}
+
+// ---- the emitter
+
+Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o) { threads_ = choose_threads(); }
+
+// Enough threads that the largest tile has about one element per thread, between
+// one warp and 256 (registers hold the rest: slots(n) per thread).
+int Emitter::choose_threads() const {
+    std::int64_t largest = 1;
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage) return;
+        largest = std::max(largest, n.type.count());
+    });
+    int t = 32;
+    while (t < largest && t < 256) t *= 2;
+    return t;
+}
+
+std::int64_t Emitter::slots(const Node* n) const { return (n->type.count() + threads_ - 1) / threads_; }
+
+const std::string& Emitter::name(const Node* n) {
+    auto it = names_.find(n);
+    if (it == names_.end()) it = names_.emplace(n, "v" + std::to_string(next_name_++)).first;
+    return it->second;
+}
+
+std::string Emitter::fresh(const std::string& stem) { return stem + std::to_string(next_name_++); }
+
+std::string Emitter::at(const Node* n, const std::string& j) { return is_scalar(n) ? name(n) : name(n) + "[" + j + "]"; }
+
+void Emitter::line(const std::string& s) { body_ << std::string(static_cast<std::size_t>(indent_) * 4, ' ') << s << "\n"; }
+void Emitter::open(const std::string& s) {
+    line(s.empty() ? "{" : s + " {");
+    ++indent_;
+}
+void Emitter::close(const std::string& tail) {
+    --indent_;
+    line(tail);
+}
+
+void Emitter::note(const Node& n, const std::string& lowering) {
+    std::string where = n.loc.known() ? "  [" + n.loc.str() + "]" : "";
+    std::string layout = is_scalar(&n) ? "uniform scalar"
+                                       : "cyclic over " + std::to_string(threads_) + " threads, " + std::to_string(slots(&n)) + "/thread";
+    notes_.push_back(name(&n) + " = " + std::string(detail::op_name(n.op)) + " " + std::string(kind_name(n.type.kind)) + " " +
+                     check::dims_str(n.type.dims) + ": " + layout + (lowering.empty() ? "" : "; " + lowering) + where);
+}
+
+void Emitter::unsupported(const Node& n, const std::string& why) const {
+    fail(n.loc, detail::op_name(n.op), "not supported on cuda: " + why);
+}
+
+void Emitter::each_element(const Node* n, const std::function<void(const std::string&, const std::string&)>& body, bool guard) {
+    const std::string& v = name(n);
+    std::string t = ctype(n->type.kind);
+    if (is_scalar(n)) {
+        line(t + " " + v + ";");
+        open("");
+        line("const int e = 0;");
+        body("e", v);
+        close();
+        return;
+    }
+    std::int64_t count = n->type.count(), j = slots(n);
+    line(t + " " + v + "[" + num(j) + "];");
+    line("#pragma unroll");
+    open("for (int j = 0; j < " + num(j) + "; ++j)");
+    line("const int e = tid + j * " + num(threads_) + ";");
+    if (guard && count % threads_ != 0) {
+        open("if (e < " + num(count) + ")");
+        body("e", v + "[j]");
+        close("} else {");
+        ++indent_;
+        line(v + "[j] = " + t + "();");
+        close();
+    } else {
+        body("e", v + "[j]");
+    }
+    close();
+}
+
+void Emitter::each_owned(const Node* x, const std::function<void(const std::string&, const std::string&)>& body) {
+    if (is_scalar(x)) {
+        open("if (tid == 0)");
+        body("0", name(x));
+        close();
+        return;
+    }
+    std::int64_t count = x->type.count();
+    line("#pragma unroll");
+    open("for (int j = 0; j < " + num(slots(x)) + "; ++j)");
+    line("const int e = tid + j * " + num(threads_) + ";");
+    if (count % threads_ != 0) open("if (e < " + num(count) + ")");
+    body("e", name(x) + "[j]");
+    if (count % threads_ != 0) close();
+    close();
+}
+
+void Emitter::begin_shared(const Node& n) {
+    barrier();  // everyone is done reading what the previous op left in shared memory
+    shared_at_ = 0;
+    shared_node_ = &n;
+}
+
+std::string Emitter::shared_array(const std::string& type, std::int64_t count, int elem_bytes) {
+    std::string v = fresh("s");
+    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_smem + " + num(shared_at_) + ");");
+    shared_at_ += (count * elem_bytes + 15) / 16 * 16;
+    if (shared_at_ > shared_max_) {
+        shared_max_ = shared_at_;
+        shared_max_node_ = shared_node_;
+    }
+    return v;
+}
+
+std::string Emitter::stage(const Node* x) {
+    Kind k = x->type.kind;
+    std::string s = shared_array(ctype(k), x->type.count(), register_bytes(k));
+    each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
+    return s;
+}
+
+// ---- regions
+
+void Emitter::region(const ir::Region& r) {
+    for (const Node* n : r.nodes) node(*n);
+}
+
+void Emitter::node(const Node& n) {
+    switch (n.op) {
+        case OpCode::loop:
+            if (&n == p_.grid) grid(n);
+            else loop(n);
+            return;
+        case OpCode::yield: return;  // loops read their body's yield directly
+        case OpCode::stage: line("// stage \"" + n.s + "\""); return;
+        case OpCode::loop_result: return;  // named when its loop was emitted
+        case OpCode::region_arg: internal_fail("cuda: region_arg in a node list");
+        case OpCode::constant: case OpCode::param: case OpCode::view_extent: case OpCode::view_stride: leaf(n); return;
+        case OpCode::load: case OpCode::store: emit_memory(*this, n); return;
+        case OpCode::broadcast: case OpCode::reshape: case OpCode::permute: case OpCode::slice: case OpCode::gather:
+        case OpCode::reindex: case OpCode::mem_store: case OpCode::mem_load:
+            emit_movement(*this, n);
+            return;
+        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: case OpCode::argmax: case OpCode::argmin:
+        case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min:
+            emit_reduction(*this, n);
+            return;
+        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices:
+            emit_sort(*this, n);
+            return;
+        case OpCode::mma: emit_mma(*this, n); return;
+        default: emit_elementwise(*this, n); return;
+    }
+}
+
+void Emitter::leaf(const Node& n) {
+    const std::string& v = name(&n);
+    std::string t = ctype(n.type.kind);
+    switch (n.op) {
+        case OpCode::param: {
+            std::string a = "a" + num(n.i);
+            line("const " + t + " " + v + " = " + (n.type.kind == Kind::Bool ? a + " != 0" : a) + ";");
+            return;
+        }
+        case OpCode::view_extent: line("const long long " + v + " = a" + num(n.i) + "_e" + num(n.j) + ";"); return;
+        case OpCode::view_stride: line("const long long " + v + " = a" + num(n.i) + "_s" + num(n.j) + ";"); return;
+        default: break;
+    }
+    // constant
+    const auto& d = *n.data;
+    bool fl = is_float(n.type.kind);
+    std::size_t size = fl ? d.floats.size() : d.ints.size();
+    if (is_scalar(&n) || size == 1) {
+        std::string lit = literal(n.type.kind, fl ? d.floats[0] : 0, fl ? 0 : d.ints[0]);
+        if (is_scalar(&n)) line("const " + t + " " + v + " = " + lit + ";");
+        else each_element(&n, [&](const std::string&, const std::string& dst) { line(dst + " = " + lit + ";"); }, false);
+        return;
+    }
+    std::string table = file_scope_constant(n);
+    each_element(&n, [&](const std::string& e, const std::string& dst) { line(dst + " = " + table + "[" + e + "];"); });
+    note(n, "read from a __device__ table");
+}
+
+std::string Emitter::file_scope_constant(const Node& n) {
+    std::string table = "kiln_const_" + name(&n);
+    const auto& d = *n.data;
+    bool fl = is_float(n.type.kind);
+    constants_ << "__device__ const " << ctype(n.type.kind) << " " << table << "[" << n.type.count() << "] = {";
+    for (std::int64_t k = 0; k < n.type.count(); ++k) {
+        auto u = static_cast<std::size_t>(k);
+        constants_ << (k ? ", " : "") << (k % 8 == 0 ? "\n    " : "") << literal(n.type.kind, fl ? d.floats[u] : 0, fl ? 0 : d.ints[u]);
+    }
+    constants_ << "};\n";
+    return table;
+}
+
+// Extents and the flat iteration count of a loop; a negative extent counts as an empty loop.
+static std::vector<std::string> extents_of(Emitter& E, const Node& loop) {
+    std::vector<std::string> ext;
+    for (int k = 0; k < ir::loop_rank(loop); ++k) ext.push_back(E.name(loop.operands[static_cast<std::size_t>(k)]));
+    return ext;
+}
+
+static void bind_indices(Emitter& E, const Node& loop, const std::vector<std::string>& ext, const std::string& flat) {
+    std::string rest = E.fresh("rest");
+    E.line("long long " + rest + " = " + flat + ";");
+    for (int k = ir::loop_rank(loop) - 1; k >= 0; --k) {
+        const Node* idx = loop.body->args[static_cast<std::size_t>(k)];
+        const auto& x = ext[static_cast<std::size_t>(k)];
+        if (k == 0) E.line("const long long " + E.name(idx) + " = " + rest + ";");
+        else {
+            E.line("const long long " + E.name(idx) + " = " + rest + " % " + x + ";");
+            E.line(rest + " /= " + x + ";");
+        }
+    }
+}
+
+void Emitter::grid(const Node& loop) {
+    if (loop.operands.size() != static_cast<std::size_t>(ir::loop_rank(loop)))
+        fail(loop.loc, "parallel", "not supported on cuda: a value carried across the instances of the parallel nest");
+    auto ext = extents_of(*this, loop);
+    std::string total = "g_total";
+    std::string product;
+    for (auto& x : ext) product += (product.empty() ? "" : " * ") + x;
+    line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
+    line("const long long " + total + " = " + product + ";");
+    open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
+    bind_indices(*this, loop, ext, "pid");
+    region(*loop.body);
+    close();
+}
+
+void Emitter::loop(const Node& loop) {
+    static const char* kinds[] = {"parallel", "serial", "pipeline"};
+    int rank = ir::loop_rank(loop);
+    auto ext = extents_of(*this, loop);
+    line(std::string("// ") + kinds[loop.i] + " loop" + (loop.i == 2 ? " (window " + num(loop.j) + ": runs as a serial loop)" : ""));
+    if (loop.i == 0) fail(loop.loc, "parallel", "not supported on cuda: a parallel nest inside another nest");
+    // Carried values live in variables declared before the loop; the body's
+    // carried arguments and the loop's results are those variables.
+    std::vector<std::string> carried;
+    for (std::size_t c = static_cast<std::size_t>(rank); c < loop.operands.size(); ++c) {
+        const Node* init = loop.operands[c];
+        std::string v = fresh("c");
+        std::string t = ctype(init->type.kind);
+        if (is_scalar(init)) line(t + " " + v + " = " + name(init) + ";");
+        else {
+            line(t + " " + v + "[" + num(slots(init)) + "];");
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(init)) + "; ++j) " + v + "[j] = " + name(init) + "[j];");
+        }
+        alias(loop.body->args[c], v);
+        carried.push_back(v);
+    }
+    for (const Node* r : loop.parent->nodes)
+        if (r->op == OpCode::loop_result && r->operands[0] == &loop) alias(r, carried[static_cast<std::size_t>(r->i)]);
+    std::string count = fresh("n");
+    std::string product;
+    for (auto& x : ext) product += (product.empty() ? "" : " * ") + ("kc::imax(" + x + ", 0LL)");
+    open("");
+    line("const long long " + count + " = " + product + ";");
+    std::string it = fresh("it");
+    open("for (long long " + it + " = 0; " + it + " < " + count + "; ++" + it + ")");
+    bind_indices(*this, loop, ext, it);
+    region(*loop.body);
+    const Node* y = loop.body->nodes.empty() ? nullptr : loop.body->nodes.back();
+    if (!y || y->op != OpCode::yield || y->operands.size() != carried.size()) internal_fail("cuda: loop body without a matching yield");
+    // Next values go through temporaries: a yield may read carried variables it also updates.
+    std::vector<std::string> next;
+    for (std::size_t c = 0; c < carried.size(); ++c) {
+        const Node* v = y->operands[c];
+        std::string t = fresh("y");
+        if (is_scalar(v)) line("const " + ctype(v->type.kind) + " " + t + " = " + name(v) + ";");
+        else {
+            line(ctype(v->type.kind) + " " + t + "[" + num(slots(v)) + "];");
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(v)) + "; ++j) " + t + "[j] = " + name(v) + "[j];");
+        }
+        next.push_back(t);
+    }
+    for (std::size_t c = 0; c < carried.size(); ++c) {
+        const Node* v = y->operands[c];
+        if (is_scalar(v)) line(carried[c] + " = " + next[c] + ";");
+        else {
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(v)) + "; ++j) " + carried[c] + "[j] = " + next[c] + "[j];");
+        }
+    }
+    close();
+    close();
+}
+
+// ---- the translation unit
+
+std::string kernel_signature(const ir::Program& p) {
+    std::string s;
+    for (std::size_t i = 0; i < p.params.size(); ++i) {
+        const auto& q = p.params[i];
+        std::string a = "a" + std::to_string(i);
+        if (!s.empty()) s += ", ";
+        if (!q.is_view) {
+            s += (q.kind == Kind::Bool || q.kind == Kind::I8 ? std::string("int") : ctype(q.kind)) + " " + a;
+            continue;
+        }
+        s += std::string(q.writable ? "" : "const ") + stype(q.kind) + "* " + a;
+        for (int d = 0; d < q.rank; ++d) s += ", long long " + a + "_e" + std::to_string(d);
+        for (int d = 0; d < q.rank; ++d) s += ", long long " + a + "_s" + std::to_string(d);
+    }
+    return s;
+}
+
+EmittedKernel Emitter::emit() {
+    ir::walk(p_.body, [&](const Node& n) {
+        if ((n.op == OpCode::load || n.op == OpCode::store) && n.j == static_cast<std::int64_t>(bounds::check))
+            fail(n.loc, n.op == OpCode::load ? "load" : "store",
+                 "device code cannot raise: bounds::check is not supported on cuda; use bounds::zero or bounds::assume");
+    });
+    region(p_.body);
+    EmittedKernel k;
+    std::string id;
+    for (char c : p_.name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    k.entry = "kiln_" + id;
+    k.threads = threads_;
+    k.shared_bytes = shared_max_;
+    k.values = notes_;
+    k.tensor_core_mmas = tensor_core_mmas_;
+    std::ostringstream src;
+    src << "// kiln: kernel '" << p_.name << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
+        << (o_.index64 ? 64 : 32) << "-bit offsets, sm_" << o_.sm << ")\n";
+    src << prelude(math_);
+    src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
+    src << constants_.str();
+    src << "\nextern \"C\" __global__ void __launch_bounds__(" << threads_ << ") " << k.entry << "(" << kernel_signature(p_) << ") {\n";
+    src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
+    src << "    const int tid = threadIdx.x;\n";
+    src << body_.str() << "}\n";
+    k.source = src.str();
+    if (shared_max_node_)
+        k.shared_site = std::string(detail::op_name(shared_max_node_->op)) +
+                        (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");
+    return k;
+}
+
+EmittedKernel emit_kernel(const ir::Program& p, const EmitOptions& o) { return Emitter(p, o).emit(); }
+
+}  // namespace kiln::cuda

@@ -1,0 +1,119 @@
+// The emitter's state and the plumbing every op family uses; each family lives
+// in its own emit_*.cpp. Internal to the CUDA target.
+#pragma once
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "targets/cuda/emit.h"
+
+namespace kiln::cuda {
+
+using detail::Dim;
+using detail::OpCode;
+using ir::Node;
+
+// ---- text helpers
+std::string ctype(Kind k);  // register type: bool, int, long long, float, double
+std::string stype(Kind k);  // storage type in device memory
+int register_bytes(Kind k);  // sizeof(ctype(k))
+std::string literal(Kind k, double f, std::int64_t i);  // exact literal in the register type
+std::string num(std::int64_t v);
+std::vector<std::int64_t> strides_of(const std::vector<Dim>& dims);  // row-major
+// Index along dim d of the row-major element `e` of a tile of `dims` (constant folded).
+std::string coord(const std::string& e, const std::vector<Dim>& dims, std::size_t d);
+
+class Emitter {
+public:
+    Emitter(const ir::Program& p, const EmitOptions& o);
+    EmittedKernel emit();
+
+    // ---- facts
+    const ir::Program& program() const { return p_; }
+    const EmitOptions& options() const { return o_; }
+    bool exact() const { return o_.precision == Precision::exact; }
+    int threads() const { return threads_; }
+    static bool is_scalar(const Node* n) { return n->type.dims.empty(); }
+    std::int64_t slots(const Node* n) const;  // register slots per thread for a tile
+
+    // ---- names and text
+    const std::string& name(const Node* n);                             // n's variable
+    void alias(const Node* n, const std::string& existing) { names_[n] = existing; }
+    std::string fresh(const std::string& stem);                         // a unique local name
+    std::string at(const Node* n, const std::string& j = "j");          // "v3[j]", or "v3" for a scalar
+    void line(const std::string& s);
+    void open(const std::string& s);                                    // "s {" then indent
+    void close(const std::string& tail = "}");
+    void note(const Node& n, const std::string& lowering);              // one plan line
+    void use_math() { math_ = true; }
+    void count_tensor_core_op() { ++tensor_core_mmas_; }
+    [[noreturn]] void unsupported(const Node& n, const std::string& why) const;
+
+    // ---- tiles
+    // Declares n's variable and visits this thread's elements: body(e, dst) assigns
+    // dst from the element index e (an int expression). A scalar result is
+    // computed by every thread as element 0. Slots past the tile's end are zeroed
+    // unless guard is false (elementwise ops may compute garbage there).
+    void each_element(const Node* n, const std::function<void(const std::string& e, const std::string& dst)>& body,
+                      bool guard = true);
+    // Visits this thread's elements of an existing value x (for writing them out):
+    // body(e, value).
+    void each_owned(const Node* x, const std::function<void(const std::string& e, const std::string& value)>& body);
+
+    // ---- shared memory: one scratch area reused by every op. An op calls
+    // begin_shared() (a barrier: earlier readers are done), carves arrays, writes
+    // them, calls barrier(), then reads.
+    void begin_shared(const Node& n);
+    std::string shared_array(const std::string& type, std::int64_t count, int elem_bytes);
+    std::string stage(const Node* x);  // a typed array holding x's elements by index
+    void barrier() { line("__syncthreads();"); }
+
+private:
+    void region(const ir::Region& r);
+    void node(const Node& n);
+    void grid(const Node& loop);
+    void loop(const Node& loop);
+    void leaf(const Node& n);
+    std::string file_scope_constant(const Node& n);
+    int choose_threads() const;
+
+    const ir::Program& p_;
+    EmitOptions o_;
+    int threads_ = 32;
+    std::ostringstream body_;
+    std::ostringstream constants_;  // file-scope arrays for tile constants
+    int indent_ = 1;
+    int next_name_ = 0;
+    std::unordered_map<const Node*, std::string> names_;
+    std::vector<std::string> notes_;
+    bool math_ = false;
+    int tensor_core_mmas_ = 0;
+    std::int64_t shared_at_ = 0;      // bytes carved by the current op
+    std::int64_t shared_max_ = 0;
+    const Node* shared_max_node_ = nullptr;
+    const Node* shared_node_ = nullptr;
+};
+
+// Op families (one file each).
+void emit_elementwise(Emitter& e, const Node& n);  // unary, binary, compare, select, cast, full, iota
+void emit_memory(Emitter& e, const Node& n);       // load, store
+void emit_movement(Emitter& e, const Node& n);     // broadcast, reshape, permute, slice, gather, reindex
+void emit_reduction(Emitter& e, const Node& n);    // reduce_*, argmax/argmin, scan_*
+void emit_sort(Emitter& e, const Node& n);         // sort_*, topk_*
+void emit_mma(Emitter& e, const Node& n);          // ordered contraction or tensor cores
+
+// Scalar semantics (the contract's elementwise rules as C++ expressions over
+// register values; scalar_ops.cpp). `exact` selects kiln math for
+// transcendental functions; standard mode uses CUDA's.
+std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x);
+std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
+std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
+std::string cast_expr(Kind from, Kind to, const std::string& x);
+// One rounding to kind k of a result computed in float (f16/bf16/f32) or double.
+std::string round_float(Kind k, const std::string& x);
+std::string round_double(Kind k, const std::string& x);
+
+}  // namespace kiln::cuda

@@ -1,0 +1,40 @@
+// Compiled kernels: emitted, compiled by NVRTC, cached on disk (cubin + PTX,
+// keyed by SHA-256 over everything that determines them) and kept loaded in this
+// process, so that a warm launch costs a map lookup.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "targets/cuda/driver.h"
+#include "targets/cuda/emit.h"
+
+namespace kiln::cuda {
+
+// ptxas's report for the kernel (--ptxas-options=-v).
+struct Resources {
+    bool known = false;
+    int registers = 0;
+    int stack_bytes = 0;
+    int spill_store_bytes = 0;
+    int spill_load_bytes = 0;
+};
+
+struct CompiledKernel {
+    EmittedKernel kernel;
+    std::string arch;                  // "sm_90a"
+    std::string key;                   // the disk cache key
+    std::string ptx, cubin, log;
+    Resources resources;
+    int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
+    bool from_disk = false;
+    CUfunction function = nullptr;     // loaded on the device; null when compiled offline
+};
+
+// The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev);
+
+// NVRTC's options for a compile (part of the cache key).
+std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch);
+
+}  // namespace kiln::cuda

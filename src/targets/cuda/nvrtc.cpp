@@ -1,0 +1,133 @@
+#include "targets/cuda/nvrtc.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include <kiln/error.h>
+
+namespace kiln::cuda {
+
+namespace {
+
+using nvrtcResult = int;
+using nvrtcProgram = struct _nvrtcProgram*;
+
+struct NvrtcApi {
+    const char* (*nvrtcGetErrorString)(nvrtcResult);
+    nvrtcResult (*nvrtcVersion)(int* major, int* minor);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram* prog, const char* src, const char* name, int num_headers,
+                                      const char* const* headers, const char* const* include_names);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram* prog);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram prog, int num_options, const char* const* options);
+    nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram prog, std::size_t* size);
+    nvrtcResult (*nvrtcGetPTX)(nvrtcProgram prog, char* ptx);
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram prog, std::size_t* size);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram prog, char* cubin);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram prog, std::size_t* size);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram prog, char* log);
+};
+
+struct Loaded {
+    NvrtcApi api{};
+    std::string version;
+    std::string why;
+};
+
+void* open_nvrtc() {
+    std::vector<std::string> dirs;
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64/");
+    dirs.push_back("/usr/local/cuda/lib64/");
+    dirs.push_back("");  // the loader's default search path
+    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so"})
+        for (const auto& dir : dirs)
+            if (void* lib = dlopen((dir + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return lib;
+    return nullptr;
+}
+
+// Loaded once and never closed (compiled code may be in use until exit).
+const Loaded& loaded() {
+    static const Loaded* l = [] {
+        auto* l = new Loaded;
+        void* lib = open_nvrtc();
+        if (!lib) {
+            l->why = "no NVRTC (libnvrtc.so.13 not found in $CUDA_HOME/lib64, /usr/local/cuda/lib64 or the library path)";
+            return l;
+        }
+        std::string missing;
+        auto sym = [&](auto& slot, const char* name) {
+            void* p = dlsym(lib, name);
+            if (!p && missing.empty()) missing = name;
+            slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(p);
+        };
+        NvrtcApi& a = l->api;
+        sym(a.nvrtcGetErrorString, "nvrtcGetErrorString");
+        sym(a.nvrtcVersion, "nvrtcVersion");
+        sym(a.nvrtcCreateProgram, "nvrtcCreateProgram");
+        sym(a.nvrtcDestroyProgram, "nvrtcDestroyProgram");
+        sym(a.nvrtcCompileProgram, "nvrtcCompileProgram");
+        sym(a.nvrtcGetPTXSize, "nvrtcGetPTXSize");
+        sym(a.nvrtcGetPTX, "nvrtcGetPTX");
+        sym(a.nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
+        sym(a.nvrtcGetCUBIN, "nvrtcGetCUBIN");
+        sym(a.nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
+        sym(a.nvrtcGetProgramLog, "nvrtcGetProgramLog");
+        if (!missing.empty()) {
+            l->why = "NVRTC is too old (it lacks " + missing + ")";
+            return l;
+        }
+        int major = 0, minor = 0;
+        a.nvrtcVersion(&major, &minor);
+        l->version = std::to_string(major) + "." + std::to_string(minor);
+        return l;
+    }();
+    return *l;
+}
+
+}  // namespace
+
+std::string nvrtc_version(std::string* why) {
+    const Loaded& l = loaded();
+    if (why) *why = l.why;
+    return l.version;
+}
+
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options) {
+    const Loaded& l = loaded();
+    if (l.version.empty()) throw Error("cuda: cannot compile kernels: " + l.why);
+    const NvrtcApi& a = l.api;
+    nvrtcProgram prog = nullptr;
+    if (nvrtcResult r = a.nvrtcCreateProgram(&prog, source.c_str(), file_name.c_str(), 0, nullptr, nullptr))
+        throw Error(std::string("cuda: nvrtcCreateProgram: ") + a.nvrtcGetErrorString(r));
+    struct Destroy {
+        const NvrtcApi& a;
+        nvrtcProgram& p;
+        ~Destroy() { a.nvrtcDestroyProgram(&p); }
+    } destroy{a, prog};
+    std::vector<const char*> opts;
+    for (const auto& o : options) opts.push_back(o.c_str());
+    nvrtcResult r = a.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+    NvrtcOutput out;
+    std::size_t size = 0;
+    a.nvrtcGetProgramLogSize(prog, &size);
+    out.log.assign(size, '\0');
+    a.nvrtcGetProgramLog(prog, out.log.data());
+    while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
+    if (r != 0) {
+        // kiln wrote the source, so a rejection is kiln's bug: show where.
+        internal_fail("cuda: NVRTC rejected the generated source " + file_name + " (" + a.nvrtcGetErrorString(r) + "):\n" +
+                      out.log.substr(0, 4000));
+    }
+    if (a.nvrtcGetPTXSize(prog, &size) == 0 && size > 0) {
+        out.ptx.assign(size, '\0');
+        a.nvrtcGetPTX(prog, out.ptx.data());
+        while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+    }
+    if (a.nvrtcGetCUBINSize(prog, &size) == 0 && size > 0) {
+        out.cubin.assign(size, '\0');
+        a.nvrtcGetCUBIN(prog, out.cubin.data());
+    }
+    return out;
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,24 @@
+// NVRTC, CUDA's run-time compiler, loaded with dlopen so that kiln builds without
+// the CUDA toolkit. Searched as libnvrtc.so.13, then libnvrtc.so, in
+// $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the loader's default path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kiln::cuda {
+
+struct NvrtcOutput {
+    std::string ptx;
+    std::string cubin;  // machine code for the requested sm_ architecture
+    std::string log;    // compiler and ptxas messages (ptxas -v resource lines included)
+};
+
+// "13.0"; empty when NVRTC is not found (then `why` says so).
+std::string nvrtc_version(std::string* why = nullptr);
+
+// Compiles one translation unit. A compile error is an internal error (kiln
+// generated the source), reported with the log; a missing NVRTC is a kiln::Error.
+NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options);
+
+}  // namespace kiln::cuda

@@ -1,0 +1,114 @@
+#include "targets/cuda/prelude.h"
+
+// Included only so that the build system records the dependency: the text of these
+// headers is embedded below with .incbin, and a change to them must rebuild this file.
+#include <kiln/detail/kmath.h>
+#include <kiln/detail/kround.h>
+
+// The headers' bytes, NUL-terminated, in read-only data (KILN_SOURCE_DIR is the
+// source tree, set by CMake for the kiln library).
+#define KILN_EMBED(symbol, path)                                   \
+    asm(".pushsection .rodata\n"                                   \
+        ".global " #symbol "\n"                                    \
+        ".hidden " #symbol "\n"                                    \
+        ".type " #symbol ", @object\n" #symbol ":\n"               \
+        ".incbin \"" KILN_SOURCE_DIR "/include/kiln/detail/" path "\"\n" \
+        ".byte 0\n"                                                \
+        ".popsection\n")
+KILN_EMBED(kiln_cuda_kround_text, "kround.h");
+KILN_EMBED(kiln_cuda_kmath_text, "kmath.h");
+extern "C" const char kiln_cuda_kround_text[];
+extern "C" const char kiln_cuda_kmath_text[];
+
+namespace kiln::cuda {
+
+namespace {
+
+// Device helpers the emitter calls. Register representation: bool, int (i8 and
+// i32), long long, float (f32, and f16/bf16 holding their exact value), double.
+const char* const kHelpers = R"KILN(
+namespace kc {
+// ---- narrow floats: storage bits <-> the float holding the exact value
+__device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short f2h(float x) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
+__device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ unsigned short f2b(float x) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
+// One rounding of a float result to f16 / bf16. For + - * / sqrt the float
+// result rounded again equals the f64 result rounded once (24 >= 2p + 2 bits),
+// which is the contract's rule.
+__device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
+__device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+// One rounding of a double (math results; casts from f64 and integers).
+__device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
+__device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h2f(h); }
+__device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }
+
+// ---- maximum / minimum: NaN propagates; max(-0, +0) = +0, min(-0, +0) = -0
+__device__ __forceinline__ float kmax(float a, float b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return (__float_as_uint(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ float kmin(float a, float b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return (__float_as_uint(a) >> 31) ? a : b;
+    return a < b ? a : b;
+}
+__device__ __forceinline__ double kmax(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ double kmin(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? a : b;
+    return a < b ? a : b;
+}
+template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
+template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
+
+// ---- integers: two's-complement wrap at the kind's width
+__device__ __forceinline__ int w8(long long x) { return (int)kiln_rt::wrap_i8(x); }
+__device__ __forceinline__ int add32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int sub32(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int mul32(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ long long add64(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ long long sub64(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ long long mul64(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+
+// ---- float order for sort / topk: NaN above everything, -0 == +0
+__device__ __forceinline__ bool less_nan_last(double a, double b) { return (a == a && b != b) || a < b; }
+
+// ---- tensor cores: D += A B on one 16x8 tile (fragments in the PTX ISA's layouts)
+__device__ __forceinline__ void mma_f16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
+}  // namespace kc
+)KILN";
+
+}  // namespace
+
+std::string prelude(bool with_math) {
+    std::string s = "// kiln CUDA prelude: kiln/detail/kround.h";
+    s += with_math ? ", kiln/detail/kmath.h" : "";
+    s += ", device helpers\n";
+    s += kiln_cuda_kround_text;
+    if (with_math) s += kiln_cuda_kmath_text;
+    s += kHelpers;
+    return s;
+}
+
+}  // namespace kiln::cuda

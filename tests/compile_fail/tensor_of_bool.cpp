@@ -1,0 +1,4 @@
+// expect: Tensor<bool> is not supported
+#include <kiln/kiln.h>
+using namespace kiln;
+Tensor<bool> t;

@@ -1,0 +1,4 @@
+// expect: unsupported element type
+#include <kiln/kiln.h>
+using namespace kiln;
+constexpr auto k = kind_of<unsigned>;

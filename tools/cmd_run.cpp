@@ -1,0 +1,93 @@
+// kiln run: runs catalog cases on a target and checks each against its f64 host
+// reference; one line per case, then `N passed, M failed`.
+#include <chrono>
+#include <iostream>
+
+#include "commands.h"
+#include "options.h"
+#include "progress.h"
+#include "report.h"
+
+namespace kiln::cli {
+
+namespace {
+
+struct RunOptions {
+    EntrySelection selection;
+    std::string target = "auto";
+    std::string size = "small";
+    std::string precision = "standard";
+    SeedOption seed;
+};
+
+// Runs one case and prints its line (clearing the progress line first); false when
+// it failed or kiln raised an error.
+bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const CompileOptions& options, std::size_t width,
+             Progress& progress) {
+    const std::string head = pad(e.name, width) + "  " + pad(t.name(), 6) + "  " + pad(c.shape, 16);
+    try {
+        // Only the launch is timed: the reference is f64 host code, often slower than the kernel.
+        auto start = std::chrono::steady_clock::now();
+        auto outs = catalog::run_outputs(c, t, options);
+        std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        catalog::Check check = catalog::compare(c, outs, c.reference(c));
+        progress.clear();
+        std::cout << head << "rel_l2 " << pad(format_error(check.rel_l2), 9) << "max_abs " << pad(format_error(check.max_abs), 9)
+                  << pad(format_duration(took.count()), 11) << (check.ok ? "ok" : "FAIL: " + check.detail) << std::endl;
+        return check.ok;
+    } catch (const Error& err) {
+        progress.clear();
+        std::cout << head << "ERROR" << std::endl;
+        print_error(err);
+        return false;
+    }
+}
+
+int run(const RunOptions& o) {
+    auto entries = select_entries(o.selection);
+    Target target = select_target(o.target, true);
+    const catalog::Size size = parse_size(o.size);
+    const CompileOptions options = parse_precision(o.precision);
+    const std::uint64_t seed = resolve_seed(o.seed);
+    std::cout << "kiln run: target " << target.name() << (o.target == "auto" ? " (auto)" : "") << ", size " << size_name(size)
+              << ", precision " << o.precision << ", seed " << seed << " (repeat with --seed " << seed << ")" << std::endl;
+
+    const std::size_t width = name_width(entries);
+    Tally tally;
+    Progress progress(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const catalog::Entry& e = *entries[i];
+        progress.show(i, e.name);
+        std::vector<catalog::Case> cases;
+        try {
+            cases = e.cases(size, seed);
+        } catch (const Error& err) {
+            progress.clear();
+            std::cout << pad(e.name, width) << "  cases could not be built" << std::endl;
+            print_error(err);
+            tally.add(false);
+            continue;
+        }
+        for (auto& c : cases) {
+            progress.show(i, e.name + " " + c.shape);
+            tally.add(run_one(e, c, target, options, width, progress));
+        }
+    }
+    progress.clear();
+    return tally.print();
+}
+
+}  // namespace
+
+Command run_command(CLI::App& app) {
+    auto o = std::make_shared<RunOptions>();
+    auto* sub = app.add_subcommand("run", "run catalog cases on a target and check them against the host reference");
+    add_entry_selection(*sub, o->selection, true);
+    add_target_option(*sub, o->target)->capture_default_str();
+    add_size_option(*sub, o->size);
+    add_seed_option(*sub, o->seed);
+    add_precision_option(*sub, o->precision);
+    return {sub, [o] { return run(*o); }};
+}
+
+}  // namespace kiln::cli

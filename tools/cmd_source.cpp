@@ -1,0 +1,46 @@
+// kiln source: the code a target generates for an entry's kernel (or, for cuda, the
+// PTX it compiles to), for the first case's arguments.
+#include <iostream>
+
+#include "case_args.h"
+#include "commands.h"
+#include "options.h"
+#include "targets/target_impl.h"
+
+namespace kiln::cli {
+
+namespace {
+struct SourceOptions {
+    std::string name;
+    std::string target;
+    std::string size = "small";
+    std::string precision = "standard";
+    bool ptx = false;
+};
+
+int run(const SourceOptions& o) {
+    const catalog::Entry& e = select_entry(o.name);
+    Target t = select_target(o.target, false);
+    if (o.ptx && t.name() != "cuda") throw Error("--ptx is the cuda target's assembly; target '" + t.name() + "' has none");
+    catalog::Case c = first_case(e, parse_size(o.size));
+    CaseArgs args = host_args(c);
+    auto program = program_for(c, args);
+    note_if_unavailable(t);
+    const std::string text = t.impl().source(*program, args.args, parse_precision(o.precision), o.ptx);
+    std::cout << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+    return kExitOk;
+}
+}  // namespace
+
+Command source_command(CLI::App& app) {
+    auto o = std::make_shared<SourceOptions>();
+    auto* sub = app.add_subcommand("source", "the source a target generates for an entry's kernel");
+    sub->add_option("name", o->name, "catalog entry (`kiln list` shows them)")->required();
+    add_target_option(*sub, o->target)->required();
+    sub->add_flag("--ptx", o->ptx, "the PTX instead of the CUDA C++ (cuda only)");
+    add_size_option(*sub, o->size);
+    add_precision_option(*sub, o->precision);
+    return {sub, [o] { return run(*o); }};
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,32 @@
+// kiln: the command-line tool. Lists the operator catalog, runs and checks it on a
+// target, compares targets bit for bit, shows the IR, plans and generated source,
+// and times kernels. Each subcommand is in its own cmd_<name>.cpp.
+#include <iostream>
+
+#include "commands.h"
+#include "report.h"
+
+int main(int argc, char** argv) {
+    using namespace kiln::cli;
+    CLI::App app{"kiln: run, check, compare and inspect the operator catalog on kiln's targets"};
+    app.require_subcommand(1);
+    app.footer("Exit status: 0 all passed; 1 a case failed or differed, or kiln reported an error; 2 a usage error.");
+    const std::vector<Command> commands = {list_command(app), run_command(app),     ir_command(app),    source_command(app),
+                                           plan_command(app), compare_command(app), bench_command(app), fuzz_command(app)};
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help is a ParseError that exits 0
+    }
+    try {
+        for (const auto& c : commands)
+            if (c.app->parsed()) return c.run();
+    } catch (const kiln::Error& e) {  // bad names, unavailable targets, errors a kernel raised
+        print_error(e);
+        return kExitFailed;
+    } catch (const std::exception& e) {  // internal errors and anything else: a message, never a crash
+        print_error(e);
+        return kExitFailed;
+    }
+    return kExitUsage;  // unreachable: require_subcommand(1) guarantees one was parsed
+}

@@ -1,0 +1,33 @@
+// How the tool writes results: durations, errors, element values, aligned columns
+// and the summary line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+
+namespace kiln::cli {
+
+std::string format_duration(double seconds);  // "412.0 us", "3.27 ms", "1.84 s"
+std::string format_error(double x);           // "3.1e-08" (0 prints as "0")
+// Element i of a buffer: its value with round-trip digits and its bits in hex.
+std::string format_element(const catalog::Buffer& b, std::int64_t i);
+std::string pad(const std::string& s, std::size_t width);  // left-aligned in a column
+std::size_t name_width(const std::vector<const catalog::Entry*>& entries);
+const char* size_name(catalog::Size size);
+// `kiln: <message>` on stderr (an internal error's message already names kiln).
+void print_error(const std::exception& e);
+
+// Tallies cases and prints the summary `N passed, M failed` alone on its line.
+struct Tally {
+    int passed = 0;
+    int failed = 0;
+    void add(bool ok) { ++(ok ? passed : failed); }
+    int print() const;  // returns the exit status
+};
+
+}  // namespace kiln::cli
