@@ -39,8 +39,8 @@ Entry make_add() {
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -1, 1)), input(Kind::F32, {rows, cols}, uniform(seed + 1, -1, 1)),
                       output(Kind::F32, {rows, cols})};
-            c.reference = [](const Case& c) {
-                auto a = values(*c.args[0]), b = values(*c.args[1]);
+            c.reference = [](const Case& in) {
+                auto a = values(*in.args[0]), b = values(*in.args[1]);
                 for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
                 return std::vector<std::vector<double>>{a};
             };

@@ -66,7 +66,7 @@ Entry make_bias_gelu_residual() {
                 return std::vector<std::vector<double>>{y};
             };
             // A handful of f32 roundings per element and no accumulation.
-            c.tolerance.rel_l2 = 1e-6;
+            c.tolerance.rel_l2 = 5e-7;
             cases.push_back(std::move(c));
         }
         return cases;

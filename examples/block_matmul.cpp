@@ -49,8 +49,8 @@ Entry make_block_matmul() {
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {n, n}, uniform(seed, -1, 1)), input(Kind::F32, {n, n}, uniform(seed + 1, -1, 1)),
                       output(Kind::F32, {n, n})};
-            c.reference = [n](const Case& c) {
-                auto a = values(*c.args[0]), b = values(*c.args[1]);
+            c.reference = [n](const Case& in) {
+                auto a = values(*in.args[0]), b = values(*in.args[1]);
                 std::vector<double> out(static_cast<std::size_t>(n * n), 0.0);
                 for (std::int64_t i = 0; i < n; ++i)
                     for (std::int64_t k = 0; k < n; ++k)

@@ -145,14 +145,15 @@ std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOpti
         if (b->output) b->bytes = fresh[o++].bytes;
     auto args = launch_args(c, on_device ? &device : nullptr);
     run_kernel(c.kernel, target, args, options, {});
-    std::size_t k = 0;
+    std::size_t k = 0;  // index into `device`, which holds one buffer per view (inputs too)
     for (std::size_t i = 0; i < c.args.size(); ++i) {
-        if (!c.args[i]->output) continue;
-        Buffer out = *c.args[i];
-        if (on_device) detail::device_download(*device[k], out.bytes.data(), out.bytes.size());
-        outs.push_back(std::move(out));
+        if (c.args[i]->extents.empty()) continue;  // a scalar: no buffer
+        if (c.args[i]->output) {
+            Buffer out = *c.args[i];
+            if (on_device) detail::device_download(*device[k], out.bytes.data(), out.bytes.size());
+            outs.push_back(std::move(out));
+        }
         ++k;
-        (void)k;
     }
     return outs;
 }

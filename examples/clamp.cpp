@@ -2,6 +2,7 @@
 // kernel scalar arguments (Scalar<f32>), so one traced program serves every pair.
 // min and max select an operand, so the result is exact: inputs equal to a bound
 // (ties) come back unchanged.
+#include <algorithm>
 #include <limits>
 
 #include "catalog.h"
@@ -61,10 +62,10 @@ Entry make_clamp() {
             c.args = {input(Kind::F32, {rows, cols}, inputs_with_ties(seed, lo, hi)), scalar_arg(Kind::F32), scalar_arg(Kind::F32),
                       output(Kind::F32, {rows, cols})};
             c.scalars = {nan, lo, hi, nan};
-            c.reference = [](const Case& c) {
-                auto x = values(*c.args[0]);
-                const double lo = c.scalars[1], hi = c.scalars[2];
-                for (double& v : x) v = std::min(std::max(v, lo), hi);
+            c.reference = [](const Case& in) {
+                auto x = values(*in.args[0]);
+                const double low = in.scalars[1], high = in.scalars[2];
+                for (double& v : x) v = std::min(std::max(v, low), high);
                 return std::vector<std::vector<double>>{x};
             };
             c.exact_integer = true;  // selection, no arithmetic

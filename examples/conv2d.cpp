@@ -110,7 +110,7 @@ Entry make_conv2d() {
             c.scalars.assign(c.args.size(), 0);
             c.reference = [p](const Case& c) { return std::vector<std::vector<double>>{reference(c, p)}; };
             // An f32 sum of filter_h * filter_w * in_channels products per output.
-            c.tolerance.rel_l2 = 2e-6 * std::max(1.0, std::sqrt(static_cast<double>(p.filter_h * p.filter_w * p.in_channels)));
+            c.tolerance.rel_l2 = 5e-7 + 2.5e-7 * std::sqrt(static_cast<double>(p.filter_h * p.filter_w * p.in_channels));
             cases.push_back(std::move(c));
         }
         return cases;

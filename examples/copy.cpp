@@ -40,7 +40,7 @@ Entry make_copy() {
             c.shape = std::to_string(rows) + "x" + std::to_string(cols);
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -1, 1)), output(Kind::F32, {rows, cols})};
-            c.reference = [](const Case& c) { return std::vector<std::vector<double>>{values(*c.args[0])}; };
+            c.reference = [](const Case& in) { return std::vector<std::vector<double>>{values(*in.args[0])}; };
             c.exact_integer = true;  // a copy moves bits
             cases.push_back(std::move(c));
         }

@@ -4,6 +4,7 @@
 // minus-infinity pool would pass a fallback to the load.)
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "catalog.h"
 
@@ -63,7 +64,7 @@ Entry make_depthwise_pool() {
                 for (std::int64_t i = 0; i < H; ++i)
                     for (std::int64_t j = 0; j < W; ++j)
                         for (std::int64_t ch = 0; ch < C; ++ch) {
-                            double acc = 0, peak = -INFINITY;
+                            double acc = 0, peak = -std::numeric_limits<double>::infinity();
                             for (std::int64_t a = 0; a < F; ++a)
                                 for (std::int64_t b = 0; b < F; ++b) {
                                     std::int64_t iy = i + a - pad, ix = j + b - pad;

@@ -42,8 +42,8 @@ Entry make_exp() {
             c.kernel = make_kernel();
             // [-20, 20) spans seventeen decades of output, far from f32 overflow (88.7).
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -20, 20)), output(Kind::F32, {rows, cols})};
-            c.reference = [](const Case& c) {
-                auto x = values(*c.args[0]);
+            c.reference = [](const Case& in) {
+                auto x = values(*in.args[0]);
                 for (double& v : x) v = std::exp(v);
                 return std::vector<std::vector<double>>{x};
             };

@@ -99,7 +99,7 @@ Entry make_flash_attention() {
     e.cases = [](Size size, std::uint64_t seed) {
         std::vector<std::pair<Dims, Config>> shapes;
         switch (size) {  // the seed's blocks and shape first; queries != keys in the ragged cases
-            case Size::small: shapes = {{{1, 2, 4, 5, 4, 3}, {2, 3}}, {{2, 1, 7, 7, 8, 8}, {4, 4}}, {{1, 1, 1, 3, 2, 1}, {2, 2}}}; break;
+            case Size::small: shapes = {{{1, 2, 4, 5, 4, 3}, {2, 3}}, {{2, 1, 7, 5, 8, 8}, {4, 4}}, {{1, 1, 1, 3, 2, 1}, {2, 2}}}; break;
             case Size::medium: shapes = {{{2, 4, 128, 128, 32, 32}, {16, 16}}, {{1, 3, 77, 100, 24, 16}, {16, 32}}, {{3, 2, 65, 33, 64, 64}, {32, 8}}}; break;
             case Size::large: shapes = {{{4, 16, 1024, 1024, 64, 64}, {64, 64}}, {{2, 8, 2047, 2047, 128, 128}, {64, 64}}, {{1, 32, 4096, 4096, 128, 128}, {128, 64}}}; break;
         }
@@ -119,7 +119,7 @@ Entry make_flash_attention() {
             c.reference = [n, scale](const Case& c) { return std::vector<std::vector<double>>{reference(c, n, scale)}; };
             // f32 dot products over channels and f32 weighted sums over keys, each
             // contributing sqrt(length) roundings, plus the exp rescalings.
-            c.tolerance.rel_l2 = 2e-6 * (std::sqrt(static_cast<double>(n.channels)) + std::sqrt(static_cast<double>(n.keys)));
+            c.tolerance.rel_l2 = 5e-7 + 2.5e-7 * (std::sqrt(static_cast<double>(n.channels)) + std::sqrt(static_cast<double>(n.keys)));
             cases.push_back(std::move(c));
         }
         return cases;

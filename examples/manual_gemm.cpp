@@ -63,8 +63,8 @@ Entry make_manual_gemm() {
             c.kernel = make_kernel({});
             c.args = {input(Kind::F32, {M, K}, uniform(seed, -1, 1)), input(Kind::F32, {K, N}, uniform(seed + 1, -1, 1)),
                       output(Kind::F32, {M, N})};
-            c.reference = [M, N, K](const Case& c) {
-                auto a = values(*c.args[0]), b = values(*c.args[1]);
+            c.reference = [M, N, K](const Case& in) {
+                auto a = values(*in.args[0]), b = values(*in.args[1]);
                 std::vector<double> out(static_cast<std::size_t>(M * N), 0.0);
                 for (std::int64_t i = 0; i < M; ++i)
                     for (std::int64_t kk = 0; kk < K; ++kk)

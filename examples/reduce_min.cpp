@@ -53,8 +53,8 @@ Entry make_reduce_min() {
             c.shape = std::to_string(rows) + "x" + std::to_string(cols);
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, lo, hi)), output(Kind::F32, {rows})};
-            c.reference = [rows, cols](const Case& c) {
-                auto x = values(*c.args[0]);
+            c.reference = [rows, cols](const Case& in) {
+                auto x = values(*in.args[0]);
                 std::vector<double> lows(static_cast<std::size_t>(rows));
                 for (std::int64_t i = 0; i < rows; ++i)
                     lows[static_cast<std::size_t>(i)] = *std::min_element(x.begin() + i * cols, x.begin() + (i + 1) * cols);

@@ -48,8 +48,8 @@ Entry make_reduce_sum() {
             c.kernel = make_kernel();
             // An offset mean keeps row sums well away from 0, where a relative error means little.
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -0.5, 1)), output(Kind::F32, {rows})};
-            c.reference = [rows, cols](const Case& c) {
-                auto x = values(*c.args[0]);
+            c.reference = [rows, cols](const Case& in) {
+                auto x = values(*in.args[0]);
                 std::vector<double> sums(static_cast<std::size_t>(rows), 0.0);
                 for (std::int64_t i = 0; i < rows; ++i)
                     for (std::int64_t j = 0; j < cols; ++j) sums[static_cast<std::size_t>(i)] += x[static_cast<std::size_t>(i * cols + j)];

@@ -59,10 +59,10 @@ Entry make_residual_layernorm() {
                 }
                 return std::vector<std::vector<double>>{y};
             };
-            // Adding the residual to values near 100 rounds at 2^-17 absolute, a relative
-            // error near 1e-5 in the centred values (spread ~0.8); the f32 row sums add
-            // sqrt(cols) roundings on top.
-            c.tolerance.rel_l2 = 3e-5 + 2e-6 * std::sqrt(static_cast<double>(cols));
+            // Dominated by the f32 running sum behind the mean: its rounding error, at the
+            // ulp of a sum of values near 100, lands on centred values of spread ~0.8
+            // (measured ~3e-5 from 300 columns up). The mean-square form would be ~1e-3 off.
+            c.tolerance.rel_l2 = 8e-5;
             cases.push_back(std::move(c));
         }
         return cases;

@@ -36,8 +36,8 @@ Kernel make_kernel() {
     });
 }
 
-std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std::int64_t cols) {
-    auto x = values(*c.args[0]);
+std::vector<std::vector<double>> reference(const Case& in, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*in.args[0]);
     const double eps = static_cast<double>(kEpsilon);  // the f32 constant the kernel adds
     for (std::int64_t i = 0; i < rows; ++i) {
         double* v = x.data() + i * cols;
@@ -66,7 +66,7 @@ Entry make_rmsnorm() {
             c.shape = std::to_string(rows) + "x" + std::to_string(cols);
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -2, 2)), output(Kind::F32, {rows, cols})};
-            c.reference = [rows, cols](const Case& c) { return reference(c, rows, cols); };
+            c.reference = [rows, cols](const Case& in) { return reference(in, rows, cols); };
             // The f32 sum of squares has only positive terms, so its relative error
             // stays near cols/256 * 2^-24; the divide and sqrt add a few roundings.
             c.tolerance.rel_l2 = 2e-6;

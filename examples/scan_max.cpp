@@ -35,8 +35,8 @@ Kernel make_kernel() {
     });
 }
 
-std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std::int64_t cols) {
-    auto x = values(*c.args[0]);
+std::vector<std::vector<double>> reference(const Case& in, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*in.args[0]);
     for (std::int64_t i = 0; i < rows; ++i) {
         double running = -std::numeric_limits<double>::infinity();
         for (std::int64_t j = 0; j < cols; ++j) {
@@ -68,7 +68,7 @@ Entry make_scan_max() {
             auto noise = uniform(seed, -1, 0);
             auto drift = [noise, cols](std::int64_t i) { return noise(i) - 1.0 + 0.5 * static_cast<double>(i % cols) / static_cast<double>(cols); };
             c.args = {input(Kind::F32, {rows, cols}, drift), output(Kind::F32, {rows, cols})};
-            c.reference = [rows, cols](const Case& c) { return reference(c, rows, cols); };
+            c.reference = [rows, cols](const Case& in) { return reference(in, rows, cols); };
             c.exact_integer = true;  // max selects an input
             cases.push_back(std::move(c));
         }

@@ -31,8 +31,8 @@ Kernel make_kernel() {
     });
 }
 
-std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std::int64_t cols) {
-    auto x = values(*c.args[0]);
+std::vector<std::vector<double>> reference(const Case& in, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*in.args[0]);
     for (std::int64_t i = 0; i < rows; ++i) {
         double running = 0;
         for (std::int64_t j = 0; j < cols; ++j) {
@@ -61,7 +61,7 @@ Entry make_scan_sum() {
             c.kernel = make_kernel();
             // An offset mean makes the prefixes grow steadily instead of wandering near 0.
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -0.5, 1)), output(Kind::F32, {rows, cols})};
-            c.reference = [rows, cols](const Case& c) { return reference(c, rows, cols); };
+            c.reference = [rows, cols](const Case& in) { return reference(in, rows, cols); };
             // Each output is a within-block f32 scan plus an f32 running total of
             // cols/64 block sums: errors random-walk with those counts (2^-24 each).
             c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);

@@ -65,7 +65,7 @@ Entry make_sparse_cross_entropy() {
                 return std::vector<std::vector<double>>{loss, grad};
             };
             // f32 exponentials summed over a row: sqrt(classes) roundings.
-            c.tolerance.rel_l2 = 2e-6 * std::max(1.0, std::sqrt(static_cast<double>(classes)));
+            c.tolerance.rel_l2 = 5e-7 + 2.5e-7 * std::sqrt(static_cast<double>(classes));
             cases.push_back(std::move(c));
         }
         return cases;

@@ -44,8 +44,8 @@ Entry make_transpose() {
             c.shape = std::to_string(rows) + "x" + std::to_string(cols);
             c.kernel = make_kernel({});
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -1, 1)), output(Kind::F32, {cols, rows})};
-            c.reference = [rows, cols](const Case& c) {
-                auto x = values(*c.args[0]);
+            c.reference = [rows, cols](const Case& in) {
+                auto x = values(*in.args[0]);
                 std::vector<double> t(x.size());
                 for (std::int64_t i = 0; i < rows; ++i)
                     for (std::int64_t j = 0; j < cols; ++j) t[static_cast<std::size_t>(j * rows + i)] = x[static_cast<std::size_t>(i * cols + j)];

@@ -61,8 +61,8 @@ std::vector<Case> typed_gemm_cases(const std::string& name, Size size, std::uint
         c.shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
         c.kernel = make_typed_gemm_kernel<In, Acc, Out>(name, {});
         c.args = {input(kind_of<In>, {M, K}, gen(seed)), input(kind_of<In>, {K, N}, gen(seed + 1)), output(kind_of<Out>, {M, N})};
-        c.reference = [M, N, K](const Case& c) {
-            auto a = values(*c.args[0]), b = values(*c.args[1]);
+        c.reference = [M, N, K](const Case& in) {
+            auto a = values(*in.args[0]), b = values(*in.args[1]);
             std::vector<double> out(static_cast<std::size_t>(M * N), 0.0);
             for (std::int64_t i = 0; i < M; ++i)
                 for (std::int64_t kk = 0; kk < K; ++kk)

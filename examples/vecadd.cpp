@@ -47,8 +47,8 @@ Entry make_vecadd() {
             // Wide values: a sum that wrapped or lost bits to a float path would show.
             c.args = {input(Kind::I64, {n}, integers(seed, -(std::int64_t{1} << 40), std::int64_t{1} << 40)),
                       input(Kind::I64, {n}, integers(seed + 1, -(std::int64_t{1} << 40), std::int64_t{1} << 40)), output(Kind::I64, {n})};
-            c.reference = [](const Case& c) {
-                auto a = values(*c.args[0]), b = values(*c.args[1]);
+            c.reference = [](const Case& in) {
+                auto a = values(*in.args[0]), b = values(*in.args[1]);
                 for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];  // exact: |a + b| < 2^53
                 return std::vector<std::vector<double>>{a};
             };

@@ -40,7 +40,7 @@ double median(std::vector<double> v) {
 // Times one case and prints its line; false when its outputs are wrong or kiln raised an error.
 bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const BenchOptions& o, std::size_t width, Progress& progress) {
     const CompileOptions options = parse_precision(o.precision);
-    const std::string head = pad(e.name, width) + "  " + pad(c.shape, 16);
+    const std::string head = column(e.name, width) + column(c.shape, kShapeWidth);
     try {
         // Arguments are placed once, so device copies are outside every timing. A
         // target's run() returns when the launch has finished, so its wall time is the launch.
@@ -61,7 +61,7 @@ bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const
         // Targets compile inside run(), so the compile is what the first launch took beyond a warm one.
         const double compile = std::max(0.0, first - warm_median);
         progress.clear();
-        std::cout << head << pad(format_duration(trace), 12) << pad(format_duration(compile), 12) << pad(format_duration(trace + first), 12)
+        std::cout << head << column(format_duration(trace), 10) << column(format_duration(compile), 10) << column(format_duration(trace + first), 10)
                   << format_duration(warm_median) << std::endl;
         return true;
     } catch (const Error& err) {
@@ -79,8 +79,8 @@ int run(const BenchOptions& o) {
     const std::uint64_t seed = resolve_seed(o.seed);
     std::cout << "kiln bench: target " << t.name() << ", size " << size_name(size) << ", precision " << o.precision << ", seed " << seed
               << ", median of " << o.reps << " warm launches (device copies not timed)" << std::endl;
-    const std::size_t width = name_width(entries);
-    std::cout << pad("entry", width) << "  " << pad("shape", 16) << pad("trace", 12) << pad("compile", 12) << pad("first call", 12)
+    const std::size_t width = std::max<std::size_t>(name_width(entries), 5);
+    std::cout << column("entry", width) << column("shape", kShapeWidth) << column("trace", 10) << column("compile", 10) << column("first call", 10)
               << "warm" << std::endl;
 
     Tally tally;
@@ -93,7 +93,7 @@ int run(const BenchOptions& o) {
             cases = e.cases(size, seed);
         } catch (const Error& err) {
             progress.clear();
-            std::cout << pad(e.name, width) << "  cases could not be built" << std::endl;
+            std::cout << column(e.name, width) << "cases could not be built" << std::endl;
             print_error(err);
             tally.add(false);
             continue;

@@ -62,14 +62,14 @@ int run(const CompareOptions& o) {
             cases_b = e.cases(size, seed);
         } catch (const Error& err) {
             progress.clear();
-            std::cout << pad(e.name, width) << "  cases could not be built" << std::endl;
+            std::cout << column(e.name, width) << "cases could not be built" << std::endl;
             print_error(err);
             tally.add(false);
             continue;
         }
         for (std::size_t k = 0; k < cases_a.size(); ++k) {
             progress.show(i, e.name + " " + cases_a[k].shape);
-            const std::string head = pad(e.name, width) + "  " + pad(cases_a[k].shape, 16);
+            const std::string head = column(e.name, width) + column(cases_a[k].shape, kShapeWidth);
             try {
                 auto out_a = catalog::run_outputs(cases_a[k], a, options);
                 auto out_b = catalog::run_outputs(cases_b[k], b, options);

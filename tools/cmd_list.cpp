@@ -12,8 +12,8 @@ Command list_command(CLI::App& app) {
     return {sub, [] {
                 std::vector<const catalog::Entry*> all;
                 for (const auto& e : catalog::entries()) all.push_back(&e);
-                const std::size_t width = name_width(all) + 2;
-                for (const auto* e : all) std::cout << pad(e->name, width) << e->description << "\n";
+                const std::size_t width = name_width(all);
+                for (const auto* e : all) std::cout << column(e->name, width) << e->description << "\n";
                 return kExitOk;
             }};
 }

@@ -24,7 +24,7 @@ struct RunOptions {
 // it failed or kiln raised an error.
 bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const CompileOptions& options, std::size_t width,
              Progress& progress) {
-    const std::string head = pad(e.name, width) + "  " + pad(t.name(), 6) + "  " + pad(c.shape, 16);
+    const std::string head = column(e.name, width) + column(t.name(), 6) + column(c.shape, kShapeWidth);
     try {
         // Only the launch is timed: the reference is f64 host code, often slower than the kernel.
         auto start = std::chrono::steady_clock::now();
@@ -32,8 +32,8 @@ bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const C
         std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
         catalog::Check check = catalog::compare(c, outs, c.reference(c));
         progress.clear();
-        std::cout << head << "rel_l2 " << pad(format_error(check.rel_l2), 9) << "max_abs " << pad(format_error(check.max_abs), 9)
-                  << pad(format_duration(took.count()), 11) << (check.ok ? "ok" : "FAIL: " + check.detail) << std::endl;
+        std::cout << head << "rel_l2 " << column(format_error(check.rel_l2), 7) << "max_abs " << column(format_error(check.max_abs), 7)
+                  << column(format_duration(took.count()), 9) << (check.ok ? "ok" : "FAIL: " + check.detail) << std::endl;
         return check.ok;
     } catch (const Error& err) {
         progress.clear();
@@ -63,7 +63,7 @@ int run(const RunOptions& o) {
             cases = e.cases(size, seed);
         } catch (const Error& err) {
             progress.clear();
-            std::cout << pad(e.name, width) << "  cases could not be built" << std::endl;
+            std::cout << column(e.name, width) << "cases could not be built" << std::endl;
             print_error(err);
             tally.add(false);
             continue;

@@ -21,7 +21,7 @@ struct SourceOptions {
 int run(const SourceOptions& o) {
     const catalog::Entry& e = select_entry(o.name);
     Target t = select_target(o.target, false);
-    if (o.ptx && t.name() != "cuda") throw Error("--ptx is the cuda target's assembly; target '" + t.name() + "' has none");
+    if (o.ptx && t.name() != "cuda") throw UsageError("--ptx is the cuda target's assembly; target '" + t.name() + "' has none");
     catalog::Case c = first_case(e, parse_size(o.size));
     CaseArgs args = host_args(c);
     auto program = program_for(c, args);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,13 @@ namespace kiln::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a case failed or differed, or kiln reported an error
 inline constexpr int kExitUsage = 2;   // the command line was wrong (or the command is not there yet)
+
+// A command line that names something that does not exist, or asks for nothing:
+// reported like CLI11's own parse errors, with exit status kExitUsage.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 struct Command {
     CLI::App* app = nullptr;   // the subcommand, to ask whether it was chosen

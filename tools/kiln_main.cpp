@@ -8,8 +8,9 @@
 
 int main(int argc, char** argv) {
     using namespace kiln::cli;
-    CLI::App app{"kiln: run, check, compare and inspect the operator catalog on kiln's targets"};
+    CLI::App app{"kiln: run, check, compare and inspect the operator catalog on kiln's targets", "kiln"};
     app.require_subcommand(1);
+    app.failure_message([](const CLI::App* a, const CLI::Error& e) { return "kiln: " + CLI::FailureMessage::simple(a, e); });
     app.footer("Exit status: 0 all passed; 1 a case failed or differed, or kiln reported an error; 2 a usage error.");
     const std::vector<Command> commands = {list_command(app), run_command(app),     ir_command(app),    source_command(app),
                                            plan_command(app), compare_command(app), bench_command(app), fuzz_command(app)};
@@ -21,10 +22,10 @@ int main(int argc, char** argv) {
     try {
         for (const auto& c : commands)
             if (c.app->parsed()) return c.run();
-    } catch (const kiln::Error& e) {  // bad names, unavailable targets, errors a kernel raised
-        print_error(e);
-        return kExitFailed;
-    } catch (const std::exception& e) {  // internal errors and anything else: a message, never a crash
+    } catch (const UsageError& e) {
+        std::cerr << "kiln: " << e.what() << std::endl;
+        return kExitUsage;
+    } catch (const std::exception& e) {  // kiln::Error (a target cannot run, a kernel raised), internal errors: never a crash
         print_error(e);
         return kExitFailed;
     }

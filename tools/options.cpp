@@ -3,6 +3,8 @@
 #include <chrono>
 #include <iostream>
 
+#include "commands.h"
+
 namespace kiln::cli {
 
 namespace {
@@ -30,11 +32,11 @@ void add_entry_selection(CLI::App& app, EntrySelection& selection, bool allow_al
 
 const catalog::Entry& select_entry(const std::string& name) {
     if (const catalog::Entry* e = catalog::find(name)) return *e;
-    throw Error("no catalog entry named '" + name + "' (known: " + known_entries() + ")");
+    throw UsageError("no catalog entry named '" + name + "' (known: " + known_entries() + ")");
 }
 
 std::vector<const catalog::Entry*> select_entries(const EntrySelection& selection) {
-    if (!selection.all && selection.name.empty()) throw Error("name a catalog entry or pass --all (known: " + known_entries() + ")");
+    if (!selection.all && selection.name.empty()) throw UsageError("name a catalog entry or pass --all (known: " + known_entries() + ")");
     if (!selection.all) return {&select_entry(selection.name)};
     std::vector<const catalog::Entry*> all;
     for (const auto& e : catalog::entries()) all.push_back(&e);

@@ -36,8 +36,8 @@ std::string format_element(const catalog::Buffer& b, std::int64_t i) {
     return std::string(value, end) + " (" + hex + ")";
 }
 
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+std::string column(const std::string& s, std::size_t width) {
+    return s + std::string(width > s.size() ? width - s.size() : 0, ' ') + "  ";
 }
 
 std::size_t name_width(const std::vector<const catalog::Entry*>& entries) {

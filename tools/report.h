@@ -16,7 +16,10 @@ std::string format_duration(double seconds);  // "412.0 us", "3.27 ms", "1.84 s"
 std::string format_error(double x);           // "3.1e-08" (0 prints as "0")
 // Element i of a buffer: its value with round-trip digits and its bits in hex.
 std::string format_element(const catalog::Buffer& b, std::int64_t i);
-std::string pad(const std::string& s, std::size_t width);  // left-aligned in a column
+// s left-aligned in a column of the width, then a two-space gutter (so that a value
+// longer than its column still stands apart from the next).
+std::string column(const std::string& s, std::size_t width);
+inline constexpr std::size_t kShapeWidth = 20;  // "16x16 d8 dv8 block 8"
 std::size_t name_width(const std::vector<const catalog::Entry*>& entries);
 const char* size_name(catalog::Size size);
 // `kiln: <message>` on stderr (an internal error's message already names kiln).

@@ -127,3 +127,27 @@ TEST(Kernel, NestedTemporalComposition) {
         EXPECT_EQ(y[i], sum);
     }
 }
+
+TEST(Kernel, TracedLambdasRoundInNarrowModeLikeEagerTiles) {
+    // map/zip/reduce_rows inside a kernel compute exactly what the eager forms compute.
+    auto f = [](Scalar<f32> x) { return exp(x) * 0.1 + 1.0; };
+    auto g = [](Scalar<f32> a, Scalar<f32> b) { return a * b - 0.3; };
+    auto k = kernel("lambdas", [=](View<const f32, 2> x, View<f32, 2> y, View<f32, 2> z, View<f32, 2> w) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto o = coord(nest.index(), 0);
+            auto v = x[o, shape(r, c)];
+            y(o, shape(r, c)).store(map(v, f));
+            z(o, shape(r, c)).store(zip(v, v, g));
+            w(o, shape(r, 1)).store(reduce_rows(v, 0.0, [](Scalar<f32> a, Scalar<f32> b) { return a + b * b; }));
+        }
+    });
+    const int R = 3, C = 5;
+    Tensor<f32> x({R, C}, random_floats(R * C, 9, -3, 3)), y({R, C}), z({R, C}), w({R, C});
+    k.launch(interp(), std::as_const(x).view(), y.view(), z.view(), w.view());
+    auto t = from_vec(x.values(), R, C);
+    EXPECT_EQ(y.values(), map(t, f).to_vector());
+    EXPECT_EQ(z.values(), zip(t, t, g).to_vector());
+    auto rr = reduce_rows(t, 0.0, [](Scalar<f32> a, Scalar<f32> b) { return a + b * b; }).to_vector();
+    for (int i = 0; i < R; ++i) EXPECT_EQ(w[i * C], rr[static_cast<std::size_t>(i)]);
+}

@@ -9,6 +9,9 @@
 #include <limits>
 
 #include <kiln/eager.h>
+#include <kiln/std/activations.h>
+#include <kiln/std/losses.h>
+#include <kiln/std/norms.h>
 
 namespace kiln {
 

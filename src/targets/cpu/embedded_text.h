@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 // cpu_abi.h, kround.h, kmath.h and cpu_prelude.h, in that order: the head of
 // every generated source.
@@ -13,4 +13,4 @@ std::string_view embedded_prelude();
 // sources: part of every cache key.
 std::string_view kiln_build_id();
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

@@ -7,7 +7,7 @@
 #include "targets/cpu/embedded_text.h"
 #include "targets/cpu/emitter.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 std::string ctype(Kind k) {
     switch (k) {
@@ -107,15 +107,21 @@ void Emitter::copy_into(const Storage& dst, const Node* src) {
 // ---- numbering: the printer's order (a result's id before its operands', a
 // loop's before its region arguments'), so comments match `kiln ir` output.
 
-void Emitter::number(const ir::Region& r) {
+static void number_region(const ir::Region& r, std::unordered_map<const Node*, int>& ids) {
     for (const Node* n : r.nodes) {
         bool has_id = n->op != OpCode::store && n->op != OpCode::yield && n->op != OpCode::stage;
-        if (has_id && !ids_.count(n)) ids_.emplace(n, static_cast<int>(ids_.size()));
+        if (has_id && !ids.count(n)) ids.emplace(n, static_cast<int>(ids.size()));
         if (n->body) {
-            for (const Node* a : n->body->args) ids_.emplace(a, static_cast<int>(ids_.size()));
-            number(*n->body);
+            for (const Node* a : n->body->args) ids.emplace(a, static_cast<int>(ids.size()));
+            number_region(*n->body, ids);
         }
     }
+}
+
+std::unordered_map<const Node*, int> number_nodes(const ir::Program& p) {
+    std::unordered_map<const Node*, int> ids;
+    number_region(p.body, ids);
+    return ids;
 }
 
 // ---- regions
@@ -290,7 +296,7 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
 }
 
 Emitted Emitter::emit() {
-    number(p_.body);
+    ids_ = number_nodes(p_);
     std::vector<Node*> prologue, epilogue;
     bool after = false;
     for (Node* n : p_.body.nodes) {
@@ -315,4 +321,4 @@ Emitted Emitter::emit() {
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options) { return Emitter(p, options).emit(); }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

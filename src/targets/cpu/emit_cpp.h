@@ -6,11 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 // What a launch specialises the source on (all of it is visible in the source,
 // and so in the cache key).
@@ -29,4 +30,7 @@ struct Emitted {
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);
 
-}  // namespace kiln::cpu
+// The printer's value numbering (%N), which generated code comments and the plan use.
+std::unordered_map<const ir::Node*, int> number_nodes(const ir::Program& p);
+
+}  // namespace kiln::native

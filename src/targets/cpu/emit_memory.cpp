@@ -12,7 +12,7 @@
 #include "interp/eval.h"
 #include "targets/cpu/emitter.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 std::string literal(Kind k, double f, std::int64_t i) {
     char buf[64];
@@ -209,4 +209,4 @@ void Emitter::emit_store(const Node& n) {
     close();
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

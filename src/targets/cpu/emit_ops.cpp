@@ -10,7 +10,7 @@
 #include "interp/eval.h"
 #include "targets/cpu/emitter.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 namespace {
 
@@ -452,4 +452,4 @@ void Emitter::emit_reindex(const Node& n) {
     close();
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

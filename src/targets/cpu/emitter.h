@@ -13,7 +13,7 @@
 
 #include "targets/cpu/emit_cpp.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 using detail::OpCode;
 using ir::Node;
@@ -69,7 +69,6 @@ public:
     void emit_op(const Node& n);
 
 private:
-    void number(const ir::Region& r);
     void emit_nodes(const std::vector<Node*>& nodes);
     void emit_node(const Node& n);
     void emit_loop(const Node& loop);
@@ -106,4 +105,4 @@ private:
     std::string pid_ = "-1";
 };
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

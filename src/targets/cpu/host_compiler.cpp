@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 namespace {
 
@@ -147,4 +147,4 @@ bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& s
     return rc == 0;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

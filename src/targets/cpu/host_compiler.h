@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 struct HostCompiler {
     std::vector<std::string> command;  // the compiler and any leading words of $CXX ("ccache g++")
@@ -25,4 +25,4 @@ const HostCompiler* host_compiler(std::string* why_not);
 // and leaves the compiler's output in *log.
 bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

@@ -16,7 +16,7 @@
 
 #include "cache/disk_cache.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 namespace {
 
@@ -97,4 +97,4 @@ ModuleStats module_stats() {
     return g_stats;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

@@ -9,7 +9,7 @@
 #include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/host_compiler.h"
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 struct Module {
     kiln_cpu::GridFn grid = nullptr;
@@ -30,4 +30,4 @@ struct ModuleStats {
 };
 ModuleStats module_stats();
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

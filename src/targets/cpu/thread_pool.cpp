@@ -18,7 +18,7 @@
 
 #include <kiln/error.h>
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 int launch_threads() {
     if (const char* env = std::getenv("KILN_NUM_THREADS"); env && *env) {
@@ -136,4 +136,4 @@ void run_tasks(std::int64_t tasks, int threads, std::size_t stack_bytes, bool ca
     g_pool->run(tasks, helpers, caller_helps, task);
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

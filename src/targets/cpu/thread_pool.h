@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace kiln::cpu {
+namespace kiln::native {
 
 // Threads a launch uses: $KILN_NUM_THREADS, else the hardware's concurrency.
 int launch_threads();
@@ -18,4 +18,4 @@ int launch_threads();
 // must not throw.
 void run_tasks(std::int64_t tasks, int threads, std::size_t stack_bytes, bool caller_helps, const std::function<void(std::int64_t)>& task);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::native

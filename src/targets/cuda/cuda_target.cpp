@@ -15,10 +15,10 @@ namespace kiln::detail {
 
 namespace {
 
-cuda::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions& opts) {
-    cuda::EmitOptions o;
+cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions& opts) {
+    cu::EmitOptions o;
     o.precision = opts.precision;
-    o.index64 = cuda::needs_64bit_offsets(args);
+    o.index64 = cu::needs_64bit_offsets(args);
     return o;
 }
 
@@ -29,8 +29,8 @@ public:
 
     std::string unavailable_reason() const override {
         std::string why;
-        if (!cuda::device(&why)) return why;
-        if (cuda::nvrtc_version(&why).empty()) return why;
+        if (!cu::device(&why)) return why;
+        if (cu::nvrtc_version(&why).empty()) return why;
         return {};
     }
 
@@ -39,37 +39,37 @@ public:
             if (args[i].is_view && args[i].device != Device::cuda)
                 fail(loc, "launch", "kernel '" + p.name + "' argument " + std::to_string(i) +
                                         " is in host memory; the cuda target runs on device memory (copy it with .to(cuda()))");
-        const cuda::Device& d = cuda::require_device("kernel '" + p.name + "'");
-        auto k = cuda::compiled_kernel(p, emit_options(args, opts), &d);
-        std::int64_t instances = cuda::grid_instances(p, args);
+        const cu::Device& d = cu::require_device("kernel '" + p.name + "'");
+        auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
+        std::int64_t instances = cu::grid_instances(p, args);
         if (instances == 0) return;
         // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
         auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
-        auto params = cuda::pack_params(p, args);
-        cuda::make_current(d);
-        cuda::check(d,
+        auto params = cu::pack_params(p, args);
+        cu::make_current(d);
+        cu::check(d,
                     d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,
                                          static_cast<unsigned>(k->kernel.shared_bytes), nullptr, params.pointers.data(), nullptr),
                     "launching kernel '" + p.name + "'");
         // Synchronous: a fault is reported at the launch that caused it.
-        cuda::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
+        cu::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
         auto o = emit_options(args, opts);
-        if (!assembly) return cuda::emit_kernel(p, o).source;
-        return cuda::compiled_kernel(p, o, cuda::device())->ptx;
+        if (!assembly) return cu::emit_kernel(p, o).source;
+        return cu::compiled_kernel(p, o, cu::device())->ptx;
     }
 
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
-        const cuda::Device* d = cuda::device();
+        const cu::Device* d = cu::device();
         auto o = emit_options(args, opts);
-        auto k = cuda::compiled_kernel(p, o, d);
+        auto k = cu::compiled_kernel(p, o, d);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
           << "-bit offsets\n";
-        s << "  grid: " << cuda::grid_instances(p, args) << " CTAs (one per program instance";
+        s << "  grid: " << cu::grid_instances(p, args) << " CTAs (one per program instance";
         if (p.grid) {
             s << " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)

@@ -6,8 +6,8 @@
 namespace kiln::detail {
 
 struct DeviceBuffer {
-    const cuda::Device* device = nullptr;
-    cuda::CUdeviceptr ptr = 0;
+    const cu::Device* device = nullptr;
+    cu::CUdeviceptr ptr = 0;
     std::size_t bytes = 0;
 
     DeviceBuffer() = default;
@@ -20,30 +20,30 @@ struct DeviceBuffer {
 };
 
 std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes) {
-    const auto& d = cuda::require_device("device memory");
-    cuda::make_current(d);
+    const auto& d = cu::require_device("device memory");
+    cu::make_current(d);
     auto b = std::make_shared<DeviceBuffer>();
     b->device = &d;
     b->bytes = bytes;
     // A zero-byte tensor still gets a distinct (one-byte) allocation, so its pointer
     // is valid and unique like a host vector's would be.
-    cuda::check(d, d.api.cuMemAlloc(&b->ptr, bytes ? bytes : 1), "cuMemAlloc of " + std::to_string(bytes) + " bytes");
+    cu::check(d, d.api.cuMemAlloc(&b->ptr, bytes ? bytes : 1), "cuMemAlloc of " + std::to_string(bytes) + " bytes");
     return b;
 }
 
 void device_upload(DeviceBuffer& b, const void* src, std::size_t bytes) {
     if (bytes > b.bytes) internal_fail("device_upload past the end of the buffer");
     if (!bytes) return;
-    cuda::make_current(*b.device);
-    cuda::check(*b.device, b.device->api.cuMemcpyHtoD(b.ptr, src, bytes), "copy to device");
+    cu::make_current(*b.device);
+    cu::check(*b.device, b.device->api.cuMemcpyHtoD(b.ptr, src, bytes), "copy to device");
 }
 
 void device_download(const DeviceBuffer& b, void* dst, std::size_t bytes) {
     if (bytes > b.bytes) internal_fail("device_download past the end of the buffer");
     if (!bytes) return;
-    cuda::make_current(*b.device);
+    cu::make_current(*b.device);
     // Synchronous on the default stream: kernels launched before have finished.
-    cuda::check(*b.device, b.device->api.cuMemcpyDtoH(dst, b.ptr, bytes), "copy from device");
+    cu::check(*b.device, b.device->api.cuMemcpyDtoH(dst, b.ptr, bytes), "copy from device");
 }
 
 void* device_pointer(const DeviceBuffer& b) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.ptr)); }

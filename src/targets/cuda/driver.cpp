@@ -6,7 +6,7 @@
 
 #include <kiln/error.h>
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -159,4 +159,4 @@ void check(const Device& d, CUresult r, std::string_view what) {
     if (r != CUDA_SUCCESS) throw Error("cuda: " + std::string(what) + ": " + error_text(d.api, r));
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 using CUresult = int;
 using CUdevice = int;
@@ -87,4 +87,4 @@ void make_current(const Device& d);
 // Throws kiln::Error("cuda: <what>: <error name>: <error text>") unless r is success.
 void check(const Device& d, CUresult r, std::string_view what);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

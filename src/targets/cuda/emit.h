@@ -18,7 +18,7 @@
 
 #include "ir/ir.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 struct EmitOptions {
     Precision precision = Precision::standard;
@@ -46,4 +46,4 @@ EmittedKernel emit_kernel(const ir::Program& p, const EmitOptions& o);
 // long long for i64). The launcher packs arguments this way.
 std::string kernel_signature(const ir::Program& p);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -3,7 +3,7 @@
 // or are uniform scalars.
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 void emit_elementwise(Emitter& E, const Node& n) {
     Kind k = n.type.kind;
@@ -37,4 +37,4 @@ void emit_elementwise(Emitter& E, const Node& n) {
     }
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

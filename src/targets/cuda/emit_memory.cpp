@@ -5,7 +5,7 @@
 // span needs 64 (chosen per launch, part of the cache key).
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -76,4 +76,4 @@ void emit_memory(Emitter& E, const Node& n) {
     });
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -15,7 +15,7 @@
 // tf32) and writes them back, and the result is redistributed from there.
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -198,4 +198,4 @@ void emit_mma(Emitter& E, const Node& n) {
     else ordered(E, n, m);
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

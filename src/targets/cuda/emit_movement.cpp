@@ -4,7 +4,7 @@
 // its source: out[e] = x[src(e)].
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -107,4 +107,4 @@ void emit_movement(Emitter& E, const Node& n) {
     E.note(n, lowering);
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

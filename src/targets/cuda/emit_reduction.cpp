@@ -9,7 +9,7 @@
 // roundings happen in the contract's order in every mode).
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -187,4 +187,4 @@ void emit_reduction(Emitter& E, const Node& n) {
     }
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -5,7 +5,7 @@
 // in a shared-memory result; topk keeps ranks below k of the descending order.
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 void emit_sort(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
@@ -49,4 +49,4 @@ void emit_sort(Emitter& E, const Node& n) {
     E.note(n, std::string(topk ? "topk" : "stable sort") + " by parallel ranking in shared memory");
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -11,7 +11,7 @@
 #include "check/shape_rules.h"
 #include "targets/cuda/prelude.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 // ---- text helpers
 
@@ -143,7 +143,7 @@ void Emitter::each_element(const Node* n, const std::function<void(const std::st
     if (is_scalar(n)) {
         line(t + " " + v + ";");
         open("");
-        line("const int e = 0;");
+        line("[[maybe_unused]] const int e = 0;");
         body("e", v);
         close();
         return;
@@ -152,13 +152,13 @@ void Emitter::each_element(const Node* n, const std::function<void(const std::st
     line(t + " " + v + "[" + num(j) + "];");
     line("#pragma unroll");
     open("for (int j = 0; j < " + num(j) + "; ++j)");
-    line("const int e = tid + j * " + num(threads_) + ";");
+    line("[[maybe_unused]] const int e = tid + j * " + num(threads_) + ";");
     if (guard && count % threads_ != 0) {
         open("if (e < " + num(count) + ")");
         body("e", v + "[j]");
         close("} else {");
         ++indent_;
-        line(v + "[j] = " + t + "();");
+        line(v + "[j] = " + literal(n->type.kind, 0, 0) + ";");
         close();
     } else {
         body("e", v + "[j]");
@@ -431,4 +431,4 @@ EmittedKernel Emitter::emit() {
 
 EmittedKernel emit_kernel(const ir::Program& p, const EmitOptions& o) { return Emitter(p, o).emit(); }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -10,7 +10,7 @@
 
 #include "targets/cuda/emit.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 using detail::Dim;
 using detail::OpCode;
@@ -116,4 +116,4 @@ std::string cast_expr(Kind from, Kind to, const std::string& x);
 std::string round_float(Kind k, const std::string& x);
 std::string round_double(Kind k, const std::string& x);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

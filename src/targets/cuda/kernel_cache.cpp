@@ -10,7 +10,7 @@
 #include "cache/disk_cache.h"
 #include "targets/cuda/nvrtc.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -138,6 +138,9 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             "--prec-sqrt=true",
             "--ftz=false",
             "--generate-line-info",
+            // Values computed but never used (the unused half of sort's pair) are
+            // normal in generated code.
+            "--diag-suppress=550",
             "--ptxas-options=-v"};
 }
 
@@ -160,4 +163,4 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     return k;
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

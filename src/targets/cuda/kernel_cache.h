@@ -9,7 +9,7 @@
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 // ptxas's report for the kernel (--ptxas-options=-v).
 struct Resources {
@@ -37,4 +37,4 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
 // NVRTC's options for a compile (part of the cache key).
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

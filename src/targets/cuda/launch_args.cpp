@@ -7,7 +7,7 @@
 #include "interp/eval.h"
 #include "interp/semantics.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 using detail::Arg;
 using detail::OpCode;
@@ -115,4 +115,4 @@ PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
     return out;
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

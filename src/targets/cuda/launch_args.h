@@ -9,7 +9,7 @@
 
 #include "ir/ir.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 // True when some view's reachable span (its largest element offset + 1) does not
 // fit in 32 bits; then the kernel computes offsets in 64 bits.
@@ -28,4 +28,4 @@ struct PackedParams {
 };
 PackedParams pack_params(const ir::Program& p, const std::vector<detail::Arg>& args);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -6,7 +6,7 @@
 
 #include <kiln/error.h>
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -130,4 +130,4 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
     return out;
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 struct NvrtcOutput {
     std::string ptx;
@@ -21,4 +21,4 @@ std::string nvrtc_version(std::string* why = nullptr);
 // generated the source), reported with the log; a missing NVRTC is a kiln::Error.
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

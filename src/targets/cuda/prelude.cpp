@@ -20,7 +20,7 @@ KILN_EMBED(kiln_cuda_kmath_text, "kmath.h");
 extern "C" const char kiln_cuda_kround_text[];
 extern "C" const char kiln_cuda_kmath_text[];
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 
@@ -111,4 +111,4 @@ std::string prelude(bool with_math) {
     return s;
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

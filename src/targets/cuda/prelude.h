@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 // kround.h (rounding, integer rules) and the device helpers; with_math adds
 // kmath.h (kiln's deterministic f64 math), needed only by exact-mode math calls
 // and by f64 math, and costly to compile.
 std::string prelude(bool with_math);
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -10,7 +10,7 @@
 // CUDA's (<= 2 ulp), in float for the narrow kinds.
 #include "targets/cuda/emitter.h"
 
-namespace kiln::cuda {
+namespace kiln::cu {
 
 namespace {
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
@@ -159,4 +159,4 @@ std::string cast_expr(Kind from, Kind to, const std::string& x) {
     return call("kc::w8", "(long long)" + x);
 }
 
-}  // namespace kiln::cuda
+}  // namespace kiln::cu

@@ -1,0 +1,48 @@
+// What a cpu launch compiles to: the specialisation its arguments select (index
+// width, unit inner strides), the generated source and its cache key, and the
+// plan text `kiln plan` shows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <kiln/target.h>
+
+#include "targets/cpu/emit_cpp.h"
+#include "targets/cpu/host_compiler.h"
+
+namespace kiln::native {
+
+struct LaunchSpec {
+    EmitOptions emit;
+    Precision precision = Precision::standard;
+    bool operator==(const LaunchSpec& o) const {
+        return emit.index64 == o.emit.index64 && emit.unit_inner == o.emit.unit_inner && precision == o.precision;
+    }
+};
+
+// The largest element offset a view can reach: sum of (extent - 1) * stride.
+std::int64_t view_span(const detail::Arg& a);
+LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts);
+
+// SHA-256 over everything that determines the shared object.
+std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler);
+
+// With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp.
+void dump_source(const std::string& kernel, const std::string& key, const std::string& source);
+
+// The grid's extents for these arguments, evaluated on the host (empty: no grid).
+std::vector<std::int64_t> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args);
+
+// Chunking of a grid over threads: `chunks` calls of `per_chunk` instances.
+struct Chunking {
+    std::int64_t chunks = 1;
+    std::int64_t per_chunk = 1;
+};
+Chunking chunking(std::int64_t instances, int threads);
+
+std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args, const LaunchSpec& spec, const Emitted& e,
+                      const std::string& key, const HostCompiler* compiler, const std::string& why_no_compiler);
+
+}  // namespace kiln::native

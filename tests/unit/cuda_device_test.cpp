@@ -1,0 +1,150 @@
+// The cuda target on a device: kernels run and agree with the interpreter (bit for
+// bit in exact mode). Without a device every test here skips, saying why; the
+// availability messages themselves are checked in that case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "cuda_test_util.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+#define REQUIRE_DEVICE() \
+    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
+
+namespace {
+
+template <class T> std::vector<T> random_values(std::size_t n, unsigned seed, double lo = -1, double hi = 1) {
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<double> d(lo, hi);
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(d(g));
+    return v;
+}
+
+// Bit equality, NaN equal to NaN (payloads are not part of the contract).
+template <class T> void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+            if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+        EXPECT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0) << "element " << i << ": " << double(got[i]) << " vs " << double(want[i]);
+    }
+}
+
+Kernel softmax_kernel() {
+    return kernel("softmax", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto rows = axis("rows", x.extent(0));
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(rows))) {
+            auto v = x[coord(nest.index(), 0), shape(r, c)];
+            auto e = exp(v - reduce(v, c, maximum));
+            y(coord(nest.index(), 0), shape(r, c)).store(e / reduce(e, c, add));
+        }
+    });
+}
+
+}  // namespace
+
+TEST(CudaDevice, UnavailableSaysPreciselyWhatIsMissing) {
+    if (cuda().available()) GTEST_SKIP() << "a CUDA device is present";
+    std::string why = cuda().unavailable_reason();
+    EXPECT_TRUE(why == "no CUDA driver (libcuda.so.1 not found)" || why == "no CUDA device" || contains(why, "NVRTC") ||
+                contains(why, "compute capability"))
+        << why;
+    Tensor<f32> x({4});
+    try {
+        auto d = x.to(cuda());
+        FAIL() << "device memory without a device";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), why)) << e.what();
+    }
+    Tensor<f32> y({4, 4});
+    try {
+        softmax_kernel().launch(cuda(), std::as_const(y).view(), y.view());
+        FAIL() << "a launch without a device";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), "target 'cuda' is not available: " + why)) << e.what();
+    }
+}
+
+TEST(CudaDevice, TensorsRoundTripThroughDeviceMemory) {
+    REQUIRE_DEVICE();
+    Tensor<f32> x({3, 5}, random_values<float>(15, 1));
+    auto d = x.to(cuda());
+    EXPECT_EQ(d.device(), Device::cuda);
+    auto back = d.to(cuda()).to(host());
+    EXPECT_EQ(back.values(), x.values());
+}
+
+TEST(CudaDevice, SoftmaxMatchesTheInterpreterBitForBitInExactMode) {
+    REQUIRE_DEVICE();
+    for (auto [rows, cols] : {std::pair{3, 7}, std::pair{37, 300}}) {
+        Tensor<f32> x({rows, cols}, random_values<float>(static_cast<std::size_t>(rows * cols), 2, -8, 8)), want({rows, cols});
+        softmax_kernel().launch(interp(), std::as_const(x).view(), want.view());
+        auto xd = x.to(cuda());
+        auto yd = Tensor<f32>({rows, cols}).to(cuda());
+        run_kernel(softmax_kernel(), cuda(), args_of(std::as_const(xd), yd), {.precision = Precision::exact}, Loc::here());
+        expect_same_bits(yd.to(host()).values(), want.values());
+        run_kernel(softmax_kernel(), cuda(), args_of(std::as_const(xd), yd), {.precision = Precision::standard}, Loc::here());
+        auto got = yd.to(host()).values();
+        for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want.values()[i], 1e-6 + 1e-5 * want.values()[i]);
+    }
+}
+
+TEST(CudaDevice, RaggedTailsReadTheFallbackAndDropStores) {
+    REQUIRE_DEVICE();
+    auto k = kernel("tail", [](View<const f32, 1> x, View<f32, 1> y) {
+        auto b = axis("b", 4);
+        for (auto& n : parallel(shape(axis("blocks", ceil_div(x.extent(0), 4))))) {
+            auto v = x(coord(n.index() * 4), shape(b)).load(-1.0f);
+            y(coord(n.index() * 4), shape(b)).store(v * 2.0f + reduce(v, b, add));
+        }
+    });
+    Tensor<f32> x({6}, {1, 2, 3, 4, 5, 6});
+    Tensor<f32> y({8}, {0, 0, 0, 0, 0, 0, 42, 43});
+    auto xd = x.to(cuda()), yd = y.to(cuda());
+    auto yv = HostView<f32>{yd.data(), {6}, {1}};  // the kernel sees 6 of the 8 elements
+    detail::Arg ya = detail::to_arg(yv);
+    ya.device = Device::cuda;
+    run_kernel(k, cuda(), {detail::to_arg(std::as_const(xd)), ya}, {}, Loc::here());
+    EXPECT_EQ(yd.to(host()).values(), (std::vector<float>{12, 14, 16, 18, 19, 21, 42, 43}));
+}
+
+TEST(CudaDevice, F16GemmOnTensorCoresIsCloseAndExactModeIsExact) {
+    REQUIRE_DEVICE();
+    auto k = kernel("gemm", [](View<const f16, 2> A, View<const f16, 2> B, View<f32, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 32)), gn = axis("block_n", ceil_div(B.extent(1), 32));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 16));
+        auto m = axis("m", 32), n = axis("n", 32), kk = axis("k", 16);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 32, n0 = nest.index(gn) * 32;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt))) {
+                auto k0 = step.index() * 16;
+                acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
+    const int M = 70, N = 45, K = 83;
+    Tensor<f16> a({M, K}, random_values<f16>(M * K, 3)), b({K, N}, random_values<f16>(K * N, 4));
+    Tensor<f32> want({M, N});
+    k.launch(interp(), std::as_const(a).view(), std::as_const(b).view(), want.view());
+    auto ad = a.to(cuda()), bd = b.to(cuda());
+    auto cd = Tensor<f32>({M, N}).to(cuda());
+    auto args = args_of(std::as_const(ad), std::as_const(bd), cd);
+    run_kernel(k, cuda(), args, {.precision = Precision::exact}, Loc::here());
+    expect_same_bits(cd.to(host()).values(), want.values());
+    run_kernel(k, cuda(), args, {.precision = Precision::standard}, Loc::here());
+    auto got = cd.to(host()).values();
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        num += (got[i] - want.values()[i]) * (got[i] - want.values()[i]);
+        den += want.values()[i] * want.values()[i];
+    }
+    EXPECT_LT(std::sqrt(num / den), 1e-5);
+}
