@@ -40,7 +40,7 @@ Kernel make_attention_kernel(std::int64_t block, bool causal) {
                 step.stage("score");
                 auto score = mma(query, key, zeros<f32>(shape(m, s))) * scale;
                 auto in_range = iota(s) + k0 < k.extent<0>();  // the key tail of the last block
-                Tile<bool> valid = causal ? (in_range && (iota(s) + k0 < iota(m) + q0)) : in_range;
+                Tile<bool> valid = causal ? (in_range && (iota(s) + k0 <= iota(m) + q0)) : in_range;
                 auto masked = ite(valid, score, minus_infinity);
                 auto next_max = max(row_max, reduce(masked, s, maximum));
                 auto alpha = exp(row_max - next_max);

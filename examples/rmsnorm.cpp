@@ -18,6 +18,8 @@ Kernel make_kernel() {
         auto col_tiles = axis("col_tiles", ceil_div(x.extent<1>(), kBlockCols));
         auto r = axis("r", 1);
         auto c = axis("c", kBlockCols);
+        // The row length as a host float, as in seed 004's norms: the kernel is
+        // specialised on it (traced once per distinct length).
         auto columns = static_cast<float>(x.extent<1>());
         for (auto& nest : parallel(shape(rows))) {
             auto row = nest.index(rows);
@@ -67,9 +69,11 @@ Entry make_rmsnorm() {
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -2, 2)), output(Kind::F32, {rows, cols})};
             c.reference = [rows, cols](const Case& in) { return reference(in, rows, cols); };
-            // The f32 sum of squares has only positive terms, so its relative error
-            // stays near cols/256 * 2^-24; the divide and sqrt add a few roundings.
-            c.tolerance.rel_l2 = 2e-6;
+            // The rounding errors of the f32 sum of squares (cols/256 terms per lane,
+            // then 256 lanes) random-walk, so they grow like the square root of those
+            // counts (2^-24 each); the square root halves them and the divisions add a
+            // few roundings. The factor 4 leaves room above the typical error.
+            c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);
             cases.push_back(std::move(c));
         }
         return cases;

@@ -88,17 +88,12 @@ int run(const BenchOptions& o) {
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const catalog::Entry& e = *entries[i];
         progress.show(i, e.name);
-        std::vector<catalog::Case> cases;
-        try {
-            cases = e.cases(size, seed);
-        } catch (const Error& err) {
-            progress.clear();
-            std::cout << column(e.name, width) << "cases could not be built" << std::endl;
-            print_error(err);
+        auto cases = cases_or_report(e, size, seed, width, progress);
+        if (!cases) {
             tally.add(false);
             continue;
         }
-        for (auto& c : cases) {
+        for (auto& c : *cases) {
             progress.show(i, e.name + " " + c.shape);
             tally.add(bench_one(e, c, t, o, width, progress));
         }

@@ -56,23 +56,18 @@ int run(const CompareOptions& o) {
         progress.show(i, e.name);
         // Each target gets its own cases from the same seed: identical inputs, and
         // outputs in their initial state (a kernel may read what it writes).
-        std::vector<catalog::Case> cases_a, cases_b;
-        try {
-            cases_a = e.cases(size, seed);
-            cases_b = e.cases(size, seed);
-        } catch (const Error& err) {
-            progress.clear();
-            std::cout << column(e.name, width) << "cases could not be built" << std::endl;
-            print_error(err);
+        auto cases_a = cases_or_report(e, size, seed, width, progress);
+        auto cases_b = cases_a ? cases_or_report(e, size, seed, width, progress) : std::nullopt;
+        if (!cases_b) {
             tally.add(false);
             continue;
         }
-        for (std::size_t k = 0; k < cases_a.size(); ++k) {
-            progress.show(i, e.name + " " + cases_a[k].shape);
-            const std::string head = column(e.name, width) + column(cases_a[k].shape, kShapeWidth);
+        for (std::size_t k = 0; k < cases_a->size(); ++k) {
+            progress.show(i, e.name + " " + (*cases_a)[k].shape);
+            const std::string head = column(e.name, width) + column((*cases_a)[k].shape, kShapeWidth);
             try {
-                auto out_a = catalog::run_outputs(cases_a[k], a, options);
-                auto out_b = catalog::run_outputs(cases_b[k], b, options);
+                auto out_a = catalog::run_outputs((*cases_a)[k], a, options);
+                auto out_b = catalog::run_outputs((*cases_b)[k], b, options);
                 auto diff = first_difference(out_a, out_b, a.name(), b.name());
                 progress.clear();
                 std::cout << head << (diff ? "differs: " + *diff : "identical") << std::endl;

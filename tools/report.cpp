@@ -61,6 +61,18 @@ void print_error(const std::exception& e) {
     else std::cerr << "kiln: " << e.what() << std::endl;
 }
 
+std::optional<std::vector<catalog::Case>> cases_or_report(const catalog::Entry& e, catalog::Size size, std::uint64_t seed,
+                                                          std::size_t width, Progress& progress) {
+    try {
+        return e.cases(size, seed);
+    } catch (const Error& err) {
+        progress.clear();
+        std::cout << column(e.name, width) << "cases could not be built" << std::endl;
+        print_error(err);
+        return std::nullopt;
+    }
+}
+
 int Tally::print() const {
     std::cout << passed << " passed, " << failed << " failed" << std::endl;
     return failed == 0 ? kExitOk : kExitFailed;

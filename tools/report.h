@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog.h"
+#include "progress.h"
 
 namespace kiln::cli {
 
@@ -24,6 +26,11 @@ std::size_t name_width(const std::vector<const catalog::Entry*>& entries);
 const char* size_name(catalog::Size size);
 // `kiln: <message>` on stderr (an internal error's message already names kiln).
 void print_error(const std::exception& e);
+
+// An entry's cases at a size; when building them raises an error, prints the entry's
+// line and the error and returns nothing (the caller counts the entry as failed).
+std::optional<std::vector<catalog::Case>> cases_or_report(const catalog::Entry& e, catalog::Size size, std::uint64_t seed,
+                                                          std::size_t width, Progress& progress);
 
 // Tallies cases and prints the summary `N passed, M failed` alone on its line.
 struct Tally {

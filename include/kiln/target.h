@@ -30,7 +30,7 @@ struct Arg {
 };
 template <class T> Arg to_arg(const HostView<T>& v) {
     using E = std::remove_const_t<T>;
-    return Arg{true, kind_of<E>, const_cast<E*>(v.data), std::is_const_v<T>, Device::host, v.extents, v.strides, 0, 0};
+    return Arg{true, kind_of<E>, const_cast<E*>(v.data), std::is_const_v<T>, v.device, v.extents, v.strides, 0, 0};
 }
 template <class T> Arg to_arg(Tensor<T>& t) {
     Arg a{true, kind_of<T>, t.data(), false, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0};

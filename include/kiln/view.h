@@ -95,11 +95,16 @@ template <class T, int R> using TensorView = View<T, R>;  // seed 004's name
 
 // ---- host side
 
-// A view over memory the caller owns: extents and strides in elements.
+// Where a tensor lives.
+enum class Device : std::uint8_t { host, cuda };
+
+// A view over memory the caller owns: extents and strides in elements. A view of a
+// device tensor points into device memory and says so.
 template <class T> struct HostView {
     T* data = nullptr;
     std::vector<std::int64_t> extents;
     std::vector<std::int64_t> strides;
+    Device device = Device::host;
 };
 namespace detail {
 // Negative or overflowing extents/strides are errors, checked once here.
@@ -111,11 +116,9 @@ HostView<T> view(T* data, std::vector<std::int64_t> extents, std::vector<std::in
     static_assert(Element<std::remove_const_t<T>>, "kiln: unsupported element type for a view");
     if (strides.empty()) strides = detail::row_major_strides(extents);
     detail::check_host_view(extents, strides, loc);
-    return HostView<T>{data, std::move(extents), std::move(strides)};
+    return HostView<T>{data, std::move(extents), std::move(strides), Device::host};
 }
 
-// Where a tensor lives.
-enum class Device : std::uint8_t { host, cuda };
 struct Placement { Device device = Device::host; };
 inline Placement host() { return {Device::host}; }
 
@@ -157,8 +160,8 @@ public:
     const T& operator[](std::int64_t i) const { return host_.at(static_cast<std::size_t>(i)); }
     std::vector<T>& values() { return host_; }
     const std::vector<T>& values() const { return host_; }
-    HostView<T> view() { return HostView<T>{data(), extents_, detail::row_major_strides(extents_)}; }
-    HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_)}; }
+    HostView<T> view() { return HostView<T>{data(), extents_, detail::row_major_strides(extents_), device()}; }
+    HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_), device()}; }
 
     // A copy resident where a target runs; t.to(host()) copies back.
     Tensor to(Placement p) const {

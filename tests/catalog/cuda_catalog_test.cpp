@@ -1,10 +1,12 @@
 // Every catalog entry on the cuda target. Without a device: each case's kernel is
 // emitted and compiled by NVRTC for sm_90a in both precision modes. With one: the
 // outputs equal the interpreter's bit for bit in exact mode, and match the f64
-// reference within the entry's tolerance in standard mode.
+// reference within the entry's tolerance in standard mode. Small sizes unless
+// $KILN_CUDA_TEST_SIZE says medium or large.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "catalog.h"
@@ -52,6 +54,13 @@ bool same_bits(const catalog::Buffer& a, const catalog::Buffer& b, std::string& 
     return true;
 }
 
+// The size to run: small, or $KILN_CUDA_TEST_SIZE (medium, large) for longer device runs.
+catalog::Size test_size() {
+    const char* s = std::getenv("KILN_CUDA_TEST_SIZE");
+    std::string v = s ? s : "";
+    return v == "medium" ? catalog::Size::medium : v == "large" ? catalog::Size::large : catalog::Size::small;
+}
+
 }  // namespace
 
 class CudaCatalogEntry : public ::testing::TestWithParam<std::string> {};
@@ -61,7 +70,7 @@ TEST_P(CudaCatalogEntry, CompilesForSm90aInBothModes) {
     if (cu::nvrtc_version(&why).empty()) GTEST_SKIP() << why;
     const auto* e = catalog::find(GetParam());
     ASSERT_NE(e, nullptr);
-    for (auto& c : e->cases(catalog::Size::small, 20261130)) {
+    for (auto& c : e->cases(test_size(), 20261130)) {
         auto args = host_args(c);
         auto program = detail::specialize(*c.kernel.shared_impl(), args, Loc::here());
         for (Precision p : {Precision::exact, Precision::standard}) {
@@ -82,7 +91,7 @@ TEST_P(CudaCatalogEntry, MatchesInterpreterOnDevice) {
     if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason();
     const auto* e = catalog::find(GetParam());
     ASSERT_NE(e, nullptr);
-    for (auto& c : e->cases(catalog::Size::small, 20261130)) {
+    for (auto& c : e->cases(test_size(), 20261130)) {
         auto want = catalog::run_outputs(c, interp(), {});
         auto got = catalog::run_outputs(c, cuda(), {.precision = Precision::exact});
         ASSERT_EQ(got.size(), want.size());

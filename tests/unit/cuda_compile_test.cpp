@@ -200,3 +200,34 @@ TEST(CudaCompile, EveryElementKindLoadsComputesAndStores) {
                         std::as_const(f).view(), out.view(), iout.view());
     for (Precision p : {Precision::exact, Precision::standard}) EXPECT_TRUE(contains(cuda_text(k, args, p, What::ptx), ".entry kiln_kinds"));
 }
+
+TEST(CudaCompile, TooMuchSharedMemoryIsAnErrorNamingTheOp) {
+    REQUIRE_NVRTC();
+    auto k = kernel("wide", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 128), c = axis("c", 512);
+        for (auto& n : parallel(shape(axis("blocks", 1)))) {
+            auto v = x[coord(n.index(), 0), shape(r, c)];
+            y(coord(n.index(), 0), shape(r, c)).store(transpose(transpose(v)));  // line checked below
+        }
+    });
+    int line = __LINE__ - 3;
+    Tensor<f32> x({128, 512}), y({128, 512});
+    try {
+        cuda_text(k, args_of(std::as_const(x).view(), y.view()), Precision::standard, What::ptx);
+        FAIL() << "a 256 KB staging buffer was accepted";
+    } catch (const Error& e) {
+        std::string msg = e.what();
+        EXPECT_TRUE(contains(msg, "permute at cuda_compile_test.cpp:" + std::to_string(line))) << msg;
+        EXPECT_TRUE(contains(msg, "stages 262144 bytes through shared memory")) << msg;
+    }
+}
+
+TEST(CudaCompile, PlanListsEveryValue) {
+    REQUIRE_NVRTC();
+    Tensor<f32> x({5, 33}), y({5, 33});
+    std::string plan = cuda_text(softmax_kernel(), args_of(std::as_const(x).view(), y.view()), Precision::exact, What::plan);
+    for (const char* op : {"= load f32", "= reduce_max f32", "= sub f32", "= exp f32", "= reduce_add f32", "= div f32"})
+        EXPECT_TRUE(contains(plan, op)) << op << " missing from\n" << plan;
+    EXPECT_TRUE(contains(plan, "ordered fold (exact)")) << plan;
+    EXPECT_TRUE(contains(plan, "threads each")) << plan;
+}

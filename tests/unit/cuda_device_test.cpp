@@ -107,10 +107,8 @@ TEST(CudaDevice, RaggedTailsReadTheFallbackAndDropStores) {
     Tensor<f32> x({6}, {1, 2, 3, 4, 5, 6});
     Tensor<f32> y({8}, {0, 0, 0, 0, 0, 0, 42, 43});
     auto xd = x.to(cuda()), yd = y.to(cuda());
-    auto yv = HostView<f32>{yd.data(), {6}, {1}};  // the kernel sees 6 of the 8 elements
-    detail::Arg ya = detail::to_arg(yv);
-    ya.device = Device::cuda;
-    run_kernel(k, cuda(), {detail::to_arg(std::as_const(xd)), ya}, {}, Loc::here());
+    auto yv = HostView<f32>{yd.data(), {6}, {1}, Device::cuda};  // the kernel sees 6 of the 8 elements
+    k.launch(cuda(), std::as_const(xd).view(), yv);
     EXPECT_EQ(yd.to(host()).values(), (std::vector<float>{12, 14, 16, 18, 19, 21, 42, 43}));
 }
 

@@ -44,6 +44,12 @@ void Emitter::close() {
     line("}");
 }
 
+void Emitter::open_else() {
+    --depth_;
+    line("} else {");
+    ++depth_;
+}
+
 std::vector<std::string> Emitter::open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix) {
     std::vector<std::string> vars;
     for (std::size_t k = 0; k < extents.size(); ++k) {

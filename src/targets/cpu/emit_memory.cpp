@@ -157,8 +157,7 @@ void Emitter::emit_load(const Node& n) {
     }
     line(name + "[" + elem + "] = " + K + "::load(src[" + offset_sum(rank, "i", strides) + "]);");
     close_loops(vars);
-    close();
-    open("else");
+    open_else();
     if (n.j == static_cast<std::int64_t>(bounds::zero)) {
         std::string fill = n.flag ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
         line("kiln_cpu::load_window<" + K + ">(" + name + ", " + std::to_string(n.type.count()) + ", view.data, " + std::to_string(rank) +
@@ -195,8 +194,7 @@ void Emitter::emit_store(const Node& n) {
     }
     line("dst[" + offset_sum(rank, "i", strides) + "] = " + K + "::store(" + at(value, elem) + ");");
     close_loops(vars);
-    close();
-    open("else");
+    open_else();
     if (n.j == static_cast<std::int64_t>(bounds::zero)) {
         const Storage& s = storage(value);
         line("kiln_cpu::store_window<" + K + ">(view.data, " + (s.array ? s.name : "&" + s.name) + ", " + std::to_string(rank) +

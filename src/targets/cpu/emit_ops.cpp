@@ -172,16 +172,27 @@ void Emitter::emit_op(const Node& n) {
             break;
         // Values are immutable and row-major, so these are the operand's storage.
         case OpCode::reshape: case OpCode::mem_store: case OpCode::mem_load: alias(n, *operand(0)); break;
-        case OpCode::broadcast: case OpCode::permute: case OpCode::slice: emit_relayout(n); break;
-        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: emit_reduce(n); break;
-        case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min: emit_scan(n); break;
-        case OpCode::argmax: case OpCode::argmin: emit_arg_reduce(n); break;
-        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices: emit_sort(n); break;
-        case OpCode::mma: emit_mma(n); break;
-        case OpCode::gather: emit_gather(n); break;
-        case OpCode::reindex: emit_reindex(n); break;
+        case OpCode::broadcast: case OpCode::permute: case OpCode::slice: in_block(n, &Emitter::emit_relayout); break;
+        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: in_block(n, &Emitter::emit_reduce); break;
+        case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min: in_block(n, &Emitter::emit_scan); break;
+        case OpCode::argmax: case OpCode::argmin: in_block(n, &Emitter::emit_arg_reduce); break;
+        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices:
+            in_block(n, &Emitter::emit_sort);
+            break;
+        case OpCode::mma: in_block(n, &Emitter::emit_mma); break;
+        case OpCode::gather: in_block(n, &Emitter::emit_gather); break;
+        case OpCode::reindex: in_block(n, &Emitter::emit_reindex); break;
         default: internal_fail("cpu emitter: no lowering for op '" + std::string(detail::op_name(n.op)) + "'");
     }
+}
+
+// The result is declared in the enclosing scope; the op's temporaries live in a
+// block of their own.
+void Emitter::in_block(const Node& n, void (Emitter::*emit)(const Node&)) {
+    define(n);
+    open("");
+    (this->*emit)(n);
+    close();
 }
 
 // out[p] = x[sum of p's coordinates times per-dim source coefficients + base].
@@ -202,11 +213,9 @@ void Emitter::emit_relayout(const Node& n) {
     if (n.op == OpCode::broadcast)
         for (std::size_t d = 0; d < xd.size(); ++d)
             if (xd[d].extent != 1) coef[static_cast<std::size_t>(n.ints[d])] += xs[d];
-    const std::string out = define(n);
     auto vars = open_loops(extents_of(od), "i");
     line(at(&n, linear(vars, ref::strides_of(od))) + " = " + at(x, linear(vars, coef, base)) + ";");
     close_loops(vars);
-    (void)out;
 }
 
 // Each output folds its reduced elements left to right in row-major order,
@@ -236,17 +245,18 @@ void Emitter::emit_reduce(const Node& n) {
             s += (j ? " + " : "") + paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent)) + " * " + std::to_string(xs[red[j]]);
         return paren(s);
     };
-    define(n);
     auto kept_extents = pick(extents_of(xd), kept);
     auto os = ref::strides_of(pick(xd, kept));
     const std::string T = ctype(k);
     if (kept.empty() || kept.back() != xd.size() - 1) {
+        open("");  // scopes `acc`: a full reduction opens no loop, and a kernel may hold several
         auto vars = open_loops(kept_extents, "k");
         std::string base = linear(vars, pick(xs, kept));
         line(T + " acc = " + at(x, base) + ";");
         line("for (int r = 1; r < " + std::to_string(count) + "; ++r) acc = " + combine(n.op, k, "acc", at(x, base + " + " + red_offset("r"))) + ";");
         line(at(&n, linear(vars, os)) + " = acc;");
         close_loops(vars);
+        close();
         return;
     }
     auto vars = open_loops(kept_extents, "k");
@@ -272,7 +282,6 @@ void Emitter::emit_scan(const Node& n) {
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
     const std::string L = std::to_string(xd[axis].extent), step = std::to_string(xs[axis]);
-    define(n);
     if (axis == xd.size() - 1) {
         auto vars = open_loops(pick(extents_of(xd), others), "k");
         std::string base = linear(vars, pick(xs, others));
@@ -306,7 +315,6 @@ void Emitter::emit_arg_reduce(const Node& n) {
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
-    define(n);
     auto vars = open_loops(pick(extents_of(xd), others), "k");
     std::string base = linear(vars, pick(xs, others)), step = std::to_string(xs[axis]);
     line("long long best = 0;");
@@ -333,8 +341,6 @@ void Emitter::emit_sort(const Node& n) {
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
-    define(n);
-    open("");
     const std::string Ls = std::to_string(L);
     line(ctype(x->type.kind) + " line[" + Ls + "];");
     line("long long order[" + Ls + "], scratch[" + Ls + "];");
@@ -346,7 +352,6 @@ void Emitter::emit_sort(const Node& n) {
     line("for (int j = 0; j < " + std::to_string(count) + "; ++j) " + at(&n, obase + " + j * " + std::to_string(os[axis])) + " = " +
          (want_index ? "order[j]" : "line[order[j]]") + ";");
     close_loops(vars);
-    close();
 }
 
 // out[o] = acc[o]; then for each contraction point in row-major order,
@@ -360,8 +365,8 @@ void Emitter::emit_mma(const Node& n) {
     const auto n_con = static_cast<std::size_t>(m[1 + 2 * n_out]);
     const Kind k = n.type.kind, in = a->type.kind;
     auto as = ref::strides_of(a->type.dims), bs = ref::strides_of(b->type.dims), os = ref::strides_of(n.type.dims);
-    const std::string out = define(n);
     const Storage& out_s = storage(&n);
+    const std::string out = out_s.name;
     if (out_s.array) line("for (int e = 0; e < " + std::to_string(out_s.count) + "; ++e) " + out + "[e] = " + at(acc, "e") + ";");
     else line(out + " = " + at(acc, "0") + ";");
     // f16/bf16 products are exact in float, so f16|bf16 -> f32 runs in float.
@@ -425,7 +430,6 @@ void Emitter::emit_gather(const Node& n) {
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
-    define(n);
     auto vars = open_loops(extents_of(n.type.dims), "i");
     std::string o = linear(vars, ref::strides_of(n.type.dims));
     line("const long long j = " + at(index, o) + ";");
@@ -439,7 +443,6 @@ void Emitter::emit_reindex(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
     auto xs = ref::strides_of(xd);
-    define(n);
     open("for (int e = 0; e < " + std::to_string(n.type.count()) + "; ++e)");
     std::string inside, offset;
     for (std::size_t d = 0; d < xd.size(); ++d) {

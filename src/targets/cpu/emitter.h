@@ -43,6 +43,7 @@ public:
     void line(const std::string& text);
     void open(const std::string& head);  // "head {", one level deeper
     void close();                        // "}"
+    void open_else();                    // "} else {"
     // Nested for-loops over constant extents, variables prefix0, prefix1, ...
     std::vector<std::string> open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix);
     void close_loops(const std::vector<std::string>& vars);
@@ -79,7 +80,9 @@ private:
     std::string access_context() const;  // "st, <access>, phase, pid" tail of an out_of_range call
     int access_number(const Node& n);
 
-    // The ops emit_ops.cpp handles, split by shape of the loop nest.
+    // The ops emit_ops.cpp handles, split by shape of the loop nest; in_block
+    // declares the result and runs one of them in a block of its own.
+    void in_block(const Node& n, void (Emitter::*emit)(const Node&));
     void emit_reduce(const Node& n);
     void emit_scan(const Node& n);
     void emit_arg_reduce(const Node& n);

@@ -22,7 +22,7 @@ namespace {
 // Flags for every kernel. Bit-exactness needs no FMA contraction and no
 // fast-math; -fno-math-errno only lets sqrt be one instruction (it is correctly
 // rounded either way). Kernels are built for this machine's vector ISA.
-const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off",
+const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-fvect-cost-model=dynamic", "-march=native", "-fPIC", "-shared", "-ffp-contract=off",
                                          "-fno-fast-math", "-fno-math-errno", "-fvisibility=hidden", "-w"};
 
 // Runs argv, returning its exit status (-1 if it could not start) and its

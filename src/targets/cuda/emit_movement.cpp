@@ -45,10 +45,12 @@ void emit_movement(Emitter& E, const Node& n) {
             // are the stored tile, which is already where it is needed.
             if (x->type.dims != n.type.dims) internal_fail("cuda: memory op changes the shape");
             E.alias(&n, E.name(x));
+            E.note(n, "the operand's registers (no data movement)");
             return;
         case OpCode::reshape:
             if (!Emitter::is_scalar(&n) && !Emitter::is_scalar(x)) {
                 E.alias(&n, E.name(x));
+                E.note(n, "the operand's registers (row-major order, hence the distribution, is unchanged)");
                 return;
             }
             if (Emitter::is_scalar(x)) {  // a scalar becomes a one-element tile

@@ -126,6 +126,7 @@ void Emitter::close(const std::string& tail) {
 }
 
 void Emitter::note(const Node& n, const std::string& lowering) {
+    noted_.insert(&n);
     std::string where = n.loc.known() ? "  [" + n.loc.str() + "]" : "";
     std::string layout = is_scalar(&n) ? "uniform scalar"
                                        : "cyclic over " + std::to_string(threads_) + " threads, " + std::to_string(slots(&n)) + "/thread";
@@ -214,6 +215,15 @@ void Emitter::region(const ir::Region& r) {
 }
 
 void Emitter::node(const Node& n) {
+    dispatch(n);
+    // Every value appears in the plan; ops that did not describe their lowering are
+    // thread-local (elementwise) or uniform (scalars).
+    bool has_value = n.op != OpCode::loop && n.op != OpCode::yield && n.op != OpCode::stage && n.op != OpCode::store &&
+                     n.op != OpCode::loop_result;
+    if (has_value && !noted_.count(&n)) note(n, is_scalar(&n) ? "" : "thread-local");
+}
+
+void Emitter::dispatch(const Node& n) {
     switch (n.op) {
         case OpCode::loop:
             if (&n == p_.grid) grid(n);

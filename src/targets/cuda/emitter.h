@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "targets/cuda/emit.h"
@@ -74,6 +75,7 @@ public:
 private:
     void region(const ir::Region& r);
     void node(const Node& n);
+    void dispatch(const Node& n);
     void grid(const Node& loop);
     void loop(const Node& loop);
     void leaf(const Node& n);
@@ -89,6 +91,7 @@ private:
     int next_name_ = 0;
     std::unordered_map<const Node*, std::string> names_;
     std::vector<std::string> notes_;
+    std::unordered_set<const Node*> noted_;
     bool math_ = false;
     int tensor_core_mmas_ = 0;
     std::int64_t shared_at_ = 0;      // bytes carved by the current op

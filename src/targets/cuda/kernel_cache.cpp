@@ -72,10 +72,14 @@ Loaded& loaded() {
     return *l;
 }
 
-std::shared_ptr<CompiledKernel> build(const ir::Program& p, const EmitOptions& o, const std::string& arch) {
+std::shared_ptr<CompiledKernel> build(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
+    if (k->kernel.shared_bytes > shared_limit)
+        fail(p.loc, "cuda", "kernel '" + p.name + "': " + k->kernel.shared_site + " stages " + std::to_string(k->kernel.shared_bytes) +
+                                " bytes through shared memory, more than the " + std::to_string(shared_limit) +
+                                " a CTA can have; use smaller tiles");
     std::string why;
     std::string nvrtc = nvrtc_version(&why);
     if (nvrtc.empty()) throw Error("cuda: cannot compile kernel '" + p.name + "': " + why);
@@ -152,12 +156,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     if (auto it = l.kernels.find(key); it != l.kernels.end() && (!dev || it->second->function)) return it->second;
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
-    auto k = build(p, eo, arch);
-    std::int64_t limit = dev ? dev->max_shared_bytes : kOfflineSharedLimit;
-    if (k->kernel.shared_bytes > limit)
-        fail(p.loc, "cuda", "kernel '" + p.name + "': " + k->kernel.shared_site + " stages " + std::to_string(k->kernel.shared_bytes) +
-                                " bytes through shared memory, more than the " + std::to_string(limit) +
-                                " a CTA can have; use smaller tiles");
+    auto k = build(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
     if (dev) load(*k, p, *dev);
     l.kernels[key] = k;
     return k;

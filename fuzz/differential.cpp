@@ -1,0 +1,178 @@
+#include "fuzz/differential.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "fuzz/program.h"
+#include "fuzz/values.h"
+
+namespace kiln::fuzz {
+
+void Launch::rebind() {
+    for (std::size_t p = 0; p < args.size(); ++p)
+        if (args[p].is_view) args[p].data = bytes[p].data();
+}
+
+Launch make_launch(const Recipe& r) {
+    Launch l;
+    Rng rng(r.data_seed);
+    for (const ViewPlan& v : r.views) {
+        detail::Arg a;
+        a.kind = v.kind;
+        a.read_only = v.role == Role::input;
+        for (const DimPlan& d : v.dims) a.extents.push_back(d.extent);
+        a.strides = v.strides;
+        std::vector<unsigned char> bytes(static_cast<std::size_t>(v.span() * kind_bytes(v.kind)));
+        fill_elements(rng, v.kind, rng.chance(60) ? Style::wild : Style::tame, bytes.data(), v.span());
+        l.bytes.push_back(std::move(bytes));
+        l.args.push_back(a);
+    }
+    for (const ScalarPlan& s : r.scalars) {
+        detail::Arg a;
+        a.is_view = false;
+        a.kind = s.kind;
+        a.f = s.f;
+        a.i = s.i;
+        l.bytes.emplace_back();
+        l.args.push_back(a);
+    }
+    l.rebind();
+    return l;
+}
+
+std::string_view verdict_name(Verdict v) {
+    switch (v) {
+        case Verdict::same: return "same";
+        case Verdict::differs: return "DIFFERS";
+        case Verdict::invalid: return "INVALID";
+        case Verdict::internal: return "INTERNAL ERROR";
+    }
+    return "?";
+}
+
+namespace {
+
+// What one target did with the program.
+struct Outcome {
+    Launch launch;                      // the buffers afterwards
+    std::optional<std::string> error;   // what it raised
+    bool internal = false;
+};
+
+Outcome run_on(const Kernel& k, const Target& t, const Launch& initial, const CompileOptions& options) {
+    Outcome o{initial, std::nullopt, false};
+    try {
+        run_kernel(k, t, o.launch.args, options, Loc::here());
+    } catch (const Error& e) {
+        o.error = e.what();
+    } catch (const std::exception& e) {  // InternalError, or anything else kiln should not throw
+        o.error = e.what();
+        o.internal = true;
+    }
+    return o;
+}
+
+std::string hex_bits(const unsigned char* p, int width) {
+    static const char* digits = "0123456789abcdef";
+    std::string s = "0x";
+    for (int b = width - 1; b >= 0; --b) s += {digits[p[b] >> 4], digits[p[b] & 15]};  // little-endian storage
+    return s;
+}
+
+std::string element_text(Kind k, const unsigned char* p) {
+    double f = 0;
+    std::int64_t i = 0;
+    switch (k) {
+        case Kind::Bool: i = p[0]; break;
+        case Kind::I8: i = static_cast<std::int8_t>(p[0]); break;
+        case Kind::I32: { std::int32_t x; std::memcpy(&x, p, 4); i = x; break; }
+        case Kind::I64: std::memcpy(&i, p, 8); break;
+        case Kind::F16: { std::uint16_t b; std::memcpy(&b, p, 2); f = f16::from_bits(b).to_double(); break; }
+        case Kind::BF16: { std::uint16_t b; std::memcpy(&b, p, 2); f = bf16::from_bits(b).to_double(); break; }
+        case Kind::F32: { float x; std::memcpy(&x, p, 4); f = x; break; }
+        case Kind::F64: std::memcpy(&f, p, 8); break;
+    }
+    return (is_float(k) ? repr_float(f) : std::to_string(i)) + " (" + hex_bits(p, kind_bytes(k)) + ")";
+}
+
+// The index of storage element e in view a, when e is an element of it (not padding).
+std::string index_text(const detail::Arg& a, std::int64_t e) {
+    std::vector<std::size_t> order(a.extents.size());
+    for (std::size_t d = 0; d < order.size(); ++d) order[d] = d;
+    std::sort(order.begin(), order.end(), [&](auto x, auto y) { return a.strides[x] > a.strides[y]; });
+    std::vector<std::int64_t> idx(a.extents.size());
+    std::int64_t rest = e;
+    for (auto d : order) {
+        idx[d] = rest / a.strides[d];
+        rest -= idx[d] * a.strides[d];
+    }
+    std::string s = "(";
+    for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+    return s + ")";
+}
+
+std::optional<std::string> first_difference(const Launch& ref, const Launch& got, const std::string& ref_name, const std::string& got_name) {
+    for (std::size_t p = 0; p < ref.args.size(); ++p) {
+        const detail::Arg& a = ref.args[p];
+        if (!a.is_view || a.read_only) continue;
+        const auto& x = ref.bytes[p];
+        const auto& y = got.bytes[p];
+        if (std::memcmp(x.data(), y.data(), x.size()) == 0) continue;
+        const int w = kind_bytes(a.kind);
+        for (std::size_t e = 0; e * static_cast<std::size_t>(w) < x.size(); ++e) {
+            const unsigned char* px = x.data() + e * static_cast<std::size_t>(w);
+            const unsigned char* py = y.data() + e * static_cast<std::size_t>(w);
+            if (std::memcmp(px, py, static_cast<std::size_t>(w)) == 0) continue;
+            return "argument " + std::to_string(p) + " (" + std::string(kind_name(a.kind)) + ") element " +
+                   index_text(a, static_cast<std::int64_t>(e)) + ": " + ref_name + " " + element_text(a.kind, px) + ", " + got_name + " " +
+                   element_text(a.kind, py);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result check_program(std::uint64_t seed, const std::vector<Target>& targets, const CompileOptions& options, const Limits& limits) {
+    Result res;
+    res.seed = seed;
+    const Recipe r = make_recipe(seed, limits);
+    const Kernel k = build_kernel(r, limits);
+    const Launch initial = make_launch(r);
+    const Outcome ref = run_on(k, targets.at(0), initial, options);
+    if (ref.error) {
+        res.verdict = ref.internal ? Verdict::internal : Verdict::invalid;
+        res.detail = targets[0].name() + " raised: " + *ref.error;
+        return res;
+    }
+    for (std::size_t t = 1; t < targets.size(); ++t) {
+        const Outcome got = run_on(k, targets[t], initial, options);
+        if (got.error) {
+            res.verdict = got.internal ? Verdict::internal : Verdict::differs;
+            res.detail = targets[t].name() + " raised (" + targets[0].name() + " did not): " + *got.error;
+            return res;
+        }
+        if (auto diff = first_difference(ref.launch, got.launch, targets[0].name(), targets[t].name())) {
+            res.verdict = Verdict::differs;
+            res.detail = *diff;
+            return res;
+        }
+    }
+    return res;
+}
+
+std::string show_program(std::uint64_t seed, const Limits& limits) {
+    const Recipe r = make_recipe(seed, limits);
+    const Kernel k = build_kernel(r, limits);
+    const Launch l = make_launch(r);
+    std::ostringstream s;
+    s << "program " << seed << ": " << describe(r);
+    try {
+        s << detail::kernel_ir(k, l.args);
+    } catch (const std::exception& e) {
+        s << "(tracing failed: " << e.what() << ")\n";
+    }
+    return s.str();
+}
+
+}  // namespace kiln::fuzz

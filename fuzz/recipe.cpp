@@ -1,0 +1,256 @@
+#include "fuzz/recipe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "fuzz/rng.h"
+#include "fuzz/values.h"
+
+namespace kiln::fuzz {
+
+namespace {
+
+// Tile extents: small and odd ones dominate (1 and primes make ragged tails and
+// degenerate axes common), with a few powers of two for the vectorised paths.
+const std::vector<std::int64_t> kExtents = {1, 1, 2, 3, 3, 4, 5, 5, 7, 8, 9, 13, 16, 17, 32};
+
+Kind random_kind(Rng& rng) {
+    // f32 and the narrow floats carry most of the rounding rules, so they come up more.
+    static const std::vector<int> weights = {8, 10, 12, 10, 14, 14, 18, 14};
+    return kAllKinds[rng.weighted(weights)];
+}
+
+std::vector<AxisPlan> make_axes(Rng& rng, const Limits& limits) {
+    static const char* names[] = {"i", "j", "k", "l", "m"};
+    std::vector<AxisPlan> axes;
+    int n = static_cast<int>(rng.between(2, 5));
+    for (int a = 0; a < n; ++a) axes.push_back({names[a], rng.pick(kExtents)});
+    // Any three axes together must fit the element budget.
+    for (;;) {
+        std::vector<std::int64_t> e;
+        for (auto& a : axes) e.push_back(a.extent);
+        std::sort(e.rbegin(), e.rend());
+        std::int64_t top3 = 1;
+        for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
+        if (top3 <= limits.max_tile_elements) break;
+        auto big = std::max_element(axes.begin(), axes.end(), [](auto& x, auto& y) { return x.extent < y.extent; });
+        big->extent = (big->extent + 1) / 2;
+    }
+    return axes;
+}
+
+// Up to `most` distinct axes in random order whose tile fits the budget.
+std::vector<int> random_axes(Rng& rng, const std::vector<AxisPlan>& axes, int most, const Limits& limits) {
+    std::vector<int> order(axes.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    int n = static_cast<int>(rng.between(0, std::min<std::int64_t>(most, static_cast<std::int64_t>(axes.size()))));
+    std::vector<int> out;
+    std::int64_t count = 1;
+    for (int k = 0; k < n; ++k) {
+        auto e = axes[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])].extent;
+        if (count * e > limits.max_tile_elements) continue;
+        count *= e;
+        out.push_back(order[static_cast<std::size_t>(k)]);
+    }
+    return out;
+}
+
+std::int64_t tile_extent(const Recipe& r, const DimPlan& d) { return d.axis < 0 ? 1 : r.axes[static_cast<std::size_t>(d.axis)].extent; }
+
+// How many tiles the grid or the loop lays along a dim.
+std::int64_t tile_count(const Recipe& r, const DimPlan& d) {
+    if (d.tiling == Tiling::grid) return r.grid[static_cast<std::size_t>(d.by)].extent;
+    if (d.tiling == Tiling::loop) return r.loop.trips;
+    return 1;
+}
+
+// An extent that the tiles cover exactly up to a ragged last tile: ((n-1)E, nE].
+std::int64_t covered_extent(Rng& rng, std::int64_t n, std::int64_t e) { return n * e - rng.below(e); }
+
+// Non-aliasing strides: a random nesting order of the dims, each stride at least
+// the span of the dims nested inside it, sometimes padded, sometimes with a gap.
+std::vector<std::int64_t> make_strides(Rng& rng, const std::vector<DimPlan>& dims) {
+    std::vector<std::size_t> order(dims.size());
+    std::iota(order.begin(), order.end(), 0);  // outermost first
+    if (rng.chance(30))
+        for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    std::vector<std::int64_t> strides(dims.size());
+    std::int64_t s = rng.chance(85) ? 1 : 2;
+    for (std::size_t k = order.size(); k-- > 0;) {
+        strides[order[k]] = s;
+        s = s * dims[order[k]].extent + (rng.chance(20) ? rng.between(1, 3) : 0);
+    }
+    return strides;
+}
+
+ViewPlan make_view(Rng& rng, const Recipe& r, Role role, const Limits& limits) {
+    ViewPlan v;
+    v.role = role;
+    v.kind = random_kind(rng);
+    const bool output = role != Role::input;
+    // Inouts are read and written at one region, before and after the loop.
+    v.in_loop = r.loop.present && role != Role::inout && rng.chance(output ? 25 : 45);
+    for (int a : random_axes(rng, r.axes, 3, limits)) {
+        DimPlan d;
+        d.axis = a;
+        for (std::size_t g = 0; g < r.grid.size(); ++g)
+            if (r.grid[g].axis == a && (output || rng.chance(85))) d.tiling = Tiling::grid, d.by = static_cast<int>(g);
+        if (v.in_loop && r.loop.axis == a && (output || rng.chance(85))) d.tiling = Tiling::loop;
+        v.dims.push_back(d);
+    }
+    // Every grid dim must separate the instances' writes; reads may share.
+    for (std::size_t g = 0; g < r.grid.size(); ++g) {
+        bool tiled = std::any_of(v.dims.begin(), v.dims.end(), [&](auto& d) { return d.tiling == Tiling::grid && d.by == static_cast<int>(g); });
+        if (!tiled && (output || rng.chance(40))) v.dims.push_back(DimPlan{-1, 1, Tiling::grid, static_cast<int>(g), 0});
+    }
+    bool loop_tiled = std::any_of(v.dims.begin(), v.dims.end(), [](auto& d) { return d.tiling == Tiling::loop; });
+    if (v.in_loop && !loop_tiled && (output || rng.chance(60))) v.dims.push_back(DimPlan{-1, 1, Tiling::loop, 0, 0});
+    if (v.dims.empty()) v.dims.push_back(DimPlan{-1, 1, Tiling::none, 0, 0});
+    for (std::size_t k = v.dims.size(); k > 1; --k) std::swap(v.dims[k - 1], v.dims[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+
+    for (auto& d : v.dims) {
+        std::int64_t e = tile_extent(r, d), n = tile_count(r, d);
+        d.extent = rng.chance(80) ? covered_extent(rng, n, e) : rng.between(1, n * e + e);
+        if (rng.chance(output ? 10 : 25)) d.offset = rng.between(-2, 2);
+    }
+    if (!output && rng.chance(30)) v.fallback = special_value(rng, v.kind);
+    v.permuted_store = output && rng.chance(30);
+    return v;
+}
+
+// Grid and loop extents read from a view: that view's dim then gets a covered extent.
+void derive_extent(Rng& rng, Recipe& r, std::int64_t tiles, Tiling tiling, int by, int& from_view, int& from_dim) {
+    if (!rng.chance(70)) return;
+    std::vector<std::pair<int, int>> candidates;
+    for (std::size_t v = 0; v < r.views.size(); ++v)
+        for (std::size_t d = 0; d < r.views[v].dims.size(); ++d) {
+            const auto& dim = r.views[v].dims[d];
+            if (dim.tiling == tiling && (tiling == Tiling::loop || dim.by == by)) candidates.emplace_back(static_cast<int>(v), static_cast<int>(d));
+        }
+    if (candidates.empty()) return;
+    auto [v, d] = rng.pick(candidates);
+    auto& dim = r.views[static_cast<std::size_t>(v)].dims[static_cast<std::size_t>(d)];
+    dim.extent = covered_extent(rng, tiles, tile_extent(r, dim));
+    from_view = v;
+    from_dim = d;
+}
+
+}  // namespace
+
+std::int64_t ViewPlan::span() const {
+    std::int64_t s = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k) s += (dims[k].extent - 1) * strides[k];
+    return s;
+}
+
+Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
+    Recipe r;
+    r.seed = seed;
+    Rng rng(seed);
+    r.axes = make_axes(rng, limits);
+    std::vector<int> free(r.axes.size());
+    std::iota(free.begin(), free.end(), 0);
+    for (std::size_t k = free.size(); k > 1; --k) std::swap(free[k - 1], free[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    auto take_axis = [&] {
+        if (free.empty() || !rng.chance(75)) return -1;
+        int a = free.back();
+        free.pop_back();
+        return a;
+    };
+
+    r.grid.resize(rng.weighted({10, 45, 35, 10}));
+    for (auto& g : r.grid) {
+        g.extent = rng.between(1, 4);
+        g.axis = take_axis();
+    }
+    // A serial or pipeline loop nests inside the grid (the DSL opens one from a Nest).
+    r.loop.present = !r.grid.empty() && rng.chance(55);
+    if (r.loop.present) {
+        r.loop.trips = rng.between(1, 4);
+        r.loop.pipeline = rng.chance(40);
+        r.loop.window = static_cast<std::uint32_t>(rng.between(1, 3));
+        r.loop.axis = take_axis();
+        r.loop.accumulators = static_cast<int>(rng.between(1, 2));
+    }
+
+    int inputs = static_cast<int>(rng.between(1, 4)), outputs = static_cast<int>(rng.between(1, 3));
+    for (int k = 0; k < inputs; ++k) r.views.push_back(make_view(rng, r, Role::input, limits));
+    for (int k = 0; k < outputs; ++k) r.views.push_back(make_view(rng, r, rng.chance(20) ? Role::inout : Role::output, limits));
+    // Parameters in a random order, so inputs and outputs interleave.
+    for (std::size_t k = r.views.size(); k > 1; --k) std::swap(r.views[k - 1], r.views[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+
+    for (std::size_t g = 0; g < r.grid.size(); ++g) {
+        auto& gd = r.grid[g];
+        derive_extent(rng, r, gd.extent, Tiling::grid, static_cast<int>(g), gd.from_view, gd.from_dim);
+    }
+    if (r.loop.present) derive_extent(rng, r, r.loop.trips, Tiling::loop, 0, r.loop.from_view, r.loop.from_dim);
+    for (auto& v : r.views) v.strides = make_strides(rng, v.dims);  // now that the extents are final
+
+    int scalars = static_cast<int>(rng.weighted({50, 35, 15}));
+    for (int k = 0; k < scalars; ++k) {
+        ScalarPlan s;
+        s.kind = random_kind(rng);
+        s.f = rng.chance(50) ? special_value(rng, s.kind) : (rng.unit() - 0.5) * 8;
+        s.i = rng.chance(30) ? static_cast<std::int64_t>(rng.next()) : rng.between(-9, 9);
+        if (s.kind == Kind::Bool) s.i = rng.below(2);
+        r.scalars.push_back(s);
+    }
+    r.body_seed = rng.next();
+    r.data_seed = rng.next();
+    r.ops_before = static_cast<int>(rng.between(1, 8));
+    r.ops_in_loop = static_cast<int>(rng.between(1, 5));
+    r.ops_after = static_cast<int>(rng.between(0, 5));
+    return r;
+}
+
+std::string describe(const Recipe& r) {
+    std::ostringstream s;
+    s << "axes";
+    for (auto& a : r.axes) s << " " << a.name << "=" << a.extent;
+    s << "; grid [";
+    for (std::size_t g = 0; g < r.grid.size(); ++g) {
+        const auto& gd = r.grid[g];
+        s << (g ? ", " : "") << gd.extent;
+        if (gd.axis >= 0) s << " over " << r.axes[static_cast<std::size_t>(gd.axis)].name;
+        if (gd.from_view >= 0) s << " from view " << gd.from_view;
+    }
+    s << "]";
+    if (r.loop.present) {
+        s << "; " << (r.loop.pipeline ? "pipeline" : "serial") << " loop x" << r.loop.trips;
+        if (r.loop.axis >= 0) s << " over " << r.axes[static_cast<std::size_t>(r.loop.axis)].name;
+        s << ", " << r.loop.accumulators << " carried";
+    }
+    s << "\n";
+    for (std::size_t v = 0; v < r.views.size(); ++v) {
+        const auto& vp = r.views[v];
+        s << "  arg " << v << ": " << (vp.role == Role::input ? "input" : vp.role == Role::output ? "output" : "inout") << " "
+          << kind_name(vp.kind) << " [";
+        for (std::size_t d = 0; d < vp.dims.size(); ++d) {
+            const auto& dp = vp.dims[d];
+            s << (d ? ", " : "") << dp.extent << ":" << (dp.axis < 0 ? "1" : r.axes[static_cast<std::size_t>(dp.axis)].name);
+            if (dp.tiling == Tiling::grid) s << "/g" << dp.by;
+            if (dp.tiling == Tiling::loop) s << "/loop";
+            if (dp.offset) s << (dp.offset > 0 ? "+" : "") << dp.offset;
+        }
+        s << "] strides [";
+        for (std::size_t d = 0; d < vp.strides.size(); ++d) s << (d ? ", " : "") << vp.strides[d];
+        s << "]";
+        if (vp.in_loop) s << " in loop";
+        if (vp.fallback) s << " fallback " << *vp.fallback;
+        s << "\n";
+    }
+    for (std::size_t k = 0; k < r.scalars.size(); ++k) {
+        const auto& sp = r.scalars[k];
+        s << "  arg " << r.views.size() + k << ": scalar " << kind_name(sp.kind) << " = ";
+        if (is_float(sp.kind)) s << sp.f;
+        else s << sp.i;
+        s << "\n";
+    }
+    return s.str();
+}
+
+}  // namespace kiln::fuzz

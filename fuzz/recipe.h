@@ -1,0 +1,98 @@
+// A fuzz program's recipe: everything about it that must be known before its
+// kernel is traced (the axes, the grid, the loop, the views and scalars it takes
+// and how its tiles sit in them), drawn from one seed. The body's operations are
+// drawn while tracing, from recipe.body_seed, because what is well typed there
+// depends on the tiles built so far (body_gen.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kiln/kind.h>
+
+namespace kiln::fuzz {
+
+// One named axis of the program: every tile dimension is one of these, so any
+// two tiles broadcast against each other by their shared axes.
+struct AxisPlan {
+    std::string name;
+    std::int64_t extent = 1;  // the tile extent along it
+};
+
+enum class Tiling : std::uint8_t { none, grid, loop };
+
+// One dimension of a view and the tile that a program instance reads or writes
+// along it: origin = index * tile extent + offset, where index is the grid or
+// loop index that tiles it (none: origin = offset).
+struct DimPlan {
+    int axis = -1;              // a universe axis; -1: a unit dimension (tile extent 1)
+    std::int64_t extent = 1;    // the view's extent
+    Tiling tiling = Tiling::none;
+    int by = 0;                 // the grid dimension (Tiling::grid)
+    std::int64_t offset = 0;
+};
+
+enum class Role : std::uint8_t { input, output, inout };
+
+struct ViewPlan {
+    Role role = Role::input;
+    Kind kind = Kind::F32;
+    std::vector<DimPlan> dims;
+    std::vector<std::int64_t> strides;   // in elements; never aliasing
+    bool in_loop = false;                // accessed inside the loop body
+    std::optional<double> fallback;      // inputs: .load(fallback) instead of zeros outside
+    bool permuted_store = false;         // outputs: the stored tile's axes in another order
+    std::int64_t span() const;           // elements from the first to the last, inclusive
+};
+
+// A Scalar<T> kernel argument, passed unrounded (the kernel rounds it to its kind).
+struct ScalarPlan {
+    Kind kind = Kind::F32;
+    double f = 0;
+    std::int64_t i = 0;
+};
+
+// A dimension of the grid; its extent is a constant, or derived in the kernel
+// from a view's extent (ceil_div(view.extent(d), tile extent)) so that the grid
+// covers a ragged view exactly.
+struct GridDimPlan {
+    std::int64_t extent = 1;
+    int axis = -1;                 // the universe axis it tiles, or -1
+    int from_view = -1, from_dim = -1;
+};
+
+struct LoopPlan {
+    bool present = false;
+    bool pipeline = false;
+    std::uint32_t window = 2;
+    std::int64_t trips = 1;
+    int axis = -1;                 // the universe axis it tiles, or -1
+    int from_view = -1, from_dim = -1;
+    int accumulators = 1;          // carried tiles
+};
+
+struct Recipe {
+    std::uint64_t seed = 0;
+    std::vector<AxisPlan> axes;
+    std::vector<GridDimPlan> grid;
+    LoopPlan loop;
+    std::vector<ViewPlan> views;      // kernel parameters 0 .. views.size()-1
+    std::vector<ScalarPlan> scalars;  // then these
+    std::uint64_t body_seed = 0;
+    int ops_before = 0, ops_in_loop = 0, ops_after = 0;
+    std::uint64_t data_seed = 0;      // the launch buffers' contents
+};
+
+// Limits that keep one program quick on the interpreter.
+struct Limits {
+    std::int64_t max_tile_elements = 1024;
+};
+
+Recipe make_recipe(std::uint64_t seed, const Limits& limits = {});
+
+// A short human-readable summary (axes, grid, loop, views), printed with a failure.
+std::string describe(const Recipe& r);
+
+}  // namespace kiln::fuzz
