@@ -29,10 +29,11 @@ Kernel make_attention_kernel(std::int64_t block, bool causal) {
             auto row_max = full<f32>(shape(m), minus_infinity);
             auto row_sum = zeros<f32>(shape(m));
             auto acc = zeros<f32>(shape(m, dv));
-            // Causal: the trip count cannot depend on the program's query block (loop
-            // extents are launch values), so blocks past the diagonal still run, fully
-            // masked: their probabilities are exactly 0 and alpha exactly 1.
-            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2, .interval = 1})) {
+            // Causal: key blocks past the diagonal block are skipped (the trip count
+            // depends on the program's query block); the diagonal block is masked below.
+            auto visible_blocks = causal ? axis("visible_key_blocks", min(nest.index() + 1, ceil_div(k.extent<0>(), block)))
+                                         : key_blocks;
+            for (auto& step : nest.pipeline(shape(visible_blocks), {.window = 2, .interval = 1})) {
                 auto k0 = step.index() * block;
                 step.stage("load");
                 auto key = k[coord(k0, 0), shape(s, d)];

@@ -11,6 +11,8 @@
 
 #include <kiln/kiln.h>
 
+#include "fuzz/values.h"
+
 namespace kiln::fuzz {
 
 // Alternatives in Kind's order, so that index() is the kind.
@@ -18,8 +20,6 @@ using AnyTile = std::variant<Tile<bool>, Tile<i8>, Tile<i32>, Tile<i64>, Tile<f1
 using AnyScalar = std::variant<Scalar<bool>, Scalar<i8>, Scalar<i32>, Scalar<i64>, Scalar<f16>, Scalar<bf16>, Scalar<f32>, Scalar<f64>>;
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Kind::F16), AnyTile>, Tile<f16>>);
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(Kind::F64), AnyTile>, Tile<f64>>);
-
-inline constexpr Kind kAllKinds[] = {Kind::Bool, Kind::I8, Kind::I32, Kind::I64, Kind::F16, Kind::BF16, Kind::F32, Kind::F64};
 
 // Calls f(std::type_identity<T>{}) for the element type T of kind k.
 template <class F> decltype(auto) with_kind(Kind k, F&& f) {

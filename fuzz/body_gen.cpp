@@ -257,7 +257,7 @@ void BodyGen::grow(int ops) {
     for (int made = 0, tries = 0; made < ops && tries < 4 * ops + 8; ++tries) {
         auto v = (this->*table[rng_.weighted(weights)].first)();
         if (v && count_of(*v) <= limits_.max_tile_elements) {
-            add(*v);
+            put(*v);
             ++made;
         }
     }

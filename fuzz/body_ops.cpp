@@ -84,8 +84,9 @@ std::optional<AnyTile> BodyGen::op_compare() {
 std::optional<AnyTile> BodyGen::op_logic() {
     auto a = pick_if(is_bool);
     if (!a) return std::nullopt;
+    const AnyTile b = partner(*a);
     const Tile<bool>& x = as<bool>(*a);
-    const Tile<bool>& y = as<bool>(partner(*a));
+    const Tile<bool>& y = as<bool>(b);
     switch (rng_.below(3)) {
         case 0: return AnyTile(Tile<bool>(x && y));
         case 1: return AnyTile(Tile<bool>(x || y));

@@ -1,5 +1,6 @@
 #include "fuzz/differential.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 

@@ -112,7 +112,7 @@ private:
         });
         // Unit dims are the view's business; the pool holds tiles over named axes.
         if (a.has_unit_dims) t = std::visit([&](const auto& x) -> AnyTile { return reshape(x, gen_.shape_of(a.axes)); }, t);
-        gen_.add(t);
+        gen_.put(t);
     }
 
     void store(int v) {
@@ -162,7 +162,7 @@ private:
         } else {
             for (auto& inner : nest.serial(shape(steps))) body(inner);
         }
-        for (const AnyTile& acc : carried) gen_.add(acc);
+        for (const AnyTile& acc : carried) gen_.put(acc);
     }
 
     const Recipe& r_;

@@ -13,6 +13,8 @@
 
 namespace kiln::fuzz {
 
+inline constexpr Kind kAllKinds[] = {Kind::Bool, Kind::I8, Kind::I32, Kind::I64, Kind::F16, Kind::BF16, Kind::F32, Kind::F64};
+
 // One edge value, as the double (floats) or integer (ints, bools) it stands for.
 double special_value(Rng& rng, Kind k);
 std::int64_t special_int(Rng& rng, Kind k);

@@ -28,7 +28,11 @@ public:
     explicit operator int() const { return static_cast<int>(get()); }
     explicit operator float() const { return static_cast<float>(get()); }
     explicit operator double() const { return static_cast<double>(get()); }
-    bool is_constant() const { return deps_.empty(); }
+    bool is_constant() const { return deps_.empty() && !runtime_; }
+    // Computed inside the kernel (from a program index, say): it can bound a loop,
+    // never size a tile.
+    bool is_runtime() const { return runtime_; }
+    static Extent runtime(detail::Value v);
     // The value as an i64 scalar for traced index arithmetic (no specialisation).
     detail::Value symbolic() const;
 
@@ -48,6 +52,7 @@ private:
     std::int64_t value_ = 0;
     detail::Value sym_;                          // traced i64 scalar; empty when constant
     std::vector<std::pair<int, int>> deps_;      // (view param, dim) it depends on (dim < 0: stride)
+    bool runtime_ = false;
 };
 
 inline Extent ceil_div(const Extent& a, const Extent& b) { return (a + b - Extent(1)) / b; }

@@ -136,7 +136,10 @@ public:
     detail::Value value() const { return detail::read(var_); }
     // The number itself (eager only).
     T get() const;
-    explicit operator T() const { return get(); }
+    // Not for bool: `!s`, `s && t` and `s || t` convert their operands to bool
+    // contextually, explicit conversions included, so an operator bool here made
+    // them ambiguous (or, beside a bool literal, an eager read of a traced value).
+    explicit operator T() const requires(!std::is_same_v<T, bool>) { return get(); }
 
     Scalar& operator+=(detail::NonTileOperand<T> b) { return *this = Scalar(detail::binary(detail::OpCode::add, value(), b.v, b.loc)); }
     Scalar& operator-=(detail::NonTileOperand<T> b) { return *this = Scalar(detail::binary(detail::OpCode::sub, value(), b.v, b.loc)); }
@@ -310,6 +313,13 @@ template <Element T> T Scalar<T>::get() const {
     const auto& d = detail::eager_data(v, {}, "get");
     if (v.type.count() != 1) fail({}, "get", "not a single value: shape " + detail::type_str(v.type));
     return detail::element_from<T>(d, 0);
+}
+
+// An axis whose extent is computed inside the kernel (a loop trip count that depends
+// on the program index, e.g. causal attention's key blocks up to the diagonal).
+template <class S> requires std::is_same_v<S, Scalar<i64>>
+Axis axis(std::string name, const S& extent, Loc loc = Loc::here()) {
+    return Axis(std::move(name), Extent::runtime(extent.value()), loc);
 }
 
 std::ostream& operator<<(std::ostream& os, const detail::Value& v);

@@ -14,6 +14,10 @@ std::atomic<int> g_next_axis{1};
 }
 
 std::int64_t Extent::get() const {
+    if (runtime_)
+        fail({}, "shape",
+             "a tile shape depends on a dynamic extent computed inside the kernel; such an extent can bound a loop "
+             "(nest.serial / nest.pipeline) but not size a tile: mask with ite instead");
     if (!deps_.empty())
         if (auto* b = trace::Builder::current())
             for (auto [param, dim] : deps_) {
@@ -29,7 +33,15 @@ detail::Value Extent::symbolic() const {
     return sym_;
 }
 
+Extent Extent::runtime(detail::Value v) {
+    Extent e(0);
+    e.sym_ = std::move(v);
+    e.runtime_ = true;
+    return e;
+}
+
 Extent Extent::combine(const Extent& a, const Extent& b, detail::OpCode op) {
+    if (a.runtime_ || b.runtime_) return runtime(detail::binary(op, a.symbolic(), b.symbolic(), Loc{}));
     Extent r(ref::int_binary(op, Kind::I64, a.value_, b.value_));
     r.deps_ = a.deps_;
     for (auto& d : b.deps_)
@@ -59,7 +71,7 @@ Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
 
 Axis::Axis(std::string name, Extent extent, Loc loc) : id_(g_next_axis.fetch_add(1)), name_(std::move(name)), extent_(std::move(extent)), loc_(loc) {
     if (name_.empty()) fail(loc, "axis", "an axis needs a name (it appears in diagnostics)");
-    if (extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
+    if (!extent_.is_runtime() && extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
     check::register_axis_name(id_, name_);
 }
 

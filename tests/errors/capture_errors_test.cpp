@@ -242,3 +242,14 @@ TEST(LaunchErrors, UnknownKilnTargetVariable) {
     ::unsetenv("KILN_TARGET");
 }
 TEST(LaunchErrors, NegativeInstanceCount) { expect_error([] { launch(-1, [](std::int64_t) {}); }, "launch: negative instance count -1"); }
+
+TEST(CaptureErrors, TileShapeFromADynamicExtent) {
+    auto k = kernel("k", [](View<f32, 1> y) {
+        for (auto& n : parallel(shape(axis("a", 2)))) {
+            auto dynamic = axis("dynamic", n.index() + 1);
+            y(coord(0), shape(dynamic)).store(zeros<f32>(shape(dynamic)));
+        }
+    });
+    Tensor<f32> y({2});
+    expect_error([&] { k.launch(interp(), y.view()); }, "a tile shape depends on a dynamic extent computed inside the kernel", false);
+}

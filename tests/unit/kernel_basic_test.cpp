@@ -151,3 +151,19 @@ TEST(Kernel, TracedLambdasRoundInNarrowModeLikeEagerTiles) {
     auto rr = reduce_rows(t, 0.0, [](Scalar<f32> a, Scalar<f32> b) { return a + b * b; }).to_vector();
     for (int i = 0; i < R; ++i) EXPECT_EQ(w[i * C], rr[static_cast<std::size_t>(i)]);
 }
+
+TEST(Kernel, LoopTripCountComputedFromTheProgramIndex) {
+    // Instance i sums x[0..i]: the serial loop's extent depends on the program index.
+    auto k = kernel("prefix", [](View<const f32, 1> x, View<f32, 1> y) {
+        auto one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("i", x.extent(0))))) {
+            auto acc = zeros<f32>(shape(one));
+            auto upto = axis("upto", nest.index() + 1);
+            for (auto& s : nest.serial(shape(upto))) acc = acc + x[coord(s.index()), shape(one)];
+            y(coord(nest.index()), shape(one)).store(acc);
+        }
+    });
+    Tensor<f32> x({5}, {1, 2, 3, 4, 5}), y({5});
+    k.launch(interp(), std::as_const(x).view(), y.view());
+    EXPECT_EQ(y.values(), (std::vector<float>{1, 3, 6, 10, 15}));
+}

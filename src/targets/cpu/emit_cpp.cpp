@@ -132,8 +132,37 @@ std::unordered_map<const Node*, int> number_nodes(const ir::Program& p) {
 
 // ---- regions
 
+// What kiln_run computes: the effects (stores, loads that can raise), the loop
+// structure, and everything they read. Values the kernel never uses, and what
+// only the grid's first extent needs (pid < total bounds it), are not emitted.
+void Emitter::mark_live() {
+    std::vector<const Node*> work;
+    ir::walk(p_.body, [&](const Node& n) {
+        const bool effect = n.op == OpCode::store || n.op == OpCode::yield ||
+                            (n.op == OpCode::load && n.j != static_cast<std::int64_t>(bounds::zero));
+        if (!effect && n.op != OpCode::loop) return;
+        live_.insert(&n);
+        for (std::size_t k = 0; k < n.operands.size(); ++k)
+            if (&n != p_.grid || k > 0) work.push_back(n.operands[k]);
+    });
+    while (!work.empty()) {
+        const Node* n = work.back();
+        work.pop_back();
+        if (live_.insert(n).second)
+            for (const Node* o : n->operands) work.push_back(o);
+    }
+}
+
+bool Emitter::dead(const Node& n) const {
+    switch (n.op) {
+        case OpCode::store: case OpCode::loop: case OpCode::yield: case OpCode::stage: case OpCode::loop_result: return false;
+        default: return !live_.count(&n);
+    }
+}
+
 void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
-    for (const Node* n : nodes) emit_node(*n);
+    for (const Node* n : nodes)
+        if (!dead(*n)) emit_node(*n);
 }
 
 void Emitter::emit_node(const Node& n) {
@@ -193,7 +222,7 @@ void Emitter::emit_loop(const Node& loop) {
     }
     for (const Node* n : loop.body->nodes) {
         if (n->op == OpCode::yield) emit_yield(*n, loop);
-        else emit_node(*n);
+        else if (!dead(*n)) emit_node(*n);
     }
     for (int k = 0; k < rank; ++k) close();
     close();
@@ -273,21 +302,22 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
             fail(grid->loc, "parallel", "a value assigned inside the parallel nest cannot be carried across instances (instances are independent)");
         const std::string L = "l" + id(grid);
         line("// %" + id(grid) + ": loop parallel (the grid): one instance per pid");
-        for (int k = 0; k < rank; ++k) line("const long long " + L + "_n" + std::to_string(k) + " = " + at(grid->operands[static_cast<std::size_t>(k)], "0") + ";");
+        // Row-major: the last domain dimension varies fastest (the interpreter's
+        // pid order); the first needs no extent, pid < total bounds it.
+        for (int k = 1; k < rank; ++k) line("const long long " + L + "_n" + std::to_string(k) + " = " + at(grid->operands[static_cast<std::size_t>(k)], "0") + ";");
         open("for (long long pid = begin; pid < end; ++pid)");
-        // Row-major: the last domain dimension varies fastest (the interpreter's pid order).
-        line("long long rest = pid;");
+        if (rank > 1) line("long long rest = pid;");
         for (int k = rank - 1; k >= 0; --k) {
-            std::string v = L + "_i" + std::to_string(k);
-            if (k == 0) line("const long long " + v + " = rest;");
-            else line("const long long " + v + " = rest % " + L + "_n" + std::to_string(k) + "; rest /= " + L + "_n" + std::to_string(k) + ";");
-            if (k == 0 && rank > 1) line("(void)rest;");
+            std::string v = L + "_i" + std::to_string(k), n = L + "_n" + std::to_string(k);
+            if (rank == 1) line("[[maybe_unused]] const long long " + v + " = pid;");
+            else if (k == 0) line("[[maybe_unused]] const long long " + v + " = rest;");
+            else line("[[maybe_unused]] const long long " + v + " = rest % " + n + "; rest /= " + n + ";");
         }
         for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(a->i), false, 1};
         phase_ = 1;
         pid_ = "pid";
         for (const Node* n : grid->body->nodes)
-            if (n->op != OpCode::yield) emit_node(*n);
+            if (n->op != OpCode::yield && !dead(*n)) emit_node(*n);
         close();
         phase_ = 2;
         pid_ = "-1";
@@ -303,6 +333,7 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
 
 Emitted Emitter::emit() {
     ids_ = number_nodes(p_);
+    mark_live();
     std::vector<Node*> prologue, epilogue;
     bool after = false;
     for (Node* n : p_.body.nodes) {

@@ -52,11 +52,12 @@ void Emitter::emit_constant(const Node& n) {
     if (static_cast<std::int64_t>(count) != n.type.count()) internal_fail("cpu emitter: constant data does not match its type");
     auto lit = [&](std::size_t k) { return literal(n.type.kind, fl ? d.floats[k] : 0.0, fl ? 0 : d.ints[k]); };
     const std::string T = ctype(n.type.kind), name = "v" + id(&n);
+    // Constants live at namespace scope; one that only kiln_grid or only kiln_run uses is still no warning.
     if (!array) {
-        globals_ << "const " << T << " " << name << " = " << lit(0) << ";\n";
+        globals_ << "[[maybe_unused]] const " << T << " " << name << " = " << lit(0) << ";\n";
         return;
     }
-    globals_ << "alignas(64) const " << T << " " << name << "[" << count << "] = {";
+    globals_ << "[[maybe_unused]] alignas(64) const " << T << " " << name << "[" << count << "] = {";
     for (std::size_t k = 0; k < count; ++k) globals_ << (k ? (k % 8 ? ", " : ",\n    ") : "") << lit(k);
     globals_ << "};\n";
 }
@@ -93,118 +94,87 @@ const char* policy_name(std::int64_t j) {
     return names[j];
 }
 
-// "o[0] * s0 + o[1] * s1": an element offset in the launch's index width.
-std::string offset_sum(int rank, const std::string& index_of, const std::vector<std::string>& strides) {
-    std::string s;
-    for (int k = 0; k < rank; ++k) {
-        std::string idx = index_of + std::to_string(k);
-        const std::string& st = strides[static_cast<std::size_t>(k)];
-        s += (k ? " + " : "") + (st == "1" ? idx : idx + " * " + st);
-    }
-    return s;
-}
-
 }  // namespace
-
-// The lines every access shares: its view, origin and box; returns the stride
-// names of the fast path (a literal 1 for a unit innermost stride the launch
-// guarantees).
-static std::vector<std::string> access_header(Emitter& e, const Node& n, int rank, const std::vector<ir::Dim>& dims, bool unit_inner) {
-    e.line("const kiln_cpu::View& view = args[" + std::to_string(n.i) + "].view;");
-    std::string o = "const long long o[" + std::to_string(rank) + "] = {", box = "static const int n[" + std::to_string(rank) + "] = {";
-    for (int k = 0; k < rank; ++k) {
-        o += (k ? ", " : "") + e.at(n.operands[static_cast<std::size_t>(k)], "0");
-        box += (k ? ", " : "") + std::to_string(dims[static_cast<std::size_t>(k)].extent);
-    }
-    e.line(o + "};");
-    e.line(box + "};");
-    std::vector<std::string> strides;
-    for (int k = 0; k < rank; ++k) strides.push_back(k == rank - 1 && unit_inner ? "1" : "s" + std::to_string(k));
-    return strides;
-}
-
-static void fast_path_strides(Emitter& e, int rank, const std::vector<std::string>& strides) {
-    for (int k = 0; k < rank; ++k)
-        if (strides[static_cast<std::size_t>(k)] != "1")
-            e.line("const kiln_index s" + std::to_string(k) + " = (kiln_index)view.stride[" + std::to_string(k) + "];");
-}
 
 std::string Emitter::access_context() const { return std::to_string(phase_) + ", " + pid_; }
 
-void Emitter::emit_load(const Node& n) {
-    const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
-    const auto& dims = n.type.dims;
-    const std::string K = kind_class(n.type.kind);
-    line("// %" + id(&n) + " = load arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, n.type));
-    const std::string name = define(n);
+// A load or store of the box [o, o + n) of a view. Inside the view: loops with
+// constant trips and offsets in the launch's index width (a literal 1 for a unit
+// innermost stride the launch guarantees), `element(e, offset)` giving each
+// statement. Partly outside: `partial` (bounds::zero), else the first element
+// outside is reported.
+void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
+                          const std::function<std::string(const std::string&, const std::string&)>& element, const std::string& partial) {
+    const int rank = static_cast<int>(dims.size());
+    const std::string R = std::to_string(rank);
     open("");
-    auto strides = access_header(*this, n, rank, dims, opts_.unit_inner.at(static_cast<std::size_t>(n.i)));
-    open("if (kiln_cpu::inside(" + std::to_string(rank) + ", o, n, view.extent))");
-    fast_path_strides(*this, rank, strides);
-    std::vector<std::string> base_strides;
-    for (int k = 0; k < rank; ++k) base_strides.push_back("(kiln_index)view.stride[" + std::to_string(k) + "]");
-    std::string base;
-    for (int k = 0; k < rank; ++k) base += (k ? " + " : "") + std::string("(kiln_index)o[") + std::to_string(k) + "] * " + base_strides[static_cast<std::size_t>(k)];
-    line("const " + K + "::mem* src = (const " + K + "::mem*)view.data + (" + base + ");");
-    std::vector<std::int64_t> extents;
-    for (auto& d : dims) extents.push_back(d.extent);
-    auto vars = open_loops(extents, "i");
-    std::vector<std::int64_t> rs = ref::strides_of(dims);
-    std::string elem;
+    line("const kiln_cpu::View& view = args[" + std::to_string(n.i) + "].view;");
+    std::string o, box, base;
     for (int k = 0; k < rank; ++k) {
-        auto c = rs[static_cast<std::size_t>(k)];
-        elem += (k ? " + " : "") + (c == 1 ? vars[static_cast<std::size_t>(k)] : vars[static_cast<std::size_t>(k)] + " * " + std::to_string(c));
+        const std::string K = std::to_string(k);
+        o += (k ? ", " : "") + at(n.operands[static_cast<std::size_t>(k)], "0");
+        box += (k ? ", " : "") + std::to_string(dims[static_cast<std::size_t>(k)].extent);
+        base += (k ? " + " : "") + std::string("(kiln_index)o[") + K + "] * (kiln_index)view.stride[" + K + "]";
     }
-    line(name + "[" + elem + "] = " + K + "::load(src[" + offset_sum(rank, "i", strides) + "]);");
+    line("const long long o[" + R + "] = {" + o + "};");
+    line("static const int n[" + R + "] = {" + box + "};");
+    open("if (kiln_cpu::inside(" + R + ", o, n, view.extent))");
+    const bool unit_inner = opts_.unit_inner.at(static_cast<std::size_t>(n.i));
+    std::vector<std::int64_t> extents;
+    std::vector<std::string> strides;
+    for (int k = 0; k < rank; ++k) {
+        extents.push_back(dims[static_cast<std::size_t>(k)].extent);
+        if (k == rank - 1 && unit_inner) {
+            strides.push_back("1");
+        } else {
+            strides.push_back("s" + std::to_string(k));
+            line("const kiln_index s" + std::to_string(k) + " = (kiln_index)view.stride[" + std::to_string(k) + "];");
+        }
+    }
+    line(pointer_decl + " + (" + base + ");");
+    auto vars = open_loops(extents, "i");
+    std::string e, offset;
+    auto rs = ref::strides_of(dims);
+    for (int k = 0; k < rank; ++k) {
+        const auto ku = static_cast<std::size_t>(k);
+        e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
+        offset += (k ? " + " : "") + (strides[ku] == "1" ? vars[ku] : vars[ku] + " * " + strides[ku]);
+    }
+    line(element(e, offset));
     close_loops(vars);
     open_else();
-    if (n.j == static_cast<std::int64_t>(bounds::zero)) {
-        std::string fill = n.flag ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
-        line("kiln_cpu::load_window<" + K + ">(" + name + ", " + std::to_string(n.type.count()) + ", view.data, " + std::to_string(rank) +
-             ", o, n, view.extent, view.stride, " + fill + ");");
-    } else {
-        line("return kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + std::to_string(rank) +
-             ", o, n, view.extent);");
-    }
+    if (n.j == static_cast<std::int64_t>(bounds::zero))
+        line(partial);
+    else
+        line("return kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + R + ", o, n, view.extent);");
     close();
     close();
+}
+
+void Emitter::emit_load(const Node& n) {
+    const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
+    const std::string K = kind_class(n.type.kind), count = std::to_string(n.type.count());
+    line("// %" + id(&n) + " = load arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, n.type));
+    const std::string name = define(n);
+    const std::string fill = n.flag ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
+    emit_access(
+        n, n.type.dims, "const " + K + "::mem* src = (const " + K + "::mem*)view.data",
+        [&](const std::string& e, const std::string& offset) { return name + "[" + e + "] = " + K + "::load(src[" + offset + "]);"; },
+        "kiln_cpu::load_window<" + K + ">(" + name + ", " + count + ", view.data, " + std::to_string(rank) + ", o, n, view.extent, view.stride, " +
+            fill + ");");
 }
 
 void Emitter::emit_store(const Node& n) {
     const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
     const Node* value = n.operands.back();
-    const auto& dims = value->type.dims;
     const std::string K = kind_class(value->type.kind);
+    const Storage& s = storage(value);
     line("// store arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, value->type));
-    open("");
-    auto strides = access_header(*this, n, rank, dims, opts_.unit_inner.at(static_cast<std::size_t>(n.i)));
-    open("if (kiln_cpu::inside(" + std::to_string(rank) + ", o, n, view.extent))");
-    fast_path_strides(*this, rank, strides);
-    std::string base;
-    for (int k = 0; k < rank; ++k) base += (k ? " + " : "") + std::string("(kiln_index)o[") + std::to_string(k) + "] * (kiln_index)view.stride[" + std::to_string(k) + "]";
-    line(K + "::mem* dst = (" + K + "::mem*)view.data + (" + base + ");");
-    std::vector<std::int64_t> extents;
-    for (auto& d : dims) extents.push_back(d.extent);
-    auto vars = open_loops(extents, "i");
-    std::vector<std::int64_t> rs = ref::strides_of(dims);
-    std::string elem;
-    for (int k = 0; k < rank; ++k) {
-        auto c = rs[static_cast<std::size_t>(k)];
-        elem += (k ? " + " : "") + (c == 1 ? vars[static_cast<std::size_t>(k)] : vars[static_cast<std::size_t>(k)] + " * " + std::to_string(c));
-    }
-    line("dst[" + offset_sum(rank, "i", strides) + "] = " + K + "::store(" + at(value, elem) + ");");
-    close_loops(vars);
-    open_else();
-    if (n.j == static_cast<std::int64_t>(bounds::zero)) {
-        const Storage& s = storage(value);
-        line("kiln_cpu::store_window<" + K + ">(view.data, " + (s.array ? s.name : "&" + s.name) + ", " + std::to_string(rank) +
-             ", o, n, view.extent, view.stride);");
-    } else {
-        line("return kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + std::to_string(rank) +
-             ", o, n, view.extent);");
-    }
-    close();
-    close();
+    emit_access(
+        n, value->type.dims, K + "::mem* dst = (" + K + "::mem*)view.data",
+        [&](const std::string& e, const std::string& offset) { return "dst[" + offset + "] = " + K + "::store(" + at(value, e) + ");"; },
+        "kiln_cpu::store_window<" + K + ">(view.data, " + (s.array ? s.name : "&" + s.name) + ", " + std::to_string(rank) +
+            ", o, n, view.extent, view.stride);");
 }
 
 }  // namespace kiln::native

@@ -65,11 +65,15 @@ public:
     void emit_param(const Node& n);
     void emit_load(const Node& n);
     void emit_store(const Node& n);
+    void emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
+                     const std::function<std::string(const std::string&, const std::string&)>& element, const std::string& partial);
 
     // ---- emit_ops.cpp: every op that computes a tile from tiles
     void emit_op(const Node& n);
 
 private:
+    void mark_live();
+    bool dead(const Node& n) const;
     void emit_nodes(const std::vector<Node*>& nodes);
     void emit_node(const Node& n);
     void emit_loop(const Node& loop);
@@ -100,6 +104,7 @@ private:
     std::unordered_map<const Node*, int> ids_;
     std::unordered_map<const Node*, Storage> storage_;
     std::unordered_set<const Node*> constants_done_;
+    std::unordered_set<const Node*> live_;  // what kiln_run computes (mark_live)
     std::unordered_map<const Node*, int> access_ids_;
     std::vector<const Node*> accesses_;
     std::int64_t frame_bytes_ = 0;

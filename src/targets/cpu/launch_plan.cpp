@@ -66,8 +66,8 @@ void dump_source(const std::string& kernel, const std::string& key, const std::s
 
 // The grid extents depend only on scalars (view extents, parameters, index
 // arithmetic), so the interpreter's evaluation of those nodes gives them.
-std::vector<std::int64_t> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args) {
-    if (!p.grid) return {};
+std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args) {
+    if (!p.grid) return std::vector<std::int64_t>{};
     std::unordered_map<const ir::Node*, ref::DataPtr> env;
     for (const ir::Node* n : p.body.nodes) {
         if (n == p.grid) break;
@@ -95,7 +95,11 @@ std::vector<std::int64_t> grid_extents(const ir::Program& p, const std::vector<d
         }
     }
     std::vector<std::int64_t> ext;
-    for (int k = 0; k < ir::loop_rank(*p.grid); ++k) ext.push_back(env.at(p.grid->operands[static_cast<std::size_t>(k)])->ints.at(0));
+    for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
+        auto it = env.find(p.grid->operands[static_cast<std::size_t>(k)]);
+        if (it == env.end()) return std::nullopt;
+        ext.push_back(it->second->ints.at(0));
+    }
     return ext;
 }
 
@@ -115,17 +119,20 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
     s << "target cpu: kernel " << p.name << " (generated C++, one shared object)\n";
     s << "  precision: " << (spec.precision == Precision::exact ? "exact" : "standard")
       << " (both bit-exact with interp: pinned orders, no FMA contraction, kiln math)\n";
-    auto ext = grid_extents(p, args);
-    std::int64_t instances = 1;
-    std::string dims;
-    for (auto x : ext) {
-        instances *= std::max<std::int64_t>(x, 0);
-        dims += (dims.empty() ? "" : " x ") + std::to_string(x);
+    const int threads = launch_threads();
+    if (auto ext = grid_extents(p, args)) {
+        std::int64_t instances = 1;
+        std::string dims;
+        for (auto x : *ext) {
+            instances *= std::max<std::int64_t>(x, 0);
+            dims += (dims.empty() ? "" : " x ") + std::to_string(x);
+        }
+        Chunking c = chunking(instances, threads);
+        s << "  grid: " << (ext->empty() ? "none (one instance)" : dims + " = " + std::to_string(instances) + " instances") << ", " << c.chunks
+          << " chunk(s) of " << c.per_chunk << " on up to " << threads << " thread(s) ($KILN_NUM_THREADS)\n";
+    } else {
+        s << "  grid: extents computed at launch; chunks of instances on up to " << threads << " thread(s) ($KILN_NUM_THREADS)\n";
     }
-    int threads = launch_threads();
-    Chunking c = chunking(instances, threads);
-    s << "  grid: " << (ext.empty() ? "none (one instance)" : dims + " = " + std::to_string(instances) + " instances") << ", " << c.chunks
-      << " chunk(s) of " << c.per_chunk << " on up to " << threads << " thread(s) ($KILN_NUM_THREADS)\n";
     std::int64_t widest = 0;
     for (auto& a : args)
         if (a.is_view) widest = std::max(widest, view_span(a));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompil
 // With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp.
 void dump_source(const std::string& kernel, const std::string& key, const std::string& source);
 
-// The grid's extents for these arguments, evaluated on the host (empty: no grid).
-std::vector<std::int64_t> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args);
+// The grid's extents for these arguments, evaluated on the host (empty: no grid;
+// nullopt: they depend on something only a launch computes).
+std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args);
 
 // Chunking of a grid over threads: `chunks` calls of `per_chunk` instances.
 struct Chunking {

@@ -115,6 +115,10 @@ private:
 std::mutex g_job;  // one job at a time
 std::unique_ptr<Pool> g_pool;
 
+// A child of fork() has none of the parent's workers: it forgets the pool (whose
+// threads exist only in the parent, so it cannot be joined) and starts afresh.
+[[maybe_unused]] const int g_atfork = pthread_atfork(nullptr, nullptr, [] { (void)g_pool.release(); });
+
 }  // namespace
 
 void run_tasks(std::int64_t tasks, int threads, std::size_t stack_bytes, bool caller_helps, const std::function<void(std::int64_t)>& task) {

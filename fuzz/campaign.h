@@ -1,0 +1,32 @@
+// A fuzz campaign: programs seed, seed+1, ... run on the targets and compared,
+// so a failing program reproduces alone with `kiln fuzz --count 1 --seed <its seed>`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "fuzz/differential.h"
+
+namespace kiln::fuzz {
+
+struct CampaignOptions {
+    std::uint64_t seed = 1;
+    std::int64_t count = 100;
+    std::vector<Target> targets;  // the first is the reference
+    CompileOptions compile{.precision = Precision::exact};
+    int jobs = 1;                 // programs checked at once
+    Limits limits;
+};
+
+struct Summary {
+    std::int64_t programs = 0, same = 0, differs = 0, invalid = 0, internal = 0;
+    double seconds = 0;
+    std::vector<Result> failures;  // in seed order
+    bool passed() const { return programs == same; }
+};
+
+// Calls on_result (from one thread at a time) as each program finishes.
+Summary run_campaign(const CampaignOptions& options, const std::function<void(const Result&, std::int64_t done)>& on_result = {});
+
+}  // namespace kiln::fuzz

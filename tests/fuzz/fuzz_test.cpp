@@ -1,0 +1,103 @@
+// The differential fuzzer as a test: random well-typed programs run on interp and
+// cpu, and every byte they write must agree. KILN_FUZZ_COUNT and KILN_FUZZ_SEED
+// widen or move a run; a failure names the seed that reproduces it alone.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "fuzz/campaign.h"
+#include "interp/run_kernel.h"
+#include "targets/target_impl.h"
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+namespace {
+
+std::int64_t env_or(const char* name, std::int64_t fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::stoll(v) : fallback;
+}
+
+void expect_all_same(const Summary& s, const std::string& targets) {
+    for (const Result& f : s.failures)
+        ADD_FAILURE() << "program " << f.seed << ": " << verdict_name(f.verdict) << ": " << f.detail
+                      << "\n  reproduce: kiln fuzz --count 1 --seed " << f.seed << " --targets " << targets << " --show";
+    EXPECT_EQ(s.same, s.programs);
+}
+
+TEST(Fuzz, InterpreterAndCpuAgreeBitForBit) {
+    Target c = cpu();
+    if (!c.available()) GTEST_SKIP() << "cpu target: " << c.unavailable_reason();
+    CampaignOptions o;
+    o.seed = static_cast<std::uint64_t>(env_or("KILN_FUZZ_SEED", 1));
+    o.count = env_or("KILN_FUZZ_COUNT", 200);
+    o.targets = {interp(), c};
+    o.jobs = 2;  // compiling dominates; two programs at once
+    expect_all_same(run_campaign(o), "interp,cpu");
+}
+
+// The generator's own contract, on more programs than the cpu run affords: each
+// traces, verifies and runs on the interpreter (checked mode: no out-of-range
+// access it did not ask for, no two instances writing one element).
+TEST(Fuzz, EveryProgramIsValid) {
+    CampaignOptions o;
+    o.seed = 1'000'000;
+    o.count = 300;
+    o.targets = {interp()};
+    expect_all_same(run_campaign(o), "interp");
+}
+
+TEST(Fuzz, ASeedNamesOneProgram) {
+    EXPECT_EQ(show_program(42), show_program(42));
+    EXPECT_NE(show_program(42), show_program(43));
+}
+
+// Over a few hundred programs every kind of operation the fuzzer claims appears.
+TEST(Fuzz, ProgramsCoverTheOperations) {
+    std::string all;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) all += show_program(seed);
+    for (const char* op : {"add", "sub", "mul", "div", "mod", "pow", "maximum", "minimum", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sin",
+                           "cos", "abs", "neg", "cast", "select", "eq", "lt", "logical_and", "logical_or", "logical_not", "reduce_add",
+                           "reduce_max", "reduce_min", "argmax", "argmin", "scan_add", "scan_max", "scan_min", "mma", "reshape", "permute",
+                           "broadcast", "gather", "reindex", "iota", "sort_values", "sort_indices", "topk_values", "topk_indices",
+                           "loop parallel", "loop serial", "loop pipeline", "loop_result", "view_extent", "param", "constant", "f16", "bf16",
+                           "i8", "i32", "i64", "f32", "f64", "bool"})
+        EXPECT_NE(all.find(op), std::string::npos) << "no program among the first 200 uses " << op;
+}
+
+// A target that runs the interpreter and then flips one bit of its first output,
+// or raises: the comparison must notice both.
+class FaultyTarget final : public detail::TargetImpl {
+public:
+    explicit FaultyTarget(bool raise) : raise_(raise) {}
+    const std::string& name() const override { return name_; }
+    void run(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions&, Loc loc) override {
+        if (raise_) fail(loc, "faulty", "raised on purpose");
+        ref::run_program(p, args, {});
+        for (const auto& a : args)
+            if (a.is_view && !a.read_only) {
+                static_cast<unsigned char*>(a.data)[0] ^= 1;
+                return;
+            }
+    }
+
+private:
+    bool raise_;
+    std::string name_ = "faulty";
+};
+
+TEST(Fuzz, ADifferenceIsReported) {
+    Target flip(std::make_shared<FaultyTarget>(false)), raise(std::make_shared<FaultyTarget>(true));
+    Result r = check_program(7, {interp(), flip}, {.precision = Precision::exact});
+    EXPECT_EQ(r.verdict, Verdict::differs);
+    EXPECT_NE(r.detail.find("interp"), std::string::npos) << r.detail;
+    EXPECT_NE(r.detail.find("faulty"), std::string::npos) << r.detail;
+    r = check_program(7, {interp(), raise}, {.precision = Precision::exact});
+    EXPECT_EQ(r.verdict, Verdict::differs);
+    EXPECT_NE(r.detail.find("raised on purpose"), std::string::npos) << r.detail;
+    EXPECT_EQ(check_program(7, {interp(), interp()}, {.precision = Precision::exact}).verdict, Verdict::same);
+}
+
+}  // namespace
