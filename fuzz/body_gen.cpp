@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "fuzz/literals.h"
 
@@ -10,6 +11,14 @@ namespace kiln::fuzz {
 BodyGen::BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, const Limits& limits)
     : rng_(seed), axes_(std::move(axes)), scalars_(std::move(scalars)), limits_(limits) {
     for (std::size_t u = 0; u < axes_.size(); ++u) index_of_id_[axes_[u].id()] = static_cast<int>(u);
+}
+
+void BodyGen::put(const AnyTile& t) {
+    // The DSL's typing checked from outside: a Tile<T> must hold a value of kind T.
+    const Kind held = std::visit([](const auto& x) { return x.type().kind; }, t);
+    if (held != kind_of_tile(t))
+        throw std::logic_error("kiln bug: a Tile<" + std::string(kind_name(kind_of_tile(t))) + "> holds a value of kind " + std::string(kind_name(held)));
+    pool_.push_back(t);
 }
 
 void BodyGen::release(Mark m) {

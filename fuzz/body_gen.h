@@ -24,7 +24,7 @@ class BodyGen {
 public:
     BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, const Limits& limits);
 
-    void put(const AnyTile& t) { if (std::visit([](const auto& x){ return x.type().kind; }, t) != kind_of_tile(t)) throw std::logic_error("DEBUG kind"); pool_.push_back(t); }
+    void put(const AnyTile& t);
     // Element t of a tile along `axis` lies inside a view iff 0 <= base + t < limit:
     // the source of ragged-tail masks.
     void add_bound(int axis, const Scalar<i64>& base, const Extent& limit) { bounds_.push_back({axis, base, limit}); }

@@ -326,7 +326,7 @@ std::optional<AnyTile> BodyGen::op_constant() {
                 // A tile captured from the host (a constant in the IR), given the axes by reshape.
                 std::vector<T> values;
                 for (std::int64_t e = 0; e < count(axes); ++e) values.push_back(static_cast<T>(literal<T>(rng_)));
-                return reshape(from_vec(values, extent(axes[0]), extent(axes[1])), shape_of(axes));
+                return reshape(from_vec<T>(values, extent(axes[0]), extent(axes[1])), shape_of(axes));
             }
         }
         return full<T>(shape_of(axes), literal<T>(rng_));

@@ -46,8 +46,10 @@ template <Element T = f64> Tile<T> zeros(std::int64_t rows, std::int64_t cols, L
 template <Element T> Tile<T> from_vec(const std::vector<T>& v, std::int64_t rows, std::int64_t cols, Loc loc = Loc::here()) {
     return Tile<T>(detail::from_values(v, rows, cols, loc));
 }
+// Seed 000's int buffers are i64 tiles (buffer_kind_t); the data is widened so that
+// the Tile<i64> really holds i64 elements. from_vec<i32>(v, ...) keeps them i32.
 inline Tile<i64> from_vec(const std::vector<int>& v, std::int64_t rows, std::int64_t cols, Loc loc = Loc::here()) {
-    return Tile<i64>(detail::from_values(v, rows, cols, loc));
+    return Tile<i64>(detail::from_values(std::vector<i64>(v.begin(), v.end()), rows, cols, loc));
 }
 
 // dot(a, b): the 2-D product; each product rounded, accumulated in the pinned order,

@@ -92,6 +92,14 @@ TEST(CpuErrors, OutOfRangeMatchesTheInterpreter) {
     });
     expect_same_error(single, {input(Kind::I32, {3, 4}, 52), output(Kind::I32, {3, 4})},
                       "store: index (2, 4) is out of range for argument 1 of extent 3x4");
+    // A load before the grid fails before any instance runs (every instance would too).
+    auto top = kernel("top_level_load", [](View<const f32, 1> w, View<f32, 1> y) {
+        auto n = axis("n", 4);
+        auto weights = w[coord(2), shape(n), bounds::check];
+        for (auto& nest : parallel(shape(axis("g", 3)))) y(coord(nest.index() * 4), shape(n), bounds::check).store(weights * 2.0f);
+    });
+    expect_same_error(top, {input(Kind::F32, {5}, 49), output(Kind::F32, {11})}, "load: index (5) is out of range for argument 0 of extent 5");
+    expect_same(top, {input(Kind::F32, {6}, 49), output(Kind::F32, {12})});
 }
 
 TEST(CpuErrors, CaughtErrorLeavesTheTargetUsable) {
@@ -184,6 +192,18 @@ TEST(CpuLaunch, PlanAndSource) {
     for (const char* part : {"KILN_KROUND_H", "KILN_KMATH_H", "extern \"C\" KILN_EXPORT int kiln_run", "using kiln_index = int;"})
         EXPECT_NE(source.find(part), std::string::npos) << part;
     EXPECT_THROW(cpu().impl().source(*program, args, {}, true), Error);
+    // Generated code is held to kiln's own warning bar.
+    auto path = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-warnings-" + std::to_string(getpid()) + ".cpp");
+    std::ofstream(path) << source;
+    const char* cxx = std::getenv("CXX");
+    std::string cmd = std::string(cxx && *cxx ? cxx : "c++") + " -std=c++20 -fsyntax-only -Wall -Wextra -Wshadow -Werror " + path.string() + " 2>&1";
+    std::string log;
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) log.append(buf, n);
+        EXPECT_EQ(pclose(p), 0) << log;
+    }
+    std::filesystem::remove(path);
 }
 
 TEST(CpuLaunch, DumpDirReceivesEachGeneratedSource) {

@@ -109,12 +109,10 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     const std::string R = std::to_string(rank);
     open("");
     line("const kiln_cpu::View& view = args[" + std::to_string(n.i) + "].view;");
-    std::string o, box, base;
+    std::string o, box;
     for (int k = 0; k < rank; ++k) {
-        const std::string K = std::to_string(k);
         o += (k ? ", " : "") + at(n.operands[static_cast<std::size_t>(k)], "0");
         box += (k ? ", " : "") + std::to_string(dims[static_cast<std::size_t>(k)].extent);
-        base += (k ? " + " : "") + std::string("(kiln_index)o[") + K + "] * (kiln_index)view.stride[" + K + "]";
     }
     line("const long long o[" + R + "] = {" + o + "};");
     line("static const int n[" + R + "] = {" + box + "};");
@@ -131,6 +129,10 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
             line("const kiln_index s" + std::to_string(k) + " = (kiln_index)view.stride[" + std::to_string(k) + "];");
         }
     }
+    // Inside the view every offset fits the index width (the launch chose it from the views' spans).
+    auto scaled = [&](const std::string& x, int k) { return strides[static_cast<std::size_t>(k)] == "1" ? x : x + " * " + strides[static_cast<std::size_t>(k)]; };
+    std::string base;
+    for (int k = 0; k < rank; ++k) base += (k ? " + " : "") + scaled("(kiln_index)o[" + std::to_string(k) + "]", k);
     line(pointer_decl + " + (" + base + ");");
     auto vars = open_loops(extents, "i");
     std::string e, offset;
@@ -138,7 +140,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     for (int k = 0; k < rank; ++k) {
         const auto ku = static_cast<std::size_t>(k);
         e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
-        offset += (k ? " + " : "") + (strides[ku] == "1" ? vars[ku] : vars[ku] + " * " + strides[ku]);
+        offset += (k ? " + " : "") + scaled(vars[ku], k);
     }
     line(element(e, offset));
     close_loops(vars);

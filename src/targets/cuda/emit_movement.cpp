@@ -58,6 +58,24 @@ void emit_movement(Emitter& E, const Node& n) {
                 return;
             }
             break;  // a one-element tile becomes a scalar: thread 0 holds it, everyone needs it
+        case OpCode::broadcast:
+            // A broadcast iota or fill is a function of the element's index: recompute
+            // it where it is needed instead of moving it (masks like iota(c) == label
+            // would otherwise stage a whole i64 tile).
+            if (x->op == OpCode::iota) {
+                auto along = static_cast<std::size_t>(n.ints[0]);
+                E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+                    E.line(dst + " = (long long)" + coord(e, n.type.dims, along) + ";");
+                });
+                E.note(n, "recomputed per element from the index (no data movement)");
+                return;
+            }
+            if (x->op == OpCode::full) {
+                E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x->operands[0]) + ";"); });
+                E.note(n, "recomputed per element from the fill value (no data movement)");
+                return;
+            }
+            break;
         default: break;
     }
     E.begin_shared(n);

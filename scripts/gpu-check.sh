@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The GPU check, for a machine with an NVIDIA GPU, a C++ compiler, CMake, Ninja and
+# the CUDA toolkit, and no package registry: builds kiln (with ./.deps from
+# scripts/vendor-deps.sh when the system lacks GoogleTest/CLI11/OpenSSL headers),
+# runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
+# comparison with the interpreter, compute-sanitizer over the catalog, and the
+# benchmark. Results go to $OUT (default bench/results/gpu-<date>).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
+mkdir -p "$out"
+build=${KILN_BUILD_DIR:-build-gpu}
+extra=()
+if [[ -d .deps ]]; then
+    extra+=(-DOPENSSL_ROOT_DIR="$PWD/.deps" -DOPENSSL_USE_STATIC_LIBS=TRUE -DKILN_GTEST_SOURCE="$PWD/.deps/googletest"
+            -DCMAKE_CXX_FLAGS="-isystem $PWD/.deps/include")
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+step() { echo "== $*" | tee -a "$out/summary.txt"; }
+step "build"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+kiln="$build/tools/kiln"
+{ echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
+step "cuda tests"
+"$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' 2>&1 | tail -25 | tee "$out/cuda-tests.log" | tail -3 | tee -a "$out/summary.txt"
+for p in standard exact; do
+    step "kiln run --all --target cuda --precision $p"
+    "$kiln" run --all --target cuda --precision "$p" --seed 7 >"$out/run-$p.log" 2>&1; tail -1 "$out/run-$p.log" | tee -a "$out/summary.txt"
+done
+step "kiln compare --all --targets interp,cuda --precision exact"
+"$kiln" compare --all --targets interp,cuda --precision exact --seed 7 >"$out/compare-exact.log" 2>&1; tail -1 "$out/compare-exact.log" | tee -a "$out/summary.txt"
+if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+        step "compute-sanitizer --tool $tool (catalog, small)"
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$kiln" run --all --target cuda --size small --seed 7 >"$out/sanitizer-$tool.log" 2>&1
+        echo "exit $? ; $(grep -E 'ERROR SUMMARY|passed,' "$out/sanitizer-$tool.log" | tail -2 | tr '\n' ' ')" | tee -a "$out/summary.txt"
+    done
+fi
+step "benchmark"
+[[ -x "$build/bench/kiln_cuda_bench" ]] && "$build/bench/kiln_cuda_bench" "$out/bench-cuda.json" 2>&1 | tee "$out/bench.log" | tail -12 | tee -a "$out/summary.txt"
