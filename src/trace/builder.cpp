@@ -126,6 +126,11 @@ void Builder::close_loop(ir::Node* loop) {
         e.var->value = detail::Value{result, nullptr, result->type};
         ++slot;
     }
+    // A carried variable assigned an outer value that is itself read-only here
+    // (acc = w) holds that value's proxy, which the first loop above removed:
+    // the yield takes the outer value instead.
+    for (const CarryEntry& e : frame.entries)
+        if (!e.assigned) std::replace(next_values.begin(), next_values.end(), e.proxy, e.init);
     ir::Node* y = program_.make(OpCode::yield);
     y->operands = std::move(next_values);
     y->parent = &body;

@@ -215,7 +215,10 @@ void Emitter::emit_loop(const Node& loop) {
         line("const long long " + n + " = " + at(loop.operands[static_cast<std::size_t>(k)], "0") + ";");
         vars.push_back(v);
     }
-    for (int k = 0; k < rank; ++k) open("for (long long " + vars[static_cast<std::size_t>(k)] + " = 0; " + vars[static_cast<std::size_t>(k)] + " < " + L + "_n" + std::to_string(k) + "; ++" + vars[static_cast<std::size_t>(k)] + ")");
+    for (int k = 0; k < rank; ++k) {
+        const std::string& v = vars[static_cast<std::size_t>(k)];
+        open("for (long long " + v + " = 0; " + v + " < " + L + "_n" + std::to_string(k) + "; ++" + v + ")");
+    }
     for (const Node* a : loop.body->args) {
         if (a->i < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(a->i)], false, 1};
         else storage_[a] = carried.at(static_cast<std::size_t>(a->i - rank));
@@ -293,7 +296,7 @@ void Emitter::emit_grid_function(const std::vector<Node*>& prologue) {
 void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::vector<Node*>& epilogue) {
     open("extern \"C\" KILN_EXPORT int kiln_run(const kiln_cpu::Arg* args, long long begin, long long end, long long total, kiln_cpu::Status* st)");
     line("(void)args; (void)begin; (void)end; (void)total; (void)st;");
-    phase_ = 0;
+    phase_ = kiln_cpu::before_grid;
     pid_ = "-1";
     emit_nodes(prologue);
     if (const Node* grid = p_.grid) {
@@ -314,14 +317,14 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
             else line("[[maybe_unused]] const long long " + v + " = rest % " + n + "; rest /= " + n + ";");
         }
         for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(a->i), false, 1};
-        phase_ = 1;
+        phase_ = kiln_cpu::in_grid;
         pid_ = "pid";
         for (const Node* n : grid->body->nodes)
             if (n->op != OpCode::yield && !dead(*n)) emit_node(*n);
         close();
-        phase_ = 2;
+        phase_ = kiln_cpu::after_grid;
         pid_ = "-1";
-        if (!epilogue.empty()) {
+        if (std::any_of(epilogue.begin(), epilogue.end(), [&](const Node* n) { return !dead(*n); })) {
             open("if (end == total)");
             emit_nodes(epilogue);
             close();

@@ -249,14 +249,12 @@ void Emitter::emit_reduce(const Node& n) {
     auto os = ref::strides_of(pick(xd, kept));
     const std::string T = ctype(k);
     if (kept.empty() || kept.back() != xd.size() - 1) {
-        open("");  // scopes `acc`: a full reduction opens no loop, and a kernel may hold several
         auto vars = open_loops(kept_extents, "k");
         std::string base = linear(vars, pick(xs, kept));
         line(T + " acc = " + at(x, base) + ";");
         line("for (int r = 1; r < " + std::to_string(count) + "; ++r) acc = " + combine(n.op, k, "acc", at(x, base + " + " + red_offset("r"))) + ";");
         line(at(&n, linear(vars, os)) + " = acc;");
         close_loops(vars);
-        close();
         return;
     }
     auto vars = open_loops(kept_extents, "k");

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/emit_cpp.h"
 
 namespace kiln::native {
@@ -108,8 +109,8 @@ private:
     std::unordered_map<const Node*, int> access_ids_;
     std::vector<const Node*> accesses_;
     std::int64_t frame_bytes_ = 0;
-    // Where emission is: the phase (cpu_abi.h Phase) and the pid expression.
-    int phase_ = 0;
+    // Where emission is: the phase reported with an error, and the pid expression.
+    kiln_cpu::Phase phase_ = kiln_cpu::before_grid;
     std::string pid_ = "-1";
 };
 

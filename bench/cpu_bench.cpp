@@ -1,0 +1,225 @@
+// CPU benchmark (issue 4), one run on this machine, peers in the same run:
+//   - f32 GEMM 1024^3: kiln cpu target vs OpenBLAS cblas_sgemm
+//   - row softmax and RMSNorm 4096x4096 f32: kiln cpu vs memcpy bandwidth
+//   - the cpu target vs the interpreter (same kernel)
+//   - cold compile (empty cache) and warm cache hit (fresh process, populated cache)
+// Correctness is checked before timing; times are medians of repeated runs on fresh
+// random inputs. Prints a table and writes JSON (argv[1], default bench-cpu.json).
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+#include <unistd.h>
+
+#include <kiln/kiln.h>
+
+using namespace kiln;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median_s(const std::function<void()>& f, int warmup, int reps) {
+    for (int i = 0; i < warmup; ++i) f();
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        auto t0 = Clock::now();
+        f();
+        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+Tensor<f32> random_tensor(std::vector<std::int64_t> ext, unsigned seed, float lo = -1, float hi = 1) {
+    Tensor<f32> t(ext);
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    for (auto& x : t.values()) x = d(g);
+    return t;
+}
+
+double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
+    double n = 0, d = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(got[i])) return INFINITY;
+        n += (got[i] - want[i]) * (got[i] - want[i]);
+        d += want[i] * want[i];
+    }
+    return std::sqrt(n / d);
+}
+
+Kernel gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    return kernel("bench_gemm", [=](View<const f32, 2> A, View<const f32, 2> B, View<f32, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt)))
+                acc = mma(A[coord(m0, step.index() * bk), shape(m, k)], B[coord(step.index() * bk, n0), shape(k, n)], acc);
+            C(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
+}
+
+Kernel softmax_rows_kernel() {
+    return kernel("bench_softmax", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto o = coord(nest.index(), 0);
+            auto v = x[o, shape(r, c)];
+            auto e = exp(v - reduce(v, c, maximum));
+            y(o, shape(r, c)).store(e / reduce(e, c, add));
+        }
+    });
+}
+
+Kernel rmsnorm_kernel() {
+    return kernel("bench_rmsnorm", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        const float inv_n = 1.0f / static_cast<float>(x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto o = coord(nest.index(), 0);
+            auto v = x[o, shape(r, c)];
+            y(o, shape(r, c)).store(v * rsqrt(reduce(v * v, c, add) * inv_n + 1e-6f));
+        }
+    });
+}
+
+Kernel tiny() {
+    return kernel("bench_tiny", [](View<f32, 1> y) {
+        for (auto& nest : parallel(shape(axis("one", 1)))) y(coord(nest.index()), shape(1)).store(full<f32>(shape(1), 2.0f));
+    });
+}
+
+struct Row {
+    std::string what;
+    double kiln, peer;
+    std::string unit, peer_name, check;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 2 && std::string(argv[2]) == "--probe-cache") {
+        Tensor<f32> y({1});
+        auto t0 = Clock::now();
+        tiny().launch(cpu(), y.view());
+        std::printf("%.6f\n", std::chrono::duration<double>(Clock::now() - t0).count() * 1e3);
+        return 0;
+    }
+    std::string json = argc > 1 ? argv[1] : "bench-cpu.json";
+    if (!cpu().available()) {
+        std::fprintf(stderr, "cpu target unavailable: %s\n", cpu().unavailable_reason().c_str());
+        return 2;
+    }
+    std::vector<Row> rows;
+
+    // memcpy bandwidth (bytes read + written) over 4096x4096 f32, the row kernels' ceiling.
+    const std::int64_t R = 4096, C = 4096;
+    std::vector<float> a(static_cast<std::size_t>(R * C), 1.0f), b(a.size());
+    double copy_s = median_s([&] { std::memcpy(b.data(), a.data(), a.size() * 4); }, 2, 10);
+    double copy_gbs = 2.0 * a.size() * 4 / copy_s / 1e9;
+
+    // f32 GEMM 1024^3.
+    {
+        const int N = 1024;
+        auto A = random_tensor({N, N}, 1), B = random_tensor({N, N}, 2);
+        Tensor<f32> Ck({N, N}), Cb({N, N});
+        double best = 1e9;
+        std::string best_cfg, check;
+        for (auto [bm, bn, bk] : {std::array<int, 3>{32, 32, 32}, {64, 64, 32}, {32, 128, 64}}) {
+            auto k = gemm(bm, bn, bk);
+            k.launch(cpu(), std::as_const(A).view(), std::as_const(B).view(), Ck.view());
+            double s = median_s([&] { k.launch(cpu(), std::as_const(A).view(), std::as_const(B).view(), Ck.view()); }, 1, 5);
+            if (s < best) best = s, best_cfg = std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, A.data(), N, B.data(), N, 0.0f, Cb.data(), N);
+        std::vector<double> ref(Cb.values().begin(), Cb.values().end());
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "rel L2 vs OpenBLAS %.1e, best tiles %s", rel_l2(Ck.values(), ref), best_cfg.c_str());
+        double blas = median_s([&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, A.data(), N, B.data(), N, 0.0f, Cb.data(), N);
+        }, 1, 5);
+        double flops = 2.0 * N * N * N;
+        rows.push_back({"f32 GEMM 1024^3", flops / best / 1e9, flops / blas / 1e9, "GFLOP/s", "OpenBLAS sgemm", buf});
+    }
+
+    // Row softmax and RMSNorm 4096x4096 f32, and the interpreter on the same kernel.
+    for (int which = 0; which < 2; ++which) {
+        auto x = random_tensor({R, C}, 3 + which, -4, 4);
+        Tensor<f32> y({R, C});
+        auto k = which == 0 ? softmax_rows_kernel() : rmsnorm_kernel();
+        k.launch(cpu(), std::as_const(x).view(), y.view());
+        std::vector<double> want;
+        std::vector<float> got;
+        for (std::int64_t r = 0; r < R; r += 64) {
+            double m = -INFINITY, s = 0, ss = 0;
+            for (std::int64_t c = 0; c < C; ++c) m = std::max(m, double(x[r * C + c]));
+            for (std::int64_t c = 0; c < C; ++c) s += std::exp(double(x[r * C + c]) - m), ss += double(x[r * C + c]) * x[r * C + c];
+            for (std::int64_t c = 0; c < C; ++c) {
+                double v = x[r * C + c];
+                want.push_back(which == 0 ? std::exp(v - m) / s : v / std::sqrt(ss / C + 1e-6));
+                got.push_back(y[r * C + c]);
+            }
+        }
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "rel L2 vs f64 %.1e", rel_l2(got, want));
+        double s = median_s([&] { k.launch(cpu(), std::as_const(x).view(), y.view()); }, 1, 7);
+        double gbs = 2.0 * R * C * 4 / s / 1e9;
+        rows.push_back({which == 0 ? "softmax 4096x4096 f32" : "RMSNorm 4096x4096 f32", gbs, copy_gbs, "GB/s", "memcpy", buf});
+        if (which == 0) {
+            // The interpreter on a 256-row slice (it is a reference, not a fast path).
+            auto xs = view(x.data(), {256, C});
+            auto ys = view(y.data(), {256, C});
+            double si = median_s([&] { k.launch(interp({.checked = false}), xs, ys); }, 0, 1);
+            double sc = median_s([&] { k.launch(cpu(), xs, ys); }, 1, 5);
+            rows.push_back({"softmax 256x4096: cpu vs interpreter", sc * 1e3, si * 1e3, "ms", "interp (unchecked)", "-"});
+        }
+    }
+
+    // Cold compile and warm cache hit.
+    {
+        std::string dir = "/tmp/kiln-cpu-bench-cache-" + std::to_string(::getpid());
+        ::setenv("KILN_CACHE_DIR", dir.c_str(), 1);
+        Tensor<f32> y({1});
+        auto t0 = Clock::now();
+        tiny().launch(cpu(), y.view());
+        double cold = std::chrono::duration<double>(Clock::now() - t0).count() * 1e3;
+        double warm_inproc = median_s([&] { tiny().launch(cpu(), y.view()); }, 1, 20) * 1e3;
+        FILE* p = ::popen((std::string(argv[0]) + " x --probe-cache").c_str(), "r");
+        double fresh = -1;
+        if (p && std::fscanf(p, "%lf", &fresh) != 1) fresh = -1;
+        if (p) ::pclose(p);
+        rows.push_back({"first launch, empty cache (trace+emit+compile+load)", cold, 0, "ms", "", "-"});
+        rows.push_back({"first launch, fresh process, cache populated", fresh, 0, "ms", "", "-"});
+        rows.push_back({"launch of a new kernel object, in-process cache hit", warm_inproc, 0, "ms", "", "includes tracing"});
+        std::string rm = "rm -rf " + dir;
+        if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir.c_str());
+    }
+
+    std::printf("%-52s %12s %12s %7s  %s\n", "what", "kiln", "peer", "ratio", "check");
+    std::ofstream out(json);
+    out << "[\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        double ratio = r.peer > 0 ? r.kiln / r.peer : 0;
+        std::printf("%-52s %8.2f %-4s %8.2f %-4s %7.3f  %s %s\n", r.what.c_str(), r.kiln, r.unit.c_str(), r.peer, r.unit.c_str(), ratio,
+                    r.check.c_str(), r.peer_name.c_str());
+        out << "  {\"what\": \"" << r.what << "\", \"kiln\": " << r.kiln << ", \"peer\": " << r.peer << ", \"unit\": \"" << r.unit
+            << "\", \"peer_name\": \"" << r.peer_name << "\", \"ratio\": " << ratio << ", \"check\": \"" << r.check << "\"}"
+            << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    out << "]\n";
+}
