@@ -8,8 +8,8 @@
 
 namespace kiln::fuzz {
 
-BodyGen::BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, const Limits& limits)
-    : rng_(seed), axes_(std::move(axes)), scalars_(std::move(scalars)), limits_(limits) {
+BodyGen::BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, std::int64_t max_elements)
+    : rng_(seed), axes_(std::move(axes)), scalars_(std::move(scalars)), max_elements_(max_elements) {
     for (std::size_t u = 0; u < axes_.size(); ++u) index_of_id_[axes_[u].id()] = static_cast<int>(u);
 }
 
@@ -89,7 +89,7 @@ AnyTile BodyGen::pick() {
 AnyTile BodyGen::partner(const AnyTile& a) {
     const Kind k = kind_of_tile(a);
     if (rng_.chance(55))
-        if (auto b = pick_if([&](const AnyTile& t) { return kind_of_tile(t) == k && count(union_axes(a, t)) <= limits_.max_tile_elements; }))
+        if (auto b = pick_if([&](const AnyTile& t) { return kind_of_tile(t) == k && count(union_axes(a, t)) <= max_elements_; }))
             return *b;
     return fit(pick(), k, subset(axes_of(a), 0, 3));
 }
@@ -183,8 +183,8 @@ std::optional<AnyTile> BodyGen::mma_onto(const AnyTile& acc, Kind in) {
     }
     a_axes = subset(a_axes, static_cast<int>(a_axes.size()), static_cast<int>(a_axes.size()));  // shuffled
     b_axes = subset(b_axes, static_cast<int>(b_axes.size()), static_cast<int>(b_axes.size()));
-    if (count(a_axes) > limits_.max_tile_elements || count(b_axes) > limits_.max_tile_elements ||
-        count(out) * count(contracted) > 8 * limits_.max_tile_elements)
+    if (count(a_axes) > max_elements_ || count(b_axes) > max_elements_ ||
+        count(out) * count(contracted) > 8 * max_elements_)
         return std::nullopt;
     AnyTile a = fit(pick(), in, a_axes), b = fit(pick(), in, b_axes);
     const MmaOptions options{.allow_reassociation = rng_.chance(50)};
@@ -257,6 +257,7 @@ void BodyGen::grow(int ops) {
         {&BodyGen::op_arg_reduce, 3}, {&BodyGen::op_scan, 4}, {&BodyGen::op_mma, 5},     {&BodyGen::op_reshape, 4},
         {&BodyGen::op_permute, 3}, {&BodyGen::op_gather, 4},  {&BodyGen::op_reindex, 3}, {&BodyGen::op_iota, 5},
         {&BodyGen::op_constant, 3}, {&BodyGen::op_sort, 2},   {&BodyGen::op_topk, 2},    {&BodyGen::op_map, 3},
+        {&BodyGen::op_memory, 2},
     };
     static const std::vector<int> weights = [] {
         std::vector<int> w;
@@ -265,7 +266,7 @@ void BodyGen::grow(int ops) {
     }();
     for (int made = 0, tries = 0; made < ops && tries < 4 * ops + 8; ++tries) {
         auto v = (this->*table[rng_.weighted(weights)].first)();
-        if (v && count_of(*v) <= limits_.max_tile_elements) {
+        if (v && count_of(*v) <= max_elements_) {
             put(*v);
             ++made;
         }

@@ -15,14 +15,13 @@
 #include <vector>
 
 #include "fuzz/any_tile.h"
-#include "fuzz/recipe.h"
 #include "fuzz/rng.h"
 
 namespace kiln::fuzz {
 
 class BodyGen {
 public:
-    BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, const Limits& limits);
+    BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, std::int64_t max_elements);
 
     void put(const AnyTile& t);
     // Element t of a tile along `axis` lies inside a view iff 0 <= base + t < limit:
@@ -86,12 +85,13 @@ private:
     std::optional<AnyTile> op_sort();
     std::optional<AnyTile> op_topk();
     std::optional<AnyTile> op_map();
+    std::optional<AnyTile> op_memory();
 
     Rng rng_;
     std::vector<Axis> axes_;
     std::unordered_map<int, int> index_of_id_;  // axis id -> universe index
     std::vector<AnyScalar> scalars_;
-    Limits limits_;
+    std::int64_t max_elements_;  // no tile larger
     std::vector<AnyTile> pool_;
     std::vector<Bound> bounds_;
 };

@@ -104,7 +104,7 @@ std::optional<AnyTile> BodyGen::op_select() {
         switch (rng_.below(3)) {
             case 0: {
                 AnyTile b = partner(a);
-                if (count(union_axes(a, b)) > limits_.max_tile_elements) return std::nullopt;
+                if (count(union_axes(a, b)) > max_elements_) return std::nullopt;
                 return AnyTile(ite(c, x, as<T>(b)));
             }
             case 1: return AnyTile(ite(c, x, literal<T>(rng_)));
@@ -205,7 +205,7 @@ std::optional<AnyTile> BodyGen::op_mma() {
     std::vector<int> all(static_cast<std::size_t>(axis_count()));
     for (int u = 0; u < axis_count(); ++u) all[static_cast<std::size_t>(u)] = u;
     auto out = subset(all, 0, 2);
-    if (count(out) > limits_.max_tile_elements) return std::nullopt;
+    if (count(out) > max_elements_) return std::nullopt;
     AnyTile acc = fit(pick(), kinds.acc, out);
     return mma_onto(acc, kinds.in);
 }
@@ -317,7 +317,7 @@ std::optional<AnyTile> BodyGen::op_constant() {
     std::vector<int> all(static_cast<std::size_t>(axis_count()));
     for (int u = 0; u < axis_count(); ++u) all[static_cast<std::size_t>(u)] = u;
     auto axes = subset(all, 0, 2);
-    if (count(axes) > limits_.max_tile_elements) return std::nullopt;
+    if (count(axes) > max_elements_) return std::nullopt;
     const Kind k = kAllKinds[rng_.below(8)];
     return with_kind(k, [&](auto tag) -> AnyTile {
         using T = typename decltype(tag)::type;
@@ -396,6 +396,33 @@ std::optional<AnyTile> BodyGen::op_map() {
             },
             b);
     });
+}
+
+// A round trip through an explicit memory<T> resource with a random
+// (provably injective) layout: the value must come back unchanged.
+std::optional<AnyTile> BodyGen::op_memory() {
+    auto a = pick_if([](const AnyTile& t) { return !dims_of(t).empty(); });
+    if (!a) return std::nullopt;
+    const auto axes = axes_of(*a);
+    std::vector<std::size_t> nesting(axes.size());  // outermost first
+    for (std::size_t k = 0; k < nesting.size(); ++k) nesting[k] = k;
+    if (rng_.chance(50)) std::reverse(nesting.begin(), nesting.end());
+    Stride strides{std::vector<std::int64_t>(axes.size())};
+    std::int64_t s = 1;
+    for (std::size_t k = nesting.size(); k-- > 0;) {
+        strides.values[nesting[k]] = s;
+        s = s * extent(axes[nesting[k]]) + rng_.below(3);  // sometimes padded
+    }
+    static const mem::Resource resources[] = {mem::auto_, mem::shared, mem::private_};
+    const mem::Resource where = resources[rng_.below(3)];
+    return std::visit(
+        [&](const auto& x) -> AnyTile {
+            using T = typename std::remove_cvref_t<decltype(x)>::element_type;
+            auto m = memory<T>(layout(shape_of(axes), strides), where);
+            m.store(x);
+            return m.load();
+        },
+        *a);
 }
 
 }  // namespace kiln::fuzz

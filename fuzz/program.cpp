@@ -35,6 +35,14 @@ template <class F> decltype(auto) with_view(const ViewPlan& plan, int param, F&&
     });
 }
 
+bounds::Policy policy(Bounds b) {
+    switch (b) {
+        case Bounds::check: return bounds::check;
+        case Bounds::assume: return bounds::assume;
+        default: return bounds::zero;
+    }
+}
+
 detail::ParamSig view_signature(const ViewPlan& plan) {
     return with_view(plan, 0, [](auto view) { return detail::ParamTraits<decltype(view)>::sig(); });
 }
@@ -104,7 +112,7 @@ private:
         Access a = access(v);
         AnyTile t = with_view(p, v, [&](auto view) -> AnyTile {
             using T = typename decltype(view)::element_type;
-            auto ref = view(a.at, a.shape);
+            auto ref = view(a.at, a.shape, policy(p.bounds));
             if (!p.fallback) return ref.load();
             if constexpr (std::is_same_v<T, bool>) return ref.load(*p.fallback != 0);
             else if constexpr (FloatElement<T>) return ref.load(*p.fallback);
@@ -126,7 +134,7 @@ private:
         AnyTile value = gen_.fit(gen_.pick(), p.kind, order);
         with_view(p, v, [&](auto view) {
             using T = typename decltype(view)::element_type;
-            view(a.at, a.shape).store(as<T>(value));
+            view(a.at, a.shape, policy(p.bounds)).store(as<T>(value));
         });
     }
 
@@ -143,7 +151,7 @@ private:
             const DimPlan& d = plan(r_.loop.from_view).dims[static_cast<std::size_t>(r_.loop.from_dim)];
             trips = ceil_div(extent(r_.loop.from_view, r_.loop.from_dim), tile_extent(d));
         }
-        Axis steps = axis("steps", trips);
+        Axis steps = r_.loop.runtime_trips ? axis("steps", Scalar<i64>((pids_[0] + r_.loop.trips) % (r_.loop.trips + 1))) : axis("steps", trips);
         auto body = [&](const Nest& inner) {
             auto scope = gen_.mark();
             step_ = inner.index(steps);
@@ -151,6 +159,7 @@ private:
                 if (r_.views[v].in_loop && r_.views[v].role == Role::input) load(static_cast<int>(v));
             if (r_.loop.pipeline) inner.stage("compute");
             gen_.grow(r_.ops_in_loop);
+            if (r_.loop.inner_trips > 0) nested_loop(inner);
             for (AnyTile& acc : carried) gen_.update(acc);
             for (std::size_t v = 0; v < r_.views.size(); ++v)
                 if (r_.views[v].in_loop && r_.views[v].role != Role::input) store(static_cast<int>(v));
@@ -165,6 +174,26 @@ private:
         for (const AnyTile& acc : carried) gen_.put(acc);
     }
 
+    // A loop inside the loop body, carrying one tile of its own and touching no view.
+    void nested_loop(const Nest& outer) {
+        AnyTile from = gen_.pick();
+        AnyTile carried = gen_.fit(from, kind_of_tile(from), gen_.axes_of(from));
+        const std::int64_t n = r_.loop.inner_trips;
+        Axis substeps = r_.loop.runtime_inner ? axis("substeps", Scalar<i64>((*step_ + 1) % (n + 1))) : axis("substeps", n);
+        auto body = [&](const Nest&) {
+            auto scope = gen_.mark();
+            gen_.grow(2);
+            gen_.update(carried);
+            gen_.release(scope);
+        };
+        if (r_.loop.inner_pipeline) {
+            for (auto& inner : outer.pipeline(shape(substeps))) body(inner);
+        } else {
+            for (auto& inner : outer.serial(shape(substeps))) body(inner);
+        }
+        gen_.put(carried);
+    }
+
     const Recipe& r_;
     const std::vector<Axis>& axes_;
     BodyGen& gen_;
@@ -172,7 +201,7 @@ private:
     std::optional<Scalar<i64>> step_;
 };
 
-void trace_program(const Recipe& r, const Limits& limits) {
+void trace_program(const Recipe& r) {
     std::vector<Axis> axes;
     for (const AxisPlan& a : r.axes) axes.push_back(axis(a.name, a.extent));
     std::vector<AnyScalar> scalars;
@@ -181,7 +210,7 @@ void trace_program(const Recipe& r, const Limits& limits) {
             using T = typename decltype(tag)::type;
             return detail::ParamTraits<Scalar<T>>::make(static_cast<int>(r.views.size() + s));
         }));
-    BodyGen gen(r.body_seed, axes, std::move(scalars), limits);
+    BodyGen gen(r.body_seed, axes, std::move(scalars), r.max_tile_elements);
     Instance instance(r, axes, gen);
     if (r.grid.empty()) {
         instance.run(nullptr, {});
@@ -204,12 +233,12 @@ void trace_program(const Recipe& r, const Limits& limits) {
 
 }  // namespace
 
-Kernel build_kernel(const Recipe& r, const Limits& limits) {
+Kernel build_kernel(const Recipe& r) {
     std::vector<detail::ParamSig> params;
     for (const ViewPlan& v : r.views) params.push_back(view_signature(v));
     for (const ScalarPlan& s : r.scalars)
         params.push_back(with_kind(s.kind, [](auto tag) { return detail::ParamTraits<Scalar<typename decltype(tag)::type>>::sig(); }));
-    return Kernel(detail::new_kernel("fuzz_" + std::to_string(r.seed), std::move(params), [r, limits] { trace_program(r, limits); }, Loc::here()));
+    return Kernel(detail::new_kernel("fuzz_" + std::to_string(r.seed), std::move(params), [r] { trace_program(r); }, Loc::here()));
 }
 
 }  // namespace kiln::fuzz

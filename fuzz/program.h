@@ -11,6 +11,6 @@ namespace kiln::fuzz {
 
 // The kernel is built with kernel()'s own parts: a lambda's parameter list is a
 // compile-time type, but a fuzz program's is chosen at run time.
-Kernel build_kernel(const Recipe& r, const Limits& limits = {});
+Kernel build_kernel(const Recipe& r);
 
 }  // namespace kiln::fuzz

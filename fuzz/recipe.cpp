@@ -23,7 +23,7 @@ Kind random_kind(Rng& rng) {
     return kAllKinds[rng.weighted(weights)];
 }
 
-std::vector<AxisPlan> make_axes(Rng& rng, const Limits& limits) {
+std::vector<AxisPlan> make_axes(Rng& rng, std::int64_t max_elements) {
     static const char* names[] = {"i", "j", "k", "l", "m"};
     std::vector<AxisPlan> axes;
     int n = static_cast<int>(rng.between(2, 5));
@@ -35,7 +35,7 @@ std::vector<AxisPlan> make_axes(Rng& rng, const Limits& limits) {
         std::sort(e.rbegin(), e.rend());
         std::int64_t top3 = 1;
         for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
-        if (top3 <= limits.max_tile_elements) break;
+        if (top3 <= max_elements) break;
         auto big = std::max_element(axes.begin(), axes.end(), [](auto& x, auto& y) { return x.extent < y.extent; });
         big->extent = (big->extent + 1) / 2;
     }
@@ -43,7 +43,7 @@ std::vector<AxisPlan> make_axes(Rng& rng, const Limits& limits) {
 }
 
 // Up to `most` distinct axes in random order whose tile fits the budget.
-std::vector<int> random_axes(Rng& rng, const std::vector<AxisPlan>& axes, int most, const Limits& limits) {
+std::vector<int> random_axes(Rng& rng, const std::vector<AxisPlan>& axes, int most, std::int64_t max_elements) {
     std::vector<int> order(axes.size());
     std::iota(order.begin(), order.end(), 0);
     for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
@@ -52,7 +52,7 @@ std::vector<int> random_axes(Rng& rng, const std::vector<AxisPlan>& axes, int mo
     std::int64_t count = 1;
     for (int k = 0; k < n; ++k) {
         auto e = axes[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])].extent;
-        if (count * e > limits.max_tile_elements) continue;
+        if (count * e > max_elements) continue;
         count *= e;
         out.push_back(order[static_cast<std::size_t>(k)]);
     }
@@ -87,19 +87,20 @@ std::vector<std::int64_t> make_strides(Rng& rng, const std::vector<DimPlan>& dim
     return strides;
 }
 
-ViewPlan make_view(Rng& rng, const Recipe& r, Role role, const Limits& limits) {
+ViewPlan make_view(Rng& rng, const Recipe& r, Role role) {
     ViewPlan v;
     v.role = role;
     v.kind = random_kind(rng);
     const bool output = role != Role::input;
     // Inouts are read and written at one region, before and after the loop.
     v.in_loop = r.loop.present && role != Role::inout && rng.chance(output ? 25 : 45);
-    for (int a : random_axes(rng, r.axes, 3, limits)) {
+    const bool rewritten = output && v.in_loop && rng.chance(30);
+    for (int a : random_axes(rng, r.axes, 3, r.max_tile_elements)) {
         DimPlan d;
         d.axis = a;
         for (std::size_t g = 0; g < r.grid.size(); ++g)
             if (r.grid[g].axis == a && (output || rng.chance(85))) d.tiling = Tiling::grid, d.by = static_cast<int>(g);
-        if (v.in_loop && r.loop.axis == a && (output || rng.chance(85))) d.tiling = Tiling::loop;
+        if (v.in_loop && !rewritten && r.loop.axis == a && (output || rng.chance(85))) d.tiling = Tiling::loop;
         v.dims.push_back(d);
     }
     // Every grid dim must separate the instances' writes; reads may share.
@@ -108,13 +109,14 @@ ViewPlan make_view(Rng& rng, const Recipe& r, Role role, const Limits& limits) {
         if (!tiled && (output || rng.chance(40))) v.dims.push_back(DimPlan{-1, 1, Tiling::grid, static_cast<int>(g), 0});
     }
     bool loop_tiled = std::any_of(v.dims.begin(), v.dims.end(), [](auto& d) { return d.tiling == Tiling::loop; });
-    if (v.in_loop && !loop_tiled && (output || rng.chance(60))) v.dims.push_back(DimPlan{-1, 1, Tiling::loop, 0, 0});
+    if (v.in_loop && !rewritten && !loop_tiled && (output || rng.chance(60))) v.dims.push_back(DimPlan{-1, 1, Tiling::loop, 0, 0});
     if (v.dims.empty()) v.dims.push_back(DimPlan{-1, 1, Tiling::none, 0, 0});
     for (std::size_t k = v.dims.size(); k > 1; --k) std::swap(v.dims[k - 1], v.dims[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
 
     for (auto& d : v.dims) {
         std::int64_t e = tile_extent(r, d), n = tile_count(r, d);
         d.extent = rng.chance(80) ? covered_extent(rng, n, e) : rng.between(1, n * e + e);
+        if (rng.chance(2)) d.extent = 0;  // an empty view: every read falls back, every write drops
         if (rng.chance(output ? 10 : 25)) d.offset = rng.between(-2, 2);
     }
     if (!output && rng.chance(30)) v.fallback = special_value(rng, v.kind);
@@ -139,9 +141,37 @@ void derive_extent(Rng& rng, Recipe& r, std::int64_t tiles, Tiling tiling, int b
     from_dim = d;
 }
 
+// Whether every instance's (and every iteration's) tile lies inside the view.
+bool always_in_range(const Recipe& r, const ViewPlan& v) {
+    for (const DimPlan& d : v.dims) {
+        const std::int64_t e = tile_extent(r, d);
+        if (d.offset < 0 || (tile_count(r, d) - 1) * e + d.offset + e > d.extent) return false;
+    }
+    return true;
+}
+
+void choose_bounds(Rng& rng, Recipe& r) {
+    std::vector<ViewPlan*> overrun;
+    for (ViewPlan& v : r.views) {
+        if (!always_in_range(r, v)) {
+            overrun.push_back(&v);
+            continue;
+        }
+        static const Bounds policies[] = {Bounds::zero, Bounds::check, Bounds::assume};
+        v.bounds = policies[rng.weighted({60, 20, 20})];
+    }
+    // Now and then a program that raises: both targets must report the same access.
+    if (!overrun.empty() && rng.chance(5)) {
+        rng.pick(overrun)->bounds = Bounds::check;
+        r.may_raise = true;
+    }
+}
+
 }  // namespace
 
 std::int64_t ViewPlan::span() const {
+    for (const DimPlan& d : dims)
+        if (d.extent == 0) return 0;
     std::int64_t s = 1;
     for (std::size_t k = 0; k < dims.size(); ++k) s += (dims[k].extent - 1) * strides[k];
     return s;
@@ -151,7 +181,8 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     Recipe r;
     r.seed = seed;
     Rng rng(seed);
-    r.axes = make_axes(rng, limits);
+    r.max_tile_elements = limits.max_tile_elements * (rng.chance(10) ? 8 : 1);
+    r.axes = make_axes(rng, r.max_tile_elements);
     std::vector<int> free(r.axes.size());
     std::iota(free.begin(), free.end(), 0);
     for (std::size_t k = free.size(); k > 1; --k) std::swap(free[k - 1], free[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
@@ -175,11 +206,16 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
         r.loop.window = static_cast<std::uint32_t>(rng.between(1, 3));
         r.loop.axis = take_axis();
         r.loop.accumulators = static_cast<int>(rng.between(1, 2));
+        if (rng.chance(30)) {
+            r.loop.inner_trips = rng.between(1, 3);
+            r.loop.inner_pipeline = rng.chance(40);
+            r.loop.runtime_inner = rng.chance(40);
+        }
     }
 
     int inputs = static_cast<int>(rng.between(1, 4)), outputs = static_cast<int>(rng.between(1, 3));
-    for (int k = 0; k < inputs; ++k) r.views.push_back(make_view(rng, r, Role::input, limits));
-    for (int k = 0; k < outputs; ++k) r.views.push_back(make_view(rng, r, rng.chance(20) ? Role::inout : Role::output, limits));
+    for (int k = 0; k < inputs; ++k) r.views.push_back(make_view(rng, r, Role::input));
+    for (int k = 0; k < outputs; ++k) r.views.push_back(make_view(rng, r, rng.chance(20) ? Role::inout : Role::output));
     // Parameters in a random order, so inputs and outputs interleave.
     for (std::size_t k = r.views.size(); k > 1; --k) std::swap(r.views[k - 1], r.views[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
 
@@ -187,8 +223,12 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
         auto& gd = r.grid[g];
         derive_extent(rng, r, gd.extent, Tiling::grid, static_cast<int>(g), gd.from_view, gd.from_dim);
     }
-    if (r.loop.present) derive_extent(rng, r, r.loop.trips, Tiling::loop, 0, r.loop.from_view, r.loop.from_dim);
+    if (r.loop.present) {
+        r.loop.runtime_trips = rng.chance(20);
+        if (!r.loop.runtime_trips) derive_extent(rng, r, r.loop.trips, Tiling::loop, 0, r.loop.from_view, r.loop.from_dim);
+    }
     for (auto& v : r.views) v.strides = make_strides(rng, v.dims);  // now that the extents are final
+    choose_bounds(rng, r);
 
     int scalars = static_cast<int>(rng.weighted({50, 35, 15}));
     for (int k = 0; k < scalars; ++k) {
@@ -221,8 +261,12 @@ std::string describe(const Recipe& r) {
     s << "]";
     if (r.loop.present) {
         s << "; " << (r.loop.pipeline ? "pipeline" : "serial") << " loop x" << r.loop.trips;
+        if (r.loop.runtime_trips) s << " (at most; trips vary by instance)";
         if (r.loop.axis >= 0) s << " over " << r.axes[static_cast<std::size_t>(r.loop.axis)].name;
         s << ", " << r.loop.accumulators << " carried";
+        if (r.loop.inner_trips > 0)
+            s << "; nested " << (r.loop.inner_pipeline ? "pipeline" : "serial") << " loop x" << r.loop.inner_trips
+              << (r.loop.runtime_inner ? " (at most)" : "");
     }
     s << "\n";
     for (std::size_t v = 0; v < r.views.size(); ++v) {
@@ -240,6 +284,7 @@ std::string describe(const Recipe& r) {
         for (std::size_t d = 0; d < vp.strides.size(); ++d) s << (d ? ", " : "") << vp.strides[d];
         s << "]";
         if (vp.in_loop) s << " in loop";
+        if (vp.bounds != Bounds::zero) s << (vp.bounds == Bounds::check ? " bounds::check" : " bounds::assume");
         if (vp.fallback) s << " fallback " << *vp.fallback;
         s << "\n";
     }

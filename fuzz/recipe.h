@@ -36,14 +36,21 @@ struct DimPlan {
 
 enum class Role : std::uint8_t { input, output, inout };
 
+// kiln's bounds policies (bounds::zero, check, assume) for a view's accesses.
+enum class Bounds : std::uint8_t { zero, check, assume };
+
 struct ViewPlan {
     Role role = Role::input;
     Kind kind = Kind::F32;
     std::vector<DimPlan> dims;
     std::vector<std::int64_t> strides;   // in elements; never aliasing
-    bool in_loop = false;                // accessed inside the loop body
+    bool in_loop = false;                // accessed inside the loop body (an output without a
+                                         // loop-tiled dim is rewritten each step: the last wins)
     std::optional<double> fallback;      // inputs: .load(fallback) instead of zeros outside
     bool permuted_store = false;         // outputs: the stored tile's axes in another order
+    // zero unless every access is in range (then any policy), or the program is
+    // meant to raise: check on a view that some access overruns.
+    Bounds bounds = Bounds::zero;
     std::int64_t span() const;           // elements from the first to the last, inclusive
 };
 
@@ -70,7 +77,14 @@ struct LoopPlan {
     std::int64_t trips = 1;
     int axis = -1;                 // the universe axis it tiles, or -1
     int from_view = -1, from_dim = -1;
+    // Trips computed inside the kernel from the instance's index, in [0, trips]:
+    // instances loop different numbers of times, some not at all.
+    bool runtime_trips = false;
     int accumulators = 1;          // carried tiles
+    // A loop nested in this one's body (0 trips: none), carrying a tile of its own;
+    // with runtime_inner its trips depend on the outer step.
+    std::int64_t inner_trips = 0;
+    bool inner_pipeline = false, runtime_inner = false;
 };
 
 struct Recipe {
@@ -83,9 +97,12 @@ struct Recipe {
     std::uint64_t body_seed = 0;
     int ops_before = 0, ops_in_loop = 0, ops_after = 0;
     std::uint64_t data_seed = 0;      // the launch buffers' contents
+    std::int64_t max_tile_elements = 0;  // no tile of the program is larger
+    bool may_raise = false;           // a bounds::check access may overrun: targets must raise alike
 };
 
-// Limits that keep one program quick on the interpreter.
+// Limits that keep one program quick on the interpreter. One program in ten gets
+// tiles eight times larger, so that the targets' large-frame paths run too.
 struct Limits {
     std::int64_t max_tile_elements = 1024;
 };

@@ -32,7 +32,7 @@ TEST(Fuzz, InterpreterAndCpuAgreeBitForBit) {
     if (!c.available()) GTEST_SKIP() << "cpu target: " << c.unavailable_reason();
     CampaignOptions o;
     o.seed = static_cast<std::uint64_t>(env_or("KILN_FUZZ_SEED", 1));
-    o.count = env_or("KILN_FUZZ_COUNT", 200);
+    o.count = env_or("KILN_FUZZ_COUNT", 150);
     o.targets = {interp(), c};
     o.jobs = 2;  // compiling dominates; two programs at once
     expect_all_same(run_campaign(o), "interp,cpu");
@@ -44,7 +44,7 @@ TEST(Fuzz, InterpreterAndCpuAgreeBitForBit) {
 TEST(Fuzz, EveryProgramIsValid) {
     CampaignOptions o;
     o.seed = 1'000'000;
-    o.count = 300;
+    o.count = 2000;
     o.targets = {interp()};
     expect_all_same(run_campaign(o), "interp");
 }

@@ -35,11 +35,12 @@ struct Status {
 
 // Exported by every generated kernel (extern "C"):
 //   kiln_grid: writes the grid's extents (the parallel nest's domain, evaluated
-//     from the arguments) and returns its rank (0: no grid, one instance).
+//     from the arguments) and returns its rank (0: no grid, one instance), or
+//     -1 with *st filled when what the extents read is out of range.
 //   kiln_run: runs instances [begin, end) of `total` in pid order, plus what
 //     precedes the grid (and, when end == total, what follows it). Returns 0, or
 //     1 with *st filled at the first out-of-range access.
-typedef int (*GridFn)(const Arg* args, long long* extents);
+typedef int (*GridFn)(const Arg* args, long long* extents, Status* st);
 typedef int (*RunFn)(const Arg* args, long long begin, long long end, long long total, Status* st);
 
 }  // namespace kiln_cpu

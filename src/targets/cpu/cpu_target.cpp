@@ -138,7 +138,9 @@ private:
             }
         }
         long long ext[kiln_cpu::max_rank];
-        const int rank = c.module->grid(abi.data(), ext);
+        kiln_cpu::Status grid_status;
+        const int rank = c.module->grid(abi.data(), ext, &grid_status);
+        if (rank < 0) out_of_range(*c.emitted.accesses.at(static_cast<std::size_t>(grid_status.access)), grid_status, args);
         std::int64_t total = 1;
         for (int k = 0; k < rank; ++k) {
             if (ext[k] < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(ext[k]));

@@ -268,7 +268,7 @@ void Emitter::emit_yield(const Node& y, const Node& loop) {
 // ---- the exported functions
 
 // kiln_grid evaluates only what the grid's extents depend on: view extents,
-// parameters and index arithmetic, none of which can fail.
+// parameters, index arithmetic, and whatever they read from views.
 void Emitter::emit_grid_function(const std::vector<Node*>& prologue) {
     std::unordered_set<const Node*> needed;
     std::vector<const Node*> work;
@@ -278,12 +278,15 @@ void Emitter::emit_grid_function(const std::vector<Node*>& prologue) {
         const Node* n = work.back();
         work.pop_back();
         if (!needed.insert(n).second) continue;
-        if (n->op == OpCode::load || n->op == OpCode::loop || n->op == OpCode::loop_result)
+        if (n->op == OpCode::loop || n->op == OpCode::loop_result)
             internal_fail("cpu emitter: the grid's extents depend on a " + std::string(detail::op_name(n->op)));
         for (const Node* o : n->operands) work.push_back(o);
     }
-    open("extern \"C\" KILN_EXPORT int kiln_grid(const kiln_cpu::Arg* args, long long* extents)");
-    line("(void)args;");
+    open("extern \"C\" KILN_EXPORT int kiln_grid(const kiln_cpu::Arg* args, long long* extents, kiln_cpu::Status* st)");
+    line("(void)args; (void)st;");
+    phase_ = kiln_cpu::before_grid;
+    pid_ = "-1";
+    error_value_ = "-1";
     for (Node* n : prologue)
         if (needed.count(n)) emit_node(*n);
     const int rank = p_.grid ? ir::loop_rank(*p_.grid) : 0;
@@ -296,6 +299,7 @@ void Emitter::emit_grid_function(const std::vector<Node*>& prologue) {
 void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::vector<Node*>& epilogue) {
     open("extern \"C\" KILN_EXPORT int kiln_run(const kiln_cpu::Arg* args, long long begin, long long end, long long total, kiln_cpu::Status* st)");
     line("(void)args; (void)begin; (void)end; (void)total; (void)st;");
+    error_value_ = "1";
     phase_ = kiln_cpu::before_grid;
     pid_ = "-1";
     emit_nodes(prologue);

@@ -148,7 +148,8 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     if (n.j == static_cast<std::int64_t>(bounds::zero))
         line(partial);
     else
-        line("return kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + R + ", o, n, view.extent);");
+        line("return " + error_value_ + " * kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + R +
+             ", o, n, view.extent);");
     close();
     close();
 }

@@ -112,6 +112,7 @@ private:
     // Where emission is: the phase reported with an error, and the pid expression.
     kiln_cpu::Phase phase_ = kiln_cpu::before_grid;
     std::string pid_ = "-1";
+    std::string error_value_ = "1";  // what the function returns on an error (cpu_abi.h)
 };
 
 }  // namespace kiln::native

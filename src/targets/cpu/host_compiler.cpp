@@ -4,11 +4,13 @@
 #include "targets/cpu/host_compiler.h"
 
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -63,13 +65,28 @@ int run_process(const std::vector<std::string>& argv, std::string* output) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool on_path(const std::string& name) {
-    if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0;
+// The executable a command name runs, or "" when there is none.
+std::string resolve(const std::string& name) {
+    if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
     const char* path = std::getenv("PATH");
     std::stringstream dirs(path ? path : "");
     for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return true;
-    return false;
+        if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+    return "";
+}
+bool on_path(const std::string& name) { return !resolve(name).empty(); }
+
+// The compiler's identity for cache keys: its real path, size and modification
+// time (ccache's "mtime" check). Running `--version` costs ~6 ms per process, too
+// much for a warm cache hit; it runs only when a message needs the version text.
+std::string stat_identity(const std::string& name) {
+    std::string path = resolve(name);
+    std::error_code ec;
+    auto real = std::filesystem::canonical(path, ec);
+    struct stat st {};
+    if (ec || ::stat(real.c_str(), &st) != 0) return "";
+    return real.string() + " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
 }
 
 std::string cpu_identity() {
@@ -108,21 +125,30 @@ Probe probe() {
             return p;
         }
     }
-    std::vector<std::string> argv = command;
-    argv.push_back("--version");
-    std::string out;
-    if (run_process(argv, &out) != 0) {
-        p.why_not = "'" + command[0] + " --version' failed: " + out.substr(0, 200);
+    p.compiler.command = command;
+    p.compiler.identity = stat_identity(command[0]);
+    if (p.compiler.identity.empty()) {
+        p.why_not = "cannot stat the host compiler '" + command[0] + "'";
         return p;
     }
-    p.compiler.command = command;
-    p.compiler.identity = out.substr(0, out.find('\n'));
     p.compiler.flags = kFlags;
     p.compiler.host_cpu = cpu_identity();
     return p;
 }
 
 }  // namespace
+
+std::string HostCompiler::version() const {
+    static std::once_flag once;
+    static std::string text;
+    std::call_once(once, [&] {
+        std::vector<std::string> argv = command;
+        argv.push_back("--version");
+        std::string out;
+        text = run_process(argv, &out) == 0 ? out.substr(0, out.find('\n')) : "'" + command[0] + " --version' failed";
+    });
+    return text;
+}
 
 std::string HostCompiler::flags_text() const {
     std::string s;

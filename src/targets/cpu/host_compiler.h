@@ -12,7 +12,8 @@ namespace kiln::native {
 
 struct HostCompiler {
     std::vector<std::string> command;  // the compiler and any leading words of $CXX ("ccache g++")
-    std::string identity;              // "g++ (Debian 12.2.0-14) 12.2.0"
+    std::string identity;              // for cache keys: real path, size and mtime of the compiler
+    std::string version() const;       // "g++ (Debian 12.2.0-14) 12.2.0" (runs the compiler once)
     std::vector<std::string> flags;
     std::string host_cpu;              // model name and ISA flags of this machine
     std::string flags_text() const;

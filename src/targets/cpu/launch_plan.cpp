@@ -156,7 +156,7 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
         if (n.type.dims.empty()) return;
         s << "    %" << ids.at(&n) << " " << detail::op_name(n.op) << " : " << ir::print_type(p, n.type) << "\n";
     });
-    if (compiler) s << "  compiler: " << compiler->identity << ": " << compiler->flags_text() << "\n  cache key: " << key << "\n";
+    if (compiler) s << "  compiler: " << compiler->version() << " (" << compiler->identity << "): " << compiler->flags_text() << "\n  cache key: " << key << "\n";
     else s << "  compiler: unavailable (" << why_no_compiler << ")\n";
     return s.str();
 }

@@ -54,7 +54,7 @@ Module build(const std::string& key, const std::string& source, const std::strin
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!ok)
             internal_fail("cpu target: the host compiler rejected the generated source of kernel '" + name + "' (" +
-                          compiler.identity + "). Source: " + save_failed_source(key, name, source).string() + "\n" + log);
+                          compiler.version() + "). Source: " + save_failed_source(key, name, source).string() + "\n" + log);
         compiled = true;
     });
     std::string so = (entry / "kernel.so").string();

@@ -2,8 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
-
 #include <kiln/error.h>
 
 namespace kiln::cu {

@@ -5,8 +5,9 @@
 // same bits; float addition is not, so exact mode (and only it) folds in order,
 // one thread per output. The tree: P threads (a power of two <= 32, inside one
 // warp) per output, each folding a strided part, then a butterfly of shuffles.
-// argmax/argmin and scans walk each line in order (first index wins; the scan's
-// roundings happen in the contract's order in every mode).
+// argmax/argmin walk each line in order (the first index wins). Scans walk lines
+// in order when that keeps every thread busy or the order is pinned (exact float
+// sums); otherwise they scan each line in parallel.
 #include "targets/cuda/emitter.h"
 
 namespace kiln::cu {
@@ -153,12 +154,48 @@ void arg_reduce(Emitter& E, const Node& n) {
     E.note(n, "one thread per line, in order");
 }
 
+// Hillis-Steele: log2(len) rounds; in round d every element past position d
+// combines the element d before it (the earlier one on the left) into itself.
+// Each thread updates the elements it owns in registers; shared memory carries
+// the previous round's values.
+void parallel_scan(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    Kind k = n.type.kind;
+    const auto& xd = x->type.dims;
+    auto axis = static_cast<std::size_t>(n.i);
+    std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis], count = x->type.count(), slots = E.slots(x);
+    std::string t = ctype(k), v = E.name(&n);
+    E.line(t + " " + v + "[" + num(slots) + "];");
+    E.line("#pragma unroll");
+    E.line("for (int j = 0; j < " + num(slots) + "; ++j) " + v + "[j] = " + E.name(x) + "[j];");
+    E.begin_shared(n);
+    std::string s = E.shared_array(t, count, register_bytes(k));
+    E.open("for (int d = 1; d < " + num(len) + "; d <<= 1)");
+    E.each_owned(&n, [&](const std::string& e, const std::string& value) { E.line(s + "[" + e + "] = " + value + ";"); });
+    E.barrier();
+    E.each_owned(&n, [&](const std::string& e, const std::string& value) {
+        E.line("if (" + coord(e, xd, axis) + " >= d) " + value + " = " +
+               binary_expr(E, combiner(n.op), k, s + "[" + e + " - d * " + num(stride) + "]", value) + ";");
+    });
+    E.barrier();  // the next round overwrites what this one read
+    E.close();
+    E.note(n, "parallel (Hillis-Steele) scan, " + num(len) + "-element lines, exchanged through shared memory");
+}
+
 void scan(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     Kind k = n.type.kind;
     const auto& xd = x->type.dims;
     auto axis = static_cast<std::size_t>(n.i);
     std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis], lines = x->type.count() / len;
+    // Integer addition, max and min give the same bits in any order; float sums may
+    // reassociate outside exact mode. Walking lines in order is better only when
+    // there are enough lines to keep every thread busy.
+    bool reorder_ok = !(E.exact() && is_float(k) && n.op == OpCode::scan_add);
+    if (reorder_ok && lines < E.threads() && len > 1) {
+        parallel_scan(E, n);
+        return;
+    }
     E.begin_shared(n);
     std::string sx = E.stage(x);
     std::string so = E.shared_array(ctype(k), n.type.count(), register_bytes(k));
