@@ -21,13 +21,15 @@ step "build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 kiln="$build/tools/kiln"
-{ echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
+{ echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
 step "cuda tests"
 "$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' 2>&1 | tail -25 | tee "$out/cuda-tests.log" | tail -3 | tee -a "$out/summary.txt"
 for p in standard exact; do
     step "kiln run --all --target cuda --precision $p"
     "$kiln" run --all --target cuda --precision "$p" --seed 7 >"$out/run-$p.log" 2>&1; tail -1 "$out/run-$p.log" | tee -a "$out/summary.txt"
 done
+step "kiln run --all --target cuda --size medium"
+"$kiln" run --all --target cuda --size medium --seed 7 >"$out/run-medium.log" 2>&1; tail -1 "$out/run-medium.log" | tee -a "$out/summary.txt"
 step "kiln compare --all --targets interp,cuda --precision exact"
 "$kiln" compare --all --targets interp,cuda --precision exact --seed 7 >"$out/compare-exact.log" 2>&1; tail -1 "$out/compare-exact.log" | tee -a "$out/summary.txt"
 if command -v compute-sanitizer >/dev/null; then
