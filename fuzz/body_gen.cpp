@@ -50,7 +50,7 @@ std::int64_t BodyGen::count(const std::vector<int>& axes) const {
 }
 
 std::vector<int> BodyGen::subset(std::vector<int> of, int least, int most) {
-    for (std::size_t k = of.size(); k > 1; --k) std::swap(of[k - 1], of[static_cast<std::size_t>(rng_.below(static_cast<std::int64_t>(k)))]);
+    rng_.shuffle(of);
     const auto n = static_cast<std::size_t>(rng_.between(least, std::min<std::int64_t>(most, static_cast<std::int64_t>(of.size()))));
     of.resize(std::min(n, of.size()));
     return of;
@@ -91,7 +91,8 @@ AnyTile BodyGen::partner(const AnyTile& a) {
     if (rng_.chance(55))
         if (auto b = pick_if([&](const AnyTile& t) { return kind_of_tile(t) == k && count(union_axes(a, t)) <= max_elements_; }))
             return *b;
-    return fit(pick(), k, subset(axes_of(a), 0, 3));
+    AnyTile from = pick();
+    return fit(from, k, subset(axes_of(a), 0, 3));
 }
 
 // Removes axis u: a reduction, an arg-reduction or one slice taken with gather.
@@ -181,8 +182,8 @@ std::optional<AnyTile> BodyGen::mma_onto(const AnyTile& acc, Kind in) {
         if (side != 1) a_axes.push_back(u);
         if (side != 0) b_axes.push_back(u);
     }
-    a_axes = subset(a_axes, static_cast<int>(a_axes.size()), static_cast<int>(a_axes.size()));  // shuffled
-    b_axes = subset(b_axes, static_cast<int>(b_axes.size()), static_cast<int>(b_axes.size()));
+    rng_.shuffle(a_axes);
+    rng_.shuffle(b_axes);
     if (count(a_axes) > max_elements_ || count(b_axes) > max_elements_ ||
         count(out) * count(contracted) > 8 * max_elements_)
         return std::nullopt;
@@ -207,7 +208,8 @@ void BodyGen::update(AnyTile& acc) {
     std::optional<AnyTile> next;
     switch (rng_.weighted({45, 20, 20, 10})) {
         case 0: {  // acc op local: acc first, so the result keeps acc's axes and order
-            AnyTile local = fit(pick(), k, subset(axes, 0, static_cast<int>(axes.size())));
+            AnyTile from = pick();
+            AnyTile local = fit(from, k, subset(axes, 0, static_cast<int>(axes.size())));
             next = with_kind(k, [&](auto tag) -> AnyTile {
                 using T = typename decltype(tag)::type;
                 const Tile<T>& x = as<T>(acc);

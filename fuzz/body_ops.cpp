@@ -96,7 +96,8 @@ std::optional<AnyTile> BodyGen::op_logic() {
 
 std::optional<AnyTile> BodyGen::op_select() {
     AnyTile a = pick();
-    AnyTile cond = fit(pick(), Kind::Bool, subset(axes_of(a), 0, 3));
+    AnyTile from = pick();
+    AnyTile cond = fit(from, Kind::Bool, subset(axes_of(a), 0, 3));
     return with_kind(kind_of_tile(a), [&](auto tag) -> std::optional<AnyTile> {
         using T = typename decltype(tag)::type;
         const Tile<T>& x = as<T>(a);
@@ -123,7 +124,10 @@ std::optional<AnyTile> BodyGen::op_cast() {
 
 std::optional<AnyTile> BodyGen::op_math() {
     auto a = pick_if(is_float_tile);
-    if (!a) a = fit(pick(), rng_.chance(50) ? Kind::F32 : rng_.chance(50) ? Kind::F16 : Kind::BF16, {});
+    if (!a) {
+        AnyTile from = pick();
+        a = fit(from, rng_.chance(50) ? Kind::F32 : rng_.chance(50) ? Kind::F16 : Kind::BF16, {});
+    }
     const int op = static_cast<int>(rng_.below(10));
     return with_kind(kind_of_tile(*a), [&](auto tag) -> std::optional<AnyTile> {
         using T = typename decltype(tag)::type;
@@ -219,15 +223,20 @@ std::optional<AnyTile> BodyGen::op_reshape() {
     std::vector<int> to;
     switch (rng_.below(3)) {
         case 0:  // the same elements read in another shape: the axes in another order
-            to = subset(axes, static_cast<int>(axes.size()), static_cast<int>(axes.size()));
+            to = axes;
+            rng_.shuffle(to);
             break;
         case 1:  // a unit axis inserted, or one removed
             to = axes;
-            if (!units.empty()) to.insert(to.begin() + rng_.below(static_cast<std::int64_t>(to.size()) + 1), rng_.pick(units));
+            if (!units.empty()) {
+                const auto at = rng_.below(static_cast<std::int64_t>(to.size()) + 1);
+                to.insert(to.begin() + at, rng_.pick(units));
+            }
             else to.erase(std::remove_if(to.begin(), to.end(), [&](int u) { return extent(u) == 1; }), to.end());
             break;
         default: {  // through one anonymous dimension and back
-            to = subset(axes, static_cast<int>(axes.size()), static_cast<int>(axes.size()));
+            to = axes;
+            rng_.shuffle(to);
             return std::visit([&](const auto& x) -> AnyTile { return reshape(reshape(x, shape(count(axes))), shape_of(to)); }, a);
         }
     }
@@ -240,7 +249,7 @@ std::optional<AnyTile> BodyGen::op_permute() {
     const int rank = static_cast<int>(dims_of(*a).size());
     std::vector<int> order(static_cast<std::size_t>(rank));
     for (int k = 0; k < rank; ++k) order[static_cast<std::size_t>(k)] = k;
-    order = subset(order, rank, rank);
+    rng_.shuffle(order);
     const bool swap_last = rng_.chance(30);
     return std::visit([&](const auto& x) -> AnyTile { return swap_last ? transpose(x) : permute(x, order); }, *a);
 }
@@ -260,7 +269,11 @@ std::optional<AnyTile> BodyGen::op_gather() {
         case 0: idx = idx % n; break;
         case 1: idx = kiln::abs(idx) % (n + 1); break;
         case 2:
-            if (!rest.empty()) idx = as<i64>(fit(AnyTile((iota(axis(rng_.pick(rest))) + rng_.below(3)) % n), Kind::I64, rest));
+            if (!rest.empty()) {
+                const int along = rng_.pick(rest);
+                const std::int64_t shift = rng_.below(3);
+                idx = as<i64>(fit(AnyTile((iota(axis(along)) + shift) % n), Kind::I64, rest));
+            }
             break;
         default: break;
     }
@@ -271,7 +284,8 @@ std::optional<AnyTile> BodyGen::op_reindex() {
     auto a = pick_if([](const AnyTile& t) { return !dims_of(t).empty(); });
     if (!a) return std::nullopt;
     const auto axes = axes_of(*a);
-    const auto out = subset(axes, static_cast<int>(axes.size()), static_cast<int>(axes.size()));
+    auto out = axes;
+    rng_.shuffle(out);
     std::vector<int> how;
     for (std::size_t d = 0; d < axes.size(); ++d) how.push_back(static_cast<int>(rng_.below(4)));
     auto f = [&](const Nest& at) {
@@ -297,7 +311,10 @@ std::optional<AnyTile> BodyGen::op_iota() {
     Tile<i64> t = iota(axis(u));
     switch (rng_.below(5)) {
         case 0: return AnyTile(t);
-        case 1: return AnyTile(t * rng_.between(-3, 3) + rng_.between(-5, 5));
+        case 1: {
+            const std::int64_t scale = rng_.between(-3, 3), shift = rng_.between(-5, 5);
+            return AnyTile(t * scale + shift);
+        }
         case 2: return AnyTile(Tile<bool>(t < rng_.between(0, extent(u))));
         case 3: return AnyTile(Tile<bool>(t % 2 == 0));
         default: {
@@ -383,7 +400,8 @@ std::optional<AnyTile> BodyGen::op_map() {
             else return map(as<T>(a), [](Scalar<T> s) { return s * 3 + 1; });
         });
     }
-    AnyTile b = fit(pick(), kAllKinds[rng_.below(8)], axes_of(a));
+    AnyTile other = pick();
+    AnyTile b = fit(other, kAllKinds[rng_.below(8)], axes_of(a));
     return with_kind(kind_of_tile(a), [&](auto tag) -> AnyTile {
         using T = typename decltype(tag)::type;
         return std::visit(

@@ -47,15 +47,22 @@ detail::ParamSig view_signature(const ViewPlan& plan) {
     return with_view(plan, 0, [](auto view) { return detail::ParamTraits<decltype(view)>::sig(); });
 }
 
-// One program instance's view of the recipe while the kernel is traced.
-class Instance {
+// The recipe played out while the kernel is traced: what runs once before the
+// grid, then the body of one program instance.
+class Tracer {
 public:
-    Instance(const Recipe& r, const std::vector<Axis>& axes, BodyGen& gen) : r_(r), axes_(axes), gen_(gen) {}
+    Tracer(const Recipe& r, const std::vector<Axis>& axes, BodyGen& gen) : r_(r), axes_(axes), gen_(gen) {}
 
-    void run(const Nest* nest, const std::vector<Axis>& grid) {
+    void before_grid() {
+        for (std::size_t v = 0; v < r_.views.size(); ++v)
+            if (r_.views[v].before_grid) load(static_cast<int>(v));
+        gen_.grow(r_.ops_before_grid);
+    }
+
+    void instance(const Nest* nest, const std::vector<Axis>& grid) {
         for (const Axis& g : grid) pids_.push_back(nest->index(g));
         for (std::size_t v = 0; v < r_.views.size(); ++v)
-            if (!r_.views[v].in_loop && r_.views[v].role != Role::output) load(static_cast<int>(v));
+            if (!r_.views[v].in_loop && !r_.views[v].before_grid && r_.views[v].role != Role::output) load(static_cast<int>(v));
         gen_.grow(r_.ops_before);
         if (r_.loop.present) loop(*nest);
         gen_.grow(r_.ops_after);
@@ -130,7 +137,7 @@ private:
         // A tile over the same axes in another order is permuted by the store
         // itself; with unit dims in the view it would be reshaped, so not then.
         if (p.permuted_store && !a.has_unit_dims)
-            for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(gen_.rng().below(static_cast<std::int64_t>(k)))]);
+            gen_.rng().shuffle(order);
         AnyTile value = gen_.fit(gen_.pick(), p.kind, order);
         with_view(p, v, [&](auto view) {
             using T = typename decltype(view)::element_type;
@@ -211,9 +218,10 @@ void trace_program(const Recipe& r) {
             return detail::ParamTraits<Scalar<T>>::make(static_cast<int>(r.views.size() + s));
         }));
     BodyGen gen(r.body_seed, axes, std::move(scalars), r.max_tile_elements);
-    Instance instance(r, axes, gen);
+    Tracer tracer(r, axes, gen);
+    tracer.before_grid();
     if (r.grid.empty()) {
-        instance.run(nullptr, {});
+        tracer.instance(nullptr, {});
         return;
     }
     std::vector<Axis> grid;
@@ -228,7 +236,7 @@ void trace_program(const Recipe& r) {
         }
         grid.push_back(axis("g" + std::to_string(g), n));
     }
-    for (auto& nest : parallel(Shape(grid))) instance.run(&nest, grid);
+    for (auto& nest : parallel(Shape(grid))) tracer.instance(&nest, grid);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ std::vector<AxisPlan> make_axes(Rng& rng, std::int64_t max_elements) {
 std::vector<int> random_axes(Rng& rng, const std::vector<AxisPlan>& axes, int most, std::int64_t max_elements) {
     std::vector<int> order(axes.size());
     std::iota(order.begin(), order.end(), 0);
-    for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    rng.shuffle(order);
     int n = static_cast<int>(rng.between(0, std::min<std::int64_t>(most, static_cast<std::int64_t>(axes.size()))));
     std::vector<int> out;
     std::int64_t count = 1;
@@ -77,7 +77,7 @@ std::vector<std::int64_t> make_strides(Rng& rng, const std::vector<DimPlan>& dim
     std::vector<std::size_t> order(dims.size());
     std::iota(order.begin(), order.end(), 0);  // outermost first
     if (rng.chance(30))
-        for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+        rng.shuffle(order);
     std::vector<std::int64_t> strides(dims.size());
     std::int64_t s = rng.chance(85) ? 1 : 2;
     for (std::size_t k = order.size(); k-- > 0;) {
@@ -111,7 +111,7 @@ ViewPlan make_view(Rng& rng, const Recipe& r, Role role) {
     bool loop_tiled = std::any_of(v.dims.begin(), v.dims.end(), [](auto& d) { return d.tiling == Tiling::loop; });
     if (v.in_loop && !rewritten && !loop_tiled && (output || rng.chance(60))) v.dims.push_back(DimPlan{-1, 1, Tiling::loop, 0, 0});
     if (v.dims.empty()) v.dims.push_back(DimPlan{-1, 1, Tiling::none, 0, 0});
-    for (std::size_t k = v.dims.size(); k > 1; --k) std::swap(v.dims[k - 1], v.dims[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    rng.shuffle(v.dims);
 
     for (auto& d : v.dims) {
         std::int64_t e = tile_extent(r, d), n = tile_count(r, d);
@@ -185,7 +185,7 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     r.axes = make_axes(rng, r.max_tile_elements);
     std::vector<int> free(r.axes.size());
     std::iota(free.begin(), free.end(), 0);
-    for (std::size_t k = free.size(); k > 1; --k) std::swap(free[k - 1], free[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    rng.shuffle(free);
     auto take_axis = [&] {
         if (free.empty() || !rng.chance(75)) return -1;
         int a = free.back();
@@ -197,6 +197,11 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     for (auto& g : r.grid) {
         g.extent = rng.between(1, 4);
         g.axis = take_axis();
+    }
+    // Sometimes many instances, for the launcher's scheduling.
+    if (!r.grid.empty() && rng.chance(8)) {
+        auto& g = r.grid[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(r.grid.size())))];
+        g.extent = rng.between(5, 24);
     }
     // A serial or pipeline loop nests inside the grid (the DSL opens one from a Nest).
     r.loop.present = !r.grid.empty() && rng.chance(55);
@@ -217,7 +222,7 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     for (int k = 0; k < inputs; ++k) r.views.push_back(make_view(rng, r, Role::input));
     for (int k = 0; k < outputs; ++k) r.views.push_back(make_view(rng, r, rng.chance(20) ? Role::inout : Role::output));
     // Parameters in a random order, so inputs and outputs interleave.
-    for (std::size_t k = r.views.size(); k > 1; --k) std::swap(r.views[k - 1], r.views[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(k)))]);
+    rng.shuffle(r.views);
 
     for (std::size_t g = 0; g < r.grid.size(); ++g) {
         auto& gd = r.grid[g];
@@ -229,6 +234,12 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     }
     for (auto& v : r.views) v.strides = make_strides(rng, v.dims);  // now that the extents are final
     choose_bounds(rng, r);
+    // Code before the grid runs once; what it computes every instance sees.
+    for (auto& v : r.views) {
+        const bool tiled = std::any_of(v.dims.begin(), v.dims.end(), [](auto& d) { return d.tiling != Tiling::none; });
+        v.before_grid = v.role == Role::input && !v.in_loop && !tiled && rng.chance(50);
+    }
+    r.ops_before_grid = rng.chance(20) ? static_cast<int>(rng.between(1, 3)) : 0;
 
     int scalars = static_cast<int>(rng.weighted({50, 35, 15}));
     for (int k = 0; k < scalars; ++k) {
@@ -284,6 +295,7 @@ std::string describe(const Recipe& r) {
         for (std::size_t d = 0; d < vp.strides.size(); ++d) s << (d ? ", " : "") << vp.strides[d];
         s << "]";
         if (vp.in_loop) s << " in loop";
+        if (vp.before_grid) s << " before grid";
         if (vp.bounds != Bounds::zero) s << (vp.bounds == Bounds::check ? " bounds::check" : " bounds::assume");
         if (vp.fallback) s << " fallback " << *vp.fallback;
         s << "\n";

@@ -44,6 +44,7 @@ struct ViewPlan {
     Kind kind = Kind::F32;
     std::vector<DimPlan> dims;
     std::vector<std::int64_t> strides;   // in elements; never aliasing
+    bool before_grid = false;            // an input (no tiled dim) read once, before the grid
     bool in_loop = false;                // accessed inside the loop body (an output without a
                                          // loop-tiled dim is rewritten each step: the last wins)
     std::optional<double> fallback;      // inputs: .load(fallback) instead of zeros outside
@@ -95,7 +96,7 @@ struct Recipe {
     std::vector<ViewPlan> views;      // kernel parameters 0 .. views.size()-1
     std::vector<ScalarPlan> scalars;  // then these
     std::uint64_t body_seed = 0;
-    int ops_before = 0, ops_in_loop = 0, ops_after = 0;
+    int ops_before_grid = 0, ops_before = 0, ops_in_loop = 0, ops_after = 0;
     std::uint64_t data_seed = 0;      // the launch buffers' contents
     std::int64_t max_tile_elements = 0;  // no tile of the program is larger
     bool may_raise = false;           // a bounds::check access may overrun: targets must raise alike

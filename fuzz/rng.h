@@ -1,9 +1,12 @@
 // The fuzzer's random source: splitmix64, written out so that a seed names the
 // same program on every platform and standard library (std::uniform_int_distribution
-// is implementation-defined, so it cannot be part of a reproducible seed).
+// is implementation-defined, so it cannot be part of a reproducible seed). For the
+// same reason callers never draw twice in one expression: the order in which
+// function arguments or operands are evaluated is unspecified.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kiln::fuzz {
@@ -24,6 +27,9 @@ public:
     bool chance(int percent) { return below(100) < percent; }
     double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
     template <class T> const T& pick(const std::vector<T>& v) { return v[static_cast<std::size_t>(below(static_cast<std::int64_t>(v.size())))]; }
+    template <class T> void shuffle(std::vector<T>& v) {  // Fisher-Yates
+        for (std::size_t k = v.size(); k > 1; --k) std::swap(v[k - 1], v[static_cast<std::size_t>(below(static_cast<std::int64_t>(k)))]);
+    }
     // An index drawn with the given weights (at least one positive).
     std::size_t weighted(const std::vector<int>& weights) {
         std::int64_t total = 0;

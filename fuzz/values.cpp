@@ -64,7 +64,10 @@ double special_value(Rng& rng, Kind k) {
         case 3: return sign * f.max_finite;
         case 4: return sign * f.min_normal;
         case 5: return sign * f.min_subnormal * static_cast<double>(rng.between(1, 5));  // subnormal
-        case 6: return sign * std::ldexp(1.0 + rng.unit(), static_cast<int>(rng.between(8, 40)));  // large, maybe past f16/bf16 range
+        case 6: {  // large, maybe past f16/bf16 range
+            const double m = 1.0 + rng.unit();
+            return sign * std::ldexp(m, static_cast<int>(rng.between(8, 40)));
+        }
         case 7: return sign * std::ldexp(1.0, static_cast<int>(rng.between(-30, -1)));             // small powers of two
         // A value halfway between two neighbours of the kind (a rounding tie), or just off one.
         case 8: return sign * (1.0 + std::ldexp(1.0, -f.mantissa_bits - 1) + (rng.chance(50) ? std::ldexp(1.0, -52) : 0.0));
