@@ -26,7 +26,7 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
             std::lock_guard<std::mutex> g(m);
             ++s.programs;
             switch (r.verdict) {
-                case Verdict::same: ++s.same; break;
+                case Verdict::same: ++s.same, s.raised += r.raised; break;
                 case Verdict::differs: ++s.differs; break;
                 case Verdict::invalid: ++s.invalid; break;
                 case Verdict::internal: ++s.internal; break;

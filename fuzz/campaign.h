@@ -21,6 +21,7 @@ struct CampaignOptions {
 
 struct Summary {
     std::int64_t programs = 0, same = 0, differs = 0, invalid = 0, internal = 0;
+    std::int64_t raised = 0;       // of `same`: programs every target aborted with one error
     double seconds = 0;
     std::vector<Result> failures;  // in seed order
     bool passed() const { return programs == same; }

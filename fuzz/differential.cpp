@@ -146,6 +146,7 @@ Result check_program(std::uint64_t seed, const std::vector<Target>& targets, con
         res.detail = targets[0].name() + " raised: " + *ref.error;
         return res;
     }
+    res.raised = ref.error.has_value();
     for (std::size_t t = 1; t < targets.size(); ++t) {
         const Outcome got = run_on(k, targets[t], initial, options);
         if (ref.error) {

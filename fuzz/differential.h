@@ -42,6 +42,7 @@ struct Result {
     std::uint64_t seed = 0;
     Verdict verdict = Verdict::same;
     std::string detail;  // the first difference or the error, empty when same
+    bool raised = false; // same: every target raised the same error (a bounds::check overrun)
 };
 
 // Generates program `seed` and runs it on `targets` (the first is the reference).

@@ -121,9 +121,9 @@ private:
             using T = typename decltype(view)::element_type;
             auto ref = view(a.at, a.shape, policy(p.bounds));
             if (!p.fallback) return ref.load();
-            if constexpr (std::is_same_v<T, bool>) return ref.load(*p.fallback != 0);
-            else if constexpr (FloatElement<T>) return ref.load(*p.fallback);
-            else return ref.load(static_cast<std::int64_t>(*p.fallback));
+            if constexpr (std::is_same_v<T, bool>) return ref.load(p.fallback->i != 0);
+            else if constexpr (FloatElement<T>) return ref.load(p.fallback->f);
+            else return ref.load(p.fallback->i);
         });
         // Unit dims are the view's business; the pool holds tiles over named axes.
         if (a.has_unit_dims) t = std::visit([&](const auto& x) -> AnyTile { return reshape(x, gen_.shape_of(a.axes)); }, t);

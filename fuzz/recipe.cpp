@@ -119,7 +119,12 @@ ViewPlan make_view(Rng& rng, const Recipe& r, Role role) {
         if (rng.chance(2)) d.extent = 0;  // an empty view: every read falls back, every write drops
         if (rng.chance(output ? 10 : 25)) d.offset = rng.between(-2, 2);
     }
-    if (!output && rng.chance(30)) v.fallback = special_value(rng, v.kind);
+    if (!output && rng.chance(30)) {
+        ScalarPlan fallback{v.kind};
+        if (is_float(v.kind)) fallback.f = special_value(rng, v.kind);
+        else fallback.i = special_int(rng, v.kind);
+        v.fallback = fallback;
+    }
     v.permuted_store = output && rng.chance(30);
     return v;
 }
@@ -297,7 +302,8 @@ std::string describe(const Recipe& r) {
         if (vp.in_loop) s << " in loop";
         if (vp.before_grid) s << " before grid";
         if (vp.bounds != Bounds::zero) s << (vp.bounds == Bounds::check ? " bounds::check" : " bounds::assume");
-        if (vp.fallback) s << " fallback " << *vp.fallback;
+        if (vp.fallback && is_float(vp.kind)) s << " fallback " << vp.fallback->f;
+        if (vp.fallback && !is_float(vp.kind)) s << " fallback " << vp.fallback->i;
         s << "\n";
     }
     for (std::size_t k = 0; k < r.scalars.size(); ++k) {

@@ -34,6 +34,14 @@ struct DimPlan {
     std::int64_t offset = 0;
 };
 
+// A number of some kind: f for floats, i for integers and bools. As a Scalar<T>
+// kernel argument it is passed unrounded (the kernel rounds it to its kind).
+struct ScalarPlan {
+    Kind kind = Kind::F32;
+    double f = 0;
+    std::int64_t i = 0;
+};
+
 enum class Role : std::uint8_t { input, output, inout };
 
 // kiln's bounds policies (bounds::zero, check, assume) for a view's accesses.
@@ -47,19 +55,12 @@ struct ViewPlan {
     bool before_grid = false;            // an input (no tiled dim) read once, before the grid
     bool in_loop = false;                // accessed inside the loop body (an output without a
                                          // loop-tiled dim is rewritten each step: the last wins)
-    std::optional<double> fallback;      // inputs: .load(fallback) instead of zeros outside
+    std::optional<ScalarPlan> fallback;  // inputs: .load(fallback) instead of zeros outside
     bool permuted_store = false;         // outputs: the stored tile's axes in another order
     // zero unless every access is in range (then any policy), or the program is
     // meant to raise: check on a view that some access overruns.
     Bounds bounds = Bounds::zero;
     std::int64_t span() const;           // elements from the first to the last, inclusive
-};
-
-// A Scalar<T> kernel argument, passed unrounded (the kernel rounds it to its kind).
-struct ScalarPlan {
-    Kind kind = Kind::F32;
-    double f = 0;
-    std::int64_t i = 0;
 };
 
 // A dimension of the grid; its extent is a constant, or derived in the kernel

@@ -55,7 +55,8 @@ int run(const FuzzOptions& o) {
     });
     progress.clear();
     std::cout << summary.programs << " programs: " << summary.same << " identical, " << summary.differs << " differ, " << summary.invalid
-              << " invalid, " << summary.internal << " internal errors (" << format_duration(summary.seconds) << ")" << std::endl;
+              << " invalid, " << summary.internal << " internal errors (" << format_duration(summary.seconds) << "; " << summary.raised
+              << " of the identical raised the same error on every target)" << std::endl;
     return summary.passed() ? kExitOk : kExitFailed;
 }
 
