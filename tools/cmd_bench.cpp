@@ -83,23 +83,9 @@ int run(const BenchOptions& o) {
     std::cout << column("entry", width) << column("shape", kShapeWidth) << column("trace", 10) << column("compile", 10) << column("first call", 10)
               << "warm" << std::endl;
 
-    Tally tally;
-    Progress progress(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const catalog::Entry& e = *entries[i];
-        progress.show(i, e.name);
-        auto cases = cases_or_report(e, size, seed, width, progress);
-        if (!cases) {
-            tally.add(false);
-            continue;
-        }
-        for (auto& c : *cases) {
-            progress.show(i, e.name + " " + c.shape);
-            tally.add(bench_one(e, c, t, o, width, progress));
-        }
-    }
-    progress.clear();
-    return tally.print();
+    return for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
+        return bench_one(e, c, t, o, width, progress);
+    });
 }
 
 }  // namespace

@@ -53,23 +53,9 @@ int run(const RunOptions& o) {
               << ", precision " << o.precision << ", seed " << seed << " (repeat with --seed " << seed << ")" << std::endl;
 
     const std::size_t width = name_width(entries);
-    Tally tally;
-    Progress progress(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const catalog::Entry& e = *entries[i];
-        progress.show(i, e.name);
-        auto cases = cases_or_report(e, size, seed, width, progress);
-        if (!cases) {
-            tally.add(false);
-            continue;
-        }
-        for (auto& c : *cases) {
-            progress.show(i, e.name + " " + c.shape);
-            tally.add(run_one(e, c, target, options, width, progress));
-        }
-    }
-    progress.clear();
-    return tally.print();
+    return for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
+        return run_one(e, c, target, options, width, progress);
+    });
 }
 
 }  // namespace

@@ -73,6 +73,27 @@ std::optional<std::vector<catalog::Case>> cases_or_report(const catalog::Entry& 
     }
 }
 
+int for_each_case(const std::vector<const catalog::Entry*>& entries, catalog::Size size, std::uint64_t seed, std::size_t width,
+                  const std::function<bool(const catalog::Entry&, catalog::Case&, Progress&)>& check) {
+    Tally tally;
+    Progress progress(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const catalog::Entry& e = *entries[i];
+        progress.show(i, e.name);
+        auto cases = cases_or_report(e, size, seed, width, progress);
+        if (!cases) {
+            tally.add(false);
+            continue;
+        }
+        for (auto& c : *cases) {
+            progress.show(i, e.name + " " + c.shape);
+            tally.add(check(e, c, progress));
+        }
+    }
+    progress.clear();
+    return tally.print();
+}
+
 int Tally::print() const {
     std::cout << passed << " passed, " << failed << " failed" << std::endl;
     return failed == 0 ? kExitOk : kExitFailed;

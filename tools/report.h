@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ void print_error(const std::exception& e);
 // line and the error and returns nothing (the caller counts the entry as failed).
 std::optional<std::vector<catalog::Case>> cases_or_report(const catalog::Entry& e, catalog::Size size, std::uint64_t seed,
                                                           std::size_t width, Progress& progress);
+
+// Visits every case of the entries at a size, showing progress: check(entry, case)
+// prints the case's line and returns whether it passed. An entry whose cases cannot
+// be built counts as one failure. Prints the summary line; returns the exit status.
+int for_each_case(const std::vector<const catalog::Entry*>& entries, catalog::Size size, std::uint64_t seed, std::size_t width,
+                  const std::function<bool(const catalog::Entry&, catalog::Case&, Progress&)>& check);
 
 // Tallies cases and prints the summary `N passed, M failed` alone on its line.
 struct Tally {
