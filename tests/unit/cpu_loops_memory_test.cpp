@@ -4,6 +4,7 @@
 // zero trips), mma for every operand/accumulator pairing and dim map, and
 // explicit memory<T>.
 #include "cpu_diff.h"
+#include "cpu_source.h"
 
 using namespace kiln;
 using cpu_diff::expect_same;
@@ -147,6 +148,44 @@ TEST(CpuMma, I8ToI32) { gemm<i8, i32>(-128, 128, true); }
 TEST(CpuMma, F64) { gemm<f64, f64>(-1, 1, true); }
 TEST(CpuMma, F16) { gemm<f16, f16>(-2, 2, true); }
 TEST(CpuMma, I32Wrapping) { gemm<i32, i32>(-100000, 100000, true); }
+
+// Tiles wide enough for the register-blocked f32 path (kiln_cpu::mma_block):
+// 19 rows (two blocks of 8 and one of 3), 56 columns (one block of 32, one of
+// 16, 8 left to the plain loops), a batch axis, and a contraction over a's
+// outer dim (a transposed a). Both precisions keep the pinned order, so both
+// compare byte for byte.
+template <class A> void blocked_gemm(double lo, double hi) {
+    auto kern = kernel("mma_blocked_" + std::string(kind_name(kind_of<A>)),
+                       [](View<const A, 3> a_view, View<const A, 3> b_view, View<const A, 2> at_view, View<const A, 2> b2_view, View<f32, 3> c_view,
+                          View<f32, 2> t_view) {
+                           auto bt = axis("bt", 2), m = axis("m", 19), k = axis("k", 7), n = axis("n", 56);
+                           for (auto& nest : parallel(shape(axis("one", 1)))) {
+                               (void)nest;
+                               auto a = a_view[coord(0, 0, 0), shape(bt, m, k)];
+                               auto b = b_view[coord(0, 0, 0), shape(bt, k, n)];
+                               c_view(coord(0, 0, 0), shape(bt, m, n)).store(mma(a, b, full<f32>(shape(bt, m, n), 0.5f)));
+                               auto at = at_view[coord(0, 0), shape(k, m)];  // a^T: contracts its outer dim
+                               auto b2 = b2_view[coord(0, 0), shape(k, n)];
+                               t_view(coord(0, 0), shape(m, n)).store(mma(at, b2, zeros<f32>(shape(m, n))));
+                           }
+                       });
+    const Kind kd = kind_of<A>;
+    auto bufs = [&](bool specials) {
+        return std::vector<cpu_diff::Buffer>{input(kd, {2, 19, 7}, 45, lo, hi, specials), input(kd, {2, 7, 56}, 46, lo, hi, specials),
+                                             input(kd, {7, 19}, 47, lo, hi, specials), input(kd, {7, 56}, 48, lo, hi, specials),
+                                             output(Kind::F32, {2, 19, 56}), output(Kind::F32, {19, 56})};
+    };
+    for (auto precision : {Precision::standard, Precision::exact})
+        for (bool specials : {false, true}) expect_same(kern, bufs(specials), {.precision = precision});
+    // The blocks under test: 8 rows x 32 columns, the 3 last rows, a last 16 columns.
+    const std::string src = cpu_diff::cpu_source(kern, bufs(false));
+    for (const char* block : {"mma_block<8, 2>", "mma_block<3, 2>", "mma_block<8, 1>", "mma_block<3, 1>"})
+        EXPECT_NE(src.find(block), std::string::npos) << block;
+}
+
+TEST(CpuMma, RegisterBlockedF32) { blocked_gemm<f32>(-1, 1); }
+TEST(CpuMma, RegisterBlockedF16ToF32) { blocked_gemm<f16>(-4, 4); }
+TEST(CpuMma, RegisterBlockedBF16ToF32) { blocked_gemm<bf16>(-4, 4); }
 
 // Named-axis dim maps: a batch axis shared by all three, two contracted axes at
 // once, operands that each lack an output axis, and a contraction to a scalar.

@@ -1,8 +1,9 @@
 // Helpers shared by every generated CPU kernel. Pasted after cpu_abi.h, kround.h
 // and kmath.h (so it includes nothing): element conversions between views and
-// tiles, the f32 NaN rule, bounds windows and the out-of-range report, and the
-// stable line sort. Each helper reproduces the interpreter's definition
-// (src/interp) exactly; the generated code adds only loop structure.
+// tiles, the f32 NaN rule, the vectorisable f32 exp, the mma micro-kernel, order
+// keys for max/min, bounds windows and the out-of-range report, and the stable
+// line sort. Each helper reproduces the interpreter's definition (src/interp)
+// exactly; the generated code adds only loop structure.
 #ifndef KILN_CPU_PRELUDE_H
 #define KILN_CPU_PRELUDE_H
 
@@ -71,6 +72,113 @@ inline double rbf16(double x) { return kiln_rt::round_bf16(x); }
 
 // |x| as the interpreter defines it: -0 -> +0, NaN keeps its sign.
 template <class T> inline T abs_float(T x) { return x < 0 || (x == 0 && __builtin_signbit(x)) ? -x : x; }
+
+// ---- exp of f32 values in vector loops. kiln_rt::k_exp (the interpreter's exp,
+// rounded once to float by r32) is branchy double-double code that GCC cannot
+// vectorise. exp32 computes e^x for a float x along a branch-free path in f64:
+// x = k ln2 + r (Cody-Waite, |r| <= 0.34658; k * L2HI and the first difference
+// are exact), e^r by a degree-10 polynomial (a Chebyshev fit, relative error
+// 2^-51.4 with these double coefficients), evaluated in Estrin's scheme (a
+// short dependency chain, so consecutive elements overlap) with a few ulps of
+// rounding, times 2^k: within 2^-50 of e^x. k_exp's double is within 1.03 ulp
+// (2^-51.9) of e^x (kmath_test), so the two doubles differ by less than 2^-49
+// of either. Rounding to float is monotone: if d(1 - 2^-46) and d(1 + 2^-46)
+// round to the same float, so does every double between them, k_exp's among
+// them, and that float is r32(k_exp(x)) exactly. Otherwise `in_doubt` is set
+// and the generated code recomputes its loop with k_exp
+// (Emitter::with_fast_math): 186 of the 2^32 floats lie that close to a
+// rounding boundary, and NaN inputs always take that path. Beyond |x| = 110
+// every result is +0 or +inf in f32 (e^-110 < 2^-158, e^110 > 2^158), so x is
+// clamped there first. Checked on all 2^32 floats once (no mismatch), and by
+// cpu_exp32_test on a stride through them.
+inline float exp32(float x, unsigned& in_doubt) {
+    double d = x;
+    d = d < -110.0 ? -110.0 : d;
+    d = d > 110.0 ? 110.0 : d;
+    const double k = (d * 0x1.71547652b82fep+0 + 0x1.8p52) - 0x1.8p52;  // nearest integer to d / ln2
+    const double r = (d - k * kiln_rt::kd::L2HI) - k * kiln_rt::kd::L2LO;
+    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const double c01 = 0x1.0000000000000p+0 + r * 0x1.000000000001ep+0, c23 = 0x1.0000000000005p-1 + r * 0x1.555555554b751p-3;
+    const double c45 = 0x1.55555555520adp-5 + r * 0x1.1111112dd74dbp-7, c67 = 0x1.6c16c17f44310p-10 + r * 0x1.a01978c422e23p-13;
+    const double c89 = 0x1.a019a668bb4f4p-16 + r * 0x1.72faf2d7d210dp-19, c10 = 0x1.28a2c273b03b8p-22;
+    const double p = (c01 + r2 * c23) + r4 * (c45 + r2 * c67) + r8 * (c89 + r2 * c10);
+    // 2^k from k's bits: k + 1.5 * 2^52 holds k in its low bits (|k| <= 159).
+    const unsigned long long kb = __builtin_bit_cast(unsigned long long, k + 0x1.8p52);
+    const double y = p * __builtin_bit_cast(double, (kb + 1023) << 52);
+    const float lo = (float)(y * (1.0 - 0x1p-46)), hi = (float)(y * (1.0 + 0x1p-46));
+    in_doubt |= (unsigned)(lo != hi);  // also when NaN
+    return lo;
+}
+
+// ---- the f32 mma micro-kernel (Emitter::emit_mma): for i < R, j < 16 V and
+// c = 0, 1, ..., K - 1 in that order, out[i][j] = out[i][j] + a[i][c] * b[c][j],
+// each step rounded twice like the interpreter's (product, then sum: the build's
+// -ffp-contract=off keeps vector arithmetic unfused too), and a NaN result made
+// canonical as round_f32 makes it (c32). The R x 16V outputs stay in vector
+// registers for the whole contraction instead of going through memory once per
+// contraction point. Offsets are in elements; b's rows and the outputs' are
+// contiguous.
+typedef float f32x16 __attribute__((vector_size(64)));
+#if defined(__AVX512F__)
+enum { mma_rows = 8 };  // 8 x 2 accumulators + 2 of b: 18 of 32 registers
+#else
+enum { mma_rows = 4 };  // 256-bit registers: 4 x 2 x 2 halves + 4 of b, of 16
+#endif
+// Not inlined, and its loops over the block fully unrolled: only then does GCC
+// keep acc in registers (inlined into a large kiln_run at -O2 it kept acc on the
+// stack, 5x slower).
+template <int R, int V>
+__attribute__((noinline)) void mma_block(const float* a, int a_row, int a_con, const float* b, int b_con, float* out, int o_row, int K) {
+    if constexpr (R > mma_rows) {
+        mma_block<mma_rows, V>(a, a_row, a_con, b, b_con, out, o_row, K);
+        mma_block<R - mma_rows, V>(a + mma_rows * a_row, a_row, a_con, b, b_con, out + mma_rows * o_row, o_row, K);
+    } else {
+        f32x16 acc[R][V];
+#pragma GCC unroll 16
+        for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+            for (int v = 0; v < V; ++v) __builtin_memcpy(&acc[i][v], out + i * o_row + 16 * v, sizeof(f32x16));
+        for (int c = 0; c < K; ++c) {
+            f32x16 bv[V];
+#pragma GCC unroll 4
+            for (int v = 0; v < V; ++v) __builtin_memcpy(&bv[v], b + c * b_con + 16 * v, sizeof(f32x16));
+#pragma GCC unroll 16
+            for (int i = 0; i < R; ++i) {
+                const float s = a[i * a_row + c * a_con];
+#pragma GCC unroll 4
+                for (int v = 0; v < V; ++v) acc[i][v] = acc[i][v] + s * bv[v];
+            }
+        }
+        const float q = __builtin_bit_cast(float, 0x7fc00000u);
+        const f32x16 canonical_nan = {q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q};
+#pragma GCC unroll 16
+        for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+            for (int v = 0; v < V; ++v) {
+                const f32x16 x = acc[i][v] == acc[i][v] ? acc[i][v] : canonical_nan;
+                __builtin_memcpy(out + i * o_row + 16 * v, &x, sizeof(f32x16));
+            }
+    }
+}
+
+// ---- order keys: integers that compare as the float values do in the total
+// order -inf < ... < -0 < +0 < ... < +inf, NaNs beyond both ends. A non-NaN max
+// or min is then one integer max or min in any order (kiln_rt::k_max returns
+// +0 for -0 and +0 either way round), which vectorises. The map flips the
+// magnitude bits of negative values and is its own inverse.
+inline int order_key(float x) {
+    const int b = __builtin_bit_cast(int, x);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+inline long long order_key(double x) {
+    const long long b = __builtin_bit_cast(long long, x);
+    return b ^ ((b >> 63) & 0x7fffffffffffffffLL);
+}
+inline float from_order_key(int k) { return __builtin_bit_cast(float, k ^ ((k >> 31) & 0x7fffffff)); }
+inline double from_order_key(long long k) { return __builtin_bit_cast(double, k ^ ((k >> 63) & 0x7fffffffffffffffLL)); }
+// NaN keys lie beyond those of +inf (0x7f800000) and -inf (0xff800000 flipped: -0x7f800001).
+inline bool order_key_is_nan(int k) { return k > 0x7f800000 || k < -0x7f800001; }
+inline bool order_key_is_nan(long long k) { return k > 0x7ff0000000000000LL || k < -0x7ff0000000000001LL; }
 
 // ---- bounds. An access covers the box [o, o + n) of its view; the part inside
 // the view is again a box, so a partial access is a fill plus a smaller copy.

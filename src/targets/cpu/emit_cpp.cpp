@@ -64,6 +64,24 @@ void Emitter::close_loops(const std::vector<std::string>& vars) {
     for (std::size_t k = 0; k < vars.size(); ++k) close();
 }
 
+void Emitter::loop_nest(const std::vector<std::int64_t>& extents, const std::string& prefix,
+                        const std::function<void(const std::vector<std::string>&)>& body) {
+    if (extents.empty()) return body({});
+    std::vector<std::int64_t> outer(extents.begin(), extents.end() - 1);
+    auto vars = open_loops(outer, prefix);
+    const std::string v = prefix + std::to_string(outer.size());
+    vars.push_back(v);
+    const std::int64_t n = extents.back(), main = n > 16 ? n - n % 16 : n;
+    for (auto [from, to] : {std::pair{std::int64_t{0}, main}, std::pair{main, n}}) {
+        if (from == to) continue;
+        open("for (int " + v + " = " + std::to_string(from) + "; " + v + " < " + std::to_string(to) + "; ++" + v + ")");
+        body(vars);
+        close();
+    }
+    vars.pop_back();
+    close_loops(vars);
+}
+
 // ---- values
 
 const Storage& Emitter::storage(const Node* n) const {
@@ -73,8 +91,9 @@ const Storage& Emitter::storage(const Node* n) const {
     return it->second;
 }
 
-std::string Emitter::at(const Node* n, const std::string& index) const {
+std::string Emitter::at(const Node* n, const std::string& index) {
     const Storage& s = storage(n);
+    if (s.fused) return "(" + element_expr(*s.fused, s.count == 1 ? "0" : index) + ")";
     if (!s.array) return s.name;
     return s.name + "[" + (s.count == 1 ? "0" : index) + "]";
 }
@@ -92,14 +111,46 @@ std::string Emitter::define(const Node& n) {
     return s.name;
 }
 
-void Emitter::elementwise(const Node& n, const std::function<std::string(const std::string&)>& f) {
+void Emitter::elementwise(const Node& n) {
     if (n.type.dims.empty()) {
         storage_[&n] = Storage{"v" + id(&n), false, 1};
-        line("const " + ctype(n.type.kind) + " v" + id(&n) + " = " + f("0") + ";");
+        line("const " + ctype(n.type.kind) + " v" + id(&n) + " = " + element_expr(n, "0") + ";");
         return;
     }
-    std::string name = define(n);
-    line("for (int e = 0; e < " + std::to_string(n.type.count()) + "; ++e) " + name + "[e] = " + f("e") + ";");
+    if (fusible_.count(&n)) {
+        storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
+        return;
+    }
+    materialize(n, define(n));
+}
+
+void Emitter::materialize(const Node& n, const std::string& name) {
+    with_fast_math([&] { loop_nest({n.type.count()}, "e", [&](const auto& v) { line(name + "[" + v[0] + "] = " + element_expr(n, v[0]) + ";"); }); });
+}
+
+// The nest is generated into a buffer of its own first: only then is it known
+// whether it called a fast function, and so whether the flag and the rerun are
+// needed.
+void Emitter::with_fast_math(const std::function<void()>& loops) {
+    if (!math_flag_.empty()) internal_fail("cpu emitter: nested fast-math loops");
+    const std::string flag = "in_doubt" + std::to_string(math_flags_++);
+    std::ostringstream nest;
+    std::swap(nest, body_);
+    math_flag_ = flag;
+    math_flag_used_ = false;
+    loops();
+    math_flag_.clear();
+    std::swap(nest, body_);
+    if (!math_flag_used_) {
+        body_ << nest.str();
+        return;
+    }
+    line("unsigned " + flag + " = 0;");
+    body_ << nest.str();
+    // Rare: 186 of the 2^32 floats (NaN aside) have an exp too close to a rounding boundary.
+    open("if (" + flag + ")");
+    loops();
+    close();
 }
 
 // dst = src, element by element (same kind and count; either may be a scalar).
@@ -341,6 +392,12 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
 Emitted Emitter::emit() {
     ids_ = number_nodes(p_);
     mark_live();
+    {
+        const Uses u = uses();
+        find_fusible(u);
+        find_view_tiles(u);  // after find_fusible: reads through fused values count
+        find_in_place_mma(u);
+    }
     std::vector<Node*> prologue, epilogue;
     bool after = false;
     for (Node* n : p_.body.nodes) {

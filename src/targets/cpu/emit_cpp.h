@@ -18,6 +18,9 @@ namespace kiln::native {
 struct EmitOptions {
     bool index64 = false;             // 64-bit element offsets (some view spans >= 2^31)
     std::vector<bool> unit_inner;     // per parameter: the view's innermost stride is 1
+    // Precision::exact: float reductions keep the pinned left-to-right order.
+    // Otherwise (standard) reduce_add of f32/f64 may sum in vector lanes and a tree.
+    bool exact = false;
 };
 
 struct Emitted {

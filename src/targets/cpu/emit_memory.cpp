@@ -104,7 +104,8 @@ std::string Emitter::access_context() const { return std::to_string(phase_) + ",
 // statement. Partly outside: `partial` (bounds::zero), else the first element
 // outside is reported.
 void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
-                          const std::function<std::string(const std::string&, const std::string&)>& element, const std::string& partial) {
+                          const std::function<std::string(const std::string&, const std::string&)>& element,
+                          const std::function<void()>& partial, const std::pair<std::string, std::string>& direct) {
     const int rank = static_cast<int>(dims.size());
     const std::string R = std::to_string(rank);
     open("");
@@ -134,19 +135,27 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     std::string base;
     for (int k = 0; k < rank; ++k) base += (k ? " + " : "") + scaled("(kiln_index)o[" + std::to_string(k) + "]", k);
     line(pointer_decl + " + (" + base + ");");
-    auto vars = open_loops(extents, "i");
-    std::string e, offset;
-    auto rs = ref::strides_of(dims);
-    for (int k = 0; k < rank; ++k) {
-        const auto ku = static_cast<std::size_t>(k);
-        e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
-        offset += (k ? " + " : "") + scaled(vars[ku], k);
+    if (!direct.first.empty()) {
+        open("if (" + direct.first + ")");
+        line(direct.second);
+        open_else();
     }
-    line(element(e, offset));
-    close_loops(vars);
+    with_fast_math([&] {
+        loop_nest(extents, "i", [&](const std::vector<std::string>& vars) {
+            std::string e, offset;
+            auto rs = ref::strides_of(dims);
+            for (int k = 0; k < rank; ++k) {
+                const auto ku = static_cast<std::size_t>(k);
+                e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
+                offset += (k ? " + " : "") + scaled(vars[ku], k);
+            }
+            line(element(e, offset));
+        });
+    });
+    if (!direct.first.empty()) close();
     open_else();
     if (n.j == static_cast<std::int64_t>(bounds::zero))
-        line(partial);
+        partial();
     else
         line("return " + error_value_ + " * kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + R +
              ", o, n, view.extent);");
@@ -154,30 +163,60 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     close();
 }
 
+// A view tile (find_view_tiles) is a pointer to the tile where it lies in the
+// view when the box is inside and its rows are contiguous there, else to a
+// copy; every other load is a copy.
 void Emitter::emit_load(const Node& n) {
     const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
     const std::string K = kind_class(n.type.kind), count = std::to_string(n.type.count());
-    line("// %" + id(&n) + " = load arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, n.type));
-    const std::string name = define(n);
+    const bool in_view = view_tiles_.count(&n) != 0;
+    line("// %" + id(&n) + " = load arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, n.type) +
+         (in_view ? " (read in place when contiguous)" : ""));
+    const std::string copy = define(n);
+    std::pair<std::string, std::string> direct;
+    if (in_view) {
+        const std::string name = copy + "_at";
+        line("const " + ctype(n.type.kind) + "* " + name + " = " + copy + ";");
+        storage_[&n].name = name;
+        // Row-major strides of the tile: the view's must equal them wherever the
+        // tile has more than one element along a dim (the innermost is 1: unit_inner).
+        const auto ts = ref::strides_of(n.type.dims);
+        std::string contiguous;
+        for (std::size_t k = 0; k + 1 < n.type.dims.size(); ++k)
+            if (n.type.dims[k].extent > 1) contiguous += (contiguous.empty() ? "" : " && ") + ("view.stride[" + std::to_string(k) + "] == " + std::to_string(ts[k]));
+        direct = {contiguous.empty() ? "true" : contiguous, name + " = src;"};
+    }
     const std::string fill = n.flag ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
     emit_access(
         n, n.type.dims, "const " + K + "::mem* src = (const " + K + "::mem*)view.data",
-        [&](const std::string& e, const std::string& offset) { return name + "[" + e + "] = " + K + "::load(src[" + offset + "]);"; },
-        "kiln_cpu::load_window<" + K + ">(" + name + ", " + count + ", view.data, " + std::to_string(rank) + ", o, n, view.extent, view.stride, " +
-            fill + ");");
+        [&](const std::string& e, const std::string& offset) { return copy + "[" + e + "] = " + K + "::load(src[" + offset + "]);"; },
+        [&] {
+            line("kiln_cpu::load_window<" + K + ">(" + copy + ", " + count + ", view.data, " + std::to_string(rank) +
+                 ", o, n, view.extent, view.stride, " + fill + ");");
+        },
+        direct);
 }
 
 void Emitter::emit_store(const Node& n) {
     const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
     const Node* value = n.operands.back();
     const std::string K = kind_class(value->type.kind);
-    const Storage& s = storage(value);
+    const Storage s = storage(value);
     line("// store arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, value->type));
     emit_access(
         n, value->type.dims, K + "::mem* dst = (" + K + "::mem*)view.data",
         [&](const std::string& e, const std::string& offset) { return "dst[" + offset + "] = " + K + "::store(" + at(value, e) + ");"; },
-        "kiln_cpu::store_window<" + K + ">(view.data, " + (s.array ? s.name : "&" + s.name) + ", " + std::to_string(rank) +
-            ", o, n, view.extent, view.stride);");
+        [&] {
+            // A fused value has no array for the window walk: it gets one here, off the fast path.
+            std::string src = s.array ? s.name : "&" + s.name;
+            if (s.fused) {
+                src = "part";
+                line("alignas(64) " + ctype(value->type.kind) + " part[" + std::to_string(s.count) + "];");
+                frame_bytes_ += s.count * ctype_bytes(value->type.kind);
+                materialize(*s.fused, src);
+            }
+            line("kiln_cpu::store_window<" + K + ">(view.data, " + src + ", " + std::to_string(rank) + ", o, n, view.extent, view.stride);");
+        });
 }
 
 }  // namespace kiln::native

@@ -1,6 +1,8 @@
-// The C++ emitter's state, shared by its three parts: emit_cpp.cpp (program
-// structure: functions, regions, loops, carried state), emit_memory.cpp (view
-// loads and stores, constants, parameters) and emit_ops.cpp (tile operations).
+// The C++ emitter's state, shared by its parts: emit_plan.cpp (storage decisions
+// made before emitting: fusion, loads read in place, mma in place), emit_cpp.cpp
+// (program structure: functions, regions, loops, carried state), emit_memory.cpp
+// (view loads and stores, constants, parameters), emit_ops.cpp (tile operations;
+// element expressions in emit_expr.h), emit_reduce.cpp and emit_mma.cpp.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +23,14 @@ using ir::Node;
 
 // How a value is held: a local (or namespace-scope constant) array of `count`
 // elements, or a scalar variable for rank-0 values. Values are immutable, so
-// reshapes and memory<T> round trips alias their operand's storage.
+// reshapes and memory<T> round trips alias their operand's storage. A fused
+// value has no storage: each element is an expression its one consumer
+// evaluates in its own loop (Emitter::fusible).
 struct Storage {
     std::string name;
     bool array = false;
     std::int64_t count = 1;
+    const Node* fused = nullptr;
 };
 
 // The C++ spelling of a kind's tile element and its kiln_cpu::K_* class.
@@ -48,33 +53,70 @@ public:
     // Nested for-loops over constant extents, variables prefix0, prefix1, ...
     std::vector<std::string> open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix);
     void close_loops(const std::vector<std::string>& vars);
+    // The same nest with `body` (statements over the variables) inside. The
+    // innermost loop, when its extent is not a multiple of 16, runs as a loop
+    // over the largest multiple of 16 and one over the rest: GCC's default -O2
+    // cost model vectorises only loops that need no scalar epilogue.
+    void loop_nest(const std::vector<std::int64_t>& extents, const std::string& prefix,
+                   const std::function<void(const std::vector<std::string>&)>& body);
 
     // ---- values
     const Storage& storage(const Node* n) const;
     // Element `index` (a C++ expression) of n's value; a one-element value is
     // the same element for every index (the interpreter's scalar broadcast).
-    std::string at(const Node* n, const std::string& index) const;
+    // For a fused value, the expression computing that element.
+    std::string at(const Node* n, const std::string& index);
     // Declares n's storage in the current scope (uninitialised) and returns its name.
     std::string define(const Node& n);
     void alias(const Node& n, const Node& of) { storage_[&n] = storage(&of); }
     std::string id(const Node* n) const { return std::to_string(ids_.at(n)); }
-    // n = f(element index) for every element: a scalar or one vectorisable loop.
-    void elementwise(const Node& n, const std::function<std::string(const std::string&)>& f);
+    // n's value for every element: a scalar, one vectorisable loop, or nothing
+    // yet when n is fused into its consumer (element_expr gives each element).
+    void elementwise(const Node& n);
+    std::string element_expr(const Node& n, const std::string& e);
+    // Emits a loop nest (`loops`, which only writes storage declared before it)
+    // with f32 exp in its vectorisable form (kiln_cpu::exp32). If any element's
+    // result was in doubt, the nest runs again with kiln_rt's scalar exp, so the
+    // values are always those of the interpreter.
+    void with_fast_math(const std::function<void()>& loops);
+    // `name` (a declared array of n's count) filled with the elements of the
+    // elementwise op n.
+    void materialize(const Node& n, const std::string& name);
 
     // ---- emit_memory.cpp
     void emit_constant(const Node& n);
     void emit_param(const Node& n);
     void emit_load(const Node& n);
     void emit_store(const Node& n);
+    // `direct`, when set, is a condition and a statement: inside the view, when the
+    // condition holds at run time, the statement replaces the element loops.
     void emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
-                     const std::function<std::string(const std::string&, const std::string&)>& element, const std::string& partial);
+                     const std::function<std::string(const std::string&, const std::string&)>& element, const std::function<void()>& partial,
+                     const std::pair<std::string, std::string>& direct = {});
 
     // ---- emit_ops.cpp: every op that computes a tile from tiles
     void emit_op(const Node& n);
 
 private:
     void mark_live();
+    // Who uses what (live users only; the grid's first extent is not a use), each
+    // node's region and enclosing loop, and its position in an instance's order of
+    // execution (a pre-order walk; a loop's span ends after its body).
+    struct Uses {
+        std::unordered_map<const Node*, std::vector<const Node*>> users;
+        std::unordered_map<const Node*, const ir::Region*> region;
+        std::unordered_map<const Node*, const Node*> loop;  // null: the kernel body
+        std::unordered_map<const Node*, int> position, span_end;
+        std::vector<int> stores;
+    };
+    Uses uses() const;  // emit_plan.cpp
+    void find_fusible(const Uses& u);
+    void find_view_tiles(const Uses& u);
+    void find_in_place_mma(const Uses& u);
     bool dead(const Node& n) const;
+    // The expression of a math function of kind k at x: kiln_cpu::exp32 inside
+    // with_fast_math, else the interpreter's kiln_rt call rounded once.
+    std::string math(OpCode op, Kind k, const std::string& x);
     void emit_nodes(const std::vector<Node*>& nodes);
     void emit_node(const Node& n);
     void emit_loop(const Node& loop);
@@ -106,6 +148,12 @@ private:
     std::unordered_map<const Node*, Storage> storage_;
     std::unordered_set<const Node*> constants_done_;
     std::unordered_set<const Node*> live_;  // what kiln_run computes (mark_live)
+    std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
+    std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
+    std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)
+    std::string math_flag_;  // inside with_fast_math: the variable that records results in doubt
+    bool math_flag_used_ = false;
+    int math_flags_ = 0;
     std::unordered_map<const Node*, int> access_ids_;
     std::vector<const Node*> accesses_;
     std::int64_t frame_bytes_ = 0;

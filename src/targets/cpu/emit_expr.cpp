@@ -1,0 +1,131 @@
+// Element expressions of the cpu emitter (emit_expr.h).
+#include "targets/cpu/emit_expr.h"
+
+#include "targets/cpu/emitter.h"
+
+namespace kiln::native {
+
+int int_bits(Kind k) { return k == Kind::I8 ? 8 : k == Kind::I32 ? 32 : 64; }
+
+std::string utype(Kind k) { return k == Kind::I8 ? "unsigned char" : k == Kind::I32 ? "unsigned" : "unsigned long long"; }
+
+std::string paren(const std::string& x) { return "(" + x + ")"; }
+
+std::string round_to(Kind k, const std::string& x) {
+    switch (k) {
+        case Kind::F32: return "kiln_cpu::r32(" + x + ")";
+        case Kind::F16: return "kiln_cpu::r16(" + x + ")";
+        case Kind::BF16: return "kiln_cpu::rbf16(" + x + ")";
+        default: return x;
+    }
+}
+std::string widen(Kind k, const std::string& x) { return k == Kind::F32 ? "(double)" + paren(x) : x; }
+
+std::string math_fn(OpCode op) {
+    switch (op) {
+        case OpCode::exp: return "kiln_rt::k_exp";
+        case OpCode::log: return "kiln_rt::k_log";
+        case OpCode::sqrt: return "kiln_rt::k_sqrt";
+        case OpCode::rsqrt: return "kiln_rt::k_rsqrt";
+        case OpCode::tanh: return "kiln_rt::k_tanh";
+        case OpCode::erf: return "kiln_rt::k_erf";
+        case OpCode::sin: return "kiln_rt::k_sin";
+        case OpCode::cos: return "kiln_rt::k_cos";
+        default: internal_fail("cpu emitter: not a math op");
+    }
+}
+
+// Integer and exact float unary ops; math functions go through Emitter::math.
+std::string unary(OpCode op, Kind k, const std::string& x) {
+    const std::string T = ctype(k);
+    if (is_float(k)) {
+        if (op == OpCode::neg) return "-" + paren(x);  // exact in every kind
+        if (op == OpCode::abs) return "kiln_cpu::abs_float(" + x + ")";
+        internal_fail("cpu emitter: a math function outside Emitter::math");
+    }
+    const std::string negated = "(" + T + ")(0ULL - (unsigned long long)" + paren(x) + ")";
+    switch (op) {
+        case OpCode::neg: return negated;
+        case OpCode::abs: return k == Kind::Bool ? x : paren(paren(x) + " < 0 ? " + negated + " : " + paren(x));
+        case OpCode::logical_not: return k == Kind::Bool ? "(unsigned char)!" + paren(x) : "(" + T + ")~" + paren(x);
+        default: internal_fail("cpu emitter: unexpected integer unary op " + std::string(detail::op_name(op)));
+    }
+}
+
+std::string binary(OpCode op, Kind k, const std::string& a, const std::string& b) {
+    const std::string T = ctype(k);
+    auto infix = [&](const char* o) { return paren(a) + " " + o + " " + paren(b); };
+    if (is_float(k)) {
+        const char* o = op == OpCode::add ? "+" : op == OpCode::sub ? "-" : op == OpCode::mul ? "*" : op == OpCode::div ? "/" : nullptr;
+        if (o && k == Kind::F32) return "kiln_cpu::c32(" + infix(o) + ")";
+        if (o) return round_to(k, paren(infix(o)));
+        switch (op) {
+            case OpCode::pow: return round_to(k, "kiln_rt::k_pow(" + widen(k, a) + ", " + widen(k, b) + ")");
+            // k_max/k_min return one of their operands (or their NaN sum), never a rounded value.
+            case OpCode::maximum:
+            case OpCode::minimum: {
+                std::string call = std::string(op == OpCode::maximum ? "kiln_rt::k_max(" : "kiln_rt::k_min(") + widen(k, a) + ", " + widen(k, b) + ")";
+                return k == Kind::F32 ? "(float)" + call : call;
+            }
+            default: internal_fail("cpu emitter: unexpected float binary op " + std::string(detail::op_name(op)));
+        }
+    }
+    const std::string U = utype(k);
+    auto wrapped = [&](const char* o) { return "(" + T + ")((" + U + ")" + paren(a) + " " + o + " (" + U + ")" + paren(b) + ")"; };
+    switch (op) {
+        case OpCode::add: return wrapped("+");
+        case OpCode::sub: return wrapped("-");
+        case OpCode::mul: return wrapped("*");
+        case OpCode::div: return "(" + T + ")kiln_rt::idiv(" + a + ", " + b + ", " + std::to_string(int_bits(k)) + ")";
+        case OpCode::mod: return "(" + T + ")kiln_rt::imod(" + a + ", " + b + ", " + std::to_string(int_bits(k)) + ")";
+        case OpCode::maximum: return paren(infix(">") + " ? " + paren(a) + " : " + paren(b));
+        case OpCode::minimum: return paren(infix("<") + " ? " + paren(a) + " : " + paren(b));
+        case OpCode::logical_and: return "(" + T + ")" + paren(infix("&"));
+        case OpCode::logical_or: return "(" + T + ")" + paren(infix("|"));
+        case OpCode::logical_xor: return "(" + T + ")" + paren(infix("^"));
+        default: internal_fail("cpu emitter: unexpected integer binary op " + std::string(detail::op_name(op)));
+    }
+}
+
+std::string compare(OpCode op, const std::string& a, const std::string& b) {
+    const char* o = op == OpCode::eq ? "==" : op == OpCode::ne ? "!=" : op == OpCode::lt ? "<" : op == OpCode::le ? "<=" : op == OpCode::gt ? ">" : ">=";
+    return "(unsigned char)(" + paren(a) + " " + o + " " + paren(b) + ")";
+}
+
+// interp/semantics.cpp cast_to_float / cast_to_int.
+std::string cast(Kind from, Kind to, const std::string& x) {
+    const std::string T = ctype(to);
+    if (to == Kind::Bool) return "(unsigned char)(" + paren(x) + " != 0)";
+    if (is_float(from) && !is_float(to)) return "(" + T + ")kiln_rt::f64_to_int_sat((double)" + paren(x) + ", " + std::to_string(int_bits(to)) + ")";
+    if (!is_float(to)) return "(" + T + ")" + paren(x);
+    // To a float kind. An integer converts to f32 in one rounding (never via a
+    // rounded double); every other source is exact in double, rounded once.
+    if (to == Kind::F32 && !is_float(from)) return "(float)" + paren(x);
+    return round_to(to, "(double)" + paren(x));
+}
+
+// The fold step of reduce_* and scan_*.
+std::string combine(OpCode op, Kind k, const std::string& acc, const std::string& x) {
+    OpCode c = (op == OpCode::reduce_add || op == OpCode::scan_add) ? OpCode::add
+             : (op == OpCode::reduce_max || op == OpCode::scan_max) ? OpCode::maximum : OpCode::minimum;
+    return binary(c, k, acc, x);
+}
+
+std::string linear(const std::vector<std::string>& vars, const std::vector<std::int64_t>& coefs, std::int64_t base) {
+    std::string s;
+    for (std::size_t k = 0; k < vars.size(); ++k) {
+        if (coefs[k] == 0) continue;
+        s += (s.empty() ? "" : " + ") + (coefs[k] == 1 ? vars[k] : vars[k] + " * " + std::to_string(coefs[k]));
+    }
+    if (base != 0 || s.empty()) s += (s.empty() ? "" : " + ") + std::to_string(base);
+    return s;
+}
+
+
+std::vector<std::int64_t> extents_of(const std::vector<ir::Dim>& dims) {
+    std::vector<std::int64_t> e;
+    for (auto& d : dims) e.push_back(d.extent);
+    return e;
+}
+
+}  // namespace kiln::native

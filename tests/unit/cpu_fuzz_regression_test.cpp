@@ -1,0 +1,81 @@
+// Kernels the differential fuzzer found the cpu target getting wrong
+// (bench/results/fuzz-10000.md), reduced to the pattern and compared byte for
+// byte with the interpreter in both precisions.
+#include "cpu_diff.h"
+
+using namespace kiln;
+using cpu_diff::expect_same;
+using cpu_diff::input;
+using cpu_diff::output;
+
+namespace {
+
+// Seed 301: an integer reduce_add after a permute and an argmax. GCC 12.2 at
+// -O2 -march=native vectorised the emitted `(long long)((unsigned long long)acc
+// + (unsigned long long)x)` fold loop wrongly (3 instead of 7 for this input).
+TEST(CpuFuzzRegression, Seed301IntegerSumAfterPermuteAndArgmax) {
+    auto kern = kernel("argmax_then_sum", [](View<const f64, 3> x, View<i64, 1> y) {
+        auto j = axis("j", 17), i = axis("i", 2), k = axis("k", 8);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(0, 0, 0), shape(j, i, k)];  // mostly bounds::zero padding
+            auto best = argmax(permute(v, {2, 0, 1}), k);  // i64 [j, i]
+            y(coord(0), shape(axis("one", 1))).store(reduce(reduce(best, j, add), i, add));
+        }
+    });
+    // The fuzzer's launch data, which the interpreter sums to 7.
+    const double data[] = {-3, 9e263, -3, -3, -1, -2, -3, 0, -2, 2e-308, 3, -2};
+    auto x = input(Kind::F64, {3, 2, 2}, 0);
+    for (std::int64_t e = 0; e < 12; ++e) ref::write_float(x.arg, e, data[e]);
+    for (auto precision : {Precision::standard, Precision::exact}) {
+        expect_same(kern, {x, output(Kind::I64, {1})}, {.precision = precision});
+        auto got = cpu_diff::run_on(kern, cpu(), {x, output(Kind::I64, {1})}, {.precision = precision});
+        got[1].arg.data = got[1].bytes.data();
+        EXPECT_EQ(ref::read_int(got[1].arg, 0), 7);  // by hand: the argmax indices along k sum to 7
+    }
+}
+
+// The same fold on random data, for every integer kind and both a reduced
+// innermost dim (one accumulator per output) and a reduced outer dim (outputs
+// folded side by side).
+template <class T> void integer_sums_after_argmax(Kind kind) {
+    auto kern = kernel("int_sums_" + std::string(kind_name(kind)), [](View<const T, 3> x, View<T, 1> rows, View<T, 1> cols, View<T, 1> all) {
+        auto j = axis("j", 17), i = axis("i", 6), k = axis("k", 8);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(0, 0, 0), shape(j, i, k)];
+            auto best = cast<T>(argmax(permute(v, {2, 0, 1}), k)) * reduce(v, k, maximum);  // [j, i], wrapping
+            rows(coord(0), shape(i)).store(reduce(best, j, add));
+            cols(coord(0), shape(j)).store(reduce(best, i, add));
+            all(coord(0), shape(axis("one", 1))).store(reduce(best, shape(j, i), add));
+        }
+    });
+    for (auto precision : {Precision::standard, Precision::exact})
+        expect_same(kern, {input(kind, {17, 6, 8}, 7, -120, 120, true), output(kind, {6}), output(kind, {17}), output(kind, {1})},
+                    {.precision = precision});
+}
+
+TEST(CpuFuzzRegression, IntegerSumsAfterArgmaxI8) { integer_sums_after_argmax<i8>(Kind::I8); }
+TEST(CpuFuzzRegression, IntegerSumsAfterArgmaxI32) { integer_sums_after_argmax<i32>(Kind::I32); }
+TEST(CpuFuzzRegression, IntegerSumsAfterArgmaxI64) { integer_sums_after_argmax<i64>(Kind::I64); }
+
+// Seed 4504: mma(v, v, acc) with an f16/bf16 v widens its operands into float
+// buffers; one tile as both operands once declared the same buffer twice.
+template <class T> void mma_of_a_tile_with_itself(Kind kind) {
+    auto kern = kernel("mma_self_" + std::string(kind_name(kind)), [](View<const T, 2> x, View<f32, 1> rows, View<f32, 1> total) {
+        auto m = axis("m", 5), k = axis("k", 7);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(0, 0), shape(m, k)];
+            rows(coord(0), shape(m)).store(mma(v, v, zeros<f32>(shape(m))));  // each row's sum of squares: contracts k
+            total(coord(0), shape(axis("one", 1))).store(mma(v, v, full<f32>(shape(), 0.5f)));  // contracts m and k
+        }
+    });
+    for (auto precision : {Precision::standard, Precision::exact})
+        expect_same(kern, {input(kind, {5, 7}, 8, -3, 3, true), output(Kind::F32, {5}), output(Kind::F32, {1})}, {.precision = precision});
+}
+
+TEST(CpuFuzzRegression, MmaOfATileWithItselfF16) { mma_of_a_tile_with_itself<f16>(Kind::F16); }
+TEST(CpuFuzzRegression, MmaOfATileWithItselfBF16) { mma_of_a_tile_with_itself<bf16>(Kind::BF16); }
+
+}  // namespace
