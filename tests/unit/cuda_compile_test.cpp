@@ -3,7 +3,11 @@
 // instructions each precision mode promises.
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <memory>
+
 #include "cuda_test_util.h"
+#include "examples/typed_gemm.h"
 #include "targets/cuda/nvrtc.h"
 
 using namespace kiln;
@@ -230,4 +234,346 @@ TEST(CudaCompile, PlanListsEveryValue) {
         EXPECT_TRUE(contains(plan, op)) << op << " missing from\n" << plan;
     EXPECT_TRUE(contains(plan, "ordered fold (exact)")) << plan;
     EXPECT_TRUE(contains(plan, "threads each")) << plan;
+}
+
+// ---- Row kernels (emit.h's layout): runs of contiguous elements per thread, 16-byte
+// global accesses, reductions in registers.
+
+namespace {
+
+// bench/cuda_bench.cpp's softmax: one program per row, bf16 in and out, f32 inside.
+Kernel bf16_row_softmax() {
+    return kernel("row_softmax", [](View<const bf16, 2> x, View<bf16, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto o = coord(nest.index(), 0);
+            auto v = cast<f32>(x[o, shape(r, c)]);
+            auto e = exp(v - reduce(v, c, maximum));
+            y(o, shape(r, c)).store(cast<bf16>(e / reduce(e, c, add)));
+        }
+    });
+}
+
+// Several rows per program, f32, every reduction kind.
+Kernel f32_row_block(std::int64_t rows) {
+    return kernel("row_block", [=](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", rows), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), rows))))) {
+            auto o = coord(nest.index() * rows, 0);
+            auto v = x[o, shape(r, c)];
+            y(o, shape(r, c)).store((v - reduce(v, c, maximum)) * reduce(v, c, add) + reduce(v, c, minimum));
+        }
+    });
+}
+
+std::vector<detail::Arg> row_args(Tensor<bf16>& x, Tensor<bf16>& y) { return args_of(std::as_const(x).view(), y.view()); }
+
+// 128-bit global accesses (any element type: the compiler picks .u32 or .f32 lanes).
+bool has_128bit_load(const std::string& ptx) { return contains(ptx, "ld.global.v4.") || contains(ptx, "ld.global.nc.v4."); }
+bool has_128bit_store(const std::string& ptx) { return contains(ptx, "st.global.v4."); }
+
+// The number after `key` in `text` (-1 when absent).
+long long number_after(const std::string& text, const std::string& key) {
+    std::size_t at = text.find(key);
+    return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size()));
+}
+
+// The plan line describing the value made by `op` (the first one).
+std::string value_line(const std::string& plan, const std::string& op) {
+    std::size_t at = plan.find("= " + op + " ");
+    return at == std::string::npos ? "" : plan.substr(at, plan.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST(CudaCompile, RowSoftmaxOverBf16MovesRowsIn16ByteVectors) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> x({64, 8192}), y({64, 8192});
+    auto args = row_args(x, y);
+    for (Precision p : {Precision::standard, Precision::exact}) {
+        std::string ptx = cuda_text(bf16_row_softmax(), args, p, What::ptx);
+        // 8 bf16 per thread and run: one 128-bit load and one 128-bit store per run.
+        EXPECT_TRUE(has_128bit_load(ptx)) << ptx.substr(0, 3000);
+        EXPECT_TRUE(has_128bit_store(ptx));
+        // The element-by-element path for views that do not allow it (decided at run time).
+        EXPECT_TRUE(contains(ptx, "ld.global.u16"));
+        EXPECT_TRUE(contains(ptx, "st.global.u16"));
+        // Nothing in local memory.
+        EXPECT_FALSE(contains(ptx, "ld.local")) << "register arrays must stay in registers";
+        EXPECT_FALSE(contains(ptx, "st.local"));
+        std::string plan = cuda_text(bf16_row_softmax(), args, p, What::plan);
+        EXPECT_TRUE(contains(plan, "stack 0 bytes; spills 0 bytes stored, 0 bytes loaded")) << plan;
+        std::string load = value_line(plan, "load");
+        EXPECT_TRUE(contains(load, "runs of 8 over ")) << plan;
+        EXPECT_TRUE(contains(load, "16-byte vectors when the view allows")) << plan;
+        // Few enough elements per thread that the row stays in registers.
+        long long per_thread = number_after(load.substr(load.find("threads, ")), "threads, ");
+        EXPECT_GT(per_thread, 0) << load;
+        EXPECT_LE(per_thread, 32) << load;
+    }
+}
+
+TEST(CudaCompile, RowReductionsStayInRegistersInStandardPrecision) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> x({64, 8192}), y({64, 8192});
+    auto args = row_args(x, y);
+    std::string plan = cuda_text(bf16_row_softmax(), args, Precision::standard, What::plan);
+    for (const char* op : {"reduce_max", "reduce_add"})
+        EXPECT_TRUE(contains(value_line(plan, op), "in registers")) << op << "\n" << plan;
+    // The row is never staged: shared memory holds one partial per warp (two areas
+    // of at most 32 floats), not the 8192 x 4 bytes of the row.
+    long long shared = number_after(plan, "shared memory: ");
+    EXPECT_GT(shared, 0) << plan;
+    EXPECT_LE(shared, 2 * 32 * 4) << plan;
+    // The one-element results are broadcast from every thread's registers.
+    EXPECT_TRUE(contains(value_line(plan, "broadcast"), "from the operand's register")) << plan;
+    std::string ptx = cuda_text(bf16_row_softmax(), args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, "shfl.sync.bfly.b32"));
+    // The float maximum folds integer keys (one integer max per element).
+    EXPECT_TRUE(contains(ptx, "max.s32"));
+    // Two reductions, two exchanges: at most three barriers (one more at the
+    // program's start, where the previous program may still read).
+    EXPECT_LE(count(ptx, "bar.sync"), 3) << "barriers";
+}
+
+TEST(CudaCompile, ExactPrecisionKeepsTheOrderedSumButNotAnOrderedMaximum) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> x({64, 8192}), y({64, 8192});
+    std::string plan = cuda_text(bf16_row_softmax(), row_args(x, y), Precision::exact, What::plan);
+    // A float sum folds left to right (the contract's order); max gives the same bits in any order.
+    EXPECT_TRUE(contains(value_line(plan, "reduce_add"), "ordered fold (exact)")) << plan;
+    EXPECT_TRUE(contains(value_line(plan, "reduce_max"), "in registers")) << plan;
+}
+
+TEST(CudaCompile, SeveralRowsPerProgramReduceInRegistersAndOtherAxesStage) {
+    REQUIRE_NVRTC();
+    for (std::int64_t rows : {4, 16}) {
+        Tensor<f32> x({64, 256}), y({64, 256});
+        auto args = args_of(std::as_const(x).view(), y.view());
+        std::string plan = cuda_text(f32_row_block(rows), args, Precision::standard, What::plan);
+        for (const char* op : {"reduce_max", "reduce_add", "reduce_min"})
+            EXPECT_TRUE(contains(value_line(plan, op), "in registers")) << rows << " rows, " << op << "\n" << plan;
+        EXPECT_TRUE(contains(value_line(plan, "load"), "runs of 4 over ")) << plan;  // 4 f32 = 16 bytes
+        std::string ptx = cuda_text(f32_row_block(rows), args, Precision::standard, What::ptx);
+        EXPECT_TRUE(has_128bit_load(ptx));
+        EXPECT_TRUE(has_128bit_store(ptx));
+        EXPECT_TRUE(contains(plan, "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    }
+    // A reduction over the leading axis (column sums) is not a row: it stages its operand.
+    auto cols = kernel("col_sum", [](View<const f32, 2> x, View<f32, 1> y) {
+        auto r = axis("r", 32), c = axis("c", 64);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(1), 64))))) {
+            y(coord(nest.index() * 64), shape(c)).store(reduce(x[coord(0, nest.index() * 64), shape(r, c)], r, add));
+        }
+    });
+    Tensor<f32> x({32, 128}), y({128});
+    std::string plan = cuda_text(cols, args_of(std::as_const(x).view(), y.view()), Precision::standard, What::plan);
+    EXPECT_TRUE(contains(value_line(plan, "reduce_add"), "operand in shared memory")) << plan;
+}
+
+TEST(CudaCompile, RowsThatRunsCannotTileKeepElementAccesses) {
+    REQUIRE_NVRTC();
+    // 7 columns: no run of 2, 4 or 8 fits a row, so the tile keeps the cyclic
+    // layout and loads element by element; the reductions still work.
+    Tensor<f32> x({64, 7}), y({64, 7});
+    auto args = args_of(std::as_const(x).view(), y.view());
+    std::string plan = cuda_text(f32_row_block(4), args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(value_line(plan, "load"), "cyclic over ")) << plan;
+    std::string ptx = cuda_text(f32_row_block(4), args, Precision::standard, What::ptx);
+    EXPECT_FALSE(has_128bit_load(ptx));
+    EXPECT_TRUE(contains(ptx, ".entry kiln_row_block"));
+}
+
+// ---- The Hopper GEMM lowering (emit_gemm.h): the canonical tiled GEMM gets a second
+// kernel built on TMA, an mbarrier ring and wgmma; anything else keeps the ordinary one.
+
+namespace {
+
+enum class GemmVariant { plain, scaled_epilogue, op_in_loop, load_in_epilogue };
+
+// The canonical GEMM of bench/cuda_bench.cpp with tile bm x bn x bk, and variants
+// inside and outside the pattern.
+template <Element In, Element Out>
+Kernel tiled_gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk, GemmVariant v = GemmVariant::plain, MmaOptions mo = {}) {
+    return kernel("tiled_gemm", [=](View<const In, 2> A, View<const In, 2> B, View<Out, 2> C, Scalar<f32> alpha) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc, mo);
+                if (v == GemmVariant::op_in_loop) acc = acc * 0.5f;
+            }
+            auto out = v == GemmVariant::scaled_epilogue ? acc * alpha + 0.5f : acc;
+            if (v == GemmVariant::load_in_epilogue) out = out + cast<f32>(A[coord(m0, 0), shape(m, n)]);
+            C(coord(m0, n0), shape(m, n)).store(cast<Out>(out));
+        }
+    });
+}
+
+template <Element In, Element Out> std::vector<detail::Arg> gemm_args(std::int64_t M, std::int64_t N, std::int64_t K) {
+    static std::deque<std::shared_ptr<void>> keep;  // the args point into these host tensors
+    auto a = std::make_shared<Tensor<In>>(std::vector<std::int64_t>{M, K});
+    auto b = std::make_shared<Tensor<In>>(std::vector<std::int64_t>{K, N});
+    auto c = std::make_shared<Tensor<Out>>(std::vector<std::int64_t>{M, N});
+    keep.insert(keep.end(), {a, b, c});
+    return args_of(std::as_const(*a).view(), std::as_const(*b).view(), c->view(), 1.5f);
+}
+
+// The text of the GEMM kernel (after its marker) in a module's source.
+std::string gemm_part(const std::string& source) {
+    std::size_t at = source.find("the Hopper GEMM kernel of this program");
+    return at == std::string::npos ? "" : source.substr(at);
+}
+
+// The plan's line about the GEMM kernel's registers.
+std::string gemm_registers_line(const std::string& plan) {
+    std::size_t at = plan.find("registers (GEMM kernel): ");
+    return at == std::string::npos ? "" : plan.substr(at, plan.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> a({512, 256}), b({256, 512});
+    Tensor<bf16> c({512, 512});
+    auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view(), 1.0f);
+    auto k = tiled_gemm<bf16, bf16>(128, 256, 64);
+    std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, ".entry kiln_tiled_gemm_sm90")) << ptx.substr(0, 2000);
+    EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+    EXPECT_TRUE(contains(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"));
+    EXPECT_TRUE(contains(ptx, "mbarrier.try_wait.parity"));
+    EXPECT_TRUE(contains(ptx, "setmaxnreg.inc.sync.aligned.u32"));
+    // Four k16 steps per 64-wide k tile, unrolled (NVVM may replicate the whole step).
+    int wgmmas = count(ptx, "wgmma.mma_async.sync.aligned");
+    EXPECT_TRUE(wgmmas >= 4 && wgmmas % 4 == 0) << wgmmas;
+    // The ordinary kernel is still there for launches whose views TMA cannot take.
+    EXPECT_TRUE(contains(ptx, ".entry kiln_tiled_gemm("));
+    std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "lowering: wgmma pipeline (kiln_tiled_gemm_sm90): tile 128x256x64 (program's 128x256x64), 4 TMA stages"))
+        << plan;
+    EXPECT_TRUE(contains(plan, "2 consumer warpgroup(s) of wgmma.mma_async m64n256k16 + 1 producer warpgroup, 384 threads")) << plan;
+    std::string regs = gemm_registers_line(plan);
+    EXPECT_TRUE(contains(regs, "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    EXPECT_TRUE(contains(regs, "stack 0 bytes")) << plan;
+    EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
+}
+
+TEST(CudaCompile, CatalogHalfAndBrainGemmsLowerToWgmma) {
+    REQUIRE_NVRTC();
+    // The catalog's typed GEMM (examples/typed_gemm.h) with its default 16x16x16
+    // tile: too small for wgmma, so the kernel computes the same elements with
+    // 128x128x64 tiles (reassociation is allowed, the epilogue is elementwise).
+    auto check = [](const Kernel& k, const std::vector<detail::Arg>& args, const std::string& instruction) {
+        std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+        EXPECT_TRUE(contains(ptx, instruction)) << ptx.substr(0, 2000);
+        EXPECT_TRUE(contains(ptx, "cp.async.bulk.tensor.2d"));
+        std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+        EXPECT_TRUE(contains(plan, "tile 128x128x64 (program's 16x16x16), 7 TMA stages")) << plan;
+        EXPECT_TRUE(contains(gemm_registers_line(plan), "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    };
+    Tensor<bf16> a({100, 45}), b({45, 70}), c({100, 70});
+    check(catalog::make_typed_gemm_kernel<bf16, f32, bf16>("gemm_bf16", {}),
+          args_of(std::as_const(a).view(), std::as_const(b).view(), c.view()), "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16");
+    Tensor<f16> ha({100, 45}), hb({45, 70}), hc({100, 70});
+    check(catalog::make_typed_gemm_kernel<f16, f32, f16>("gemm_f16", {}),
+          args_of(std::as_const(ha).view(), std::as_const(hb).view(), hc.view()), "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16");
+}
+
+TEST(CudaCompile, GemmOutsideThePatternKeepsTheOrdinaryLowering) {
+    REQUIRE_NVRTC();
+    auto args = gemm_args<bf16, bf16>(256, 256, 128);
+    auto ordinary = [&](const Kernel& k, Precision p, const std::string& why) {
+        std::string ptx = cuda_text(k, args, p, What::ptx);
+        EXPECT_FALSE(contains(ptx, "wgmma")) << why;
+        EXPECT_FALSE(contains(ptx, "cp.async.bulk.tensor")) << why;
+        EXPECT_FALSE(contains(cuda_text(k, args, p, What::plan), "lowering: wgmma")) << why;
+        return ptx;
+    };
+    // Exact mode pins the contraction order.
+    ordinary(tiled_gemm<bf16, bf16>(128, 128, 64), Precision::exact, "exact precision");
+    // So does an mma that forbids reassociation.
+    std::string strict = ordinary(tiled_gemm<bf16, bf16>(128, 128, 64, GemmVariant::plain, {.allow_reassociation = false}), Precision::standard,
+                                  "no reassociation");
+    EXPECT_FALSE(contains(strict, "mma.sync"));
+    // An extra op in the k loop, or a load in the epilogue: today's tensor-core path.
+    std::string in_loop = ordinary(tiled_gemm<bf16, bf16>(128, 128, 64, GemmVariant::op_in_loop), Precision::standard, "op in the loop");
+    EXPECT_TRUE(contains(in_loop, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+    ordinary(tiled_gemm<bf16, bf16>(128, 128, 64, GemmVariant::load_in_epilogue), Precision::standard, "load in the epilogue");
+    // f32 operands (tf32 or not) are not f16/bf16.
+    auto f32_args = gemm_args<f32, f32>(256, 256, 128);
+    std::string tf32 = cuda_text(tiled_gemm<f32, f32>(128, 128, 64, GemmVariant::plain, {.allow_tf32 = true}), f32_args, Precision::standard,
+                                 What::ptx);
+    EXPECT_FALSE(contains(tf32, "wgmma"));
+}
+
+TEST(CudaCompile, GemmEpilogueAppliesTheProgramsElementwiseOps) {
+    REQUIRE_NVRTC();
+    auto args = gemm_args<f16, f32>(256, 256, 128);
+    std::string src = gemm_part(cuda_text(tiled_gemm<f16, f32>(64, 128, 64, GemmVariant::scaled_epilogue), args, Precision::standard,
+                                          What::source));
+    ASSERT_FALSE(src.empty());
+    // acc * alpha (parameter 3) + 0.5, for both elements of a pair, stored as f32 pairs.
+    EXPECT_TRUE(contains(src, "x0 * a3")) << src.substr(src.size() > 3000 ? src.size() - 3000 : 0);
+    EXPECT_TRUE(contains(src, "0x1p-1f"));
+    EXPECT_TRUE(contains(src, "make_float2("));
+    std::string plan = cuda_text(tiled_gemm<f16, f32>(64, 128, 64, GemmVariant::scaled_epilogue), args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "tile 64x128x64 (program's 64x128x64)")) << plan;
+    EXPECT_TRUE(contains(plan, "1 consumer warpgroup(s) of wgmma.mma_async m64n128k16 + 1 producer warpgroup, 256 threads")) << plan;
+}
+
+// ---- int8 tensor cores: i8 x i8 -> i32 on mma.sync m16n8k32 .s8, in both modes
+// (integer products are exact and the s32 sums wrap like the contract's, in any order).
+
+namespace {
+
+// The plan's line about the ordinary kernel's registers.
+std::string registers_line(const std::string& plan) {
+    std::size_t at = plan.find("  registers: ");
+    return at == std::string::npos ? "" : plan.substr(at, plan.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST(CudaCompile, CatalogI8GemmUsesInt8TensorCoresInBothModes) {
+    REQUIRE_NVRTC();
+    // The catalog's gemm_i8 (examples/gemm_i8.cpp): typed GEMM, 16x16x16 tiles, i32 accumulator and output.
+    auto k = catalog::make_typed_gemm_kernel<i8, i32, i32>("gemm_i8", {});
+    Tensor<i8> a({100, 45}), b({45, 70});
+    Tensor<i32> c({100, 70});
+    auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view());
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        SCOPED_TRACE(p == Precision::exact ? "exact" : "standard");
+        std::string ptx = cuda_text(k, args, p, What::ptx);
+        EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")) << ptx.substr(0, 3000);
+        EXPECT_FALSE(contains(ptx, "satfinite")) << "the contract wraps i32 sums; saturation would differ";
+        EXPECT_FALSE(contains(ptx, "wgmma")) << "the Hopper GEMM lowering is f16/bf16 only";
+        std::string plan = cuda_text(k, args, p, What::plan);
+        EXPECT_TRUE(contains(plan, "tensor cores: mma.sync m16n8k32 s8 -> s32")) << plan;
+        EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
+        EXPECT_FALSE(contains(plan, "mma ops on tensor cores: 0")) << plan;
+        std::string regs = registers_line(plan);
+        EXPECT_TRUE(contains(regs, "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    }
+}
+
+TEST(CudaCompile, I8MmaIntoAnI8AccumulatorKeepsTheOrderedLoop) {
+    REQUIRE_NVRTC();
+    // i8 x i8 -> i8 wraps every product and sum to 8 bits; s8 tensor cores accumulate
+    // in 32 bits, so they would not give the contract's bits.
+    auto k = kernel("gemm_i8_i8", [](View<const i8, 2> A, View<const i8, 2> B, View<i8, 2> C) {
+        auto m = axis("m", 16), n = axis("n", 16), kk = axis("k", 32);
+        C(coord(0, 0), shape(m, n)).store(mma(A[coord(0, 0), shape(m, kk)], B[coord(0, 0), shape(kk, n)], zeros<i8>(shape(m, n))));
+    });
+    Tensor<i8> a({16, 32}), b({32, 16}), c({16, 16});
+    auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view());
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        EXPECT_FALSE(contains(cuda_text(k, args, p, What::ptx), "mma.sync"));
+        EXPECT_TRUE(contains(cuda_text(k, args, p, What::plan), "ordered k-loop (contract order)"));
+    }
 }

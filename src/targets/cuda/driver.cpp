@@ -42,6 +42,8 @@ bool bind(void* lib, DriverApi& api, std::string& missing) {
     sym(api.cuEventDestroy, "cuEventDestroy_v2");
     sym(api.cuGetErrorName, "cuGetErrorName");
     sym(api.cuGetErrorString, "cuGetErrorString");
+    // Optional: without it the GEMM kernel is never launched (the ordinary one is).
+    api.cuTensorMapEncodeTiled = reinterpret_cast<decltype(api.cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
     return missing.empty();
 }
 

@@ -31,6 +31,12 @@ inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 inline constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
 inline constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+inline constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // out-of-bounds elements read as zero
 
 // Entry points, bound by symbol name (see driver.cpp for the names).
 struct DriverApi {
@@ -61,6 +67,11 @@ struct DriverApi {
     CUresult (*cuEventDestroy)(CUevent event);                                       // cuEventDestroy_v2
     CUresult (*cuGetErrorName)(CUresult error, const char** text);
     CUresult (*cuGetErrorString)(CUresult error, const char** text);
+    // Optional (CUDA 12+; null on older drivers): a TMA descriptor (CUtensorMap, 128
+    // bytes) for the Hopper GEMM kernel. Enums are passed as their int values.
+    CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* base, const std::uint64_t* dims,
+                                       const std::uint64_t* strides_bytes, const unsigned* box, const unsigned* element_strides,
+                                       int interleave, int swizzle, int l2_promotion, int oob_fill);
 };
 
 // What was found: the driver's entry points, the device kiln uses (ordinal 0)

@@ -2,11 +2,20 @@
 //
 // Execution model. A program instance (one point of the parallel nest) is a CTA;
 // serial and pipeline nests are loops inside it. A tile value is held in
-// registers spread over the CTA's threads: element e (row-major) lives in thread
-// e % T, slot e / T, where T is the CTA's thread count. Scalars (rank-0 values)
-// are uniform: every thread holds the same value. Elementwise ops are
-// thread-local; an op that needs other threads' elements (broadcast, permute,
-// slice, reduce, scan, mma, gather, reindex, sort, topk, argmax) stages its
+// registers spread over the CTA's T threads in runs of V row-major-consecutive
+// elements, dealt to the threads in turn: slot j of thread t holds element
+//     e = (j / V) * T * V + t * V + j % V
+// (V = 1 is the plain cyclic layout e = t + j * T). V is the kernel's 16-byte
+// vector length (8 for f16/bf16, 4 for f32, 2 for f64; from its global loads and
+// stores), shortened for a tile until it divides the tile's element count and
+// every thread has a whole run; a layout depends only on the element count, so
+// elementwise ops and reshapes move nothing. A run never crosses a row when V
+// divides the innermost extent: loads and stores then move runs as vectors.
+// A one-element tile, like a scalar (rank 0), is uniform: every thread holds it.
+// Elementwise ops are thread-local; a reduction over the trailing axes of row
+// tiles combines registers, warp shuffles and a small exchange through shared
+// memory; other ops that need other threads' elements (broadcast, permute, slice,
+// other reductions, scan, mma, gather, reindex, sort, topk, argmax) stage their
 // operands through shared memory between barriers.
 #pragma once
 
@@ -26,6 +35,23 @@ struct EmitOptions {
     int sm = 90;           // compute capability major*10 + minor of the target
 };
 
+// A second kernel in the same module for the canonical GEMM on Hopper
+// (emit_gemm.h): the launcher takes it when the launch's views suit TMA.
+struct GemmKernel {
+    std::string entry;                 // empty: there is none
+    int threads = 0;
+    std::int64_t shared_bytes = 0;     // dynamic, per CTA
+    int bm = 0, bn = 0, bk = 0;        // the kernel's tile
+    int stages = 0;                    // depth of the shared-memory ring
+    std::int64_t program_bm = 0, program_bn = 0, program_bk = 0;  // the program's tile
+    int a = -1, b = -1, c = -1;        // the view parameters A, B and C
+    int m_axis = 0;                    // the parallel nest's axis of the m-blocks
+    int k_loop = -1;                   // the k loop's position in the parallel nest's body (the
+                                       // launch evaluates its extent without matching again)
+    Kind in = Kind::BF16, out = Kind::BF16;
+    std::string describe() const;      // the plan's line
+};
+
 struct EmittedKernel {
     std::string source;               // complete translation unit
     std::string entry;                // the __global__ function's name
@@ -34,6 +60,7 @@ struct EmittedKernel {
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
+    GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one
 };
 
 // Fails with kiln::Error naming the user's line for programs the target cannot

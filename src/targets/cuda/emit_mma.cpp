@@ -6,13 +6,19 @@
 // row-major k order with a rounding to the accumulator kind after each product
 // and each sum (explicit _rn intrinsics: never contracted to FMA).
 //
-// Tensor cores (standard mode, allow_reassociation, f16/bf16 operands with f32
-// accumulation, or f32 with allow_tf32): A[m, k] B[k, n] + C[m, n] with one
-// contraction dim. The operands are written to shared memory in the layouts
+// Tensor cores: A[m, k] B[k, n] + C[m, n] with one contraction dim, for i8 operands
+// with i32 accumulation in either mode (exact: see tensor_core_op), and in standard
+// mode with allow_reassociation for f16/bf16 operands with f32 accumulation and for
+// f32 with allow_tf32. The operands are written to shared memory in the layouts
 // mma.sync reads (A row-major, B n-major, each row padded so that the fragment
-// loads of a warp hit distinct banks; edges zero-filled to whole 16x8xK tiles);
-// each warp computes 16x8 output tiles with mma.sync (m16n8k16, or m16n8k8 for
-// tf32) and writes them back, and the result is redistributed from there.
+// loads of a warp hit distinct banks; edges zero-filled to whole 16x8 tiles and
+// whole k steps); each warp computes 16x8 output tiles with mma.sync (m16n8k32 for
+// s8, m16n8k16 for f16/bf16, m16n8k8 for tf32: fragments in emit_mma_fragments.h)
+// and writes them back, and the result is redistributed from there.
+#include <functional>
+#include <optional>
+
+#include "targets/cuda/emit_mma_fragments.h"
 #include "targets/cuda/emitter.h"
 
 namespace kiln::cu {
@@ -100,37 +106,59 @@ void ordered(Emitter& E, const Node& n, const DimMap& m) {
     E.note(n, std::string(reassociate ? "k-loop (FMA allowed)" : "ordered k-loop (contract order)") + ", one thread per output, operands in shared memory");
 }
 
-// Which tensor-core instruction applies, if any: "f16", "bf16", "tf32" or "".
-std::string tensor_core_kind(const Emitter& E, const Node& n, const DimMap& m) {
+// A tensor-core instruction: mma.sync.aligned.<shape>.row.col.<acc>.<in>.<in>.<acc>,
+// called through the prelude's kc::mma_<name>.
+struct TensorCoreOp {
+    std::string name;     // kc::mma_<name>: "f16", "bf16", "tf32", "s8"
+    std::string shape;    // "m16n8k16"
+    std::string storage;  // the element type of A and B in shared memory
+    int bytes = 0;        // its size
+    std::string convert;  // register value -> storage
+    Kind acc = Kind::F32; // F32 or I32
+};
+
+// The instruction for this mma, if one computes what the mode allows.
+//  - i8 x i8 -> i32 (m16n8k32 .s8, without .satfinite): the products of two i8 fit in
+//    i32 and are exact, as the contract forms them (the product rounds to the
+//    accumulator kind, i32: no change); PTX wraps the s32 accumulation on overflow
+//    ("If .satfinite is not specified, the accumulated value is wrapped instead"),
+//    and the contract wraps each sum at 32 bits. Sums modulo 2^32 do not depend on
+//    their order, so the hardware's order gives the ordered fold's bits: allowed in
+//    exact mode and without allow_reassociation.
+//  - f16/bf16 -> f32 (m16n8k16), and f32 -> f32 with allow_tf32 (m16n8k8 .tf32):
+//    the hardware sums in its own order and precision, so only in standard mode
+//    with allow_reassociation.
+std::optional<TensorCoreOp> tensor_core_op(const Emitter& E, const Node& n, const DimMap& m) {
     const Node *a = n.operands[0], *b = n.operands[1];
-    if (E.exact() || !n.flag || E.options().sm < 80) return "";
-    if (n.type.kind != Kind::F32 || n.type.rank() != 2 || a->type.rank() != 2 || b->type.rank() != 2) return "";
-    if (m.con_a.size() != 1 || m.out_a[0] < 0 || m.out_b[0] >= 0 || m.out_a[1] >= 0 || m.out_b[1] < 0) return "";
+    if (E.options().sm < 80) return std::nullopt;
+    if (n.type.rank() != 2 || a->type.rank() != 2 || b->type.rank() != 2) return std::nullopt;
+    if (m.con_a.size() != 1 || m.out_a[0] < 0 || m.out_b[0] >= 0 || m.out_a[1] >= 0 || m.out_b[1] < 0) return std::nullopt;
     Kind in = a->type.kind;
-    if (in == Kind::F16) return "f16";
-    if (in == Kind::BF16) return "bf16";
-    if (in == Kind::F32 && n.j) return "tf32";
-    return "";
+    if (in == Kind::I8 && n.type.kind == Kind::I32) return TensorCoreOp{"s8", "m16n8k32", "signed char", 1, "(signed char)", Kind::I32};
+    if (E.exact() || !n.flag || n.type.kind != Kind::F32) return std::nullopt;
+    if (in == Kind::F16) return TensorCoreOp{"f16", "m16n8k16", "unsigned short", 2, "kc::f2h", Kind::F32};
+    if (in == Kind::BF16) return TensorCoreOp{"bf16", "m16n8k16", "unsigned short", 2, "kc::f2b", Kind::F32};
+    if (in == Kind::F32 && n.j) return TensorCoreOp{"tf32", "m16n8k8", "unsigned", 4, "kc::tf32", Kind::F32};
+    return std::nullopt;
 }
 
-void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const std::string& kind) {
+void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const TensorCoreOp& op) {
+    namespace fr = mma_fragment;
     const Node *a = n.operands[0], *b = n.operands[1], *acc = n.operands[2];
     const auto &ad = a->type.dims, &bd = b->type.dims;
     auto am = static_cast<std::size_t>(m.out_a[0]), ak = static_cast<std::size_t>(m.con_a[0]);
     auto bn = static_cast<std::size_t>(m.out_b[1]), bk = static_cast<std::size_t>(m.con_b[0]);
-    bool tf32 = kind == "tf32";
-    std::int64_t M = ad[am].extent, N = bd[bn].extent, K = ad[ak].extent, kstep = tf32 ? 8 : 16;
-    std::int64_t Mp = (M + 15) / 16 * 16, Np = (N + 7) / 8 * 8, Kp = (K + kstep - 1) / kstep * kstep;
-    // Row pitch in elements: pad by 16 bytes so rows g = 0..7 of a fragment load
-    // start in different banks.
-    std::int64_t pitch = Kp + (tf32 ? 4 : 8);
-    std::string et = tf32 ? "unsigned" : "unsigned short";
-    int eb = tf32 ? 4 : 2;
-    std::string conv = tf32 ? "kc::tf32" : kind == "f16" ? "kc::f2h" : "kc::f2b";
+    const int eb = op.bytes;
+    const std::int64_t kstep = fr::kStepBytes / eb;
+    std::int64_t M = ad[am].extent, N = bd[bn].extent, K = ad[ak].extent;
+    std::int64_t Mp = (M + fr::kTileM - 1) / fr::kTileM * fr::kTileM, Np = (N + fr::kTileN - 1) / fr::kTileN * fr::kTileN;
+    std::int64_t Kp = (K + kstep - 1) / kstep * kstep;
+    std::int64_t pitch = fr::staged_pitch(Kp, eb);
+    std::string ct = ctype(op.acc);
 
     E.begin_shared(n);
-    std::string sa = E.shared_array(et, Mp * pitch, eb), sb = E.shared_array(et, Np * pitch, eb);
-    std::string sc = E.shared_array("float", Mp * Np, 4);
+    std::string sa = E.shared_array(op.storage, Mp * pitch, eb), sb = E.shared_array(op.storage, Np * pitch, eb);
+    std::string sc = E.shared_array(ct, Mp * Np, 4);
     // Zero the padding (disjoint from the elements written next: one barrier suffices).
     if (M != Mp || K != Kp) {
         E.open("for (int q = tid; q < " + num(Mp * Kp) + "; q += " + num(E.threads()) + ")");
@@ -145,39 +173,45 @@ void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const std::string&
         E.close();
     }
     E.each_owned(a, [&](const std::string& e, const std::string& v) {
-        E.line(sa + "[" + coord(e, ad, am) + " * " + num(pitch) + " + " + coord(e, ad, ak) + "] = " + conv + "(" + v + ");");
+        E.line(sa + "[" + coord(e, ad, am) + " * " + num(pitch) + " + " + coord(e, ad, ak) + "] = " + op.convert + "(" + v + ");");
     });
     E.each_owned(b, [&](const std::string& e, const std::string& v) {
-        E.line(sb + "[" + coord(e, bd, bn) + " * " + num(pitch) + " + " + coord(e, bd, bk) + "] = " + conv + "(" + v + ");");
+        E.line(sb + "[" + coord(e, bd, bn) + " * " + num(pitch) + " + " + coord(e, bd, bk) + "] = " + op.convert + "(" + v + ");");
     });
     E.each_owned(acc, [&](const std::string& e, const std::string& v) {
         E.line(sc + "[" + coord(e, n.type.dims, 0) + " * " + num(Np) + " + " + coord(e, n.type.dims, 1) + "] = " + v + ";");
     });
     E.barrier();
-    // Fragment coordinates (PTX ISA, mma.m16n8k16 / m16n8k8): g = lane / 4, t = lane % 4.
-    std::int64_t warps = E.threads() / 32, tiles_n = Np / 8, tiles = (Mp / 16) * tiles_n;
-    std::string kh = tf32 ? "4" : "8";    // the k offset of the second fragment half
-    std::string kt = tf32 ? "t" : "2 * t";  // a thread's k within a half
+    // Each warp takes 16x8 tiles of the output in turn; the fragments are the
+    // words emit_mma_fragments.h names, read from each lane's start (row g, byte 4t).
+    std::int64_t warps = E.threads() / 32, tiles_n = Np / fr::kTileN, tiles = (Mp / fr::kTileM) * tiles_n;
+    auto list = [](int count, const std::function<std::string(int)>& item) {
+        std::string s;
+        for (int i = 0; i < count; ++i) s += (i ? ", " : "") + item(i);
+        return s;
+    };
+    auto word = [&](const std::string& base, std::int64_t offset) {
+        return "*reinterpret_cast<const unsigned*>(" + base + " + k0 + " + num(offset) + ")";
+    };
     E.open("");
     E.line("const int warp = tid / 32, g = (tid % 32) / 4, t = tid % 4;");
     E.open("for (int tile = warp; tile < " + num(tiles) + "; tile += " + num(warps) + ")");
-    E.line("const int m0 = (tile / " + num(tiles_n) + ") * 16, n0 = (tile % " + num(tiles_n) + ") * 8;");
-    E.line("float* const c0 = " + sc + " + (m0 + g) * " + num(Np) + " + n0 + 2 * t;");
-    E.line("float* const c1 = c0 + 8 * " + num(Np) + ";");
-    E.line("float d[4] = {c0[0], c0[1], c1[0], c1[1]};");
-    E.line("const " + et + "* const pa = " + sa + " + (m0 + g) * " + num(pitch) + " + " + kt + ";");
-    E.line("const " + et + "* const pb = " + sb + " + (n0 + g) * " + num(pitch) + " + " + kt + ";");
+    E.line("const int m0 = (tile / " + num(tiles_n) + ") * " + num(fr::kTileM) + ", n0 = (tile % " + num(tiles_n) + ") * " +
+           num(fr::kTileN) + ";");
+    E.line(ct + "* const pc = " + sc + " + (m0 + g) * " + num(Np) + " + n0 + " + num(fr::kCColsPerLane) + " * t;");
+    E.line(ct + " d[" + num(fr::kCRegisters) + "] = {" + list(fr::kCRegisters, [&](int i) { return "pc[" + num(fr::c_offset(i, Np)) + "]"; }) +
+           "};");
+    std::string lane_k = num(fr::kWordBytes / eb) + " * t";
+    E.line("const " + op.storage + "* const pa = " + sa + " + (m0 + g) * " + num(pitch) + " + " + lane_k + ";");
+    E.line("const " + op.storage + "* const pb = " + sb + " + (n0 + g) * " + num(pitch) + " + " + lane_k + ";");
     E.open("for (int k0 = 0; k0 < " + num(Kp) + "; k0 += " + num(kstep) + ")");
-    auto word = [&](const std::string& base, const std::string& off) {
-        return tf32 ? base + "[" + off + "]" : "*reinterpret_cast<const unsigned*>(" + base + " + " + off + ")";
-    };
-    std::string row8 = num(8 * pitch);
-    E.line("const unsigned fa[4] = {" + word("pa", "k0") + ", " + word("pa", row8 + " + k0") + ", " + word("pa", "k0 + " + kh) + ", " +
-           word("pa", row8 + " + k0 + " + kh) + "};");
-    E.line("const unsigned fb[2] = {" + word("pb", "k0") + ", " + word("pb", "k0 + " + kh) + "};");
-    E.line("kc::mma_" + kind + "(d, fa, fb);");
+    E.line("const unsigned fa[" + num(fr::kARegisters) + "] = {" +
+           list(fr::kARegisters, [&](int r) { return word("pa", fr::a_offset(r, pitch, eb)); }) + "};");
+    E.line("const unsigned fb[" + num(fr::kBRegisters) + "] = {" + list(fr::kBRegisters, [&](int r) { return word("pb", fr::b_offset(r, eb)); }) +
+           "};");
+    E.line("kc::mma_" + op.name + "(d, fa, fb);");
     E.close();
-    E.line("c0[0] = d[0]; c0[1] = d[1]; c1[0] = d[2]; c1[1] = d[3];");
+    for (int i = 0; i < fr::kCRegisters; ++i) E.line("pc[" + num(fr::c_offset(i, Np)) + "] = d[" + num(i) + "];");
     E.close();
     E.close();
     E.barrier();
@@ -185,16 +219,16 @@ void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const std::string&
         E.line(dst + " = " + sc + "[" + coord(e, n.type.dims, 0) + " * " + num(Np) + " + " + coord(e, n.type.dims, 1) + "];");
     });
     E.count_tensor_core_op();
-    E.note(n, "tensor cores: mma.sync " + std::string(tf32 ? "m16n8k8 tf32" : "m16n8k16 " + kind) + " -> f32, " + num(tiles) +
-                  " tiles of 16x8 over " + num(warps) + " warps, operands staged in shared memory in fragment order");
+    std::string kinds = op.name == "s8" ? "s8 -> s32 (exact: integer sums wrap at 32 bits in any order)" : op.name + " -> f32";
+    E.note(n, "tensor cores: mma.sync " + op.shape + " " + kinds + ", " + num(tiles) + " tiles of 16x8 over " + num(warps) +
+                  " warps, operands staged in shared memory in fragment order");
 }
 
 }  // namespace
 
 void emit_mma(Emitter& E, const Node& n) {
     DimMap m(n.ints);
-    std::string tc = tensor_core_kind(E, n, m);
-    if (!tc.empty()) tensor_cores(E, n, m, tc);
+    if (auto op = tensor_core_op(E, n, m)) tensor_cores(E, n, m, *op);
     else ordered(E, n, m);
 }
 

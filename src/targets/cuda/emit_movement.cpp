@@ -1,7 +1,9 @@
 // Data movement inside a tile. reshape keeps the row-major order, and so the
-// cyclic distribution: it moves nothing. The others read elements other threads
-// own, so the operand is staged in shared memory and each result element reads
-// its source: out[e] = x[src(e)].
+// distribution (a tile's layout depends only on its element count): it moves
+// nothing. A one-element tile is held by every thread, so broadcasting it moves
+// nothing either. The others read elements other threads own, so the operand is
+// staged in shared memory and each result element reads its source:
+// out[e] = x[src(e)].
 #include "targets/cuda/emitter.h"
 
 namespace kiln::cu {
@@ -57,7 +59,10 @@ void emit_movement(Emitter& E, const Node& n) {
                 E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.name(x) + ";"); });
                 return;
             }
-            break;  // a one-element tile becomes a scalar: thread 0 holds it, everyone needs it
+            // A one-element tile becomes a scalar: every thread holds it already.
+            E.line("const " + ctype(n.type.kind) + " " + E.name(&n) + " = " + E.at(x, "0") + ";");
+            E.note(n, "the operand's register (every thread holds the element)");
+            return;
         case OpCode::broadcast:
             // A broadcast iota or fill is a function of the element's index: recompute
             // it where it is needed instead of moving it (masks like iota(c) == label
@@ -68,6 +73,11 @@ void emit_movement(Emitter& E, const Node& n) {
                     E.line(dst + " = (long long)" + coord(e, n.type.dims, along) + ";");
                 });
                 E.note(n, "recomputed per element from the index (no data movement)");
+                return;
+            }
+            if (E.layout(x).uniform) {
+                E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x, "0") + ";"); });
+                E.note(n, "from the operand's register (every thread holds its one element)");
                 return;
             }
             if (x->op == OpCode::full) {
@@ -83,9 +93,6 @@ void emit_movement(Emitter& E, const Node& n) {
     E.barrier();
     std::string lowering = "staged through shared memory";
     switch (n.op) {
-        case OpCode::reshape:
-            E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + sx + "[0];"); });
-            break;
         case OpCode::broadcast: case OpCode::permute: case OpCode::slice:
             E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + sx + "[" + source_index(n, e) + "];"); });
             break;

@@ -6,9 +6,11 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "check/shape_rules.h"
+#include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
 
 namespace kiln::cu {
@@ -42,6 +44,15 @@ std::string num(std::int64_t v) { return std::to_string(v); }
 
 int register_bytes(Kind k) { return k == Kind::Bool ? 1 : k == Kind::I64 || k == Kind::F64 ? 8 : 4; }
 
+int storage_bytes(Kind k) {
+    switch (k) {
+        case Kind::Bool: case Kind::I8: return 1;
+        case Kind::F16: case Kind::BF16: return 2;
+        case Kind::I64: case Kind::F64: return 8;
+        default: return 4;
+    }
+}
+
 std::string literal(Kind k, double f, std::int64_t i) {
     if (k == Kind::Bool) return i ? "true" : "false";
     if (!is_float(k)) {
@@ -72,6 +83,16 @@ std::string literal(Kind k, double f, std::int64_t i) {
     return buf;
 }
 
+std::string word_type(int bytes) {
+    switch (bytes) {
+        case 16: return "uint4";
+        case 8: return "uint2";
+        case 4: return "unsigned";
+        case 2: return "unsigned short";
+        default: return "unsigned char";
+    }
+}
+
 std::vector<std::int64_t> strides_of(const std::vector<Dim>& dims) {
     std::vector<std::int64_t> s(dims.size(), 1);
     for (std::size_t k = dims.size(); k-- > 1;) s[k - 1] = s[k] * dims[k].extent;
@@ -88,22 +109,83 @@ std::string coord(const std::string& e, const std::vector<Dim>& dims, std::size_
 
 // ---- the emitter
 
-Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o) { threads_ = choose_threads(); }
+Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o) { choose_layout(); }
 
-// Enough threads that the largest tile has about one element per thread, between
-// one warp and 256 (registers hold the rest: slots(n) per thread).
-int Emitter::choose_threads() const {
-    std::int64_t largest = 1;
+namespace {
+
+// The most elements of its largest tile a thread holds before the CTA grows past 256
+// threads. A row tile lives in registers. Fewer per thread means more threads per
+// row, and each thread pays the fixed work of every reduction (shuffles, the
+// exchange) and of every load and store (addresses, masks): for bench/cuda_bench.cpp's
+// softmax over 8192 bf16 columns the instructions per row are 1.4x those of 32 per
+// thread at 8 per thread, and that kernel is close to bound by instruction issue.
+// At 32 per thread it needs 64 registers: four 256-thread CTAs per SM.
+// KILN_CUDA_ELEMENTS_PER_THREAD overrides it (for measuring other points; the
+// generated source, hence the cache key, differs).
+std::int64_t most_per_thread() {
+    const char* e = std::getenv("KILN_CUDA_ELEMENTS_PER_THREAD");
+    return e && std::atoi(e) > 0 ? std::atoi(e) : 32;
+}
+
+}  // namespace
+
+// T: enough threads that the largest tile has about one element per thread, between
+// one warp and 256; past 256 x most_per_thread() elements, up to 1024. V (emit.h): the
+// longest run that makes one 16-byte access (8 f16/bf16, 4 f32/i32, 2 f64/i64; at
+// most 8 elements) among the kernel's global loads and stores, shortened until it
+// divides the tile's rows (a run never crosses a row, so it is contiguous in memory).
+void Emitter::choose_layout() {
+    std::int64_t& largest = largest_;
     ir::walk(p_.body, [&](const Node& n) {
         if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage) return;
         largest = std::max(largest, n.type.count());
+        const Node* tile = n.op == OpCode::load ? &n : n.op == OpCode::store ? n.operands.back() : nullptr;
+        if (!tile || is_scalar(tile)) return;
+        int v = std::min(8, 16 / storage_bytes(tile->type.kind));
+        while (tile->type.dims.back().extent % v != 0) v /= 2;
+        vec_ = std::max(vec_, v);
     });
-    int t = 32;
-    while (t < largest && t < 256) t *= 2;
-    return t;
+    threads_ = 32;
+    while (threads_ < largest && threads_ < 256) threads_ *= 2;
+    while (threads_ < 1024 && largest > threads_ * most_per_thread()) threads_ *= 2;
 }
 
-std::int64_t Emitter::slots(const Node* n) const { return (n->type.count() + threads_ - 1) / threads_; }
+// A tile takes the kernel's run length V when every thread gets at least one whole
+// run and runs tile it exactly; otherwise the longest shorter run that does (1 at
+// worst: the plain cyclic layout).
+Emitter::Layout Emitter::layout(const Node* n) const {
+    Layout l;
+    l.count = n->type.count();
+    if (l.count == 1) {
+        l.uniform = true;
+        return l;
+    }
+    int v = vec_;
+    while (v > 1 && (l.count % v != 0 || l.count < std::int64_t{threads_} * v)) v /= 2;
+    l.vec = v;
+    std::int64_t round = std::int64_t{threads_} * v;
+    l.runs = (l.count + round - 1) / round;
+    return l;
+}
+
+std::string Emitter::element(const Node* n, const std::string& j) const {
+    Layout l = layout(n);
+    if (l.uniform) return "0";
+    if (l.vec == 1) return "tid + " + j + " * " + num(threads_);
+    std::string v = num(l.vec);
+    return "(" + j + ") / " + v + " * " + num(threads_ * l.vec) + " + tid * " + v + " + (" + j + ") % " + v;
+}
+
+std::string Emitter::run_start(const Node* n, const std::string& q) const {
+    Layout l = layout(n);
+    if (l.uniform) return "0";
+    return "(" + q + ") * " + num(threads_ * l.vec) + " + tid" + (l.vec == 1 ? "" : " * " + num(l.vec));
+}
+
+bool Emitter::ragged(const Node* n) const {
+    Layout l = layout(n);
+    return !l.uniform && l.count % (threads_ * l.vec) != 0;
+}
 
 const std::string& Emitter::name(const Node* n) {
     auto it = names_.find(n);
@@ -124,14 +206,22 @@ void Emitter::close(const std::string& tail) {
     --indent_;
     line(tail);
 }
+void Emitter::otherwise() {
+    close("} else {");
+    ++indent_;
+}
 
 void Emitter::note(const Node& n, const std::string& lowering) {
     noted_.insert(&n);
     std::string where = n.loc.known() ? "  [" + n.loc.str() + "]" : "";
-    std::string layout = is_scalar(&n) ? "uniform scalar"
-                                       : "cyclic over " + std::to_string(threads_) + " threads, " + std::to_string(slots(&n)) + "/thread";
+    Layout l = layout(&n);
+    std::string distribution = is_scalar(&n)  ? "uniform scalar"
+                               : l.uniform    ? "uniform (every thread holds the element)"
+                               : l.vec == 1   ? "cyclic over " + std::to_string(threads_) + " threads, " + std::to_string(l.slots()) + "/thread"
+                                              : "runs of " + std::to_string(l.vec) + " over " + std::to_string(threads_) + " threads, " +
+                                                std::to_string(l.slots()) + "/thread";
     notes_.push_back(name(&n) + " = " + std::string(detail::op_name(n.op)) + " " + std::string(kind_name(n.type.kind)) + " " +
-                     check::dims_str(n.type.dims) + ": " + layout + (lowering.empty() ? "" : "; " + lowering) + where);
+                     check::dims_str(n.type.dims) + ": " + distribution + (lowering.empty() ? "" : "; " + lowering) + where);
 }
 
 void Emitter::unsupported(const Node& n, const std::string& why) const {
@@ -141,24 +231,24 @@ void Emitter::unsupported(const Node& n, const std::string& why) const {
 void Emitter::each_element(const Node* n, const std::function<void(const std::string&, const std::string&)>& body, bool guard) {
     const std::string& v = name(n);
     std::string t = ctype(n->type.kind);
-    if (is_scalar(n)) {
-        line(t + " " + v + ";");
+    Layout l = layout(n);
+    if (l.uniform) {  // a scalar, or a one-element tile: every thread computes element 0
+        line(t + " " + v + (is_scalar(n) ? "" : "[1]") + ";");
         open("");
-        line("[[maybe_unused]] const int e = 0;");
-        body("e", v);
+        line("[[maybe_unused]] const int e = 0, j = 0;");
+        body("e", at(n, "0"));
         close();
         return;
     }
-    std::int64_t count = n->type.count(), j = slots(n);
+    std::int64_t count = l.count, j = l.slots();
     line(t + " " + v + "[" + num(j) + "];");
     line("#pragma unroll");
     open("for (int j = 0; j < " + num(j) + "; ++j)");
-    line("[[maybe_unused]] const int e = tid + j * " + num(threads_) + ";");
-    if (guard && count % threads_ != 0) {
+    line("[[maybe_unused]] const int e = " + element(n, "j") + ";");
+    if (guard && ragged(n)) {
         open("if (e < " + num(count) + ")");
         body("e", v + "[j]");
-        close("} else {");
-        ++indent_;
+        otherwise();
         line(v + "[j] = " + literal(n->type.kind, 0, 0) + ";");
         close();
     } else {
@@ -168,19 +258,19 @@ void Emitter::each_element(const Node* n, const std::function<void(const std::st
 }
 
 void Emitter::each_owned(const Node* x, const std::function<void(const std::string&, const std::string&)>& body) {
-    if (is_scalar(x)) {
+    Layout l = layout(x);
+    if (l.uniform) {  // every thread holds it; one of them owns it
         open("if (tid == 0)");
-        body("0", name(x));
+        body("0", at(x, "0"));
         close();
         return;
     }
-    std::int64_t count = x->type.count();
     line("#pragma unroll");
-    open("for (int j = 0; j < " + num(slots(x)) + "; ++j)");
-    line("const int e = tid + j * " + num(threads_) + ";");
-    if (count % threads_ != 0) open("if (e < " + num(count) + ")");
+    open("for (int j = 0; j < " + num(l.slots()) + "; ++j)");
+    line("const int e = " + element(x, "j") + ";");
+    if (ragged(x)) open("if (e < " + num(l.count) + ")");
     body("e", name(x) + "[j]");
-    if (count % threads_ != 0) close();
+    if (ragged(x)) close();
     close();
 }
 
@@ -201,10 +291,65 @@ std::string Emitter::shared_array(const std::string& type, std::int64_t count, i
     return v;
 }
 
+void Emitter::barrier() {
+    line("__syncthreads();");
+    exchange_dirty_[0] = exchange_dirty_[1] = false;
+}
+
+// An area is dirty from the reads that end an exchange until the next barrier. Used
+// in turn, the areas need no barrier of their own: the exchange in between has one,
+// and every thread has finished reading the older area before it arrives there. Only
+// where the turn breaks (a loop body with an odd number of exchanges: its last and
+// its next first use the same area) does exchange() add one.
+std::string Emitter::exchange(const Node& n, const std::string& type, std::int64_t count, int elem_bytes) {
+    if (exchange_open_ >= 0) internal_fail("cuda: an exchange inside another");
+    int area = exchange_dirty_[exchange_next_] ? 1 - exchange_next_ : exchange_next_;
+    if (exchange_dirty_[area]) {
+        barrier();
+        area = exchange_next_;
+    }
+    exchange_open_ = area;
+    exchange_next_ = 1 - area;
+    std::int64_t bytes = (count * elem_bytes + 15) / 16 * 16;
+    if (bytes > exchange_max_) {
+        exchange_max_ = bytes;
+        exchange_node_ = &n;
+    }
+    std::string v = fresh("x");
+    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_exchange" + num(area) + ");");
+    return v;
+}
+
+void Emitter::exchanged() {
+    if (exchange_open_ < 0) internal_fail("cuda: exchanged() without exchange()");
+    exchange_dirty_[exchange_open_] = true;
+    exchange_open_ = -1;
+}
+
 std::string Emitter::stage(const Node* x) {
     Kind k = x->type.kind;
-    std::string s = shared_array(ctype(k), x->type.count(), register_bytes(k));
-    each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
+    std::string t = ctype(k), s = shared_array(t, x->type.count(), register_bytes(k));
+    Layout l = layout(x);
+    if (l.uniform || l.vec == 1) {
+        each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
+        return s;
+    }
+    // A run is contiguous in the array too: write it with vector stores (element
+    // stores would put the lanes of a warp V apart, a V-way bank conflict).
+    int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * register_bytes(k)));
+    std::string wt = word_type(bytes);
+    line("#pragma unroll");
+    open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
+    line("const int e = " + run_start(x, "q") + ";");
+    if (ragged(x)) open("if (e < " + num(l.count) + ")");
+    std::string buf = fresh("run");
+    std::string init;
+    for (int i = 0; i < l.vec; ++i) init += (i ? ", " : "") + name(x) + "[q * " + num(l.vec) + " + " + num(i) + "]";
+    line("__align__(16) const " + t + " " + buf + "[" + num(l.vec) + "] = {" + init + "};");
+    for (std::int64_t w = 0; w < l.vec * register_bytes(k) / bytes; ++w)
+        line("reinterpret_cast<" + wt + "*>(" + s + " + e)[" + num(w) + "] = reinterpret_cast<const " + wt + "*>(" + buf + ")[" + num(w) + "];");
+    if (ragged(x)) close();
+    close();
     return s;
 }
 
@@ -324,8 +469,10 @@ void Emitter::grid(const Node& loop) {
     line("const long long " + total + " = " + product + ";");
     open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
     bind_indices(*this, loop, ext, "pid");
+    exchange_unknown();  // the previous instance may still be reading
     region(*loop.body);
     close();
+    exchange_unknown();
 }
 
 void Emitter::loop(const Node& loop) {
@@ -360,6 +507,7 @@ void Emitter::loop(const Node& loop) {
     std::string it = fresh("it");
     open("for (long long " + it + " = 0; " + it + " < " + count + "; ++" + it + ")");
     bind_indices(*this, loop, ext, it);
+    exchange_unknown();  // the previous iteration may still be reading
     region(*loop.body);
     const Node* y = loop.body->nodes.empty() ? nullptr : loop.body->nodes.back();
     if (!y || y->op != OpCode::yield || y->operands.size() != carried.size()) internal_fail("cuda: loop body without a matching yield");
@@ -376,6 +524,7 @@ void Emitter::loop(const Node& loop) {
         }
         next.push_back(t);
     }
+    exchange_unknown();  // after the loop: the body may have left either area being read
     for (std::size_t c = 0; c < carried.size(); ++c) {
         const Node* v = y->operands[c];
         if (is_scalar(v)) line(carried[c] + " = " + next[c] + ";");
@@ -418,8 +567,12 @@ EmittedKernel Emitter::emit() {
     std::string id;
     for (char c : p_.name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     k.entry = "kiln_" + id;
+    // The canonical GEMM also gets a TMA + wgmma kernel in the same module (emit_gemm.h).
+    std::string gemm;
+    if (auto m = match_gemm(p_, o_)) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
     k.threads = threads_;
-    k.shared_bytes = shared_max_;
+    // The scratch area, then the two exchange areas.
+    k.shared_bytes = shared_max_ + 2 * exchange_max_;
     k.values = notes_;
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
@@ -428,11 +581,24 @@ EmittedKernel Emitter::emit() {
     src << prelude(math_);
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
     src << constants_.str();
-    src << "\nextern \"C\" __global__ void __launch_bounds__(" << threads_ << ") " << k.entry << "(" << kernel_signature(p_) << ") {\n";
+    // A kernel whose largest tile gives each thread more than 8 elements streams rows
+    // through registers: ask for at least 1024 resident threads per SM (at most 64
+    // registers each). Left alone, ptxas may take more registers than that for no
+    // gain (fewer rows in flight) or stop at 64 with a spill. Not in exact precision,
+    // where a float sum folds in one thread and kiln's math needs more registers.
+    bool large_tiles = !exact() && largest_ > std::int64_t{threads_} * 8;
+    std::string launch_bounds = num(threads_) + (large_tiles && threads_ < 1024 ? ", " + num(1024 / threads_) : "");
+    src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << k.entry << "(" << kernel_signature(p_) << ") {\n";
     src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
     src << "    const int tid = threadIdx.x;\n";
+    if (exchange_max_ > 0) {
+        src << "    unsigned char* const kiln_exchange0 = kiln_smem + " << shared_max_ << ";\n";
+        src << "    unsigned char* const kiln_exchange1 = kiln_smem + " << shared_max_ + exchange_max_ << ";\n";
+    }
     src << body_.str() << "}\n";
+    src << gemm;
     k.source = src.str();
+    if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;
     if (shared_max_node_)
         k.shared_site = std::string(detail::op_name(shared_max_node_->op)) +
                         (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");

@@ -21,8 +21,10 @@ using ir::Node;
 std::string ctype(Kind k);  // register type: bool, int, long long, float, double
 std::string stype(Kind k);  // storage type in device memory
 int register_bytes(Kind k);  // sizeof(ctype(k))
+int storage_bytes(Kind k);   // sizeof(stype(k))
 std::string literal(Kind k, double f, std::int64_t i);  // exact literal in the register type
 std::string num(std::int64_t v);
+std::string word_type(int bytes);  // the unsigned type of one vector access: uint4, uint2, unsigned, ...
 std::vector<std::int64_t> strides_of(const std::vector<Dim>& dims);  // row-major
 // Index along dim d of the row-major element `e` of a tile of `dims` (constant folded).
 std::string coord(const std::string& e, const std::vector<Dim>& dims, std::size_t d);
@@ -38,7 +40,24 @@ public:
     bool exact() const { return o_.precision == Precision::exact; }
     int threads() const { return threads_; }
     static bool is_scalar(const Node* n) { return n->type.dims.empty(); }
-    std::int64_t slots(const Node* n) const;  // register slots per thread for a tile
+
+    // ---- layout (emit.h): where each element of a tile lives. Every op family goes
+    // through these (or each_element / each_owned / stage, built on them).
+    struct Layout {
+        std::int64_t count = 1;  // elements
+        int vec = 1;             // V: a run of V row-major-consecutive elements per slot group
+        std::int64_t runs = 1;   // runs per thread; the last ones may lie past the tile's end
+        bool uniform = false;    // a one-element tile that every thread holds, like a scalar
+        std::int64_t slots() const { return runs * vec; }
+    };
+    Layout layout(const Node* n) const;
+    std::int64_t slots(const Node* n) const { return layout(n).slots(); }  // register slots per thread
+    // The element held in slot j of this thread, and the first element of its run q
+    // (j and q: int expressions, constants once loops are unrolled).
+    std::string element(const Node* n, const std::string& j) const;
+    std::string run_start(const Node* n, const std::string& q) const;
+    // Whether some slots of some threads lie past the tile's end (they need a guard).
+    bool ragged(const Node* n) const;
 
     // ---- names and text
     const std::string& name(const Node* n);                             // n's variable
@@ -48,6 +67,7 @@ public:
     void line(const std::string& s);
     void open(const std::string& s);                                    // "s {" then indent
     void close(const std::string& tail = "}");
+    void otherwise();                                                   // "} else {" at the open block's level
     void note(const Node& n, const std::string& lowering);              // one plan line
     void use_math() { math_ = true; }
     void count_tensor_core_op() { ++tensor_core_mmas_; }
@@ -70,7 +90,15 @@ public:
     void begin_shared(const Node& n);
     std::string shared_array(const std::string& type, std::int64_t count, int elem_bytes);
     std::string stage(const Node* x);  // a typed array holding x's elements by index
-    void barrier() { line("__syncthreads();"); }
+    void barrier();
+
+    // ---- the exchange: two small shared-memory areas, apart from the scratch area and
+    // used in turn, for ops that swap a few values per output (register reductions).
+    // exchange() returns an array in an area no thread may still be reading (it emits a
+    // barrier only when both may be); the op writes it, calls barrier(), reads it and
+    // then calls exchanged(). Inside loops the emitter assumes the worst at each entry.
+    std::string exchange(const Node& n, const std::string& type, std::int64_t count, int elem_bytes);
+    void exchanged();
 
 private:
     void region(const ir::Region& r);
@@ -80,11 +108,14 @@ private:
     void loop(const Node& loop);
     void leaf(const Node& n);
     std::string file_scope_constant(const Node& n);
-    int choose_threads() const;
+    void choose_layout();
+    void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
 
     const ir::Program& p_;
     EmitOptions o_;
     int threads_ = 32;
+    int vec_ = 1;  // the kernel's widest run (elements), from its global loads and stores
+    std::int64_t largest_ = 1;  // elements of the largest tile
     std::ostringstream body_;
     std::ostringstream constants_;  // file-scope arrays for tile constants
     int indent_ = 1;
@@ -98,6 +129,10 @@ private:
     std::int64_t shared_max_ = 0;
     const Node* shared_max_node_ = nullptr;
     const Node* shared_node_ = nullptr;
+    std::int64_t exchange_max_ = 0;        // bytes of each exchange area
+    const Node* exchange_node_ = nullptr;  // the op that needs the most of it
+    bool exchange_dirty_[2] = {false, false};  // read since the last barrier
+    int exchange_next_ = 0, exchange_open_ = -1;
 };
 
 // Op families (one file each).

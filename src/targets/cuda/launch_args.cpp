@@ -1,11 +1,14 @@
 #include "targets/cuda/launch_args.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <utility>
 
 #include "interp/eval.h"
 #include "interp/semantics.h"
+#include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
 
@@ -30,55 +33,94 @@ bool needs_64bit_offsets(const std::vector<Arg>& args) {
 
 namespace {
 
-// A scalar of the program evaluated on the host: parameters, view extents and
-// strides, constants, and the interpreter's eval for the arithmetic on them.
-ref::DataPtr host_value(const Node* n, const std::vector<Arg>& args, const Node& grid,
-                        std::unordered_map<const Node*, ref::DataPtr>& memo) {
-    if (auto it = memo.find(n); it != memo.end()) return it->second;
-    auto scalar_int = [](std::int64_t v) {
-        auto d = std::make_shared<ir::EagerData>();
-        d->ints.push_back(v);
-        return ref::DataPtr(d);
-    };
-    ref::DataPtr v;
-    switch (n->op) {
-        case OpCode::constant: v = n->data; break;
-        case OpCode::view_extent: v = scalar_int(args[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
-        case OpCode::view_stride: v = scalar_int(args[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
-        case OpCode::param: {
-            const Arg& a = args[static_cast<std::size_t>(n->i)];
-            auto d = std::make_shared<ir::EagerData>();
-            if (is_float(n->type.kind)) d->floats.push_back(ref::round_to(n->type.kind, a.f));
-            else d->ints.push_back(ref::wrap_to(n->type.kind, a.i));
-            v = d;
-            break;
+// The program's scalars evaluated on the host before a launch: parameters, view
+// extents and strides, constants, and arithmetic on them, with the interpreter's
+// semantics. Integer index arithmetic (grid and loop extents are usually
+// ceil_div of a view's extent) takes a direct path through ref::int_binary, the
+// function the interpreter's eval applies to integer elements, without eval's
+// allocations; every other op goes through ref::eval itself.
+class HostScalars {
+public:
+    explicit HostScalars(const std::vector<Arg>& args) : args_(args) { ints_.reserve(32); }
+
+    // An integer scalar; `where` is the loop whose extent needs it (for errors).
+    std::int64_t integer(const Node* n, const Node& where) {
+        for (const auto& [node, v] : ints_)
+            if (node == n) return v;
+        std::int64_t v = 0;
+        Kind k = n->type.kind;
+        bool wide = k == Kind::I8 || k == Kind::I32 || k == Kind::I64;  // not bool: eval's path
+        switch (n->op) {
+            case OpCode::constant: v = wide && n->data->ints.size() == 1 ? n->data->ints[0] : value(n, where)->ints.at(0); break;
+            case OpCode::view_extent: v = args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]; break;
+            case OpCode::view_stride: v = args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]; break;
+            case OpCode::param:
+                v = wide ? ref::wrap_to(k, args_[static_cast<std::size_t>(n->i)].i) : value(n, where)->ints.at(0);
+                break;
+            case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::maximum:
+            case OpCode::minimum:
+                v = wide ? ref::int_binary(n->op, k, integer(n->operands[0], where), integer(n->operands[1], where))
+                         : value(n, where)->ints.at(0);
+                break;
+            default: v = value(n, where)->ints.at(0);
         }
-        case OpCode::load: case OpCode::store: case OpCode::loop: case OpCode::loop_result: case OpCode::region_arg:
-        case OpCode::yield: case OpCode::stage:
-            fail(grid.loc, "parallel", "not supported on cuda: the grid's extent depends on a " + std::string(detail::op_name(n->op)) +
-                                           ", which the host cannot evaluate before the launch");
-        default: {
-            std::vector<ref::DataPtr> keep;
-            std::vector<const ir::EagerData*> in;
-            for (const Node* o : n->operands) {
-                keep.push_back(host_value(o, args, grid, memo));
-                in.push_back(keep.back().get());
-            }
-            v = ref::eval(*n, in);
-        }
+        ints_.emplace_back(n, v);
+        return v;
     }
-    memo[n] = v;
-    return v;
-}
+
+private:
+    // Any scalar, through the interpreter's eval.
+    ref::DataPtr value(const Node* n, const Node& where) {
+        if (auto it = values_.find(n); it != values_.end()) return it->second;
+        auto scalar_int = [](std::int64_t v) {
+            auto d = std::make_shared<ir::EagerData>();
+            d->ints.push_back(v);
+            return ref::DataPtr(d);
+        };
+        ref::DataPtr v;
+        switch (n->op) {
+            case OpCode::constant: v = n->data; break;
+            case OpCode::view_extent: v = scalar_int(args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
+            case OpCode::view_stride: v = scalar_int(args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
+            case OpCode::param: {
+                const Arg& a = args_[static_cast<std::size_t>(n->i)];
+                auto d = std::make_shared<ir::EagerData>();
+                if (is_float(n->type.kind)) d->floats.push_back(ref::round_to(n->type.kind, a.f));
+                else d->ints.push_back(ref::wrap_to(n->type.kind, a.i));
+                v = d;
+                break;
+            }
+            case OpCode::load: case OpCode::store: case OpCode::loop: case OpCode::loop_result: case OpCode::region_arg:
+            case OpCode::yield: case OpCode::stage:
+                fail(where.loc, "parallel", "not supported on cuda: the grid's extent depends on a " + std::string(detail::op_name(n->op)) +
+                                                ", which the host cannot evaluate before the launch");
+            default: {
+                std::vector<ref::DataPtr> keep;
+                std::vector<const ir::EagerData*> in;
+                for (const Node* o : n->operands) {
+                    keep.push_back(value(o, where));
+                    in.push_back(keep.back().get());
+                }
+                v = ref::eval(*n, in);
+            }
+        }
+        values_[n] = v;
+        return v;
+    }
+
+    const std::vector<Arg>& args_;
+    std::vector<std::pair<const Node*, std::int64_t>> ints_;  // a handful: a linear search beats hashing
+    std::unordered_map<const Node*, ref::DataPtr> values_;
+};
 
 }  // namespace
 
 std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) {
     if (!p.grid) return 1;
-    std::unordered_map<const Node*, ref::DataPtr> memo;
+    HostScalars scalars(args);
     std::int64_t total = 1;
     for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
-        std::int64_t e = host_value(p.grid->operands[static_cast<std::size_t>(k)], args, *p.grid, memo)->ints.at(0);
+        std::int64_t e = scalars.integer(p.grid->operands[static_cast<std::size_t>(k)], *p.grid);
         if (e < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(e));
         if (e != 0 && total > std::numeric_limits<std::int64_t>::max() / e)
             fail(p.grid->loc, "parallel", "the grid has more than 2^63 instances");
@@ -87,13 +129,18 @@ std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) 
     return total;
 }
 
-PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
-    PackedParams out;
+namespace {
+
+// Appends the slots of pack_params's parameters to `slots`.
+void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
+    std::size_t count = slots.size();
+    for (const Arg& a : args) count += a.is_view ? 1 + a.extents.size() + a.strides.size() : 1;
+    slots.reserve(count);
     auto push = [&](const auto& value) {
         std::uint64_t slot = 0;
         static_assert(sizeof value <= sizeof slot);
         std::memcpy(&slot, &value, sizeof value);
-        out.slots.push_back(slot);
+        slots.push_back(slot);
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const Arg& a = args[i];
@@ -111,8 +158,89 @@ PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
         for (auto e : a.extents) push(e);
         for (auto s : a.strides) push(s);
     }
+}
+
+}  // namespace
+
+PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
+    PackedParams out;
+    append_slots(p, args, out.slots);
+    out.pointers.reserve(out.slots.size());
     for (auto& s : out.slots) out.pointers.push_back(&s);
     return out;
+}
+
+std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
+                                        std::string* why) {
+    auto reject = [&](const std::string& w) {
+        if (why) *why = w;
+        return std::unique_ptr<GemmLaunch>();
+    };
+    if (g.entry.empty()) return reject("the program is not the canonical GEMM");
+    if (!d.api.cuTensorMapEncodeTiled) return reject("the driver has no cuTensorMapEncodeTiled");
+    // The nodes the emitter matched (emit_gemm.h): the parallel nest, and the k loop
+    // at the position it recorded. The compiled kernel was built from this program.
+    const Node* grid = p.grid;
+    if (!grid || g.k_loop < 0 || static_cast<std::size_t>(g.k_loop) >= grid->body->nodes.size() ||
+        grid->body->nodes[static_cast<std::size_t>(g.k_loop)]->op != OpCode::loop)
+        internal_fail("cuda: a GEMM kernel for a program without its k loop");
+    const Node& loop = *grid->body->nodes[static_cast<std::size_t>(g.k_loop)];
+    HostScalars scalars(args);
+    std::int64_t grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
+    std::int64_t grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
+    std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
+    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)], &C = args[static_cast<std::size_t>(g.c)];
+    constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
+    auto covered = [&](std::int64_t blocks, std::int64_t tile, std::int64_t extent) {
+        return blocks <= 0 ? 0 : blocks > extent / tile ? extent : std::min(extent, blocks * tile);
+    };
+    // What the program's tiles cover: C's rows and columns, and the k range.
+    std::int64_t rows = covered(grid_m, g.program_bm, C.extents[0]), cols = covered(grid_n, g.program_bn, C.extents[1]);
+    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], B.extents[0]));
+    auto tma_view = [&](const Arg& v) {
+        return v.strides[1] == 1 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 && v.strides[0] > 0 && (v.strides[0] * 2) % 16 == 0 &&
+               v.extents[0] > 0 && v.extents[1] > 0 && v.extents[0] <= kMax && v.extents[1] <= kMax;
+    };
+    if (!tma_view(A) || !tma_view(B)) return reject("A or B does not suit TMA (unit inner stride, 16-byte aligned base and row stride)");
+    int elem = g.out == Kind::F32 ? 4 : 2;
+    if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
+        return reject("C does not allow paired stores (unit inner stride, even row stride, aligned base)");
+    if (rows == 0 || cols == 0 || depth == 0 || rows > kMax || cols > kMax || depth > kMax) return reject("an empty or too large problem");
+    auto L = std::make_unique<GemmLaunch>();
+    // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
+    // 64 n x bk. The k extent is clipped to what the program's k loop covers.
+    auto request = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer) {
+        TiledMapRequest r;
+        r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        r.base = v.data;
+        r.dims[0] = static_cast<std::uint64_t>(inner);
+        r.dims[1] = static_cast<std::uint64_t>(outer);
+        r.stride_bytes = static_cast<std::uint64_t>(v.strides[0]) * 2;
+        r.box[0] = 64;
+        r.box[1] = static_cast<unsigned>(box_outer);
+        r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
+        r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+        r.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+        r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+        return r;
+    };
+    // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
+    TensorMapCache& maps = tensor_map_cache();
+    if (!maps.get(d, request(A, std::min(A.extents[1], depth), A.extents[0], g.bm), L->maps[0]) ||
+        !maps.get(d, request(B, B.extents[1], std::min(B.extents[0], depth), g.bk), L->maps[1]))
+        return reject("cuTensorMapEncodeTiled refused A or B");
+    std::int64_t tiles_n = (cols + g.bn - 1) / g.bn, tiles = (rows + g.bm - 1) / g.bm * tiles_n;
+    std::int64_t k_tiles = (depth + g.bk - 1) / g.bk;
+    L->ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::max(d.multiprocessors, 1)));
+    // The kernel's scalars in the order of its signature (emit_gemm.cpp), each in an 8-byte slot.
+    auto& slots = L->params.slots;
+    slots = {static_cast<std::uint64_t>(tiles_n), static_cast<std::uint64_t>(tiles), static_cast<std::uint64_t>(k_tiles),
+             static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols)};
+    append_slots(p, args, slots);
+    L->pointers.reserve(2 + slots.size());
+    L->pointers = {L->maps[0].words, L->maps[1].words};
+    for (auto& s : slots) L->pointers.push_back(&s);
+    return L;
 }
 
 }  // namespace kiln::cu

@@ -1,0 +1,189 @@
+// kiln's Hopper (sm_90a) GEMM main loop, pasted into generated CUDA sources by
+// emit_gemm.cpp and included as is by the standalone harness bench/gemm_lab/.
+// No standard headers: NVRTC compiles it. The host compiler sees nothing (the
+// #if below): emit_gemm.cpp includes this file only so that the build records
+// the dependency of the text it embeds.
+//
+// One CTA computes BM x BN output tiles (persistent: tiles blockIdx.x,
+// blockIdx.x + gridDim.x, ...). Warpgroup 0 is the producer: one thread issues
+// TMA copies of the A tile [BM][BK] (K-major) and the B tile [BK][BN] (N-major)
+// into a ring of STAGES shared-memory stages, each guarded by a "full" mbarrier
+// (the copies' bytes arrived) and an "empty" mbarrier (every consumer warp is
+// done reading it). Warpgroups 1..BM/64 are consumers: each owns 64 rows of the
+// tile and accumulates them in registers with wgmma.mma_async m64nBNk16, keeping
+// one group of wgmmas in flight while the next stage is waited for. The epilogue
+// hands each accumulator element to the caller's functor, so the generated
+// kernel applies the user's elementwise ops and its masked store.
+//
+// Shared-memory layouts (128-byte swizzle, the TMA and wgmma agree on it): the A
+// stage is BK/64 boxes of [BM rows][64 k] (128 bytes a row); the B stage is
+// BN/64 boxes of [BK rows][64 n]. Every box starts 1024-byte aligned, the period
+// of the swizzle pattern, so descriptors need no base offset.
+#pragma once
+#if defined(__CUDACC__)
+
+namespace kg {
+
+struct __align__(64) TensorMap {
+    unsigned long long opaque[16];  // CUtensorMap, built on the host by cuTensorMapEncodeTiled
+};
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// ---- mbarriers (PTX ISA 9.7.13.15)
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+// Returns once the phase of parity `parity` has completed. A fresh barrier is in
+// phase 0, so waiting for parity 1 returns at once: the producer's first pass
+// over the ring finds every stage empty.
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+    asm volatile(
+        "{\n"
+        ".reg .pred done;\n"
+        "WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra WAIT;\n"
+        "}\n" ::"r"(smem_u32(bar)),
+        "r"(parity)
+        : "memory");
+}
+
+// ---- TMA: a 2-D box at coordinates (c0 innermost, c1) into shared memory; the
+// bytes complete a transaction on `bar`. Out-of-bounds elements are zero-filled.
+__device__ __forceinline__ void tma_load_2d(void* dst, const TensorMap* map, unsigned long long* bar, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+                     smem_u32(dst)),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+// ---- wgmma (PTX ISA 9.7.15)
+// A shared-memory matrix descriptor with 128-byte swizzle: start address, leading
+// and stride byte offsets (all in 16-byte units).
+__device__ __forceinline__ unsigned long long smem_desc(const void* p, unsigned lead_bytes, unsigned stride_bytes) {
+    return static_cast<unsigned long long>((smem_u32(p) & 0x3FFFF) >> 4) | static_cast<unsigned long long>(lead_bytes >> 4) << 16 |
+           static_cast<unsigned long long>(stride_bytes >> 4) << 32 | 1ull << 62;
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+// Keeps the compiler from moving accesses of an accumulator across a wait.
+__device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+template <int N> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
+template <int N> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
+
+// Shared memory the main loop needs (the caller adds nothing: its dynamic
+// allocation is exactly this).
+template <int BM, int BN, int BK, int STAGES> struct GemmShape {
+    static constexpr int consumers = BM / 64;  // consumer warpgroups
+    static constexpr int threads = 128 * (consumers + 1);
+    static constexpr int a_bytes = BM * BK * 2, b_bytes = BK * BN * 2;
+    static constexpr int stage_bytes = a_bytes + b_bytes;
+    // 1024 bytes of slack to align the ring to the swizzle period, then the ring,
+    // then 2 * STAGES mbarriers.
+    static constexpr int shared_bytes = 1024 + STAGES * stage_bytes + 16 * STAGES;
+};
+
+// The main loop. Mma::run(d, a_desc, b_desc) issues one wgmma m64nBNk16 with
+// A K-major and B N-major (for the B descriptor the leading byte offset is the
+// distance between 64-column boxes, the stride byte offset that between groups
+// of 8 k rows: checked on an H200, the swapped reading gives wrong sums).
+// epi(row, col, v0, v1) receives every accumulator element of each tile once,
+// in pairs at (row, col) and (row, col + 1), absolute coordinates, col even.
+template <int BM, int BN, int BK, int STAGES, class Mma, class Epi>
+__device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
+                                          unsigned char* smem_raw, Epi& epi) {
+    using S = GemmShape<BM, BN, BK, STAGES>;
+    static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
+    unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+    auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
+    unsigned long long* empty = full + STAGES;
+    const int wg = threadIdx.x / 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 4 * S::consumers);  // one arrival per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        // Producer: the register budget moves to the consumers.
+        setmaxnreg_dec<40>();
+        if (threadIdx.x != 0) return;
+        int s = 0;
+        unsigned phase = 0;
+        for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            const int m0 = static_cast<int>(tile / tiles_n) * BM, n0 = static_cast<int>(tile % tiles_n) * BN;
+            for (int kt = 0; kt < k_tiles; ++kt) {
+                mbar_wait(&empty[s], phase ^ 1);
+                mbar_expect_tx(&full[s], S::stage_bytes);
+                unsigned char* a = ring + s * S::stage_bytes;
+                unsigned char* b = a + S::a_bytes;
+#pragma unroll
+                for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+#pragma unroll
+                for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                if (++s == STAGES) s = 0, phase ^= 1;
+            }
+        }
+        return;
+    }
+
+    setmaxnreg_inc<S::consumers == 1 ? 240 : 232>();
+    const int c = wg - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    int s = 0;
+    unsigned phase = 0;
+    float d[BN / 2];
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const long long m0 = tile / tiles_n * BM, n0 = tile % tiles_n * BN;
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+        int prev = -1;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(&full[s], phase);
+            const unsigned char* a = ring + s * S::stage_bytes;
+            const unsigned char* b = a + S::a_bytes;
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK / 16; ++k) {
+                // A: box k / 4, this warpgroup's 64 rows, 32 bytes per k step inside
+                // the 128-byte row. B: 16 k rows of 128 bytes per step; boxes of 64
+                // columns BK * 128 bytes apart.
+                const unsigned long long da = smem_desc(a + (k / 4) * BM * 128 + c * 64 * 128 + (k % 4) * 32, 16, 1024);
+                const unsigned long long db = smem_desc(b + k * 16 * 128, BK * 128, 1024);
+                Mma::run(d, da, db);
+            }
+            wgmma_commit();
+            // The group before this one is done: its stage can be refilled.
+            wgmma_wait<1>();
+            if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+            prev = s;
+            if (++s == STAGES) s = 0, phase ^= 1;
+        }
+        wgmma_wait<0>();
+        if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) fence_operand(d[i]);
+        // Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
+        // 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + q.
+        const long long r0 = m0 + c * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane % 4);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) epi(r0 + 8 * h, c0 + 8 * j, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+    }
+}
+
+}  // namespace kg
+
+#endif  // __CUDACC__

@@ -1,0 +1,158 @@
+// The Hopper GEMM lowering (src/targets/cuda/emit_gemm.h) on a device: results
+// against an f64 reference computed from the same rounded inputs, on shapes the
+// TMA kernel takes (ragged M, N and K included), on the catalog's small tile
+// (which the kernel re-tiles), with the program's epilogue, on views TMA cannot
+// take (the ordinary kernel runs), and across launches that reuse the encoded
+// tensor maps. Without a device every test skips.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "cuda_test_util.h"
+#include "examples/typed_gemm.h"
+#include "targets/cuda/tensor_map_cache.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+#define REQUIRE_DEVICE() \
+    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
+
+namespace {
+
+// C = cast<Out>(acc * alpha + shift) with tile bm x bn x bk (shift 0 and alpha 1: a plain GEMM).
+template <Element In, Element Out> Kernel scaled_gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk, float shift) {
+    return kernel("scaled_gemm", [=](View<const In, 2> A, View<const In, 2> B, View<Out, 2> C, Scalar<f32> alpha) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<Out>(acc * alpha + shift));
+        }
+    });
+}
+
+template <class T> Tensor<T> random_tensor(std::int64_t rows, std::int64_t cols, unsigned seed) {
+    Tensor<T> t({rows, cols});
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<double> d(-1, 1);
+    for (auto& x : t.values()) x = T(d(g));
+    return t;
+}
+
+// Launches k on A [M, K] and B [K, N] held in device buffers with row strides lda
+// and ldb (elements; >= the extents) starting `offset` elements in, and checks C
+// against alpha * A B + shift in f64, relative L2 within `tol`, every element
+// written (C starts as NaN) and finite.
+template <Element In, Element Out>
+void check(const Kernel& k, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, float shift, double tol, std::int64_t lda = 0,
+           std::int64_t ldb = 0, std::int64_t offset = 0, bool with_alpha = true) {
+    lda = lda ? lda : K;
+    ldb = ldb ? ldb : N;
+    auto a = random_tensor<In>(M * lda + offset, 1, static_cast<unsigned>(M * 7 + K));
+    auto b = random_tensor<In>(K * ldb + offset, 1, static_cast<unsigned>(N * 5 + K));
+    Tensor<Out> c({M, N});
+    for (auto& x : c.values()) x = Out(std::numeric_limits<double>::quiet_NaN());
+    const auto ad = a.to(cuda()), bd = b.to(cuda());
+    auto cd = c.to(cuda());
+    HostView<const In> A{ad.data() + offset, {M, K}, {lda, 1}, Device::cuda};
+    HostView<const In> B{bd.data() + offset, {K, N}, {ldb, 1}, Device::cuda};
+    if (with_alpha) k.launch(cuda(), A, B, cd.view(), alpha);
+    else k.launch(cuda(), A, B, cd.view());
+    auto got = cd.to(host());
+    double num = 0, den = 0;
+    std::int64_t bad = 0;
+    for (std::int64_t i = 0; i < M; ++i)
+        for (std::int64_t j = 0; j < N; ++j) {
+            double ref = 0;
+            for (std::int64_t kk = 0; kk < K; ++kk) ref += double(a[offset + i * lda + kk]) * double(b[offset + kk * ldb + j]);
+            ref = alpha * ref + shift;
+            double g = double(got[i * N + j]);
+            if (!std::isfinite(g)) ++bad;
+            num += (g - ref) * (g - ref);
+            den += ref * ref;
+        }
+    EXPECT_EQ(bad, 0) << M << "x" << N << "x" << K << ": elements not written or not finite";
+    EXPECT_LT(std::sqrt(num / den), tol) << M << "x" << N << "x" << K;
+}
+
+}  // namespace
+
+TEST(CudaGemmDevice, TmaKernelMatchesF64OnAlignedAndRaggedShapes) {
+    REQUIRE_DEVICE();
+    // The bench's tile: M, N, K multiples of the tile, then ragged in all three
+    // (row strides stay multiples of 16 bytes, so TMA takes them).
+    auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    check<bf16, bf16>(k, 512, 768, 320, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(k, 1000, 1000, 520, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(k, 136, 264, 72, 1.0f, 0.0f, 8e-3);
+    // One consumer warpgroup, f16 inputs, an f32 output and an epilogue of the program's ops.
+    check<f16, f32>(scaled_gemm<f16, f32>(64, 128, 64, 0.25f), 200, 136, 72, -1.5f, 0.25f, 1e-5);
+}
+
+TEST(CudaGemmDevice, CatalogTileIsRetiled) {
+    REQUIRE_DEVICE();
+    // The catalog's typed GEMM at its 16x16x16 tile runs as 128x128x64 tiles.
+    auto k = catalog::make_typed_gemm_kernel<bf16, f32, bf16>("gemm_bf16", {});
+    check<bf16, bf16>(k, 264, 200, 96, 1.0f, 0.0f, 8e-3, 0, 0, 0, false);
+    auto h = catalog::make_typed_gemm_kernel<f16, f32, f16>("gemm_f16", {});
+    check<f16, f16>(h, 2048, 64, 2048, 1.0f, 0.0f, 1e-3, 0, 0, 0, false);
+}
+
+TEST(CudaGemmDevice, ViewsTmaCannotTakeRunTheOrdinaryKernel) {
+    REQUIRE_DEVICE();
+    auto k = scaled_gemm<bf16, bf16>(128, 128, 64, 0.0f);
+    // Row strides of 90 and 140 bytes: not multiples of 16.
+    check<bf16, bf16>(k, 100, 70, 45, 2.0f, 0.0f, 8e-3);
+    // Aligned strides but a base 2 bytes past a 16-byte boundary.
+    check<bf16, bf16>(k, 130, 136, 72, 1.0f, 0.0f, 8e-3, 72, 136, 1);
+    // Padded rows (row stride > extent), aligned: TMA takes these.
+    check<bf16, bf16>(k, 130, 136, 72, 1.0f, 0.0f, 8e-3, 80, 144, 0);
+}
+
+TEST(CudaGemmDevice, RepeatedLaunchesReuseTensorMapsAndNeverAStaleOne) {
+    REQUIRE_DEVICE();
+    // Launches over the same buffers encode nothing; another B gets its own map. A
+    // stale map for B would read B1 in the third launch: C would be A B1, not A B2.
+    auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    const std::int64_t M = 256, N = 512, K = 192;
+    auto a = random_tensor<bf16>(M, K, 11), b1 = random_tensor<bf16>(K, N, 12), b2 = random_tensor<bf16>(K, N, 13);
+    const auto ad = a.to(cuda()), b1d = b1.to(cuda()), b2d = b2.to(cuda());
+    Tensor<bf16> c({M, N});
+    auto cd = c.to(cuda());
+    auto run = [&](const Tensor<bf16>& b, const Tensor<bf16>& bd) {
+        for (auto& x : c.values()) x = bf16(std::numeric_limits<double>::quiet_NaN());
+        cd = c.to(cuda());
+        k.launch(cuda(), ad.view(), bd.view(), cd.view(), 1.0f);
+        auto got = cd.to(host());
+        double num = 0, den = 0;
+        for (std::int64_t i = 0; i < M; ++i)
+            for (std::int64_t j = 0; j < N; ++j) {
+                double ref = 0;
+                for (std::int64_t kk = 0; kk < K; ++kk) ref += double(a[i * K + kk]) * double(b[kk * N + j]);
+                double g = double(got[i * N + j]);
+                num += (g - ref) * (g - ref);
+                den += ref * ref;
+            }
+        return std::sqrt(num / den);
+    };
+    const cu::TensorMapCache& maps = cu::tensor_map_cache();
+    auto encodes = [&] { return maps.counts().encodes; };
+    const auto start = encodes();
+    EXPECT_LT(run(b1, b1d), 8e-3);
+    EXPECT_EQ(encodes(), start + 2) << "the first launch encodes A and B";
+    EXPECT_LT(run(b1, b1d), 8e-3);
+    EXPECT_EQ(encodes(), start + 2) << "the same buffers again: no encode";
+    EXPECT_LT(run(b2, b2d), 8e-3) << "another B must not reuse B1's map";
+    EXPECT_EQ(encodes(), start + 3) << "only B's map is new";
+    EXPECT_LT(run(b1, b1d), 8e-3);
+    EXPECT_EQ(encodes(), start + 3);
+}

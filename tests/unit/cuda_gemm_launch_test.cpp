@@ -1,0 +1,263 @@
+// The host side of a Hopper GEMM launch (launch_args.h, tensor_map_cache.h)
+// without a device: a stand-in for cuTensorMapEncodeTiled records its calls and
+// writes its inputs into the map, so the tests see how often a launch encodes and
+// which buffer and layout each map it gets describes. Fake device addresses are
+// never dereferenced.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda_test_util.h"
+#include "targets/cuda/emit.h"
+#include "targets/cuda/launch_args.h"
+#include "targets/cuda/tensor_map_cache.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+namespace {
+
+// ---- the stand-in encoder
+int g_encodes = 0;
+const void* g_refused = nullptr;  // a base address the encoder refuses
+
+cu::CUresult fake_encode(void* map, int data_type, unsigned rank, void* base, const std::uint64_t* dims, const std::uint64_t* strides,
+                         const unsigned* box, const unsigned*, int, int swizzle, int, int) {
+    if (base == g_refused || rank != 2) return 1;  // CUDA_ERROR_INVALID_VALUE
+    ++g_encodes;
+    auto* w = static_cast<std::uint64_t*>(map);
+    for (int i = 0; i < 16; ++i) w[i] = 0;
+    w[0] = reinterpret_cast<std::uintptr_t>(base);
+    w[1] = dims[0];
+    w[2] = dims[1];
+    w[3] = strides[0];
+    w[4] = std::uint64_t{box[0]} << 32 | box[1];
+    w[5] = static_cast<std::uint64_t>(data_type);
+    w[6] = static_cast<std::uint64_t>(swizzle);
+    return 0;
+}
+
+cu::Device fake_device() {
+    cu::Device d;
+    d.api.cuTensorMapEncodeTiled = &fake_encode;
+    d.multiprocessors = 132;
+    return d;
+}
+
+// What a map the stand-in encoded says.
+struct Described {
+    std::uintptr_t base;
+    std::uint64_t inner, outer, stride_bytes;
+    unsigned box_inner, box_outer;
+};
+Described describe(const cu::TensorMap& m) {
+    return {static_cast<std::uintptr_t>(m.words[0]), m.words[1], m.words[2], m.words[3], static_cast<unsigned>(m.words[4] >> 32),
+            static_cast<unsigned>(m.words[4] & 0xffffffffu)};
+}
+
+bf16* fake_address(std::uintptr_t a) { return reinterpret_cast<bf16*>(a); }
+
+// The bench's GEMM (bench/cuda_bench.cpp): bf16, tile 128x256x64, which the kernel keeps.
+Kernel bench_gemm() {
+    return kernel("bench_gemm_bf16", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 256));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 256), k = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
+// C = A B over fake device buffers: A [M, K] with row stride lda, B [K, N] with ldb.
+struct Problem {
+    std::uintptr_t a, b, c;
+    std::int64_t M, N, K, lda = 0, ldb = 0;
+    std::vector<detail::Arg> args() const {
+        HostView<const bf16> A{fake_address(a), {M, K}, {lda ? lda : K, 1}, Device::cuda};
+        HostView<const bf16> B{fake_address(b), {K, N}, {ldb ? ldb : N, 1}, Device::cuda};
+        HostView<bf16> C{fake_address(c), {M, N}, {N, 1}, Device::cuda};
+        return args_of(A, B, C);
+    }
+};
+
+// The specialised program and its GEMM kernel description (emitted: no NVRTC needed).
+struct Compiled {
+    std::shared_ptr<const ir::Program> program;
+    cu::GemmKernel gemm;
+};
+Compiled compile(const Problem& pr) {
+    auto args = pr.args();
+    auto program = detail::specialize(*bench_gemm().shared_impl(), args, Loc::here());
+    return {program, cu::emit_kernel(*program, cu::EmitOptions{}).gemm};
+}
+
+std::unique_ptr<cu::GemmLaunch> launch(const Compiled& c, const Problem& pr, std::string* why = nullptr) {
+    static const cu::Device d = fake_device();
+    return cu::gemm_launch(*c.program, pr.args(), c.gemm, d, why);
+}
+
+}  // namespace
+
+TEST(CudaGemmLaunch, RepeatedLaunchesOverTheSameBuffersEncodeOnce) {
+    Problem pr{0x7a0000000000, 0x7a1000000000, 0x7a2000000000, 512, 768, 320};
+    Compiled c = compile(pr);
+    ASSERT_FALSE(c.gemm.entry.empty());
+    g_encodes = 0;
+    auto first = launch(c, pr);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(g_encodes, 2);
+    for (int i = 0; i < 3; ++i) {
+        auto again = launch(c, pr);
+        ASSERT_TRUE(again);
+        for (int m = 0; m < 2; ++m)
+            for (int w = 0; w < 16; ++w) EXPECT_EQ(again->maps[m].words[w], first->maps[m].words[w]);
+    }
+    EXPECT_EQ(g_encodes, 2) << "later launches over the same buffers must not encode";
+    // The maps describe A (k inner, boxes of 64 k x 128 rows) and B (n inner, 64 n x 64 k), row strides in bytes.
+    Described a = describe(first->maps[0]), b = describe(first->maps[1]);
+    EXPECT_EQ(a.base, pr.a);
+    EXPECT_EQ(a.inner, 320u);
+    EXPECT_EQ(a.outer, 512u);
+    EXPECT_EQ(a.stride_bytes, 320u * 2);
+    EXPECT_EQ(a.box_inner, 64u);
+    EXPECT_EQ(a.box_outer, 128u);
+    EXPECT_EQ(b.base, pr.b);
+    EXPECT_EQ(b.inner, 768u);
+    EXPECT_EQ(b.outer, 320u);
+    EXPECT_EQ(b.stride_bytes, 768u * 2);
+    EXPECT_EQ(b.box_outer, 64u);
+}
+
+TEST(CudaGemmLaunch, AnotherBufferStrideOrExtentGetsItsOwnMap) {
+    Problem base{0x7b0000000000, 0x7b1000000000, 0x7b2000000000, 512, 768, 320};
+    Compiled c = compile(base);
+    ASSERT_TRUE(launch(c, base));
+    auto expect = [&](const Problem& pr, int encodes, const char* what) {
+        SCOPED_TRACE(what);
+        g_encodes = 0;
+        auto L = launch(c, pr);
+        ASSERT_TRUE(L);
+        EXPECT_EQ(g_encodes, encodes);
+        Described a = describe(L->maps[0]), b = describe(L->maps[1]);
+        std::int64_t lda = pr.lda ? pr.lda : pr.K, ldb = pr.ldb ? pr.ldb : pr.N;
+        EXPECT_EQ(a.base, pr.a);
+        EXPECT_EQ(a.inner, static_cast<std::uint64_t>(pr.K));
+        EXPECT_EQ(a.outer, static_cast<std::uint64_t>(pr.M));
+        EXPECT_EQ(a.stride_bytes, static_cast<std::uint64_t>(lda * 2));
+        EXPECT_EQ(b.base, pr.b);
+        EXPECT_EQ(b.inner, static_cast<std::uint64_t>(pr.N));
+        EXPECT_EQ(b.outer, static_cast<std::uint64_t>(pr.K));
+        EXPECT_EQ(b.stride_bytes, static_cast<std::uint64_t>(ldb * 2));
+    };
+    Problem other_b = base;
+    other_b.b = 0x7b3000000000;
+    expect(other_b, 1, "another B: A's map is reused, B's encoded");
+    Problem padded_a = base;
+    padded_a.lda = 384;
+    expect(padded_a, 1, "A with padded rows at the same address");
+    Problem fewer_rows = base;
+    fewer_rows.M = 256;
+    expect(fewer_rows, 1, "fewer rows of A (the same program: M is dynamic)");
+    expect(base, 0, "the first buffers again");
+}
+
+TEST(CudaGemmLaunch, ARefusedEncodeIsNotCachedAndTheOrdinaryKernelRuns) {
+    Problem pr{0x7c0000000000, 0x7c1000000000, 0x7c2000000000, 512, 768, 320};
+    Compiled c = compile(pr);
+    g_refused = reinterpret_cast<const void*>(pr.b);
+    g_encodes = 0;
+    std::string why;
+    EXPECT_FALSE(launch(c, pr, &why));
+    EXPECT_EQ(why, "cuTensorMapEncodeTiled refused A or B");
+    g_refused = nullptr;
+    auto L = launch(c, pr);
+    ASSERT_TRUE(L);
+    EXPECT_EQ(describe(L->maps[1]).base, pr.b) << "the refusal must not have left a map behind";
+}
+
+TEST(CudaGemmLaunch, LaunchScalarsCoverTheProgramsTiles) {
+    // Ragged: 1000 x 1000 x 520 on the 128x256x64 tile.
+    Problem pr{0x7d0000000000, 0x7d1000000000, 0x7d2000000000, 1000, 1000, 520};
+    Compiled c = compile(pr);
+    ASSERT_EQ(c.gemm.bm, 128);
+    ASSERT_EQ(c.gemm.bn, 256);
+    ASSERT_EQ(c.gemm.bk, 64);
+    auto L = launch(c, pr);
+    ASSERT_TRUE(L);
+    // Slots: tiles_n, tiles, k_tiles, rows, cols, then the views' pointers, extents and strides.
+    const auto& s = L->params.slots;
+    ASSERT_GE(s.size(), 5u);
+    EXPECT_EQ(s[0], 4u);       // ceil(1000 / 256) column tiles
+    EXPECT_EQ(s[1], 8u * 4u);  // ceil(1000 / 128) row tiles of them
+    EXPECT_EQ(s[2], 9u);       // ceil(520 / 64)
+    EXPECT_EQ(s[3], 1000u);
+    EXPECT_EQ(s[4], 1000u);
+    EXPECT_EQ(L->ctas, 32u);   // every tile its own CTA: fewer tiles than the 132 multiprocessors
+    EXPECT_EQ(L->pointers.size(), s.size() + 2);
+    EXPECT_EQ(L->pointers[0], static_cast<const void*>(L->maps[0].words));
+    EXPECT_EQ(L->pointers[2], static_cast<const void*>(&s[0]));
+}
+
+TEST(CudaGemmLaunch, TensorMapCacheEvictsTheLeastRecentlyUsed) {
+    cu::TensorMapCache cache(2);
+    cu::Device d = fake_device();
+    auto request = [](std::uintptr_t base) {
+        cu::TiledMapRequest r;
+        r.base = reinterpret_cast<void*>(base);
+        r.dims[0] = 64;
+        r.dims[1] = 64;
+        r.stride_bytes = 128;
+        r.box[0] = 64;
+        r.box[1] = 64;
+        return r;
+    };
+    cu::TensorMap m;
+    g_encodes = 0;
+    for (std::uintptr_t b : {0x1000u, 0x2000u, 0x1000u}) ASSERT_TRUE(cache.get(d, request(b), m));
+    EXPECT_EQ(g_encodes, 2);
+    ASSERT_TRUE(cache.get(d, request(0x3000), m));  // evicts 0x2000, the least recently used
+    EXPECT_EQ(cache.size(), 2u);
+    ASSERT_TRUE(cache.get(d, request(0x1000), m));
+    EXPECT_EQ(g_encodes, 3);
+    ASSERT_TRUE(cache.get(d, request(0x2000), m));
+    EXPECT_EQ(g_encodes, 4);
+    EXPECT_EQ(describe(m).base, 0x2000u);
+    EXPECT_EQ(cache.counts().hits, 2u);
+    EXPECT_EQ(cache.counts().encodes, 4u);
+    // Any field differs: another map.
+    cu::TiledMapRequest r = request(0x2000);
+    r.box[1] = 128;
+    ASSERT_TRUE(cache.get(d, r, m));
+    EXPECT_EQ(g_encodes, 5);
+    EXPECT_EQ(describe(m).box_outer, 128u);
+}
+
+TEST(CudaGemmLaunch, GridExtentsAreEvaluatedWithTheContractsIntegerRules) {
+    // (3 x - 7) / 4 % 5 by blocks: truncating division and remainder, as in C++.
+    auto k = kernel("grid_math", [](View<const f32, 1> x, Scalar<i64> blocks, View<f32, 1> y) {
+        auto g = axis("g", (x.extent(0) * 3 - 7) / 4 % 5), h = axis("h", blocks);
+        for (auto& nest : parallel(shape(g, h))) y(coord(nest.index(g)), shape(1)).store(x[coord(nest.index(g)), shape(1)]);
+    });
+    auto grid = [&](std::int64_t extent, std::int64_t blocks) {
+        Tensor<f32> x({extent}), y({extent});
+        auto args = args_of(std::as_const(x).view(), blocks, y.view());
+        auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+        return cu::grid_instances(*program, args);
+    };
+    for (std::int64_t e : {13, 3, 40, 1001})
+        for (std::int64_t b : {0, 1, 6}) EXPECT_EQ(grid(e, b), ((e * 3 - 7) / 4 % 5) * b) << e << ", " << b;
+    try {
+        grid(1, 2);  // (3 - 7) / 4 = -1
+        FAIL() << "a negative extent must be an error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("negative grid extent -1"), std::string::npos) << e.what();
+    }
+}
