@@ -104,7 +104,10 @@ Entry make_statistics_losses() {
             c.scalars.assign(c.args.size(), 0);
             c.reference = [rows, cols](const Case& c) { return reference(c, rows, cols); };
             // f32 sums over a row: error grows like sqrt(cols) roundings; the argmax is exact.
-            c.tolerance.rel_l2 = 5e-7 + 2.5e-7 * std::sqrt(static_cast<double>(cols));
+            // The base is the f32 tolerance (1e-5): in standard precision a target may
+            // reassociate the sums and use its own log/exp (the cuda target's standard
+            // mode gave 3.4e-6 at 7 columns, where the old base of 5e-7 allowed 1.2e-6).
+            c.tolerance.rel_l2 = 1e-5 + 2.5e-7 * std::sqrt(static_cast<double>(cols));
             cases.push_back(std::move(c));
         }
         return cases;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "fuzz/program.h"
+#include "kiln/detail/identical.h"
 #include "fuzz/values.h"
 
 namespace kiln::fuzz {
@@ -118,12 +119,10 @@ std::optional<std::string> first_difference(const Launch& ref, const Launch& got
         if (!a.is_view || a.read_only) continue;
         const auto& x = ref.bytes[p];
         const auto& y = got.bytes[p];
-        if (std::memcmp(x.data(), y.data(), x.size()) == 0) continue;
-        const int w = kind_bytes(a.kind);
-        for (std::size_t e = 0; e * static_cast<std::size_t>(w) < x.size(); ++e) {
-            const unsigned char* px = x.data() + e * static_cast<std::size_t>(w);
-            const unsigned char* py = y.data() + e * static_cast<std::size_t>(w);
-            if (std::memcmp(px, py, static_cast<std::size_t>(w)) == 0) continue;
+        const long long e = detail::first_non_identical(a.kind, x.data(), y.data(), x.size());
+        if (e >= 0) {
+            const unsigned char* px = x.data() + static_cast<std::size_t>(e) * static_cast<std::size_t>(kind_bytes(a.kind));
+            const unsigned char* py = y.data() + static_cast<std::size_t>(e) * static_cast<std::size_t>(kind_bytes(a.kind));
             return "argument " + std::to_string(p) + " (" + std::string(kind_name(a.kind)) + ") element " +
                    index_text(a, static_cast<std::int64_t>(e)) + ": " + ref_name + " " + element_text(a.kind, px) + ", " + got_name + " " +
                    element_text(a.kind, py);

@@ -1,6 +1,7 @@
 // One fuzz program run on several targets from identical buffers, and what each
-// wrote compared byte for byte (memcmp): the exact-precision contract says every
-// target writes exactly the interpreter's bytes.
+// wrote compared byte for byte: the exact-precision contract says every target
+// writes exactly the interpreter's bytes (any f32/f64 NaN matching any NaN:
+// kiln/detail/identical.h says why).
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "kiln/detail/identical.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -21,7 +22,7 @@ struct CompareOptions {
     SeedOption seed;
 };
 
-// The first element whose bits differ, described; nothing when the outputs are identical.
+// The first element that is not identical (kiln/detail/identical.h), described; nothing when the outputs are identical.
 std::optional<std::string> first_difference(const std::vector<catalog::Buffer>& a, const std::vector<catalog::Buffer>& b,
                                             const std::string& name_a, const std::string& name_b) {
     if (a.size() != b.size()) return std::to_string(a.size()) + " outputs vs " + std::to_string(b.size());
@@ -30,7 +31,7 @@ std::optional<std::string> first_difference(const std::vector<catalog::Buffer>& 
         const std::size_t width = static_cast<std::size_t>(kind_bytes(a[o].kind));
         for (std::int64_t i = 0; i < a[o].size(); ++i) {
             const std::size_t at = static_cast<std::size_t>(i) * width;
-            if (std::memcmp(a[o].bytes.data() + at, b[o].bytes.data() + at, width) == 0) continue;
+            if (detail::identical_elements(a[o].kind, a[o].bytes.data() + at, b[o].bytes.data() + at)) continue;
             return "output " + std::to_string(o) + " element " + std::to_string(i) + ": " + name_a + " " + format_element(a[o], i) +
                    " vs " + name_b + " " + format_element(b[o], i);
         }

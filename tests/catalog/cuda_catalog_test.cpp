@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kiln/detail/identical.h"
 #include "catalog.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/target_impl.h"
@@ -40,18 +41,12 @@ std::vector<detail::Arg> host_args(const catalog::Case& c) {
     return args;
 }
 
-// Equal bits, except that any NaN equals any NaN (payloads are not in the contract).
+// Identical outputs (kiln/detail/identical.h); otherwise `where` names the first difference.
 bool same_bits(const catalog::Buffer& a, const catalog::Buffer& b, std::string& where) {
-    for (std::int64_t i = 0; i < a.size(); ++i) {
-        double x = a.get(i), y = b.get(i);
-        if (std::isnan(x) && std::isnan(y)) continue;
-        auto w = static_cast<std::size_t>(kind_bytes(a.kind));
-        if (std::memcmp(a.bytes.data() + static_cast<std::size_t>(i) * w, b.bytes.data() + static_cast<std::size_t>(i) * w, w) != 0) {
-            where = "element " + std::to_string(i) + ": cuda " + std::to_string(x) + ", interp " + std::to_string(y);
-            return false;
-        }
-    }
-    return true;
+    const long long i = detail::first_non_identical(a.kind, a.bytes.data(), b.bytes.data(), a.bytes.size());
+    if (i < 0) return true;
+    where = "element " + std::to_string(i) + ": cuda " + std::to_string(a.get(i)) + ", interp " + std::to_string(b.get(i));
+    return false;
 }
 
 // The size to run: small, or $KILN_CUDA_TEST_SIZE (medium, large) for longer device runs.
