@@ -119,11 +119,12 @@ void run_grid(std::int64_t n, const std::function<void(std::int64_t)>& f);  // s
 void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::here());
 
 // Runs a kernel on a target now (no handlers): used by targets' callers and tools.
-void run_kernel(const Kernel& k, const Target& t, std::vector<detail::Arg> args, CompileOptions opts, Loc loc);
+void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);
 
 template <class First, class... Args> void Kernel::launch(First&& first, Args&&... args) const {
     LaunchRequest req;
     req.kernel = this;
+    req.args.reserve(sizeof...(Args) + 1);
     if constexpr (std::is_same_v<std::remove_cvref_t<First>, Target>) {
         req.target = first;
         (req.args.push_back(detail::to_arg(args)), ...);

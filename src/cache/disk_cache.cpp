@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -230,7 +231,25 @@ Fd open_entry_file(int dirfd, const fs::path& dir, const std::string& name, std:
     return fd;
 }
 
-bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::string& why) {
+// Reads all of `fd` into *out; false on an I/O error (errno set).
+bool read_all(int fd, std::uint64_t expected, std::string* out) {
+    out->resize(static_cast<size_t>(expected) + 1);  // one byte more, to see growth
+    size_t got = 0;
+    while (got < out->size()) {
+        ssize_t n = ::read(fd, out->data() + got, out->size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        if (n == 0) break;
+        got += static_cast<size_t>(n);
+    }
+    out->resize(got);
+    return true;
+}
+
+// Checks one artifact against its manifest line. With `contents`, the file is
+// read into it and the digest taken over those bytes, so the caller uses exactly
+// what was verified; otherwise it is hashed as it streams past.
+bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::string& why, std::string* contents) {
     Fd fd = open_entry_file(dirfd, dir, m.name, why);
     if (!fd) return false;
     struct stat st;
@@ -240,10 +259,19 @@ bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::
                                std::to_string(m.size));
     std::uint64_t read = 0;
     std::string digest;
-    try {
-        digest = sha256_fd_hex(fd.get(), dir / m.name, &read);
-    } catch (const Error& e) {
-        return reject(why, e.what());  // an I/O error on a cached file: rebuild it
+    if (contents) {
+        if (!read_all(fd.get(), m.size, contents)) {
+            int e = errno;
+            return reject(why, "cannot read " + m.name + ": " + std::strerror(e));  // rebuild it, as below
+        }
+        read = contents->size();
+        digest = sha256_hex(*contents);
+    } else {
+        try {
+            digest = sha256_fd_hex(fd.get(), dir / m.name, &read);
+        } catch (const Error& e) {
+            return reject(why, e.what());  // an I/O error on a cached file: rebuild it
+        }
     }
     if (read != m.size) return reject(why, m.name + " changed size while being read");
     if (digest != m.sha256) return reject(why, m.name + " does not match its SHA-256 in the manifest");
@@ -252,8 +280,10 @@ bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::
 
 // Checks an opened entry directory against its manifest. Every file present must
 // be listed: an unlisted file (or symlink, or subdirectory) means something other
-// than publish() wrote here.
-bool check_entry(int dirfd, const fs::path& dir, std::string& why) {
+// than publish() wrote here. The artifacts named in `wanted` are read into
+// (*contents)[i]; an entry without one of them is not the entry the caller wants.
+bool check_entry(int dirfd, const fs::path& dir, std::string& why, std::span<const std::string_view> wanted,
+                 std::vector<std::string>* contents) {
     Fd mf = open_entry_file(dirfd, dir, std::string(manifest_name), why);
     if (!mf) return false;
     struct stat st;
@@ -290,8 +320,15 @@ bool check_entry(int dirfd, const fs::path& dir, std::string& why) {
     ::closedir(d);
     if (!stray.empty()) return reject(why, "unlisted " + stray + " in entry");
     if (listed != lines.size()) return reject(why, "an artifact listed in the manifest is missing");
-    for (const auto& m : lines)
-        if (!check_artifact(dirfd, dir, m, why)) return false;
+    if (contents) contents->assign(wanted.size(), std::string());
+    for (size_t i = 0; i < wanted.size(); ++i)
+        if (std::none_of(lines.begin(), lines.end(), [&](const ManifestLine& m) { return m.name == wanted[i]; }))
+            return reject(why, "the entry has no " + std::string(wanted[i]));
+    for (const auto& m : lines) {
+        auto it = std::find(wanted.begin(), wanted.end(), m.name);
+        std::string* keep = it == wanted.end() ? nullptr : &(*contents)[static_cast<size_t>(it - wanted.begin())];
+        if (!check_artifact(dirfd, dir, m, why, keep)) return false;
+    }
     return true;
 }
 
@@ -305,7 +342,7 @@ struct Verdict {
     ino_t ino = 0;
 };
 
-Verdict verify(const fs::path& dir) {
+Verdict verify(const fs::path& dir, std::span<const std::string_view> wanted = {}, std::vector<std::string>* contents = nullptr) {
     Verdict v;
     v.dir = Fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
@@ -321,7 +358,7 @@ Verdict verify(const fs::path& dir) {
     } else {
         if (::fstat(v.dir.get(), &st) != 0) fail_at(dir, "cannot stat cache entry", errno);
         v.why.clear();
-        v.kind = check_entry(v.dir.get(), dir, v.why) ? Verdict::hit : Verdict::corrupt;
+        v.kind = check_entry(v.dir.get(), dir, v.why, wanted, contents) ? Verdict::hit : Verdict::corrupt;
     }
     v.dev = st.st_dev;
     v.ino = st.st_ino;
@@ -481,17 +518,30 @@ DiskCache::DiskCache(fs::path root) : root_(normalized_absolute(root)) {
     }
 }
 
-std::optional<fs::path> DiskCache::find(const std::string& key, std::string* why_missed) const {
+bool DiskCache::lookup(const std::string& key, std::span<const std::string_view> wanted, std::vector<std::string>* contents,
+                       std::string* why_missed) const {
     check_key(key);
     fs::path dir = entries_ / key;
-    Verdict v = verify(dir);
+    Verdict v = verify(dir, wanted, contents);
     if (why_missed) *why_missed = v.why;
-    if (v.kind == Verdict::hit) return dir;
+    if (v.kind == Verdict::hit) return true;
     if (v.kind == Verdict::corrupt) {
         if (why_missed) *why_missed = "discarded corrupt entry " + dir.string() + ": " + v.why;
         discard(dir, tmp_, v);
     }
-    return std::nullopt;
+    return false;
+}
+
+std::optional<fs::path> DiskCache::find(const std::string& key, std::string* why_missed) const {
+    if (!lookup(key, {}, nullptr, why_missed)) return std::nullopt;
+    return entries_ / key;
+}
+
+std::optional<std::vector<std::string>> DiskCache::read(const std::string& key, std::span<const std::string_view> names,
+                                                        std::string* why_missed) const {
+    std::vector<std::string> contents;
+    if (!lookup(key, names, &contents, why_missed)) return std::nullopt;
+    return contents;
 }
 
 fs::path DiskCache::publish(const std::string& key,

@@ -12,16 +12,19 @@
 // Manifest (entries/<key>/kiln-manifest), text, '\n'-terminated lines:
 //   kiln-cache-manifest 1
 //   <sha256 hex, 64 lower-case digits> <size in bytes, decimal> <file name>
-// one line per artifact, sorted by name. find() re-hashes every artifact against
-// it, so a torn, truncated or tampered entry is discarded and rebuilt, never used.
+// one line per artifact, sorted by name. find() and read() re-hash every artifact
+// against it, so a torn, truncated or tampered entry is discarded and rebuilt,
+// never used.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kiln::cache {
 
@@ -65,6 +68,12 @@ public:
     // for a plain miss).
     std::optional<std::filesystem::path> find(const std::string& key, std::string* why_missed = nullptr) const;
 
+    // find(), also returning the contents of the artifacts `names`, in that order.
+    // The bytes returned are the bytes that were hashed, so nothing can change
+    // between the check and the use. An entry lacking one of them is corrupt.
+    std::optional<std::vector<std::string>> read(const std::string& key, std::span<const std::string_view> names,
+                                                 std::string* why_missed = nullptr) const;
+
     // Runs `produce` to write artifact files (regular files only, names as above)
     // into a fresh private staging directory, writes the manifest and publishes the
     // directory with one rename to entries/<key>. If another process published the
@@ -82,6 +91,10 @@ public:
     static constexpr std::int64_t stale_after_seconds = 3600;
 
 private:
+    // find() and read(): verifies entries/<key>, keeping the `wanted` artifacts' bytes.
+    bool lookup(const std::string& key, std::span<const std::string_view> wanted, std::vector<std::string>* contents,
+                std::string* why_missed) const;
+
     std::filesystem::path root_;
     std::filesystem::path entries_;
     std::filesystem::path tmp_;

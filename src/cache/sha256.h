@@ -1,39 +1,30 @@
-// SHA-256 (through OpenSSL's EVP interface) for cache keys and artifact checks.
+// SHA-256 (OpenSSL's implementation) for cache keys and artifact checks.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
-
-struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX; kept out of this header on purpose.
 
 namespace kiln::cache {
 
 // Lower-case hex digest of `bytes`.
 std::string sha256_hex(std::string_view bytes);
 
-// Incremental hashing, for inputs that arrive in pieces (files, key fields).
+// Incremental hashing, for inputs that arrive in pieces (files, key fields). A
+// plain value: copying it copies the running state.
 class Sha256 {
 public:
     Sha256();
-    ~Sha256();
-    Sha256(Sha256&&) noexcept;
-    Sha256& operator=(Sha256&&) noexcept;
-    Sha256(const Sha256&) = delete;
-    Sha256& operator=(const Sha256&) = delete;
-
     void update(std::string_view bytes);
     // Digest of everything fed so far. Works on a copy of the running state, so it
     // may be called more than once and update() may continue afterwards.
     std::string hex_digest() const;
 
 private:
-    struct CtxFree {
-        void operator()(evp_md_ctx_st* ctx) const;
-    };
-    std::unique_ptr<evp_md_ctx_st, CtxFree> ctx_;
+    // OpenSSL's SHA256_CTX (112 bytes), held here so that this header does not
+    // include OpenSSL's; sha256.cpp checks that it fits.
+    alignas(8) unsigned char state_[112];
 };
 
 // Digest of a file's contents (symlinks are followed: this is the general-purpose

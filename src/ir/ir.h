@@ -85,5 +85,8 @@ template <class F> void walk(const Region& r, F&& f) {
 std::string print(const Program& p);                 // the stable text form
 std::string print_type(const Program& p, const Type& t);
 std::uint64_t structural_hash(const Program& p);     // of the text form without locations
+// The text form without locations and with constants in full: the program's
+// structural identity (equal texts, equal programs up to source locations).
+std::string print_structure(const Program& p);
 
 }  // namespace kiln::ir

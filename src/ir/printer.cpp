@@ -128,8 +128,10 @@ std::string print_type(const Program&, const Type& t) {
 
 std::string print(const Program& p) { return print_impl(p, true); }
 
+std::string print_structure(const Program& p) { return print_impl(p, false); }
+
 std::uint64_t structural_hash(const Program& p) {
-    std::string text = print_impl(p, false);
+    std::string text = print_structure(p);
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (unsigned char c : text) {
         h ^= c;

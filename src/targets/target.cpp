@@ -47,7 +47,7 @@ Target default_target() {
     return target_named(name);
 }
 
-void run_kernel(const Kernel& k, const Target& t, std::vector<detail::Arg> args, CompileOptions opts, Loc loc) {
+void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc) {
     std::string why = t.unavailable_reason();
     if (!why.empty()) fail(loc, "launch", "target '" + t.name() + "' is not available: " + why);
     auto program = detail::specialize(*k.shared_impl(), args, loc);

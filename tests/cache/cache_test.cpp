@@ -271,6 +271,44 @@ TEST_F(CacheTest, PublishThenFindHits) {
     EXPECT_EQ(count_children(root_ / "tmp"), 0u);  // staging never outlives publish
 }
 
+TEST_F(CacheTest, ReadReturnsTheVerifiedBytesInTheOrderAsked) {
+    DiskCache cache(root_);
+    const std::string_view names[] = {"b.ptx", "a.cubin"};
+    std::string why;
+    EXPECT_FALSE(cache.read(key_, names, &why));
+    EXPECT_EQ(why, "no entry");
+    const std::string cubin(70000, 'c');  // larger than one read buffer
+    cache.get_or_build(key_, producer({{"a.cubin", cubin}, {"b.ptx", "ptx text"}, {"c.log", "log"}}));
+    auto got = cache.read(key_, names);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->size(), 2u);
+    EXPECT_EQ((*got)[0], "ptx text");
+    EXPECT_EQ((*got)[1], cubin);
+    EXPECT_TRUE(cache.read(key_, {}));  // nothing asked: find() by another name
+}
+
+TEST_F(CacheTest, ReadDetectsAlteredBytesAndMissingArtifacts) {
+    DiskCache cache(root_);
+    fs::path dir = cache.get_or_build(key_, producer({{"k.cubin", std::string(1000, 'x')}}));
+    {
+        std::fstream f(dir / "k.cubin", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(999);
+        f.put('y');
+    }
+    const std::string_view cubin[] = {"k.cubin"};
+    std::string why;
+    EXPECT_FALSE(cache.read(key_, cubin, &why));
+    EXPECT_CONTAINS(why, "k.cubin does not match its SHA-256");
+    EXPECT_FALSE(fs::exists(dir));
+
+    // An entry without an artifact the caller needs is not the entry it wants.
+    cache.get_or_build(key_, producer({{"k.cubin", "x"}}));
+    const std::string_view both[] = {"k.cubin", "k.ptx"};
+    EXPECT_FALSE(cache.read(key_, both, &why));
+    EXPECT_CONTAINS(why, "the entry has no k.ptx");
+    EXPECT_EQ(produced_, 2);
+}
+
 TEST_F(CacheTest, TruncatedArtifactIsRebuilt) {
     DiskCache cache(root_);
     fs::path dir = cache.get_or_build(key_, producer({{"a.cubin", std::string(4096, 'c')}}));

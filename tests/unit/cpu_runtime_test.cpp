@@ -1,8 +1,10 @@
 // The cpu target's runtime behaviour: out-of-range errors worded exactly as the
 // interpreter's (and for the same instance), thread counts that never change a
 // byte, 64-bit offsets when a view's span needs them, the plan and the source,
-// KILN_DUMP_DIR, the on-disk cache seen from a fresh process (with timings), and
-// a host compiler that fails.
+// KILN_DUMP_DIR, the on-disk cache seen from fresh processes (a kernel found
+// through the program index, with timings; an index naming a vanished kernel; an
+// out-of-range error after an index hit; four processes racing into one empty
+// cache), and a host compiler that fails.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 
 #include "cpu_diff.h"
 #include "targets/cpu/module_cache.h"
+#include "targets/cpu/program_index.h"
 #include "targets/target_impl.h"
 #include "trace/kernel_trace.h"
 
@@ -57,8 +60,8 @@ struct ScopedEnv {
     }
 };
 
-Kernel checked_copy(bounds::Policy policy) {
-    return kernel("checked_copy", [policy](View<const f32, 2> x, View<f32, 2> y) {
+Kernel checked_copy(bounds::Policy policy, const std::string& name = "checked_copy") {
+    return kernel(name, [policy](View<const f32, 2> x, View<f32, 2> y) {
         auto g = axis("g", 40);
         auto r = axis("r", 2), c = axis("c", 4);
         for (auto& nest : parallel(shape(g))) {
@@ -264,8 +267,11 @@ std::string run_child(const std::string& test, const std::string& env) {
 bool in_child() { return std::getenv("KILN_CPU_CHILD") != nullptr; }
 
 // The kernel both processes launch: the same trace, so the same source and key.
-Kernel small_kernel() {
-    return kernel("small_saxpy", [](View<const f32, 1> x, View<f32, 1> y, Scalar<f32> a) {
+// Each test names its own: this process keeps every kernel it has loaded (and
+// its index records), whichever cache directory a later test points at, so a
+// kernel shared between tests would never reach the later test's directory.
+Kernel small_kernel(const std::string& name) {
+    return kernel(name, [](View<const f32, 1> x, View<f32, 1> y, Scalar<f32> a) {
         auto n = axis("n", 64);
         for (auto& nest : parallel(shape(axis("g", ceil_div(x.extent(0), 64))))) {
             auto i0 = nest.index() * 64;
@@ -292,17 +298,51 @@ double median_launch_us(const Kernel& k, std::vector<Buffer> bufs, int reps) {
     return us[us.size() / 2];
 }
 
-TEST(CpuCache, ChildLaunch) {
-    if (!in_child()) GTEST_SKIP() << "runs as the child of CpuCache.SecondProcessHitsTheDiskCache";
-    auto k = small_kernel();
-    auto t0 = std::chrono::steady_clock::now();
-    cpu_diff::run_on(k, cpu(), small_args());
-    double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    auto s = native::module_stats();
-    std::printf("REPORT compiled=%lld disk_hits=%lld first_ms=%.3f warm_us=%.3f\n", static_cast<long long>(s.compiled),
-                static_cast<long long>(s.disk_hits), first_ms, median_launch_us(k, small_args(), 2001));
+// What a child process reports: its cache statistics after the first launch.
+struct ChildReport {
+    long long compiled = -1, disk_hits = -1, index_hits = -1;
+    double first_ms = 0, warm_us = 0;
+    std::string output;
+};
+
+ChildReport run_child_launch(const std::filesystem::path& cache, const std::string& kernel_name) {
+    ChildReport r;
+    r.output = run_child("CpuCache.ChildLaunch", "KILN_CACHE_DIR=" + cache.string() + " KILN_TEST_KERNEL=" + kernel_name);
+    auto at = r.output.find("REPORT ");
+    if (at == std::string::npos ||
+        std::sscanf(r.output.c_str() + at, "REPORT compiled=%lld disk_hits=%lld index_hits=%lld first_ms=%lf warm_us=%lf", &r.compiled,
+                    &r.disk_hits, &r.index_hits, &r.first_ms, &r.warm_us) != 5)
+        ADD_FAILURE() << "no report from the child:\n" << r.output;
+    EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
+    return r;
 }
 
+// The cache entry of the kernel a launch of small_kernel(name) uses (from the plan).
+std::filesystem::path small_kernel_entry(const std::filesystem::path& cache, const std::string& name) {
+    auto bufs = small_args();
+    std::vector<detail::Arg> args;
+    for (auto& b : bufs) args.push_back(b.arg);
+    auto k = small_kernel(name);
+    std::string plan = cpu().impl().plan(*detail::specialize(*k.shared_impl(), args, Loc::here()), args, {});
+    auto at = plan.find("cache key: ");
+    if (at == std::string::npos) return {};
+    return cache / "entries" / plan.substr(at + 11, 64);
+}
+
+TEST(CpuCache, ChildLaunch) {
+    if (!in_child()) GTEST_SKIP() << "runs as the child of the CpuCache tests that start a fresh process";
+    auto k = small_kernel(std::getenv("KILN_TEST_KERNEL"));
+    auto t0 = std::chrono::steady_clock::now();
+    expect_same(k, small_args());  // the cpu launch first, then the interpreter's
+    double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    auto s = native::module_stats();
+    std::printf("REPORT compiled=%lld disk_hits=%lld index_hits=%lld first_ms=%.3f warm_us=%.3f\n", static_cast<long long>(s.compiled),
+                static_cast<long long>(s.disk_hits), static_cast<long long>(native::index_stats().hits), first_ms,
+                median_launch_us(k, small_args(), 2001));
+}
+
+// A fresh process finds the kernel through the program index: no compile, and
+// no generated source (the index hit is what skips the generator).
 TEST(CpuCache, SecondProcessHitsTheDiskCache) {
     if (in_child()) GTEST_SKIP();
     auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-cache-" + std::to_string(getpid()));
@@ -310,28 +350,93 @@ TEST(CpuCache, SecondProcessHitsTheDiskCache) {
     ScopedEnv env("KILN_CACHE_DIR", dir.string());
     auto before = native::module_stats();
     auto t0 = std::chrono::steady_clock::now();
-    expect_same(small_kernel(), small_args());
+    expect_same(small_kernel("small_saxpy"), small_args());
     double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     auto after = native::module_stats();
     EXPECT_EQ(after.compiled - before.compiled, 1);
-    std::string out = run_child("CpuCache.ChildLaunch", "KILN_CACHE_DIR=" + dir.string());
-    auto at = out.find("REPORT ");
-    ASSERT_NE(at, std::string::npos) << out;
-    long long compiled = -1, disk_hits = -1;
-    double first_ms = 0, warm_us = 0;
-    ASSERT_EQ(std::sscanf(out.c_str() + at, "REPORT compiled=%lld disk_hits=%lld first_ms=%lf warm_us=%lf", &compiled, &disk_hits, &first_ms, &warm_us), 4);
-    EXPECT_EQ(compiled, 0) << out;
-    EXPECT_EQ(disk_hits, 1) << out;
+    ChildReport child = run_child_launch(dir, "small_saxpy");
+    EXPECT_EQ(child.compiled, 0) << child.output;
+    EXPECT_EQ(child.disk_hits, 1) << child.output;
+    EXPECT_EQ(child.index_hits, 1) << child.output;
     std::printf("cpu target, small kernel: cold launch %.1f ms (compile %.1f ms), fresh-process launch from the disk cache %.2f ms, "
                 "warm launch %.2f us (median)\n",
-                cold_ms, (after.compile_seconds - before.compile_seconds) * 1e3, first_ms, warm_us);
+                cold_ms, (after.compile_seconds - before.compile_seconds) * 1e3, child.first_ms, child.warm_us);
+    std::filesystem::remove_all(dir);
+}
+
+// The index names a kernel whose entry has gone (removed by hand, or discarded
+// as corrupt): the launch generates and compiles it again, and runs correctly.
+TEST(CpuCache, IndexNamingAMissingKernelRecompilesIt) {
+    if (in_child()) GTEST_SKIP();
+    auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-cache-missing-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    ScopedEnv env("KILN_CACHE_DIR", dir.string());
+    expect_same(small_kernel("small_saxpy_2"), small_args());
+    auto entry = small_kernel_entry(dir, "small_saxpy_2");
+    ASSERT_TRUE(std::filesystem::is_directory(entry)) << entry;
+    std::filesystem::permissions(entry, std::filesystem::perms::owner_all);  // entries are read-only
+    std::filesystem::remove_all(entry);
+    ChildReport child = run_child_launch(dir, "small_saxpy_2");
+    EXPECT_EQ(child.index_hits, 1) << child.output;
+    EXPECT_EQ(child.compiled, 1) << child.output;
+    EXPECT_TRUE(std::filesystem::is_directory(entry));
+    std::filesystem::remove_all(dir);
+}
+
+// Four fresh processes launch one kernel into one empty cache at once: all
+// succeed (each checks its result against the interpreter), and the cache ends
+// with one kernel and one index record, whoever won each race.
+TEST(CpuCache, FourFreshProcessesIntoOneEmptyCache) {
+    if (in_child()) GTEST_SKIP();
+    auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-cache-race-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::vector<FILE*> children;
+    for (int i = 0; i < 4; ++i)
+        children.push_back(popen(("KILN_CACHE_DIR=" + dir.string() + " KILN_TEST_KERNEL=small_saxpy_race KILN_CPU_CHILD=1 " + self_path() +
+                                  " --gtest_filter=CpuCache.ChildLaunch 2>&1")
+                                     .c_str(),
+                                 "r"));
+    for (FILE* p : children) {
+        ASSERT_NE(p, nullptr);
+        std::string out;
+        char buf[4096];
+        for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+        EXPECT_EQ(pclose(p), 0) << out;
+        EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
+        EXPECT_NE(out.find("REPORT "), std::string::npos) << out;
+    }
+    std::size_t entries = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir / "entries")) ++entries;
+    EXPECT_EQ(entries, 2u);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CpuCache, ChildOutOfRange) {
+    if (!in_child()) GTEST_SKIP() << "runs as the child of CpuCache.OutOfRangeAfterAnIndexHitReadsAsTheInterpreters";
+    expect_same_error(checked_copy(bounds::check, "checked_copy_2"), {input(Kind::F32, {80, 4}, 53), output(Kind::F32, {80, 4})},
+                      "load: index (0, 4) is out of range for argument 0 of extent 80x4 in instance 0");
+    std::printf("REPORT index_hits=%lld compiled=%lld\n", static_cast<long long>(native::index_stats().hits),
+                static_cast<long long>(native::module_stats().compiled));
+}
+
+// A kernel found through the index was never generated in this process; its
+// out-of-range error still names the access and instance the interpreter names.
+TEST(CpuCache, OutOfRangeAfterAnIndexHitReadsAsTheInterpreters) {
+    if (in_child()) GTEST_SKIP();
+    auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-cache-error-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    ScopedEnv env("KILN_CACHE_DIR", dir.string());
+    EXPECT_THROW(cpu_diff::run_on(checked_copy(bounds::check, "checked_copy_2"), cpu(), {input(Kind::F32, {80, 4}, 53), output(Kind::F32, {80, 4})}), Error);
+    std::string out = run_child("CpuCache.ChildOutOfRange", "KILN_CACHE_DIR=" + dir.string());
+    EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
+    EXPECT_NE(out.find("REPORT index_hits=1 compiled=0"), std::string::npos) << out;
     std::filesystem::remove_all(dir);
 }
 
 TEST(CpuCache, ChildCompileFailure) {
     if (!in_child()) GTEST_SKIP() << "runs as the child of CpuCache.CompilerFailureIsAnInternalError";
     try {
-        cpu_diff::run_on(small_kernel(), cpu(), small_args());
+        cpu_diff::run_on(small_kernel("small_saxpy"), cpu(), small_args());
         std::printf("REPORT no error\n");
     } catch (const InternalError& e) {
         std::printf("REPORT internal: %s\n", e.what());

@@ -1,14 +1,20 @@
 // The native CPU target: each program is emitted as C++ (emit_cpp), compiled by
-// the host compiler into a shared object, cached on disk and in this process,
-// and its grid run on the launcher threads. Bit-exact with the interpreter.
+// the host compiler into a shared object, cached on disk (and found again through
+// the program index without regenerating the source: program_index.h) and in
+// this process, and its grid run on the launcher threads. Bit-exact with the
+// interpreter.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
+#include "cache/disk_cache.h"
 #include "targets/cpu/launch_plan.h"
 #include "targets/cpu/module_cache.h"
+#include "targets/cpu/program_index.h"
 #include "targets/cpu/thread_pool.h"
 #include "targets/target_impl.h"
 
@@ -18,11 +24,27 @@ namespace {
 
 using native::LaunchSpec;
 
-// One program compiled for one launch specialisation.
+// One program compiled for one launch specialisation. A kernel found through the
+// program index has not been through the generator; its accesses (for wording an
+// out-of-range error) are generated when first needed.
 struct Compiled {
-    native::Emitted emitted;
+    LaunchSpec spec;
     std::string key;
     const native::Module* module = nullptr;
+    std::int64_t frame_bytes = 0;
+
+    // The load or store numbered `number` (kiln_cpu::Status::access).
+    const ir::Node& access(const ir::Program& p, int number) const {
+        std::call_once(accesses_once_, [&] {
+            if (!accesses_) accesses_ = native::emit_cpp(p, spec.emit).accesses;
+        });
+        return *accesses_->at(static_cast<std::size_t>(number));
+    }
+    void set_accesses(std::vector<const ir::Node*> a) { accesses_ = std::move(a); }
+
+private:
+    mutable std::once_flag accesses_once_;
+    mutable std::optional<std::vector<const ir::Node*>> accesses_;
 };
 
 // Compiled variants per program. Programs are shared-owned by their kernel; an
@@ -40,7 +62,8 @@ std::size_t worker_stack_bytes(std::int64_t frame) { return static_cast<std::siz
 
 // interp/run_kernel.cpp out_of_range: the same wording, so either target's
 // message reads the same (a test compares them).
-[[noreturn]] void out_of_range(const ir::Node& n, const kiln_cpu::Status& st, const std::vector<Arg>& args) {
+[[noreturn]] void out_of_range(const Compiled& c, const ir::Program& p, const kiln_cpu::Status& st, const std::vector<Arg>& args) {
+    const ir::Node& n = c.access(p, st.access);
     const Arg& a = args[static_cast<std::size_t>(n.i)];
     std::string at = "(", ext;
     for (std::size_t k = 0; k < a.extents.size(); ++k) {
@@ -106,10 +129,27 @@ private:
         const native::HostCompiler* cc = native::host_compiler(&why);
         if (!cc) fail(p.loc, "launch", "kernel '" + p.name + "': target 'cpu' is not available: " + why);
         auto c = std::make_shared<Compiled>();
-        c->emitted = native::emit_cpp(p, spec.emit);
-        c->key = native::cache_key(c->emitted, spec, *cc);
-        native::dump_source(p.name, c->key, c->emitted.source);
-        c->module = &native::load_module(c->key, c->emitted.source, p.name, *cc);
+        c->spec = spec;
+        const cache::DiskCache disk = cache::DiskCache::open();
+        // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
+        // the index could do without it.
+        const bool dumping = native::dump_dir_set();
+        const std::string index_key = native::index_key(p, spec, *cc);
+        if (auto record = dumping ? std::nullopt : native::find_in_index(disk, index_key))
+            if (const native::Module* m = native::find_module(disk, record->kernel_key)) {
+                c->key = record->kernel_key;
+                c->module = m;
+                c->frame_bytes = record->frame_bytes;
+            }
+        if (!c->module) {
+            native::Emitted e = native::emit_cpp(p, spec.emit);
+            c->key = native::cache_key(e, spec, *cc);
+            c->frame_bytes = e.frame_bytes;
+            native::dump_source(p.name, c->key, e.source);
+            c->module = &native::load_module(disk, c->key, e.source, p.name, *cc);
+            native::add_to_index(disk, index_key, {c->key, c->frame_bytes});
+            c->set_accesses(std::move(e.accesses));
+        }
         if (!owner.expired()) {
             std::lock_guard<std::mutex> g(mutex_);
             auto it = programs_.find(&p);
@@ -126,7 +166,12 @@ private:
     // the interpreter (pid order) would raise first. A chunk starting past an
     // error already found cannot hold an earlier one and is skipped.
     void launch(const Compiled& c, const ir::Program& p, const std::vector<Arg>& args) {
-        std::vector<kiln_cpu::Arg> abi(args.size());
+        // The arguments as the kernel takes them: on the stack for the usual few
+        // (a small launch's cost is mostly allocations otherwise).
+        constexpr std::size_t kInlineArgs = 8;
+        std::array<kiln_cpu::Arg, kInlineArgs> inline_abi{};
+        std::vector<kiln_cpu::Arg> heap_abi(args.size() > kInlineArgs ? args.size() : 0);
+        kiln_cpu::Arg* abi = heap_abi.empty() ? inline_abi.data() : heap_abi.data();
         for (std::size_t k = 0; k < args.size(); ++k) {
             const Arg& a = args[k];
             abi[k].f = a.f;
@@ -139,8 +184,8 @@ private:
         }
         long long ext[kiln_cpu::max_rank];
         kiln_cpu::Status grid_status;
-        const int rank = c.module->grid(abi.data(), ext, &grid_status);
-        if (rank < 0) out_of_range(*c.emitted.accesses.at(static_cast<std::size_t>(grid_status.access)), grid_status, args);
+        const int rank = c.module->grid(abi, ext, &grid_status);
+        if (rank < 0) out_of_range(c, p, grid_status, args);
         std::int64_t total = 1;
         for (int k = 0; k < rank; ++k) {
             if (ext[k] < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(ext[k]));
@@ -148,7 +193,12 @@ private:
         }
         const int threads = native::launch_threads();
         const native::Chunking chunks = native::chunking(total, threads);
-        const bool caller_helps = c.emitted.frame_bytes <= kCallerFrameLimit;
+        const bool caller_helps = c.frame_bytes <= kCallerFrameLimit;
+        if (chunks.chunks == 1 && caller_helps) {  // one call, on this thread
+            kiln_cpu::Status st;
+            if (c.module->run(abi, 0, total, total, &st) != 0) out_of_range(c, p, st, args);
+            return;
+        }
         std::vector<kiln_cpu::Status> status(static_cast<std::size_t>(chunks.chunks));
         std::vector<char> failed(static_cast<std::size_t>(chunks.chunks), 0);
         std::atomic<std::int64_t> first_error{INT64_MAX};
@@ -156,16 +206,16 @@ private:
             const std::int64_t begin = t * chunks.per_chunk, end = std::min(total, begin + chunks.per_chunk);
             if (begin > first_error.load(std::memory_order_relaxed)) return;
             auto& st = status[static_cast<std::size_t>(t)];
-            if (c.module->run(abi.data(), begin, end, total, &st) == 0) return;
+            if (c.module->run(abi, begin, end, total, &st) == 0) return;
             failed[static_cast<std::size_t>(t)] = 1;
             std::int64_t order = error_order(st), seen = first_error.load();
             while (order < seen && !first_error.compare_exchange_weak(seen, order)) {}
         };
-        native::run_tasks(chunks.chunks, threads, worker_stack_bytes(c.emitted.frame_bytes), caller_helps, task);
+        native::run_tasks(chunks.chunks, threads, worker_stack_bytes(c.frame_bytes), caller_helps, task);
         const kiln_cpu::Status* first = nullptr;
         for (std::size_t t = 0; t < status.size(); ++t)
             if (failed[t] && (!first || error_order(status[t]) < error_order(*first))) first = &status[t];
-        if (first) out_of_range(*c.emitted.accesses.at(static_cast<std::size_t>(first->access)), *first, args);
+        if (first) out_of_range(c, p, *first, args);
     }
 
     std::string name_ = "cpu";

@@ -3,17 +3,19 @@
 // pipe.
 #include "targets/cpu/host_compiler.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 extern char** environ;
 
@@ -25,8 +27,11 @@ namespace {
 // fast-math; -fno-math-errno only lets sqrt be one instruction (it is correctly
 // rounded either way). Kernels are built for this machine's vector ISA. -O2, not
 // -O3: on the catalog -O3 compiled 1.5-6x slower and ran the GEMM slower (g++ 12).
-const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off",
-                                         "-fno-fast-math", "-fno-math-errno", "-fvisibility=hidden", "-w"};
+// -fno-trapping-math changes no value: it lets the compiler evaluate both sides
+// of a float select and blend them (kiln_cpu::exp32's loops vectorise only so),
+// which may raise FP exception flags that nothing reads.
+const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
+                                         "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w"};
 
 // Runs argv, returning its exit status (-1 if it could not start) and its
 // combined stdout and stderr in *output.
@@ -69,33 +74,59 @@ int run_process(const std::vector<std::string>& argv, std::string* output) {
 std::string resolve(const std::string& name) {
     if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
     const char* path = std::getenv("PATH");
-    std::stringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+    for (std::string_view dirs = path ? path : ""; !dirs.empty();) {
+        std::size_t colon = std::min(dirs.find(':'), dirs.size());
+        std::string candidate = std::string(dirs.substr(0, colon)) + "/" + name;
+        if (colon > 0 && access(candidate.c_str(), X_OK) == 0) return candidate;
+        dirs.remove_prefix(std::min(colon + 1, dirs.size()));
+    }
     return "";
 }
-bool on_path(const std::string& name) { return !resolve(name).empty(); }
 
-// The compiler's identity for cache keys: its real path, size and modification
-// time (ccache's "mtime" check). Running `--version` costs ~6 ms per process, too
-// much for a warm cache hit; it runs only when a message needs the version text.
-std::string stat_identity(const std::string& name) {
-    std::string path = resolve(name);
-    std::error_code ec;
-    auto real = std::filesystem::canonical(path, ec);
+// The compiler's identity for cache keys: the file its command runs (symlinks
+// followed, as /etc/alternatives switches compilers with them), by device, inode,
+// size and modification time (ccache's "mtime" check, made stricter). Running
+// `--version` costs ~6 ms per process, too much for a warm cache hit; it runs
+// only when a message needs the version text. One stat(2): probing is part of a
+// fresh process's first launch.
+std::string stat_identity(const std::string& path) {
     struct stat st {};
-    if (ec || ::stat(real.c_str(), &st) != 0) return "";
-    return real.string() + " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." +
-           std::to_string(st.st_mtim.tv_nsec);
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return "";
+    return path + " dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) + " size=" + std::to_string(st.st_size) +
+           " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
-std::string cpu_identity() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string model, flags;
-    for (std::string line; std::getline(in, line) && (model.empty() || flags.empty());) {
-        if (model.empty() && line.rfind("model name", 0) == 0) model = line.substr(line.find(':') + 1);
-        if (flags.empty() && line.rfind("flags", 0) == 0) flags = line.substr(line.find(':') + 1);
+// The value of the first "<name> : value" line of `text` ("" if none), from after the colon.
+std::string cpuinfo_field(std::string_view text, std::string_view name) {
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t eol = std::min(text.find('\n', at), text.size());
+        std::string_view line = text.substr(at, eol - at);
+        if (line.starts_with(name) && line.find(':') != std::string_view::npos) return std::string(line.substr(line.find(':') + 1));
+        at = eol + 1;
     }
+    return "";
+}
+
+// The first processor's model and ISA flags ("Features" and "CPU part" where the
+// kernel names them so, as on arm64), read from /proc/cpuinfo with plain read(2)
+// calls up to the end of that processor's entry: the kernel generates the file as
+// it is read, and on a machine with many processors the rest is long.
+std::string cpu_identity() {
+    int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "";
+    std::string text;
+    char buf[8192];
+    while (text.find("\n\n") == std::string::npos) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    text.resize(std::min(text.find("\n\n"), text.size()));
+    std::string model = cpuinfo_field(text, "model name"), flags = cpuinfo_field(text, "flags");
+    if (model.empty()) model = cpuinfo_field(text, "CPU implementer") + cpuinfo_field(text, "CPU part");
+    if (flags.empty()) flags = cpuinfo_field(text, "Features");
     return model + " |" + flags;
 }
 
@@ -107,16 +138,18 @@ struct Probe {
 Probe probe() {
     Probe p;
     std::vector<std::string> command;
+    std::string executable;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) {
         std::stringstream words(cxx);
         for (std::string w; words >> w;) command.push_back(w);
-        if (command.empty() || !on_path(command[0])) {
+        if (!command.empty()) executable = resolve(command[0]);
+        if (executable.empty()) {
             p.why_not = "CXX='" + std::string(cxx) + "' names no executable";
             return p;
         }
     } else {
         for (const char* name : {"c++", "g++"})
-            if (on_path(name)) {
+            if (!(executable = resolve(name)).empty()) {
                 command = {name};
                 break;
             }
@@ -126,7 +159,7 @@ Probe probe() {
         }
     }
     p.compiler.command = command;
-    p.compiler.identity = stat_identity(command[0]);
+    p.compiler.identity = stat_identity(executable);
     if (p.compiler.identity.empty()) {
         p.why_not = "cannot stat the host compiler '" + command[0] + "'";
         return p;

@@ -1,7 +1,8 @@
 // The host C++ compiler that turns generated kernels into shared objects: found
-// once per process ($CXX, else c++ or g++ on PATH), identified by the first line
-// of its --version, invoked with fixed flags. Identity, flags and the host CPU
-// (the code is built for -march=native) all enter the cache key.
+// once per process ($CXX, else c++ or g++ on PATH), identified by the real path,
+// size and modification time of its executable (running it for --version would
+// cost milliseconds per process), invoked with fixed flags. Identity, flags and
+// the host CPU (the code is built for -march=native) all enter the cache key.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +13,7 @@ namespace kiln::native {
 
 struct HostCompiler {
     std::vector<std::string> command;  // the compiler and any leading words of $CXX ("ccache g++")
-    std::string identity;              // for cache keys: real path, size and mtime of the compiler
+    std::string identity;              // for cache keys: the executable's path, device, inode, size and mtime
     std::string version() const;       // "g++ (Debian 12.2.0-14) 12.2.0" (runs the compiler once)
     std::vector<std::string> flags;
     std::string host_cpu;              // model name and ISA flags of this machine

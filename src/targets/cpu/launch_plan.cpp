@@ -27,6 +27,7 @@ std::int64_t view_span(const detail::Arg& a) {
 LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     LaunchSpec s;
     s.precision = opts.precision;
+    s.emit.exact = opts.precision == Precision::exact;
     s.emit.unit_inner.assign(p.params.size(), false);
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
@@ -49,6 +50,11 @@ std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompil
     key.add("host cpu", compiler.host_cpu);
     key.add("source", e.source);
     return key.hex();
+}
+
+bool dump_dir_set() {
+    const char* dir = std::getenv("KILN_DUMP_DIR");
+    return dir && *dir;
 }
 
 void dump_source(const std::string& kernel, const std::string& key, const std::string& source) {
@@ -118,7 +124,8 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
     std::ostringstream s;
     s << "target cpu: kernel " << p.name << " (generated C++, one shared object)\n";
     s << "  precision: " << (spec.precision == Precision::exact ? "exact" : "standard")
-      << " (both bit-exact with interp: pinned orders, no FMA contraction, kiln math)\n";
+      << (spec.precision == Precision::exact ? " (bit-exact with interp: pinned orders, no FMA contraction, kiln math)\n"
+                                              : " (as exact, except that long f32/f64 sums run in vector lanes and a tree)\n");
     const int threads = launch_threads();
     if (auto ext = grid_extents(p, args)) {
         std::int64_t instances = 1;

@@ -15,6 +15,7 @@
 
 namespace kiln::native {
 
+// Every field enters program_index.cpp's index_key() (the source depends on it).
 struct LaunchSpec {
     EmitOptions emit;
     Precision precision = Precision::standard;
@@ -31,6 +32,7 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
 std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler);
 
 // With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp.
+bool dump_dir_set();
 void dump_source(const std::string& kernel, const std::string& key, const std::string& source);
 
 // The grid's extents for these arguments, evaluated on the host (empty: no grid;

@@ -1,6 +1,7 @@
 // Loaded modules are never unloaded: a kernel may be running, and a process
-// loads each distinct kernel once. Concurrent first launches of one key build it
-// once (std::call_once; a failed build leaves the slot for the next caller).
+// loads each distinct kernel once. Concurrent first launches of one key load or
+// build it once (the slot's mutex; a failed build leaves the slot for the next
+// caller).
 #include "targets/cpu/module_cache.h"
 
 #include <dlfcn.h>
@@ -8,20 +9,21 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include <kiln/error.h>
-
-#include "cache/disk_cache.h"
 
 namespace kiln::native {
 
 namespace {
 
 struct Slot {
-    std::once_flag once;
+    std::mutex mutex;
+    bool loaded = false;
     Module module;
 };
 
@@ -42,8 +44,20 @@ std::filesystem::path save_failed_source(const std::string& key, const std::stri
     return path;
 }
 
-Module build(const std::string& key, const std::string& source, const std::string& name, const HostCompiler& compiler) {
-    const cache::DiskCache disk = cache::DiskCache::open();
+// Loads the shared object of a verified cache entry.
+Module open_module(const std::filesystem::path& entry) {
+    std::string so = (entry / "kernel.so").string();
+    void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) internal_fail("cpu target: cannot load " + so + ": " + dlerror());
+    Module m;
+    m.grid = reinterpret_cast<kiln_cpu::GridFn>(dlsym(handle, "kiln_grid"));
+    m.run = reinterpret_cast<kiln_cpu::RunFn>(dlsym(handle, "kiln_run"));
+    if (!m.grid || !m.run) internal_fail("cpu target: " + so + " lacks kiln_grid or kiln_run");
+    return m;
+}
+
+Module build(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& name,
+             const HostCompiler& compiler) {
     bool compiled = false;
     double seconds = 0;
     std::filesystem::path entry = disk.get_or_build(key, [&](const std::filesystem::path& staging) {
@@ -57,22 +71,16 @@ Module build(const std::string& key, const std::string& source, const std::strin
                           compiler.version() + "). Source: " + save_failed_source(key, name, source).string() + "\n" + log);
         compiled = true;
     });
-    std::string so = (entry / "kernel.so").string();
-    void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) internal_fail("cpu target: cannot load " + so + ": " + dlerror());
-    Module m;
-    m.grid = reinterpret_cast<kiln_cpu::GridFn>(dlsym(handle, "kiln_grid"));
-    m.run = reinterpret_cast<kiln_cpu::RunFn>(dlsym(handle, "kiln_run"));
-    if (!m.grid || !m.run) internal_fail("cpu target: " + so + " lacks kiln_grid or kiln_run");
+    Module m = open_module(entry);
     std::lock_guard<std::mutex> g(g_mutex);
     (compiled ? g_stats.compiled : g_stats.disk_hits) += 1;
     g_stats.compile_seconds += seconds;
     return m;
 }
 
-}  // namespace
-
-const Module& load_module(const std::string& key, const std::string& source, const std::string& kernel_name, const HostCompiler& compiler) {
+// The module in `key`'s slot, filled by `make` unless already loaded (`make`
+// returning nullopt leaves it empty: then null).
+const Module* in_slot(const std::string& key, const std::function<std::optional<Module>()>& make) {
     std::shared_ptr<Slot> slot;
     {
         std::lock_guard<std::mutex> g(g_mutex);
@@ -80,16 +88,35 @@ const Module& load_module(const std::string& key, const std::string& source, con
         if (!s) s = std::make_shared<Slot>();
         slot = s;
     }
-    bool built = false;
-    std::call_once(slot->once, [&] {
-        slot->module = build(key, source, kernel_name, compiler);
-        built = true;
-    });
-    if (!built) {
-        std::lock_guard<std::mutex> g(g_mutex);
+    std::lock_guard<std::mutex> g(slot->mutex);
+    if (slot->loaded) {
+        std::lock_guard<std::mutex> stats(g_mutex);
         ++g_stats.memory_hits;
+        return &slot->module;
     }
-    return slot->module;
+    std::optional<Module> m = make();
+    if (!m) return nullptr;
+    slot->module = *m;
+    slot->loaded = true;
+    return &slot->module;
+}
+
+}  // namespace
+
+const Module* find_module(const cache::DiskCache& disk, const std::string& key) {
+    return in_slot(key, [&]() -> std::optional<Module> {
+        auto entry = disk.find(key);
+        if (!entry) return std::nullopt;
+        Module m = open_module(*entry);
+        std::lock_guard<std::mutex> g(g_mutex);
+        ++g_stats.disk_hits;
+        return m;
+    });
+}
+
+const Module& load_module(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& kernel_name,
+                          const HostCompiler& compiler) {
+    return *in_slot(key, [&] { return std::optional<Module>(build(disk, key, source, kernel_name, compiler)); });
 }
 
 ModuleStats module_stats() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cache/disk_cache.h"
 #include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/host_compiler.h"
 
@@ -16,12 +17,17 @@ struct Module {
     kiln_cpu::RunFn run = nullptr;
 };
 
+// The module for `key` if this process has loaded it or `disk` holds it (a
+// verified entry); null otherwise. Never compiles.
+const Module* find_module(const cache::DiskCache& disk, const std::string& key);
+
 // The module for `key` (a cache::KeyBuilder digest that covers `source`). On a
 // miss everywhere, compiles `source`; a compiler failure is an internal error
 // quoting the compiler and naming a saved copy of the source.
-const Module& load_module(const std::string& key, const std::string& source, const std::string& kernel_name, const HostCompiler& compiler);
+const Module& load_module(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& kernel_name,
+                          const HostCompiler& compiler);
 
-// What load_module has done in this process (tests and `kiln` report these).
+// What this process has done to get modules (tests and `kiln` report these).
 struct ModuleStats {
     std::int64_t memory_hits = 0;   // already loaded here
     std::int64_t disk_hits = 0;     // loaded from the on-disk cache

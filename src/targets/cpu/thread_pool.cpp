@@ -28,7 +28,10 @@ int launch_threads() {
             throw Error("KILN_NUM_THREADS='" + std::string(env) + "' is not a thread count (1 to 4096)");
         return static_cast<int>(n);
     }
-    return std::max(1u, std::thread::hardware_concurrency());
+    // Asked once: glibc answers by reading /sys/devices/system/cpu/online, three
+    // system calls that were most of a small launch's cost.
+    static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return hardware;
 }
 
 namespace {

@@ -27,10 +27,12 @@ public:
     const std::string& name() const override { return name_; }
     Device device() const override { return Device::cuda; }
 
+    // Asked before every launch, so it only finds NVRTC's file: a launch whose
+    // kernel is cached never loads NVRTC.
     std::string unavailable_reason() const override {
         std::string why;
         if (!cu::device(&why)) return why;
-        if (cu::nvrtc_version(&why).empty()) return why;
+        if (cu::nvrtc_identity(&why).empty()) return why;
         return {};
     }
 
@@ -45,8 +47,19 @@ public:
         if (instances == 0) return;
         // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
         auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
-        auto params = cu::pack_params(p, args);
         cu::make_current(d);
+        // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
+        if (k->gemm_function)
+            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d)) {
+                const cu::GemmKernel& gk = k->kernel.gemm;
+                cu::check(d,
+                          d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
+                                               static_cast<unsigned>(gk.shared_bytes), nullptr, g->pointers.data(), nullptr),
+                          "launching kernel '" + p.name + "' (GEMM)");
+                cu::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
+                return;
+            }
+        auto params = cu::pack_params(p, args);
         cu::check(d,
                     d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,
                                          static_cast<unsigned>(k->kernel.shared_bytes), nullptr, params.pointers.data(), nullptr),
@@ -82,6 +95,13 @@ public:
         if (k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded\n";
+        if (!k->kernel.gemm.entry.empty()) {
+            const auto& r = k->gemm_resources;
+            s << "  lowering: " << k->kernel.gemm.describe() << "\n";
+            if (r.known)
+                s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
+                  << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";
+        }
         s << "  tensor-core instructions: " << k->tensor_core_instructions << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
           << ")\n";
         s << "  cache: " << (k->from_disk ? "hit" : "compiled") << " " << k->key.substr(0, 16) << "\n";

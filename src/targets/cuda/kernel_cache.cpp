@@ -1,11 +1,12 @@
 #include "targets/cuda/kernel_cache.h"
 
+#include <charconv>
 #include <fstream>
-#include <iterator>
-#include <map>
+#include <initializer_list>
 #include <mutex>
-#include <regex>
+#include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include "cache/disk_cache.h"
 #include "targets/cuda/nvrtc.h"
@@ -21,31 +22,59 @@ constexpr const char* kArtifactFormat = "cuda-artifacts-1";
 // sm_90's opt-in shared memory per CTA, the limit when compiling with no device.
 constexpr std::int64_t kOfflineSharedLimit = 227 * 1024;
 
-std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error("cuda: cannot read cached artifact " + p.string());
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
     std::ofstream out(p, std::ios::binary);
     out << bytes;
     if (!out.good()) throw Error("cuda: cannot write " + p.string());
 }
 
+// The numbers of the first place in `log` that reads "N1<text1>N2<text2>...",
+// each N a decimal number, preceded by `lead`. (No std::regex: building one
+// costs ~0.2 ms, as much as a whole warm cache hit should take.)
+std::optional<std::vector<int>> numbers_in(std::string_view log, std::string_view lead, std::initializer_list<std::string_view> texts) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const std::string_view first = *texts.begin();
+    for (std::size_t at = log.find(first); at != std::string_view::npos; at = log.find(first, at + 1)) {
+        std::size_t begin = at;
+        while (begin > 0 && digit(log[begin - 1])) --begin;
+        if (begin == at || begin < lead.size() || log.substr(begin - lead.size(), lead.size()) != lead) continue;
+        std::vector<int> numbers;
+        std::size_t pos = begin;
+        for (std::string_view text : texts) {
+            std::size_t end = pos;
+            while (end < log.size() && digit(log[end])) ++end;
+            int v = 0;
+            if (end == pos || std::from_chars(log.data() + pos, log.data() + end, v).ec != std::errc() || log.substr(end, text.size()) != text)
+                break;
+            numbers.push_back(v);
+            pos = end + text.size();
+        }
+        if (numbers.size() == texts.size()) return numbers;
+    }
+    return std::nullopt;
+}
+
 Resources parse_resources(const std::string& log) {
     Resources r;
-    std::smatch m;
-    if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) {
+    if (auto n = numbers_in(log, "Used ", {" registers"})) {
         r.known = true;
-        r.registers = std::stoi(m[1]);
+        r.registers = (*n)[0];
     }
-    if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
-        r.stack_bytes = std::stoi(m[1]);
-        r.spill_store_bytes = std::stoi(m[2]);
-        r.spill_load_bytes = std::stoi(m[3]);
+    if (auto n = numbers_in(log, "", {" bytes stack frame, ", " bytes spill stores, ", " bytes spill loads"})) {
+        r.stack_bytes = (*n)[0];
+        r.spill_store_bytes = (*n)[1];
+        r.spill_load_bytes = (*n)[2];
     }
     return r;
+}
+
+// The part of ptxas's log about one entry point (a module can hold two kernels:
+// emit_gemm.h); the whole log when the entry is not named in it.
+std::string entry_log(const std::string& log, const std::string& entry) {
+    std::size_t at = log.find("entry function '" + entry + "'");
+    if (at == std::string::npos) return log;
+    std::size_t end = log.find("entry function '", at + 1);
+    return log.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 int count_tensor_core_instructions(const std::string& ptx) {
@@ -58,21 +87,32 @@ int count_tensor_core_instructions(const std::string& ptx) {
     return n;
 }
 
-// In-process identity of a compiled kernel. The program's address alone could be
-// reused by a later program; with its structural hash a stale match would be the
-// same program, which compiles to the same kernel.
-using MemoryKey = std::tuple<const ir::Program*, std::uint64_t, int, bool, std::string>;
-
+// This process's compiled kernels, never unloaded (a kernel may be running).
+// Found by program, so that a warm launch is a lookup without printing or
+// hashing the program: the program is held weakly, so a later program at a
+// recycled address never meets a stale entry. And by cache key, so that a new
+// program object with the same source (a kernel traced again) reuses the module
+// already loaded rather than loading another copy.
+// A variant is what the caller chooses of EmitOptions (a field added there must
+// be added here) and the architecture: precision, index width, arch.
+using Variant = std::tuple<int, bool, std::string>;
+struct ProgramKernels {
+    std::weak_ptr<const ir::Program> program;
+    std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
+};
 struct Loaded {
     std::mutex mutex;
-    std::map<MemoryKey, std::shared_ptr<const CompiledKernel>> kernels;
+    std::unordered_map<const ir::Program*, ProgramKernels> by_program;
+    std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> by_key;
 };
 Loaded& loaded() {
     static auto* l = new Loaded;  // never destroyed: modules stay loaded until exit
     return *l;
 }
 
-std::shared_ptr<CompiledKernel> build(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
+// The kernel emitted for `p` under `o`, with its cache key: everything that
+// determines the compiled artifacts (the source, NVRTC's identity and options).
+std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
@@ -81,11 +121,10 @@ std::shared_ptr<CompiledKernel> build(const ir::Program& p, const EmitOptions& o
                                 " bytes through shared memory, more than the " + std::to_string(shared_limit) +
                                 " a CTA can have; use smaller tiles");
     std::string why;
-    std::string nvrtc = nvrtc_version(&why);
+    std::string nvrtc = nvrtc_identity(&why);
     if (nvrtc.empty()) throw Error("cuda: cannot compile kernel '" + p.name + "': " + why);
-    auto options = nvrtc_options(o, arch);
     std::string joined;
-    for (auto& opt : options) joined += opt + "\n";
+    for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
     cache::KeyBuilder key;
     key.add("kiln", KILN_VERSION);
     key.add("artifacts", kArtifactFormat);
@@ -96,27 +135,34 @@ std::shared_ptr<CompiledKernel> build(const ir::Program& p, const EmitOptions& o
     key.add("index_width", o.index64 ? "64" : "32");
     key.add("source", k->kernel.source);
     k->key = key.hex();
+    return k;
+}
+
+// The compiled artifacts of `k`: the disk cache's verified bytes, or NVRTC's
+// output, published first. Only a miss loads NVRTC.
+void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
     auto cache = cache::DiskCache::open();
-    std::string why_missed;
-    std::filesystem::path dir;
-    if (auto hit = cache.find(k->key, &why_missed)) {
-        dir = *hit;
-        k->from_disk = true;
-    } else {
-        dir = cache.publish(k->key, [&](const std::filesystem::path& staging) {
-            NvrtcOutput out = nvrtc_compile(k->kernel.source, k->kernel.entry + ".cu", options);
-            write_file(staging / "kernel.cu", k->kernel.source);
+    const std::string_view names[] = {"kernel.ptx", "kernel.cubin", "nvrtc.log"};
+    auto files = cache.read(k.key, names);
+    k.from_disk = files.has_value();
+    if (!files) {
+        cache.publish(k.key, [&](const std::filesystem::path& staging) {
+            NvrtcOutput out = nvrtc_compile(k.kernel.source, k.kernel.entry + ".cu", nvrtc_options(o, k.arch));
+            write_file(staging / "kernel.cu", k.kernel.source);
             write_file(staging / "kernel.ptx", out.ptx);
             write_file(staging / "kernel.cubin", out.cubin);
             write_file(staging / "nvrtc.log", out.log);
         });
+        std::string why;
+        files = cache.read(k.key, names, &why);
+        if (!files) throw Error("cuda: the cache entry just published for kernel '" + k.kernel.entry + "' cannot be read: " + why);
     }
-    k->ptx = read_file(dir / "kernel.ptx");
-    k->cubin = read_file(dir / "kernel.cubin");
-    k->log = read_file(dir / "nvrtc.log");
-    k->resources = parse_resources(k->log);
-    k->tensor_core_instructions = count_tensor_core_instructions(k->ptx);
-    return k;
+    k.ptx = std::move((*files)[0]);
+    k.cubin = std::move((*files)[1]);
+    k.log = std::move((*files)[2]);
+    k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
+    if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
+    k.tensor_core_instructions = count_tensor_core_instructions(k.ptx);
 }
 
 void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
@@ -128,6 +174,12 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     if (k.kernel.shared_bytes > 48 * 1024)
         check(d, d.api.cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.kernel.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "'");
+    const GemmKernel& g = k.kernel.gemm;
+    if (!g.entry.empty()) {
+        check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
+        check(d, d.api.cuFuncSetAttribute(k.gemm_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(g.shared_bytes)),
+              "raising the shared memory limit of kernel '" + p.name + "' (GEMM)");
+    }
 }
 
 }  // namespace
@@ -150,15 +202,38 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev) {
     std::string arch = dev ? dev->arch() : "sm_90a";
-    MemoryKey key{&p, ir::structural_hash(p), static_cast<int>(o.precision), o.index64, arch};
+    Variant variant{static_cast<int>(o.precision), o.index64, arch};
+    auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return !dev || k->function; };
+    std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
     std::lock_guard<std::mutex> guard(l.mutex);
-    if (auto it = l.kernels.find(key); it != l.kernels.end() && (!dev || it->second->function)) return it->second;
+    auto at = l.by_program.find(&p);
+    if (at != l.by_program.end() && at->second.program.lock().get() != &p) {
+        l.by_program.erase(at);  // a dead program's address, reused
+        at = l.by_program.end();
+    }
+    if (at != l.by_program.end())
+        for (auto& [v, k] : at->second.variants)
+            if (v == variant && usable(k)) return k;
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
-    auto k = build(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
-    if (dev) load(*k, p, *dev);
-    l.kernels[key] = k;
+    std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
+    std::shared_ptr<const CompiledKernel> k;
+    if (auto same = l.by_key.find(fresh->key); same != l.by_key.end() && usable(same->second)) {
+        k = same->second;
+    } else {
+        fetch_artifacts(*fresh, eo);
+        if (dev) load(*fresh, p, *dev);
+        k = l.by_key[fresh->key] = fresh;
+    }
+    if (!owner.expired()) {  // a program not shared-owned is not remembered by address
+        if (at == l.by_program.end()) {
+            std::erase_if(l.by_program, [](const auto& e) { return e.second.program.expired(); });
+            at = l.by_program.emplace(&p, ProgramKernels{owner, {}}).first;
+        }
+        std::erase_if(at->second.variants, [&](const auto& e) { return e.first == variant; });
+        at->second.variants.emplace_back(variant, k);
+    }
     return k;
 }
 

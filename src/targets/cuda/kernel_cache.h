@@ -25,10 +25,12 @@ struct CompiledKernel {
     std::string arch;                  // "sm_90a"
     std::string key;                   // the disk cache key
     std::string ptx, cubin, log;
-    Resources resources;
+    Resources resources;               // of kernel.entry
+    Resources gemm_resources;          // of kernel.gemm.entry, when there is one
     int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
     bool from_disk = false;
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
+    CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
 };
 
 // The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).

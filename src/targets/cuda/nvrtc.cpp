@@ -1,6 +1,8 @@
 #include "targets/cuda/nvrtc.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -34,14 +36,28 @@ struct Loaded {
     std::string why;
 };
 
+constexpr const char* kNames[] = {"libnvrtc.so.13", "libnvrtc.so"};
+
+// The first NVRTC library file in kiln's own search directories, "" if none
+// (then the loader's search path is tried). Found once: nvrtc_identity() and
+// open_nvrtc() must agree on it.
+const std::string& nvrtc_file() {
+    static const std::string file = [] {
+        std::vector<std::string> dirs;
+        if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64/");
+        dirs.push_back("/usr/local/cuda/lib64/");
+        for (const char* name : kNames)
+            for (const auto& dir : dirs)
+                if (::access((dir + name).c_str(), R_OK) == 0) return dir + name;
+        return std::string();
+    }();
+    return file;
+}
+
 void* open_nvrtc() {
-    std::vector<std::string> dirs;
-    if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(std::string(home) + "/lib64/");
-    dirs.push_back("/usr/local/cuda/lib64/");
-    dirs.push_back("");  // the loader's default search path
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so"})
-        for (const auto& dir : dirs)
-            if (void* lib = dlopen((dir + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return lib;
+    if (!nvrtc_file().empty()) return dlopen(nvrtc_file().c_str(), RTLD_NOW | RTLD_LOCAL);
+    for (const char* name : kNames)
+        if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
     return nullptr;
 }
 
@@ -50,6 +66,10 @@ const Loaded& loaded() {
     static const Loaded* l = [] {
         auto* l = new Loaded;
         void* lib = open_nvrtc();
+        if (!lib && !nvrtc_file().empty()) {
+            l->why = "cannot load " + nvrtc_file() + ": " + dlerror();
+            return l;
+        }
         if (!lib) {
             l->why = "no NVRTC (libnvrtc.so.13 not found in $CUDA_HOME/lib64, /usr/local/cuda/lib64 or the library path)";
             return l;
@@ -90,6 +110,20 @@ std::string nvrtc_version(std::string* why) {
     const Loaded& l = loaded();
     if (why) *why = l.why;
     return l.version;
+}
+
+std::string nvrtc_identity(std::string* why) {
+    static const std::string identity = [] {
+        struct stat st {};
+        if (nvrtc_file().empty() || ::stat(nvrtc_file().c_str(), &st) != 0) {
+            const std::string& version = loaded().version;
+            return version.empty() ? std::string() : "NVRTC " + version + " from the loader's search path";
+        }
+        return nvrtc_file() + " dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) + " size=" +
+               std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    }();
+    if (why) *why = identity.empty() ? loaded().why : "";
+    return identity;
 }
 
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options) {

@@ -1,6 +1,6 @@
 // NVRTC, CUDA's run-time compiler, loaded with dlopen so that kiln builds without
 // the CUDA toolkit. Searched as libnvrtc.so.13, then libnvrtc.so, in
-// $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the loader's default path.
+// $CUDA_HOME/lib64 and /usr/local/cuda/lib64, then on the loader's default path.
 #pragma once
 
 #include <string>
@@ -14,8 +14,15 @@ struct NvrtcOutput {
     std::string log;    // compiler and ptxas messages (ptxas -v resource lines included)
 };
 
-// "13.0"; empty when NVRTC is not found (then `why` says so).
+// "13.0"; empty when NVRTC is not found (then `why` says so). Loads NVRTC.
 std::string nvrtc_version(std::string* why = nullptr);
+
+// Which NVRTC a compile would use, for cache keys, found once per process: the
+// library file's path, device, inode, size and modification time. Loading NVRTC
+// costs ~10 ms, so a launch whose kernel is cached never does: this only stats
+// the file, unless NVRTC is left to the loader's search path (then it loads it
+// and answers with its version). Empty when there is none (`why` says why).
+std::string nvrtc_identity(std::string* why = nullptr);
 
 // Compiles one translation unit. A compile error is an internal error (kiln
 // generated the source), reported with the log; a missing NVRTC is a kiln::Error.

@@ -1,0 +1,52 @@
+// The cpu target's program index: which compiled kernel runs a traced program
+// under a launch specialisation, recorded in the disk cache beside the kernels.
+//
+// A kernel's own cache key covers its generated C++ source, so finding it that
+// way means generating and hashing the source, the larger part of a fresh
+// process's first launch. The index is keyed by what the source is generated
+// from instead (the program's structure, the specialisation, the toolchain and
+// kiln's source identity, cache/source_id.h) and records the kernel's key and
+// what a launch needs from the generator (the frame size). A hit therefore
+// skips the generator; the generator runs again only if an out-of-range error
+// needs its list of accesses, and it then produces the same list, as it is a
+// function of what the index is keyed by.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cache/disk_cache.h"
+#include "ir/ir.h"
+#include "targets/cpu/host_compiler.h"
+#include "targets/cpu/launch_plan.h"
+
+namespace kiln::native {
+
+struct IndexRecord {
+    std::string kernel_key;       // the compiled kernel's cache key (cache_key())
+    std::int64_t frame_bytes = 0; // Emitted::frame_bytes of its source
+};
+
+// The index key: a digest of everything the kernel's key and source derive from.
+std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler& compiler);
+
+// The record for `key`, from this process's memory or the disk cache (a corrupt
+// or unreadable record is a miss).
+std::optional<IndexRecord> find_in_index(const cache::DiskCache& disk, const std::string& key);
+
+// Records `r` under `key`, on disk and in this process.
+void add_to_index(const cache::DiskCache& disk, const std::string& key, const IndexRecord& r);
+
+// What find_in_index has answered in this process (tests report these).
+struct IndexStats {
+    std::int64_t hits = 0;
+    std::int64_t misses = 0;
+};
+IndexStats index_stats();
+
+// The record's file: its text form, and back (nullopt when malformed).
+std::string format_record(const IndexRecord& r);
+std::optional<IndexRecord> parse_record(std::string_view text);
+
+}  // namespace kiln::native
