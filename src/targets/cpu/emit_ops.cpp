@@ -11,6 +11,12 @@
 namespace kiln::native {
 
 std::string Emitter::math(OpCode op, Kind k, const std::string& x) {
+    // Precision standard: the target's own f32 exp (within 2 ulp, docs/semantics.md);
+    // f16 and bf16 values are exact in float, and their exp is rounded once more.
+    if (op == OpCode::exp && !opts_.exact) {
+        if (k == Kind::F32) return "kiln_cpu::exp32_fast(" + x + ")";
+        if (k == Kind::F16 || k == Kind::BF16) return round_to(k, "(double)kiln_cpu::exp32_fast((float)" + paren(x) + ")");
+    }
     if (op == OpCode::exp && k == Kind::F32 && !math_flag_.empty()) {
         math_flag_used_ = true;
         return "kiln_cpu::exp32(" + x + ", " + math_flag_ + ")";

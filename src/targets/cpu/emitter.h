@@ -114,7 +114,8 @@ private:
     void find_view_tiles(const Uses& u);
     void find_in_place_mma(const Uses& u);
     bool dead(const Node& n) const;
-    // The expression of a math function of kind k at x: kiln_cpu::exp32 inside
+    // The expression of a math function of kind k at x: in precision standard
+    // kiln_cpu::exp32_fast for f32/f16/bf16 exp; else kiln_cpu::exp32 inside
     // with_fast_math, else the interpreter's kiln_rt call rounded once.
     std::string math(OpCode op, Kind k, const std::string& x);
     void emit_nodes(const std::vector<Node*>& nodes);
