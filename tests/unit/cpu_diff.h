@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -125,6 +126,29 @@ inline void expect_same(const Kernel& k, const std::vector<Buffer>& bufs, Compil
     for (std::size_t i = 0; i < bufs.size(); ++i) {
         if (!bufs[i].output) continue;
         EXPECT_EQ(hex_diff(want[i], got[i]), "") << k.name() << ": argument " << i << " differs";
+    }
+}
+
+// Standard precision lets mma fuse a product with its sum (FMA): the cpu target
+// then differs from the interpreter by at most the rounding of each product, so
+// its outputs must agree within `rel` of the larger magnitude plus `abs` (for
+// results that cancel to far below their terms' size), NaN with NaN.
+inline void expect_close(const Kernel& k, const std::vector<Buffer>& bufs, double rel, double abs,
+                         CompileOptions opts = {.precision = Precision::standard}) {
+    auto want = run_on(k, interp(), bufs, opts);
+    auto got = run_on(k, cpu(), bufs, opts);
+    for (std::size_t i = 0; i < bufs.size(); ++i) {
+        if (!bufs[i].output) continue;
+        detail::Arg a = want[i].arg, b = got[i].arg;
+        a.data = want[i].bytes.data();
+        b.data = got[i].bytes.data();
+        const auto count = static_cast<std::int64_t>(want[i].bytes.size()) / kind_bytes(a.kind);
+        for (std::int64_t e = 0; e < count; ++e) {
+            const double x = ref::read_float(a, e), y = ref::read_float(b, e);
+            if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+            ASSERT_LE(std::fabs(x - y), rel * std::max(std::fabs(x), std::fabs(y)) + abs) << k.name() << ": argument " << i << " element " << e
+                                                                                 << ": interp " << x << ", cpu " << y;
+        }
     }
 }
 

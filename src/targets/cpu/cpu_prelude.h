@@ -158,40 +158,50 @@ enum { mma_rows = 4 };  // 256-bit registers: 4 x 2 x 2 halves + 4 of b, of 16
 #endif
 // Not inlined, and its loops over the block fully unrolled: only then does GCC
 // keep acc in registers (inlined into a large kiln_run at -O2 it kept acc on the
-// stack, 5x slower).
-template <int R, int V>
-__attribute__((noinline)) void mma_block(const float* a, int a_row, int a_con, const float* b, int b_con, float* out, int o_row, int K) {
-    if constexpr (R > mma_rows) {
-        mma_block<mma_rows, V>(a, a_row, a_con, b, b_con, out, o_row, K);
-        mma_block<R - mma_rows, V>(a + mma_rows * a_row, a_row, a_con, b, b_con, out + mma_rows * o_row, o_row, K);
-    } else {
-        f32x16 acc[R][V];
-#pragma GCC unroll 16
-        for (int i = 0; i < R; ++i)
-#pragma GCC unroll 4
-            for (int v = 0; v < V; ++v) __builtin_memcpy(&acc[i][v], out + i * o_row + 16 * v, sizeof(f32x16));
-        for (int c = 0; c < K; ++c) {
-            f32x16 bv[V];
-#pragma GCC unroll 4
-            for (int v = 0; v < V; ++v) __builtin_memcpy(&bv[v], b + c * b_con + 16 * v, sizeof(f32x16));
-#pragma GCC unroll 16
-            for (int i = 0; i < R; ++i) {
-                const float s = a[i * a_row + c * a_con];
-#pragma GCC unroll 4
-                for (int v = 0; v < V; ++v) acc[i][v] = acc[i][v] + s * bv[v];
-            }
-        }
-        const float q = __builtin_bit_cast(float, 0x7fc00000u);
-        const f32x16 canonical_nan = {q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q};
-#pragma GCC unroll 16
-        for (int i = 0; i < R; ++i)
-#pragma GCC unroll 4
-            for (int v = 0; v < V; ++v) {
-                const f32x16 x = acc[i][v] == acc[i][v] ? acc[i][v] : canonical_nan;
-                __builtin_memcpy(out + i * o_row + 16 * v, &x, sizeof(f32x16));
-            }
+// stack, 5x slower). Two instances of one body: mma_block rounds each product and
+// each sum (the contract's order, exact precision); mma_block_fused lets the
+// compiler fuse a product with its sum (FMA), which precision standard allows
+// for mma as tensor cores and the cuda target (--fmad=true) do. The generated
+// code is compiled with -ffp-contract=off, so the permission is per function;
+// clang ignores GCC's optimize attribute and computes the unfused form.
+#if defined(__clang__) || !defined(__GNUC__)
+#define KILN_FP_CONTRACT_FAST
+#else
+#define KILN_FP_CONTRACT_FAST __attribute__((optimize("fp-contract=fast")))
+#endif
+#define KILN_MMA_BLOCK(NAME, ATTRIBUTES)                                                                                      \
+    template <int R, int V>                                                                                                  \
+    __attribute__((noinline)) ATTRIBUTES void NAME(const float* a, int a_row, int a_con, const float* b, int b_con, float* out, \
+                                                   int o_row, int K) {                                                       \
+        if constexpr (R > mma_rows) {                                                                                        \
+            NAME<mma_rows, V>(a, a_row, a_con, b, b_con, out, o_row, K);                                                     \
+            NAME<R - mma_rows, V>(a + mma_rows * a_row, a_row, a_con, b, b_con, out + mma_rows * o_row, o_row, K);           \
+        } else {                                                                                                             \
+            f32x16 acc[R][V];                                                                                                \
+            _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i)                                                             \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v)                                                          \
+                    __builtin_memcpy(&acc[i][v], out + i * o_row + 16 * v, sizeof(f32x16));                                 \
+            for (int c = 0; c < K; ++c) {                                                                                    \
+                f32x16 bv[V];                                                                                                \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v)                                                          \
+                    __builtin_memcpy(&bv[v], b + c * b_con + 16 * v, sizeof(f32x16));                                        \
+                _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i) {                                                       \
+                    const float s = a[i * a_row + c * a_con];                                                                \
+                    _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v) acc[i][v] = acc[i][v] + s * bv[v];                   \
+                }                                                                                                            \
+            }                                                                                                                \
+            const float q = __builtin_bit_cast(float, 0x7fc00000u);                                                          \
+            const f32x16 canonical_nan = {q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q};                                   \
+            _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i)                                                             \
+                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v) {                                                        \
+                const f32x16 x = acc[i][v] == acc[i][v] ? acc[i][v] : canonical_nan;                                         \
+                __builtin_memcpy(out + i * o_row + 16 * v, &x, sizeof(f32x16));                                              \
+            }                                                                                                                \
+        }                                                                                                                    \
     }
-}
+KILN_MMA_BLOCK(mma_block, )
+KILN_MMA_BLOCK(mma_block_fused, KILN_FP_CONTRACT_FAST)
+#undef KILN_MMA_BLOCK
 
 // ---- order keys: integers that compare as the float values do in the total
 // order -inf < ... < -0 < +0 < ... < +inf, NaNs beyond both ends. A non-NaN max

@@ -109,8 +109,11 @@ void Emitter::emit_mma(const Node& n) {
         // Offsets of a block's first a, b and output elements: at (batch..., i, j), c = 0.
         std::vector<std::int64_t> a0 = ac, b0 = bc;
         a0.resize(n_out), b0.resize(n_out);
+        // Standard precision with reassociation allowed may fuse products with their
+        // sums (FMA), as the cuda target does; exact precision never does.
+        const bool fused = !opts_.exact && n.flag;
         auto call = [&](std::int64_t r, std::int64_t v) {
-            line("kiln_cpu::mma_block<" + std::to_string(r) + ", " + std::to_string(v) + ">(" + A + " + " + linear(out_vars, a0) + ", " + a_row + ", " + a_con +
+            line(std::string(fused ? "kiln_cpu::mma_block_fused<" : "kiln_cpu::mma_block<") + std::to_string(r) + ", " + std::to_string(v) + ">(" + A + " + " + linear(out_vars, a0) + ", " + a_row + ", " + a_con +
                  ", " + B + " + " + linear(out_vars, b0) + ", " + b_con + ", " + out + " + " + linear(out_vars, os) + ", " + o_row + ", " +
                  std::to_string(con_ext[0]) + ");");
         };
