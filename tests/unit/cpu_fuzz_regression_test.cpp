@@ -1,5 +1,5 @@
 // Kernels the differential fuzzer found the cpu target getting wrong
-// (bench/results/fuzz-10000.md), reduced to the pattern and compared byte for
+// (bench/results/fuzz-10000-05a48f0.md), reduced to the pattern and compared byte for
 // byte with the interpreter in both precisions.
 #include "cpu_diff.h"
 
