@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cfloat>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 
@@ -22,17 +22,6 @@
 #include "targets/cpu/cpu_prelude.h"
 
 namespace {
-
-float bits_to_float(std::uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-std::uint32_t float_bits(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
 
 // |y - e^x| in units of the f32 ulp at e^x (2^-149 among subnormals). Results
 // beyond FLT_MAX: +inf is exact when e^x rounds to +inf, and FLT_MAX or +inf
@@ -58,13 +47,13 @@ void check(float x, Tally& t) {
     const float got = kiln_cpu::exp32_fast(x);
     ++t.checked;
     if (std::isnan(x)) {
-        if (float_bits(got) != 0x7fc00000u) ++t.bad, t.first_bad = "NaN input: not the canonical NaN";
+        if (std::bit_cast<std::uint32_t>(got) != 0x7fc00000u) ++t.bad, t.first_bad = "NaN input: not the canonical NaN";
         return;
     }
     const double err = ulp_error(got, std::exp(static_cast<double>(x)));
     t.worst = std::max(t.worst, err);
     if (err > 2) {
-        if (!t.bad) t.first_bad = "x bits 0x" + std::to_string(float_bits(x)) + ": error " + std::to_string(err) + " ulp";
+        if (!t.bad) t.first_bad = "x bits 0x" + std::to_string(std::bit_cast<std::uint32_t>(x)) + ": error " + std::to_string(err) + " ulp";
         ++t.bad;
     }
 }
@@ -72,7 +61,7 @@ void check(float x, Tally& t) {
 TEST(CpuExp32Fast, WithinTwoUlpOnAStrideThroughEveryFloat) {
     Tally t;
     // 257 is prime: the stride visits every exponent and sign with varied mantissas (16.7M inputs).
-    for (std::uint64_t u = 0; u <= 0xffffffffu; u += 257) check(bits_to_float(static_cast<std::uint32_t>(u)), t);
+    for (std::uint64_t u = 0; u <= 0xffffffffu; u += 257) check(std::bit_cast<float>(static_cast<std::uint32_t>(u)), t);
     EXPECT_EQ(t.bad, 0) << t.first_bad;
     EXPECT_LE(t.worst, 1.1) << "the measured max over all floats is 1.023 ulp";
 }
@@ -100,12 +89,12 @@ TEST(CpuExp32Fast, SpecialValues) {
     EXPECT_EQ(kiln_cpu::exp32_fast(0.0f), 1.0f);
     EXPECT_EQ(kiln_cpu::exp32_fast(-0.0f), 1.0f);
     EXPECT_EQ(kiln_cpu::exp32_fast(inf), inf);
-    EXPECT_EQ(float_bits(kiln_cpu::exp32_fast(-inf)), 0u);  // +0
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(kiln_cpu::exp32_fast(-inf)), 0u);  // +0
     for (float x : {89.0f, 100.0f, 1e30f, FLT_MAX}) EXPECT_EQ(kiln_cpu::exp32_fast(x), inf) << x;
-    for (float x : {-104.0f, -110.0f, -1e30f, -FLT_MAX}) EXPECT_EQ(float_bits(kiln_cpu::exp32_fast(x)), 0u) << x;
+    for (float x : {-104.0f, -110.0f, -1e30f, -FLT_MAX}) EXPECT_EQ(std::bit_cast<std::uint32_t>(kiln_cpu::exp32_fast(x)), 0u) << x;
     EXPECT_EQ(kiln_cpu::exp32_fast(-103.0f), std::ldexp(1.0f, -149));  // e^-103 = 1.32 * 2^-149: the smallest subnormal
     for (std::uint32_t nan : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff812345u, 0x7fffffffu})
-        EXPECT_EQ(float_bits(kiln_cpu::exp32_fast(bits_to_float(nan))), 0x7fc00000u) << nan;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(kiln_cpu::exp32_fast(std::bit_cast<float>(nan))), 0x7fc00000u) << nan;
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 // on the edges of its range.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -19,17 +19,6 @@
 #include "targets/cpu/cpu_prelude.h"
 
 namespace {
-
-float bits_to_float(std::uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-std::uint32_t float_bits(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
 
 // The interpreter's f32 exp: f64 k_exp rounded once (NaN canonical).
 float reference(float x) { return static_cast<float>(kiln_rt::round_f32(kiln_rt::k_exp(static_cast<double>(x)))); }
@@ -53,8 +42,8 @@ void check(float x, Tally& t) {
         return;
     }
     const float want = reference(x);
-    if (float_bits(got) != float_bits(want)) {
-        if (!t.wrong) t.first_wrong = "x = " + std::to_string(x) + " (0x" + std::to_string(float_bits(x)) + "): exp32 " + std::to_string(got) +
+    if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want)) {
+        if (!t.wrong) t.first_wrong = "x = " + std::to_string(x) + " (0x" + std::to_string(std::bit_cast<std::uint32_t>(x)) + "): exp32 " + std::to_string(got) +
                                       ", interpreter " + std::to_string(want);
         ++t.wrong;
     }
@@ -63,7 +52,7 @@ void check(float x, Tally& t) {
 TEST(CpuExp32, MatchesTheInterpretersExpOnAStrideThroughEveryFloat) {
     Tally t;
     // 977 is prime, so the stride visits every exponent and sign with varied mantissas.
-    for (std::uint64_t u = 0; u <= 0xffffffffu; u += 977) check(bits_to_float(static_cast<std::uint32_t>(u)), t);
+    for (std::uint64_t u = 0; u <= 0xffffffffu; u += 977) check(std::bit_cast<float>(static_cast<std::uint32_t>(u)), t);
     EXPECT_EQ(t.wrong, 0) << t.first_wrong;
     // The rounding test leaves about one input in 2^21 in doubt; allow 2^-16.
     EXPECT_LT(t.in_doubt, (t.checked - t.nans) / 65536 + 2) << t.in_doubt << " of " << t.checked - t.nans << " non-NaN inputs in doubt";
@@ -87,7 +76,7 @@ TEST(CpuExp32, MatchesAtTheEdgesOfTheRange) {
         }
     for (float x : {-110.0f, -109.99999f, -110.00001f, 110.0f, 110.00001f, -1e30f, 1e30f, -std::numeric_limits<float>::max(),
                     std::numeric_limits<float>::max(), -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-                    std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(), bits_to_float(0x7f800001u)})
+                    std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(), std::bit_cast<float>(0x7f800001u)})
         check(x, t);
     EXPECT_EQ(t.wrong, 0) << t.first_wrong;
     EXPECT_LT(t.in_doubt, 64) << t.in_doubt << " of " << t.checked << " in doubt";
