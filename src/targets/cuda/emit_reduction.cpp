@@ -136,6 +136,13 @@ Combine combine_for(Emitter& E, OpCode op, Kind k) {
         return {t, same, same, [&E, comb, k](const std::string& a, const std::string& b) { return binary_expr(E, comb, k, a, b); }};
     }
     bool wide = k == Kind::F64, max = comb == OpCode::maximum;
+    if (max && !wide && E.options().sm >= 80) {
+        // Float-held kinds (f32, f16, bf16): max.NaN.f32 is the contract's maximum
+        // (NaN wins as the canonical NaN, +0 above -0) in one instruction, where
+        // the keys below cost five per element.
+        auto same = [](const std::string& v) { return v; };
+        return {t, same, same, [](const std::string& a, const std::string& b) { return "kc::max_nan(" + a + ", " + b + ")"; }};
+    }
     std::string key = wide ? "long long" : "int", bits = wide ? "unsigned long long" : "unsigned";
     std::string to_bits = wide ? "__double_as_longlong" : "__float_as_uint", from_bits = wide ? "__longlong_as_double" : "__uint_as_float";
     std::string sign_shift = wide ? "63" : "31", magnitude = wide ? "0x7fffffffffffffffLL" : "0x7fffffff";

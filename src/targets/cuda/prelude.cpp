@@ -54,6 +54,14 @@ __device__ __forceinline__ float kmin(float a, float b) {
     if (a == b) return (__float_as_uint(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
+// sm_80+ max.NaN.f32: any NaN operand gives the canonical NaN, and max(-0, +0) =
+// max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-b/README.md) -- the
+// contract's maximum in one instruction, for float-held kinds.
+__device__ __forceinline__ float max_nan(float a, float b) {
+    float d;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
 __device__ __forceinline__ double kmax(double a, double b) {
     if (a != a || b != b) return a + b;
     if (a == b) return __double_as_longlong(a) < 0 ? b : a;
