@@ -55,7 +55,7 @@ __device__ __forceinline__ float kmin(float a, float b) {
     return a < b ? a : b;
 }
 // sm_80+ max.NaN.f32: any NaN operand gives the canonical NaN, and max(-0, +0) =
-// max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-b/README.md) -- the
+// max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-c/README.md) -- the
 // contract's maximum in one instruction, for float-held kinds.
 __device__ __forceinline__ float max_nan(float a, float b) {
     float d;
