@@ -41,11 +41,5 @@ std::string_view kiln_build_id() { return \"${VERSION}-${build_id}\"; }
 
 }  // namespace kiln::native
 ")
-# Rewrite only on change, so an unrelated edit does not rebuild kiln.
-if(EXISTS ${OUT})
-  file(READ ${OUT} old)
-  if(old STREQUAL content)
-    return()
-  endif()
-endif()
-file(WRITE ${OUT} "${content}")
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
+kiln_write_if_changed(${OUT} "${content}")

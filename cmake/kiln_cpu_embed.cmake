@@ -14,8 +14,8 @@ string(REPLACE ";" "|" kiln_cpu_sources_arg "${kiln_cpu_sources}")
 add_custom_command(
   OUTPUT ${kiln_embed_out}
   COMMAND ${CMAKE_COMMAND} -DOUT=${kiln_embed_out} -DFILES=${kiln_embed_files_arg} -DID_FILES=${kiln_cpu_sources_arg}
-          -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
-  DEPENDS ${kiln_embed_files} ${kiln_cpu_sources} ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
+          -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake ${PROJECT_SOURCE_DIR}/cmake/write_if_changed.cmake
+  DEPENDS ${kiln_embed_files} ${kiln_cpu_sources} ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake ${PROJECT_SOURCE_DIR}/cmake/write_if_changed.cmake
   COMMENT "Embedding the generated-code headers of the cpu target"
   VERBATIM)
 target_sources(kiln PRIVATE ${kiln_embed_out})

@@ -11,7 +11,7 @@ add_custom_command(
   OUTPUT ${kiln_source_id_out}
   COMMAND ${CMAKE_COMMAND} -DOUT=${kiln_source_id_out} -DFILES=${kiln_source_id_arg} -DROOT=${PROJECT_SOURCE_DIR}
           -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/source_id.cmake
-  DEPENDS ${kiln_source_id_files} ${PROJECT_SOURCE_DIR}/cmake/source_id.cmake
+  DEPENDS ${kiln_source_id_files} ${PROJECT_SOURCE_DIR}/cmake/source_id.cmake ${PROJECT_SOURCE_DIR}/cmake/write_if_changed.cmake
   COMMENT "Hashing kiln's sources (the cache's source identity)"
   VERBATIM)
 target_sources(kiln PRIVATE ${kiln_source_id_out})

@@ -21,11 +21,5 @@ std::string_view kiln_source_id() { return \"${VERSION}-${id}\"; }
 
 }  // namespace kiln::cache
 ")
-# Rewrite only on change, so that an edit that leaves the id alone rebuilds nothing.
-if(EXISTS ${OUT})
-  file(READ ${OUT} old)
-  if(old STREQUAL content)
-    return()
-  endif()
-endif()
-file(WRITE ${OUT} "${content}")
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
+kiln_write_if_changed(${OUT} "${content}")
