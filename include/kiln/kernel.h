@@ -20,12 +20,6 @@ namespace kiln {
 namespace exec {
 enum class Scope : std::uint8_t { AUTOMATIC, GROUP, WORKER };  // seed 004; a hint, kiln's mapper chooses
 }
-namespace mem {
-enum class Resource : std::uint8_t { automatic, shared, private_ };
-inline constexpr Resource auto_ = Resource::automatic;
-inline constexpr Resource shared = Resource::shared;
-inline constexpr Resource private_ = Resource::private_;
-}  // namespace mem
 
 struct PipelineOptions {
     std::uint32_t window = 2;    // stages in flight (software prefetch depth)
@@ -35,7 +29,6 @@ struct PipelineOptions {
 class Nest;
 namespace detail {
 struct NestState;
-enum class LoopKind : std::uint8_t { parallel = 0, serial = 1, pipeline = 2 };
 // Opens a loop region over `domain` (closed by NestRange when the body ends).
 std::shared_ptr<NestState> open_nest(LoopKind kind, const Shape& domain, const Nest* parent, PipelineOptions opts, Loc loc);
 void close_nest(NestState& s);
@@ -155,13 +148,6 @@ struct CompileOptions {
 
 namespace detail {
 // What a kernel parameter is, from the lambda's parameter type.
-struct ParamSig {
-    bool is_view = true;
-    Kind kind = Kind::F32;
-    int rank = 0;
-    bool writable = false;
-    std::string spelling;  // "View<const f32, 2>"
-};
 template <class P> struct ParamTraits;
 template <class T, int R> struct ParamTraits<View<T, R>> {
     static ParamSig sig() {

@@ -8,17 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <kiln/detail/ir_enums.h>
 #include <kiln/tile.h>
 
 namespace kiln {
-
-// Bounds policies for loads and stores.
-namespace bounds {
-enum class Policy : std::uint8_t { zero = 0, check = 1, assume = 2 };
-inline constexpr Policy zero = Policy::zero;      // out-of-range reads give 0 (or the fallback), writes are dropped
-inline constexpr Policy check = Policy::check;    // out-of-range raises (CPU engines); refused for the GPU
-inline constexpr Policy assume = Policy::assume;  // caller contract; the interpreter verifies it
-}  // namespace bounds
 
 // A[coord, shape] in C++20: the comma, overloaded only for DSL coordinates, forms one selection.
 struct Selection {

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "check/shape_rules.h"
+#include "ir/attrs.h"
 
 namespace kiln::check {
 
@@ -32,7 +33,7 @@ void verify(const ir::Program& p) {
         switch (n.op) {
             case detail::OpCode::load:
             case detail::OpCode::store:
-                if (!p.params[static_cast<std::size_t>(n.i)].is_view) internal_fail("memory access to a scalar parameter");
+                if (!p.params[static_cast<std::size_t>(ir::param_index(n))].is_view) internal_fail("memory access to a scalar parameter");
                 break;
             case detail::OpCode::loop:
                 for (int k = 0; k < ir::loop_rank(n); ++k)

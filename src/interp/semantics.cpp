@@ -16,15 +16,6 @@ double round_to(Kind k, double x) {
     }
 }
 
-int int_bits(Kind k) {
-    switch (k) {
-        case Kind::I8: return 8;
-        case Kind::I32: return 32;
-        case Kind::Bool: return 1;
-        default: return 64;
-    }
-}
-
 std::int64_t wrap_to(Kind k, std::int64_t x) {
     switch (k) {
         case Kind::I8: return kiln_rt::wrap_i8(x);

@@ -84,7 +84,7 @@ std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<A
 Value param_value(int index, Kind kind) {
     auto& b = builder({}, "kernel");
     ir::Node* n = b.top_level(OpCode::param, Type{kind, {}}, {});
-    n->i = index;
+    ir::set_param_index(*n, index);
     return Value{n, nullptr, n->type};
 }
 
@@ -147,9 +147,8 @@ Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
         operands.push_back(b.node_of(*fallback));
     }
     ir::Node* n = b.make(OpCode::load, Type{p.kind, dims}, std::move(operands), loc);
-    n->i = param;
-    n->j = static_cast<std::int64_t>(policy);
-    n->flag = fallback != nullptr;
+    ir::set_param_index(*n, param);
+    ir::set_bounds(*n, policy, fallback != nullptr);
     return Value{n, nullptr, n->type};
 }
 
@@ -169,8 +168,8 @@ void store_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
     auto operands = origin_nodes(b, origin, p.rank, loc, "store", param);
     operands.push_back(b.node_of(v));
     ir::Node* n = b.make(OpCode::store, v.type, std::move(operands), loc);
-    n->i = param;
-    n->j = static_cast<std::int64_t>(policy);
+    ir::set_param_index(*n, param);
+    ir::set_bounds(*n, policy, false);
 }
 
 std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args) {

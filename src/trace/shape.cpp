@@ -58,13 +58,13 @@ Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
     KILN_ASSERT(b);
     // One node per (view, dim) in the kernel body, shared by every use.
     for (ir::Node* n : b->program().body.nodes)
-        if (n->op == (stride ? detail::OpCode::view_stride : detail::OpCode::view_extent) && n->i == param && n->j == dim) {
+        if (n->op == (stride ? detail::OpCode::view_stride : detail::OpCode::view_extent) && ir::param_index(*n) == param && ir::view_dim(*n) == dim) {
             e.sym_ = detail::Value{n, nullptr, n->type};
             return e;
         }
     ir::Node* n = b->top_level(stride ? detail::OpCode::view_stride : detail::OpCode::view_extent, detail::Type{Kind::I64, {}}, {});
-    n->i = param;
-    n->j = dim;
+    ir::set_param_index(*n, param);
+    ir::set_view_dim(*n, dim);
     e.sym_ = detail::Value{n, nullptr, n->type};
     return e;
 }
@@ -72,7 +72,7 @@ Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
 Axis::Axis(std::string name, Extent extent, Loc loc) : id_(g_next_axis.fetch_add(1)), name_(std::move(name)), extent_(std::move(extent)), loc_(loc) {
     if (name_.empty()) fail(loc, "axis", "an axis needs a name (it appears in diagnostics)");
     if (!extent_.is_runtime() && extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
-    check::register_axis_name(id_, name_);
+    ir::register_axis_name(id_, name_);
 }
 
 Axis Axis::anonymous_dim(Extent extent) {

@@ -64,15 +64,15 @@ std::size_t worker_stack_bytes(std::int64_t frame) { return static_cast<std::siz
 // message reads the same (a test compares them).
 [[noreturn]] void out_of_range(const Compiled& c, const ir::Program& p, const kiln_cpu::Status& st, const std::vector<Arg>& args) {
     const ir::Node& n = c.access(p, st.access);
-    const Arg& a = args[static_cast<std::size_t>(n.i)];
+    const Arg& a = args[static_cast<std::size_t>(ir::param_index(n))];
     std::string at = "(", ext;
     for (std::size_t k = 0; k < a.extents.size(); ++k) {
         at += (k ? ", " : "") + std::to_string(st.coord[k]);
         ext += (k ? "x" : "") + std::to_string(a.extents[k]);
     }
     at += ")";
-    std::string what = "index " + at + " is out of range for argument " + std::to_string(n.i) + " of extent " + ext;
-    if (n.j == static_cast<std::int64_t>(bounds::assume)) what += " (bounds::assume was violated)";
+    std::string what = "index " + at + " is out of range for argument " + std::to_string(ir::param_index(n)) + " of extent " + ext;
+    if (ir::bounds_policy(n) == bounds::assume) what += " (bounds::assume was violated)";
     if (st.pid >= 0) what += " in instance " + std::to_string(st.pid);
     fail(n.loc, n.op == OpCode::load ? "load" : "store", what);
 }

@@ -166,7 +166,7 @@ void Emitter::copy_into(const Storage& dst, const Node* src) {
 
 static void number_region(const ir::Region& r, std::unordered_map<const Node*, int>& ids) {
     for (const Node* n : r.nodes) {
-        bool has_id = n->op != OpCode::store && n->op != OpCode::yield && n->op != OpCode::stage;
+        bool has_id = ir::has_result(n->op) || n->op == OpCode::loop;
         if (has_id && !ids.count(n)) ids.emplace(n, static_cast<int>(ids.size()));
         if (n->body) {
             for (const Node* a : n->body->args) ids.emplace(a, static_cast<int>(ids.size()));
@@ -183,32 +183,9 @@ std::unordered_map<const Node*, int> number_nodes(const ir::Program& p) {
 
 // ---- regions
 
-// What kiln_run computes: the effects (stores, loads that can raise), the loop
-// structure, and everything they read. Values the kernel never uses, and what
-// only the grid's first extent needs (pid < total bounds it), are not emitted.
-void Emitter::mark_live() {
-    std::vector<const Node*> work;
-    ir::walk(p_.body, [&](const Node& n) {
-        const bool effect = n.op == OpCode::store || n.op == OpCode::yield ||
-                            (n.op == OpCode::load && n.j != static_cast<std::int64_t>(bounds::zero));
-        if (!effect && n.op != OpCode::loop) return;
-        live_.insert(&n);
-        for (std::size_t k = 0; k < n.operands.size(); ++k)
-            if (&n != p_.grid || k > 0) work.push_back(n.operands[k]);
-    });
-    while (!work.empty()) {
-        const Node* n = work.back();
-        work.pop_back();
-        if (live_.insert(n).second)
-            for (const Node* o : n->operands) work.push_back(o);
-    }
-}
-
+// What kiln_run computes: the dce pass's live set (passes/dce.h).
 bool Emitter::dead(const Node& n) const {
-    switch (n.op) {
-        case OpCode::store: case OpCode::loop: case OpCode::yield: case OpCode::stage: case OpCode::loop_result: return false;
-        default: return !live_.count(&n);
-    }
+    return ir::has_result(n.op) && n.op != OpCode::loop_result && !lowered_.is_live(n);
 }
 
 void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
@@ -217,23 +194,33 @@ void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
 }
 
 void Emitter::emit_node(const Node& n) {
-    switch (n.op) {
-        case OpCode::constant: emit_constant(n); break;
-        case OpCode::param: emit_param(n); break;
-        case OpCode::view_extent:
-        case OpCode::view_stride:
-            storage_[&n] = Storage{"v" + id(&n), false, 1};
-            line("const long long v" + id(&n) + " = args[" + std::to_string(n.i) + "].view." +
-                 (n.op == OpCode::view_extent ? "extent[" : "stride[") + std::to_string(n.j) + "];");
-            break;
-        case OpCode::load: emit_load(n); break;
-        case OpCode::store: emit_store(n); break;
-        case OpCode::loop: emit_loop(n); break;
-        case OpCode::loop_result: storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(n.i), !n.type.dims.empty(), n.type.count()}; break;
-        case OpCode::stage: line("// stage \"" + n.s + "\""); break;
-        case OpCode::yield: internal_fail("cpu emitter: yield outside a loop body");
-        case OpCode::region_arg: internal_fail("cpu emitter: region argument in a node list");
-        default: emit_op(n);
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::constant) return emit_constant(n);
+            if (n.op == OpCode::param) return emit_param(n);
+            if (n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
+                storage_[&n] = Storage{"v" + id(&n), false, 1};
+                line("const long long v" + id(&n) + " = args[" + std::to_string(ir::param_index(n)) + "].view." +
+                     (n.op == OpCode::view_extent ? "extent[" : "stride[") + std::to_string(ir::view_dim(n)) + "];");
+                return;
+            }
+            return emit_op(n);
+        case ir::OpCategory::memory:
+            if (n.op == OpCode::load) return emit_load(n);
+            if (n.op == OpCode::store) return emit_store(n);
+            return emit_op(n);
+        case ir::OpCategory::control:
+            if (n.op == OpCode::loop) return emit_loop(n);
+            if (n.op == OpCode::loop_result) {
+                storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(ir::slot(n)), !n.type.dims.empty(), n.type.count()};
+                return;
+            }
+            if (n.op == OpCode::stage) return line("// stage \"" + ir::stage_label(n) + "\"");
+            internal_fail("cpu emitter: " + std::string(detail::op_name(n.op)) + " in a node list");
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
+        case ir::OpCategory::scan: case ir::OpCategory::contraction: case ir::OpCategory::movement: case ir::OpCategory::sort:
+            return emit_op(n);
     }
 }
 
@@ -244,8 +231,7 @@ void Emitter::emit_node(const Node& n) {
 void Emitter::emit_loop(const Node& loop) {
     const int rank = ir::loop_rank(loop);
     const std::string L = "l" + id(&loop);
-    static const char* kinds[] = {"parallel", "serial", "pipeline"};
-    line("// %" + id(&loop) + ": loop " + kinds[loop.i]);
+    line("// %" + id(&loop) + ": loop " + std::string(ir::loop_kind_name(ir::loop_kind(loop))));
     std::vector<Storage> carried;
     for (std::size_t k = static_cast<std::size_t>(rank); k < loop.operands.size(); ++k) {
         const Node* init = loop.operands[k];
@@ -271,8 +257,8 @@ void Emitter::emit_loop(const Node& loop) {
         open("for (long long " + v + " = 0; " + v + " < " + L + "_n" + std::to_string(k) + "; ++" + v + ")");
     }
     for (const Node* a : loop.body->args) {
-        if (a->i < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(a->i)], false, 1};
-        else storage_[a] = carried.at(static_cast<std::size_t>(a->i - rank));
+        if (ir::slot(*a) < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(ir::slot(*a))], false, 1};
+        else storage_[a] = carried.at(static_cast<std::size_t>(ir::slot(*a) - rank));
     }
     for (const Node* n : loop.body->nodes) {
         if (n->op == OpCode::yield) emit_yield(*n, loop);
@@ -371,7 +357,7 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
             else if (k == 0) line("[[maybe_unused]] const long long " + v + " = rest;");
             else line("[[maybe_unused]] const long long " + v + " = rest % " + n + "; rest /= " + n + ";");
         }
-        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(a->i), false, 1};
+        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(ir::slot(*a)), false, 1};
         phase_ = kiln_cpu::in_grid;
         pid_ = "pid";
         for (const Node* n : grid->body->nodes)
@@ -391,7 +377,11 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
 
 Emitted Emitter::emit() {
     ids_ = number_nodes(p_);
-    mark_live();
+    passes::LowerOptions lo;
+    lo.target = passes::TargetKind::cpu;
+    lo.precision = opts_.exact ? Precision::exact : Precision::standard;
+    lo.index64 = opts_.index64;
+    lowered_ = passes::lower(p_, lo);
     {
         const Uses u = uses();
         find_fusible(u);

@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/ir.h"
+#include "ir/tile_geometry.h"
 
 namespace kiln::native {
 

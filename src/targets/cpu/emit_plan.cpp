@@ -10,17 +10,9 @@ namespace kiln::native {
 
 namespace {
 
-bool elementwise_op(OpCode op) {
-    switch (op) {
-        case OpCode::iota: case OpCode::full: case OpCode::neg: case OpCode::abs: case OpCode::logical_not: case OpCode::exp: case OpCode::log:
-        case OpCode::sqrt: case OpCode::rsqrt: case OpCode::tanh: case OpCode::erf: case OpCode::sin: case OpCode::cos: case OpCode::cast:
-        case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::pow: case OpCode::maximum:
-        case OpCode::minimum: case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor: case OpCode::eq: case OpCode::ne:
-        case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge: case OpCode::select:
-            return true;
-        default: return false;
-    }
-}
+// Elementwise in the emitter's sense: one expression per element (emit_ops.cpp's
+// element_expr), so the value can be computed where it is used.
+bool elementwise_op(OpCode op) { return ir::is_elementwise(op) || op == OpCode::iota || op == OpCode::full; }
 
 bool alias_op(OpCode op) { return op == OpCode::reshape || op == OpCode::mem_store || op == OpCode::mem_load; }
 
@@ -65,8 +57,7 @@ void Emitter::find_fusible(const Uses& u) {
         bool ok = true;
         for (const Node* c : users) {
             const bool by_index = (elementwise_op(c->op) && (copies || c->type.count() == n->type.count())) ||
-                                  (c->op == OpCode::store && c->operands.back() == n) || c->op == OpCode::reduce_add ||
-                                  c->op == OpCode::reduce_max || c->op == OpCode::reduce_min;
+                                  (c->op == OpCode::store && c->operands.back() == n) || ir::category(c->op) == ir::OpCategory::reduction;
             ok = ok && by_index && u.region.at(c) == u.region.at(n);
         }
         if (ok) fusible_.insert(n);
@@ -92,7 +83,7 @@ void Emitter::find_view_tiles(const Uses& u) {
     };
     for (auto& [n, users] : u.users) {
         const Kind k = n->type.kind;
-        if (n->op != OpCode::load || dead(*n) || n->type.dims.empty() || !opts_.unit_inner.at(static_cast<std::size_t>(n->i))) continue;
+        if (n->op != OpCode::load || dead(*n) || n->type.dims.empty() || !opts_.unit_inner.at(static_cast<std::size_t>(ir::param_index(*n)))) continue;
         if (k != Kind::F32 && k != Kind::F64 && k != Kind::I32 && k != Kind::I64 && k != Kind::I8) continue;
         if (!inside_grid(n)) continue;
         const int from = u.position.at(n);
@@ -127,10 +118,10 @@ void Emitter::find_in_place_mma(const Uses& u) {
         if (n->op != OpCode::mma || dead(*n) || users.size() != 1 || users[0]->op != OpCode::yield) continue;
         const Node* acc = n->operands[2];
         const Node* loop = u.loop.at(n);
-        if (acc->op != OpCode::region_arg || !loop || loop == p_.grid || acc->i < ir::loop_rank(*loop)) continue;
+        if (acc->op != OpCode::region_arg || !loop || loop == p_.grid || ir::slot(*acc) < ir::loop_rank(*loop)) continue;
         if (std::find(loop->body->args.begin(), loop->body->args.end(), acc) == loop->body->args.end()) continue;
         const Node* yield = users[0];
-        const auto slot = static_cast<std::size_t>(acc->i - ir::loop_rank(*loop));
+        const auto slot = static_cast<std::size_t>(ir::slot(*acc) - ir::loop_rank(*loop));
         auto acc_users = u.users.find(acc);
         if (acc_users == u.users.end() || acc_users->second.size() != 1) continue;  // only this mma reads it
         if (u.loop.at(yield) != loop || slot >= yield->operands.size() || yield->operands[slot] != n) continue;

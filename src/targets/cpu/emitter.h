@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/lower.h"
 #include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/emit_cpp.h"
 
@@ -98,7 +99,6 @@ public:
     void emit_op(const Node& n);
 
 private:
-    void mark_live();
     // Who uses what (live users only; the grid's first extent is not a use), each
     // node's region and enclosing loop, and its position in an instance's order of
     // execution (a pre-order walk; a loop's span ends after its body).
@@ -148,7 +148,7 @@ private:
     std::unordered_map<const Node*, int> ids_;
     std::unordered_map<const Node*, Storage> storage_;
     std::unordered_set<const Node*> constants_done_;
-    std::unordered_set<const Node*> live_;  // what kiln_run computes (mark_live)
+    passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
     std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
     std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "check/shape_rules.h"
+#include "ir/attrs.h"
+#include "ir/axis_names.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
@@ -86,7 +87,7 @@ public:
         if (p.grid) {
             s << " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
-                s << (a ? ", " : "") << check::axis_name(static_cast<int>(p.grid->ints[static_cast<std::size_t>(a)]));
+                s << (a ? ", " : "") << ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
             s << "]";
         }
         s << "), " << k->kernel.threads << " threads each, serial and pipeline nests as loops inside\n";

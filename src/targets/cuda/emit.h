@@ -25,7 +25,9 @@
 
 #include <kiln/kernel.h>
 
+#include "ir/attrs.h"
 #include "ir/ir.h"
+#include "ir/tile_geometry.h"
 
 namespace kiln::cu {
 

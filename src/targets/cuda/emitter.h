@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/lower.h"
 #include "targets/cuda/emit.h"
 
 namespace kiln::cu {
@@ -43,14 +44,9 @@ public:
 
     // ---- layout (emit.h): where each element of a tile lives. Every op family goes
     // through these (or each_element / each_owned / stage, built on them).
-    struct Layout {
-        std::int64_t count = 1;  // elements
-        int vec = 1;             // V: a run of V row-major-consecutive elements per slot group
-        std::int64_t runs = 1;   // runs per thread; the last ones may lie past the tile's end
-        bool uniform = false;    // a one-element tile that every thread holds, like a scalar
-        std::int64_t slots() const { return runs * vec; }
-    };
-    Layout layout(const Node* n) const;
+    using Layout = passes::CudaLayout;
+    Layout layout(const Node* n) const { return lowered_.layouts->of(n); }
+    const passes::Lowered& lowered() const { return lowered_; }
     std::int64_t slots(const Node* n) const { return layout(n).slots(); }  // register slots per thread
     // The element held in slot j of this thread, and the first element of its run q
     // (j and q: int expressions, constants once loops are unrolled).
@@ -108,13 +104,12 @@ private:
     void loop(const Node& loop);
     void leaf(const Node& n);
     std::string file_scope_constant(const Node& n);
-    void choose_layout();
     void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
 
     const ir::Program& p_;
     EmitOptions o_;
+    passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     int threads_ = 32;
-    int vec_ = 1;  // the kernel's widest run (elements), from its global loads and stores
     std::int64_t largest_ = 1;  // elements of the largest tile
     std::ostringstream body_;
     std::ostringstream constants_;  // file-scope arrays for tile constants
@@ -147,6 +142,8 @@ void emit_mma(Emitter& e, const Node& n);          // ordered contraction or ten
 // register values; scalar_ops.cpp). `exact` selects kiln math for
 // transcendental functions; standard mode uses CUDA's.
 std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x);
+// An elementwise node (ir::is_elementwise) over its operands' expressions.
+std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& operands);
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
 std::string cast_expr(Kind from, Kind to, const std::string& x);

@@ -6,8 +6,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "interp/eval.h"
 #include "interp/semantics.h"
+#include "ir/attrs.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
@@ -16,108 +17,10 @@ using detail::Arg;
 using detail::OpCode;
 using ir::Node;
 
-bool needs_64bit_offsets(const std::vector<Arg>& args) {
-    for (const Arg& a : args) {
-        if (!a.is_view) continue;
-        // check_host_view has ruled out negative values and overflow of the span.
-        std::int64_t last = 0;
-        bool empty = false;
-        for (std::size_t d = 0; d < a.extents.size(); ++d) {
-            if (a.extents[d] == 0) empty = true;
-            else last += (a.extents[d] - 1) * a.strides[d];
-        }
-        if (!empty && last > std::numeric_limits<std::int32_t>::max() - 1) return true;
-    }
-    return false;
-}
-
-namespace {
-
-// The program's scalars evaluated on the host before a launch: parameters, view
-// extents and strides, constants, and arithmetic on them, with the interpreter's
-// semantics. Integer index arithmetic (grid and loop extents are usually
-// ceil_div of a view's extent) takes a direct path through ref::int_binary, the
-// function the interpreter's eval applies to integer elements, without eval's
-// allocations; every other op goes through ref::eval itself.
-class HostScalars {
-public:
-    explicit HostScalars(const std::vector<Arg>& args) : args_(args) { ints_.reserve(32); }
-
-    // An integer scalar; `where` is the loop whose extent needs it (for errors).
-    std::int64_t integer(const Node* n, const Node& where) {
-        for (const auto& [node, v] : ints_)
-            if (node == n) return v;
-        std::int64_t v = 0;
-        Kind k = n->type.kind;
-        bool wide = k == Kind::I8 || k == Kind::I32 || k == Kind::I64;  // not bool: eval's path
-        switch (n->op) {
-            case OpCode::constant: v = wide && n->data->ints.size() == 1 ? n->data->ints[0] : value(n, where)->ints.at(0); break;
-            case OpCode::view_extent: v = args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]; break;
-            case OpCode::view_stride: v = args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]; break;
-            case OpCode::param:
-                v = wide ? ref::wrap_to(k, args_[static_cast<std::size_t>(n->i)].i) : value(n, where)->ints.at(0);
-                break;
-            case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::maximum:
-            case OpCode::minimum:
-                v = wide ? ref::int_binary(n->op, k, integer(n->operands[0], where), integer(n->operands[1], where))
-                         : value(n, where)->ints.at(0);
-                break;
-            default: v = value(n, where)->ints.at(0);
-        }
-        ints_.emplace_back(n, v);
-        return v;
-    }
-
-private:
-    // Any scalar, through the interpreter's eval.
-    ref::DataPtr value(const Node* n, const Node& where) {
-        if (auto it = values_.find(n); it != values_.end()) return it->second;
-        auto scalar_int = [](std::int64_t v) {
-            auto d = std::make_shared<ir::EagerData>();
-            d->ints.push_back(v);
-            return ref::DataPtr(d);
-        };
-        ref::DataPtr v;
-        switch (n->op) {
-            case OpCode::constant: v = n->data; break;
-            case OpCode::view_extent: v = scalar_int(args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
-            case OpCode::view_stride: v = scalar_int(args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
-            case OpCode::param: {
-                const Arg& a = args_[static_cast<std::size_t>(n->i)];
-                auto d = std::make_shared<ir::EagerData>();
-                if (is_float(n->type.kind)) d->floats.push_back(ref::round_to(n->type.kind, a.f));
-                else d->ints.push_back(ref::wrap_to(n->type.kind, a.i));
-                v = d;
-                break;
-            }
-            case OpCode::load: case OpCode::store: case OpCode::loop: case OpCode::loop_result: case OpCode::region_arg:
-            case OpCode::yield: case OpCode::stage:
-                fail(where.loc, "parallel", "not supported on cuda: the grid's extent depends on a " + std::string(detail::op_name(n->op)) +
-                                                ", which the host cannot evaluate before the launch");
-            default: {
-                std::vector<ref::DataPtr> keep;
-                std::vector<const ir::EagerData*> in;
-                for (const Node* o : n->operands) {
-                    keep.push_back(value(o, where));
-                    in.push_back(keep.back().get());
-                }
-                v = ref::eval(*n, in);
-            }
-        }
-        values_[n] = v;
-        return v;
-    }
-
-    const std::vector<Arg>& args_;
-    std::vector<std::pair<const Node*, std::int64_t>> ints_;  // a handful: a linear search beats hashing
-    std::unordered_map<const Node*, ref::DataPtr> values_;
-};
-
-}  // namespace
 
 std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) {
     if (!p.grid) return 1;
-    HostScalars scalars(args);
+    passes::HostScalars scalars(args);
     std::int64_t total = 1;
     for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
         std::int64_t e = scalars.integer(p.grid->operands[static_cast<std::size_t>(k)], *p.grid);
@@ -185,7 +88,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         grid->body->nodes[static_cast<std::size_t>(g.k_loop)]->op != OpCode::loop)
         internal_fail("cuda: a GEMM kernel for a program without its k loop");
     const Node& loop = *grid->body->nodes[static_cast<std::size_t>(g.k_loop)];
-    HostScalars scalars(args);
+    passes::HostScalars scalars(args);
     std::int64_t grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
     std::int64_t grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
     std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
