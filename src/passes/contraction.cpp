@@ -69,6 +69,16 @@ std::string MmaPlan::describe() const {
     return why.empty() ? s : s + "; not faster: " + why;
 }
 
+std::vector<std::string> contraction_report(const Lowered& l) {
+    std::vector<std::string> lines;
+    ir::walk(l.program->body, [&](const Node& n) {
+        auto it = l.contractions.mma.find(&n);
+        if (it == l.contractions.mma.end()) return;
+        lines.push_back("mma" + (n.loc.known() ? " at " + n.loc.str() : std::string()) + ": " + it->second.describe());
+    });
+    return lines;
+}
+
 const MmaPlan& Contractions::of(const Node& n) const {
     auto it = mma.find(&n);
     if (it == mma.end()) internal_fail("contraction: no plan for an mma (the pass did not run)");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/ir.h"
 #include "passes/gemm_match.h"
@@ -39,5 +40,8 @@ struct Contractions {
 };
 
 void contraction(Lowered& l);
+
+// One line per mma, in program order: "mma at gemm.cpp:40: <plan>" (for plans).
+std::vector<std::string> contraction_report(const Lowered& l);
 
 }  // namespace kiln::passes

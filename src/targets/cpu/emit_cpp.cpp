@@ -407,7 +407,7 @@ Emitted Emitter::emit() {
     text += globals_.str();
     text += "}  // namespace\n\n";
     text += body_.str();
-    return Emitted{std::move(text), accesses_, frame_bytes_};
+    return Emitted{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_)};
 }
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options) { return Emitter(p, options).emit(); }

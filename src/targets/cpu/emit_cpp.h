@@ -31,6 +31,8 @@ struct Emitted {
     std::vector<const ir::Node*> accesses;
     // Bytes of tile storage in kiln_run's frame, for sizing worker stacks.
     std::int64_t frame_bytes = 0;
+    // How each mma is computed, and why not faster (passes/contraction.h).
+    std::vector<std::string> contractions;
 };
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);

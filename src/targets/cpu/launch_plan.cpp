@@ -109,6 +109,10 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
         }
         s << "\n";
     }
+    if (!e.contractions.empty()) {
+        s << "  contractions:\n";
+        for (const auto& line : e.contractions) s << "    " << line << "\n";
+    }
     s << "  values (tiles are local arrays, " << e.frame_bytes << " bytes per instance):\n";
     std::unordered_map<const ir::Node*, int> ids = number_nodes(p);
     ir::walk(p.body, [&](const ir::Node& n) {

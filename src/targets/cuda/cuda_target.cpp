@@ -103,6 +103,10 @@ public:
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
                   << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";
         }
+        if (!k->kernel.contractions.empty()) {
+            s << "  contractions:\n";
+            for (const auto& line : k->kernel.contractions) s << "    " << line << "\n";
+        }
         s << "  tensor-core instructions: " << k->tensor_core_instructions << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
           << ")\n";
         s << "  cache: " << (k->from_disk ? "hit" : "compiled") << " " << k->key.substr(0, 16) << "\n";

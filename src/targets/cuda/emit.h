@@ -63,6 +63,7 @@ struct EmittedKernel {
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one
+    std::vector<std::string> contractions;  // how each mma is computed, and why not faster
 };
 
 // Fails with kiln::Error naming the user's line for programs the target cannot

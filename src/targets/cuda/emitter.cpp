@@ -529,6 +529,7 @@ EmittedKernel Emitter::emit() {
     // The scratch area, then the two exchange areas.
     k.shared_bytes = shared_max_ + 2 * exchange_max_;
     k.values = notes_;
+    k.contractions = passes::contraction_report(lowered_);
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
     src << "// kiln: kernel '" << p_.name << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
