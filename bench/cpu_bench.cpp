@@ -28,7 +28,7 @@
 
 #include "cache/disk_cache.h"
 #include "targets/cpu/module_cache.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;

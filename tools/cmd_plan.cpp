@@ -5,7 +5,7 @@
 #include "case_args.h"
 #include "commands.h"
 #include "options.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::cli {
 

@@ -81,6 +81,9 @@ ref::DataPtr HostScalars::value(const Node* n, const Node& where) {
     return v;
 }
 
+double scalar_param_float(Kind k, double value) { return ref::round_to(k, value); }
+std::int64_t scalar_param_int(Kind k, std::int64_t value) { return ref::wrap_to(k, value); }
+
 std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args) {
     if (!p.grid) return std::vector<std::int64_t>{};
     HostScalars scalars(args);

@@ -42,6 +42,11 @@ private:
     std::unordered_map<const ir::Node*, ref::DataPtr> values_;
 };
 
+// The value a scalar parameter holds inside the program: rounded (floats) or
+// wrapped (integers) once to its kind, as the interpreter does.
+double scalar_param_float(Kind k, double value);
+std::int64_t scalar_param_int(Kind k, std::int64_t value);
+
 // The parallel nest's extents for these arguments (empty without a grid; nullopt
 // when they depend on something only a launch computes). Fails like the
 // interpreter on a negative extent.

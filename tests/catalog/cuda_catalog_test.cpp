@@ -12,7 +12,7 @@
 #include "kiln/detail/identical.h"
 #include "catalog.h"
 #include "targets/cuda/nvrtc.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;

@@ -19,7 +19,7 @@
 #include "cpu_diff.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;

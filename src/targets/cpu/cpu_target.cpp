@@ -16,7 +16,7 @@
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
 #include "targets/cpu/thread_pool.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::detail {
 

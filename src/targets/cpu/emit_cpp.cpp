@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "targets/cpu/embedded_text.h"
+#include "targets/common/embedded_text.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
@@ -375,6 +375,19 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
     close();
 }
 
+// The head of every generated source: the ABI shared with the launcher, kiln's
+// rounding and math, and the cpu target's helpers, in that order.
+static const std::string& prelude() {
+    static const std::string text = [] {
+        std::string s;
+        for (auto [name, body] : {std::pair{"cpu_abi.h", embedded::cpu_abi_h()}, std::pair{"kround.h", embedded::kround_h()},
+                                  std::pair{"kmath.h", embedded::kmath_h()}, std::pair{"cpu_prelude.h", embedded::cpu_prelude_h()}})
+            s += "// ---- " + std::string(name) + "\n" + std::string(body);
+        return s;
+    }();
+    return text;
+}
+
 Emitted Emitter::emit() {
     ids_ = number_nodes(p_);
     passes::LowerOptions lo;
@@ -402,7 +415,7 @@ Emitted Emitter::emit() {
     text += "// kiln cpu kernel '" + p_.name + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
             (opts_.index64 ? "64" : "32") + "-bit.\n";
     text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
-    text += embedded_prelude();
+    text += prelude();
     text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
     text += globals_.str();
     text += "}  // namespace\n\n";

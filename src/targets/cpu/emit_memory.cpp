@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "interp/eval.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {

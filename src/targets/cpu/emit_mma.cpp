@@ -7,7 +7,6 @@
 //     vector registers for the whole contraction;
 //   - otherwise outer output dims, the contraction points, then the innermost
 //     output dim, so the inner loop vectorises across outputs.
-#include "interp/eval.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 

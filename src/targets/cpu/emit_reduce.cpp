@@ -12,7 +12,6 @@
 // Every other case folds in the pinned order.
 #include <algorithm>
 
-#include "interp/eval.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 

@@ -9,9 +9,6 @@
 
 #include "cache/disk_cache.h"
 #include "passes/index_width.h"
-#include "interp/eval.h"
-#include "interp/semantics.h"
-#include "targets/cpu/embedded_text.h"
 #include "targets/cpu/thread_pool.h"
 
 namespace kiln::native {
@@ -32,8 +29,7 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
 
 std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler) {
     cache::KeyBuilder key;
-    key.add("artifact", "kiln cpu kernel (shared object)");
-    key.add("kiln", kiln_build_id());
+    key.add("artifact", "kiln cpu kernel (shared object), format 1");
     key.add("target", "cpu");
     key.add("precision", spec.precision == Precision::exact ? "exact" : "standard");
     key.add("index width", spec.emit.index64 ? "64" : "32");

@@ -10,7 +10,7 @@
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvrtc.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::detail {
 

@@ -8,21 +8,7 @@
 #include <algorithm>
 
 #include "targets/cuda/emitter.h"
-// Empty for the host compiler; included so that the build records the dependency
-// of the text embedded below.
-#include "targets/cuda/emit_gemm_sm90.cuh"
-
-// The main loop's text, NUL-terminated, in read-only data (KILN_SOURCE_DIR is set
-// by CMake for the kiln library).
-asm(".pushsection .rodata\n"
-    ".global kiln_cuda_gemm_sm90_text\n"
-    ".hidden kiln_cuda_gemm_sm90_text\n"
-    ".type kiln_cuda_gemm_sm90_text, @object\n"
-    "kiln_cuda_gemm_sm90_text:\n"
-    ".incbin \"" KILN_SOURCE_DIR "/src/targets/cuda/emit_gemm_sm90.cuh\"\n"
-    ".byte 0\n"
-    ".popsection\n");
-extern "C" const char kiln_cuda_gemm_sm90_text[];
+#include "targets/common/embedded_text.h"
 
 namespace kiln::cu {
 
@@ -133,7 +119,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
                                                 storage(g.out, y1) + " << 16;";
     std::string s;
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
-    s += kiln_cuda_gemm_sm90_text;
+    s += embedded::emit_gemm_sm90_cuh();
     s += wgmma_wrapper(g.bn, g.in);
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "

@@ -126,7 +126,6 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     std::string joined;
     for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
     cache::KeyBuilder key;
-    key.add("kiln", KILN_VERSION);
     key.add("artifacts", kArtifactFormat);
     key.add("target", "cuda");
     key.add("arch", arch);

@@ -6,7 +6,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "interp/semantics.h"
 #include "ir/attrs.h"
 #include "passes/host_scalars.h"
 #include "targets/cuda/tensor_map_cache.h"
@@ -51,9 +50,9 @@ void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vecto
             // The register type of the kind, holding the value the interpreter would (rounded / wrapped).
             switch (p.params[i].kind) {
                 case Kind::F64: push(a.f); break;
-                case Kind::F32: case Kind::F16: case Kind::BF16: push(static_cast<float>(ref::round_to(p.params[i].kind, a.f))); break;
+                case Kind::F32: case Kind::F16: case Kind::BF16: push(static_cast<float>(passes::scalar_param_float(p.params[i].kind, a.f))); break;
                 case Kind::I64: push(a.i); break;
-                default: push(static_cast<std::int32_t>(ref::wrap_to(p.params[i].kind, a.i)));
+                default: push(static_cast<std::int32_t>(passes::scalar_param_int(p.params[i].kind, a.i)));
             }
             continue;
         }

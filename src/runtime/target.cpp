@@ -1,7 +1,7 @@
 // Targets by name, the default target, and running a kernel on one.
 #include <cstdlib>
 
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln {
