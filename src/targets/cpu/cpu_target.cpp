@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "cache/disk_cache.h"
+#include "targets/common/dump.h"
 #include "targets/cpu/launch_plan.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
@@ -133,7 +134,7 @@ private:
         const cache::DiskCache disk = cache::DiskCache::open();
         // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
         // the index could do without it.
-        const bool dumping = native::dump_dir_set();
+        const bool dumping = targets::dump_dir_set();
         const std::string index_key = native::index_key(p, spec, *cc);
         if (auto record = dumping ? std::nullopt : native::find_in_index(disk, index_key))
             if (const native::Module* m = native::find_module(disk, record->kernel_key)) {
@@ -145,7 +146,7 @@ private:
             native::Emitted e = native::emit_cpp(p, spec.emit);
             c->key = native::cache_key(e, spec, *cc);
             c->frame_bytes = e.frame_bytes;
-            native::dump_source(p.name, c->key, e.source);
+            targets::dump_source(p.name, c->key, e.source, "cpp");
             c->module = &native::load_module(disk, c->key, e.source, p.name, *cc);
             native::add_to_index(disk, index_key, {c->key, c->frame_bytes});
             c->set_accesses(std::move(e.accesses));

@@ -32,24 +32,6 @@ std::string kind_class(Kind k) { return "kiln_cpu::K_" + std::string(kind_name(k
 
 // ---- text
 
-void Emitter::line(const std::string& text) { body_ << std::string(static_cast<std::size_t>(depth_) * 4, ' ') << text << "\n"; }
-
-void Emitter::open(const std::string& head) {
-    line(head.empty() ? "{" : head + " {");
-    ++depth_;
-}
-
-void Emitter::close() {
-    --depth_;
-    line("}");
-}
-
-void Emitter::open_else() {
-    --depth_;
-    line("} else {");
-    ++depth_;
-}
-
 std::vector<std::string> Emitter::open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix) {
     std::vector<std::string> vars;
     for (std::size_t k = 0; k < extents.size(); ++k) {
@@ -134,19 +116,16 @@ void Emitter::materialize(const Node& n, const std::string& name) {
 void Emitter::with_fast_math(const std::function<void()>& loops) {
     if (!math_flag_.empty()) internal_fail("cpu emitter: nested fast-math loops");
     const std::string flag = "in_doubt" + std::to_string(math_flags_++);
-    std::ostringstream nest;
-    std::swap(nest, body_);
     math_flag_ = flag;
     math_flag_used_ = false;
-    loops();
+    const std::string nest = body_.capture(loops);
     math_flag_.clear();
-    std::swap(nest, body_);
     if (!math_flag_used_) {
-        body_ << nest.str();
+        body_.raw(nest);
         return;
     }
     line("unsigned " + flag + " = 0;");
-    body_ << nest.str();
+    body_.raw(nest);
     // Rare: 186 of the 2^32 floats (NaN aside) have an exp too close to a rounding boundary.
     open("if (" + flag + ")");
     loops();
@@ -419,7 +398,7 @@ Emitted Emitter::emit() {
     text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
     text += globals_.str();
     text += "}  // namespace\n\n";
-    text += body_.str();
+    text += body_.text();
     return Emitted{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_)};
 }
 

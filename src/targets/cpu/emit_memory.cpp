@@ -9,37 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "targets/common/literals.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
 
-std::string literal(Kind k, double f, std::int64_t i) {
-    char buf[64];
-    if (k == Kind::F32) {
-        float x = static_cast<float>(f);
-        if (std::isfinite(x)) {
-            std::snprintf(buf, sizeof buf, "%af", static_cast<double>(x));
-        } else {
-            std::uint32_t bits;
-            std::memcpy(&bits, &x, 4);
-            std::snprintf(buf, sizeof buf, "__builtin_bit_cast(float, 0x%08xu)", bits);
-        }
-        return buf;
-    }
-    if (is_float(k)) {
-        if (std::isfinite(f)) {
-            std::snprintf(buf, sizeof buf, "%a", f);
-        } else {
-            std::uint64_t bits;
-            std::memcpy(&bits, &f, 8);
-            std::snprintf(buf, sizeof buf, "__builtin_bit_cast(double, 0x%016llxULL)", static_cast<unsigned long long>(bits));
-        }
-        return buf;
-    }
-    if (k == Kind::I64) return i == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(i) + "LL";
-    if (k == Kind::I32 && i == INT32_MIN) return "(-2147483647 - 1)";
-    return std::to_string(i);
-}
+std::string literal(Kind k, double f, std::int64_t i) { return targets::literal(k, f, i, targets::kHostDialect); }
 
 void Emitter::emit_constant(const Node& n) {
     const bool array = !n.type.dims.empty();

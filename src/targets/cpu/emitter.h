@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "passes/lower.h"
+#include "targets/common/source_writer.h"
 #include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/emit_cpp.h"
 
@@ -47,10 +48,10 @@ public:
     Emitted emit();
 
     // ---- text
-    void line(const std::string& text);
-    void open(const std::string& head);  // "head {", one level deeper
-    void close();                        // "}"
-    void open_else();                    // "} else {"
+    void line(const std::string& text) { body_.line(text); }
+    void open(const std::string& head) { body_.open(head); }  // "head {", one level deeper
+    void close() { body_.close(); }                          // "}"
+    void open_else() { body_.otherwise(); }                  // "} else {"
     // Nested for-loops over constant extents, variables prefix0, prefix1, ...
     std::vector<std::string> open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix);
     void close_loops(const std::vector<std::string>& vars);
@@ -142,9 +143,8 @@ private:
 
     const ir::Program& p_;
     EmitOptions opts_;
-    std::ostringstream body_;     // the two kernel functions
+    targets::SourceWriter body_;  // the two kernel functions
     std::ostringstream globals_;  // constants, at namespace scope
-    int depth_ = 0;
     std::unordered_map<const Node*, int> ids_;
     std::unordered_map<const Node*, Storage> storage_;
     std::unordered_set<const Node*> constants_done_;

@@ -40,24 +40,6 @@ std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompil
     return key.hex();
 }
 
-bool dump_dir_set() {
-    const char* dir = std::getenv("KILN_DUMP_DIR");
-    return dir && *dir;
-}
-
-void dump_source(const std::string& kernel, const std::string& key, const std::string& source) {
-    const char* dir = std::getenv("KILN_DUMP_DIR");
-    if (!dir || !*dir) return;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    std::string name;
-    for (char c : kernel) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
-    auto path = std::filesystem::path(dir) / (name + "-" + key.substr(0, 16) + ".cpp");
-    std::ofstream out(path, std::ios::binary);
-    out << source;
-    if (!out.flush()) throw Error("KILN_DUMP_DIR='" + std::string(dir) + "': cannot write " + path.string());
-}
-
 // A few chunks per thread balance uneven instances; each chunk pays for the code
 // before the grid once.
 Chunking chunking(std::int64_t instances, int threads) {

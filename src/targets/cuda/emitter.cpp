@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ir/axis_names.h"
+#include "targets/common/literals.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
 
@@ -53,35 +54,7 @@ int storage_bytes(Kind k) {
     }
 }
 
-std::string literal(Kind k, double f, std::int64_t i) {
-    if (k == Kind::Bool) return i ? "true" : "false";
-    if (!is_float(k)) {
-        bool wide = k == Kind::I64;
-        std::int64_t min = wide ? INT64_MIN : INT32_MIN;
-        if (i == min) return wide ? "(-9223372036854775807LL - 1)" : "(-2147483647 - 1)";
-        return std::to_string(i) + (wide ? "LL" : "");
-    }
-    bool f64 = k == Kind::F64;
-    if (!std::isfinite(f)) {
-        // Written as bits: there is no portable literal for inf or NaN.
-        char buf[64];
-        if (f64) {
-            std::uint64_t b;
-            std::memcpy(&b, &f, 8);
-            std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016" PRIx64 "LL)", b);
-        } else {
-            float x = static_cast<float>(f);
-            std::uint32_t b;
-            std::memcpy(&b, &x, 4);
-            std::snprintf(buf, sizeof buf, "__uint_as_float(0x%08" PRIx32 "u)", b);
-        }
-        return buf;
-    }
-    // Hex floats are exact; the value is representable in the register type.
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a%s", f, f64 ? "" : "f");
-    return buf;
-}
+std::string literal(Kind k, double f, std::int64_t i) { return targets::literal(k, f, i, targets::kCudaDialect); }
 
 std::string word_type(int bytes) {
     switch (bytes) {
@@ -154,19 +127,7 @@ std::string Emitter::fresh(const std::string& stem) { return stem + std::to_stri
 
 std::string Emitter::at(const Node* n, const std::string& j) { return is_scalar(n) ? name(n) : name(n) + "[" + j + "]"; }
 
-void Emitter::line(const std::string& s) { body_ << std::string(static_cast<std::size_t>(indent_) * 4, ' ') << s << "\n"; }
-void Emitter::open(const std::string& s) {
-    line(s.empty() ? "{" : s + " {");
-    ++indent_;
-}
-void Emitter::close(const std::string& tail) {
-    --indent_;
-    line(tail);
-}
-void Emitter::otherwise() {
-    close("} else {");
-    ++indent_;
-}
+
 
 void Emitter::note(const Node& n, const std::string& lowering) {
     noted_.insert(&n);
@@ -551,7 +512,7 @@ EmittedKernel Emitter::emit() {
         src << "    unsigned char* const kiln_exchange0 = kiln_smem + " << shared_max_ << ";\n";
         src << "    unsigned char* const kiln_exchange1 = kiln_smem + " << shared_max_ + exchange_max_ << ";\n";
     }
-    src << body_.str() << "}\n";
+    src << body_.text() << "}\n";
     src << gemm;
     k.source = src.str();
     if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "passes/lower.h"
+#include "targets/common/source_writer.h"
 #include "targets/cuda/emit.h"
 
 namespace kiln::cu {
@@ -60,10 +61,10 @@ public:
     void alias(const Node* n, const std::string& existing) { names_[n] = existing; }
     std::string fresh(const std::string& stem);                         // a unique local name
     std::string at(const Node* n, const std::string& j = "j");          // "v3[j]", or "v3" for a scalar
-    void line(const std::string& s);
-    void open(const std::string& s);                                    // "s {" then indent
-    void close(const std::string& tail = "}");
-    void otherwise();                                                   // "} else {" at the open block's level
+    void line(const std::string& s) { body_.line(s); }
+    void open(const std::string& s) { body_.open(s); }                 // "s {" then indent
+    void close(const std::string& tail = "}") { body_.close(tail); }
+    void otherwise() { body_.otherwise(); }                              // "} else {" at the open block's level
     void note(const Node& n, const std::string& lowering);              // one plan line
     void use_math() { math_ = true; }
     void count_tensor_core_op() { ++tensor_core_mmas_; }
@@ -111,9 +112,8 @@ private:
     passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     int threads_ = 32;
     std::int64_t largest_ = 1;  // elements of the largest tile
-    std::ostringstream body_;
+    targets::SourceWriter body_{1};
     std::ostringstream constants_;  // file-scope arrays for tile constants
-    int indent_ = 1;
     int next_name_ = 0;
     std::unordered_map<const Node*, std::string> names_;
     std::vector<std::string> notes_;

@@ -1,5 +1,7 @@
 #include "targets/cuda/kernel_cache.h"
 
+#include "targets/common/dump.h"
+
 #include <charconv>
 #include <fstream>
 #include <initializer_list>
@@ -134,6 +136,7 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     key.add("index_width", o.index64 ? "64" : "32");
     key.add("source", k->kernel.source);
     k->key = key.hex();
+    targets::dump_source(p.name, k->key, k->kernel.source, "cu");
     return k;
 }
 
