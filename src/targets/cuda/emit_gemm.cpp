@@ -32,9 +32,9 @@ void choose_tile(const GemmMatch& m, GemmKernel& g) {
 }
 
 // kg::wgmma(d, a_desc, b_desc): one wgmma.mma_async m64nNk16 with f32
-// accumulators, A K-major and B N-major (imm-trans-b = 1), accumulating (scale-d
-// predicate true).
-std::string wgmma_wrapper(int n, Kind in) {
+// accumulators, A K-major and B N-major (imm-trans-b = 1) or, for B stored [N, K],
+// K-major (imm-trans-b = 0), accumulating (scale-d predicate true).
+std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
     std::string kind = in == Kind::BF16 ? "bf16" : "f16";
     int regs = n / 2;
     std::string list, operands;
@@ -48,7 +48,7 @@ std::string wgmma_wrapper(int n, Kind in) {
            "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b) {\n"
            "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
            "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + kind + "." + kind + " {" + list + "}, %" + r +
-           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, 1;\\n}\\n\"\n"
+           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, " + std::string(b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
            "            :" + operands + "\n"
            "            : \"l\"(a), \"l\"(b), \"r\"(1));\n"
            "    }\n"
@@ -56,13 +56,126 @@ std::string wgmma_wrapper(int n, Kind in) {
            "}  // namespace kg\n";
 }
 
-std::string storage(Kind k, const std::string& x) {
-    switch (k) {
-        case Kind::F16: return "kc::f2h(" + x + ")";
-        case Kind::BF16: return "kc::f2b(" + x + ")";
-        default: return x;
+}  // namespace
+
+namespace {
+
+// The epilogue of one accumulator pair, as the text of the kernel's epilogue
+// functor: every epilogue value at output (r, c) and (r, c + 1) (values that vary
+// only with the row, or with nothing, once), then each output's store.
+class EpilogueWriter {
+public:
+    EpilogueWriter(Emitter& E, const GemmMatch& m) : E_(E), m_(m) {}
+
+    std::string write() {
+        std::unordered_map<const Node*, passes::EpilogueVaries> varies;
+        for (const auto& v : m_.epilogue) varies[v.node] = v.varies;
+        for (const auto& v : m_.epilogue) {
+            bool per_column = v.varies == passes::EpilogueVaries::cols || v.varies == passes::EpilogueVaries::tile;
+            for (int q = 0; q < (per_column ? 2 : 1); ++q) {
+                std::string name = "e" + num(static_cast<std::int64_t>(names_.size())) + (per_column ? "_" + num(q) : "");
+                body_ += "        const " + ctype(v.node->type.kind) + " " + name + " = " + value(*v.node, q) + ";\n";
+                (per_column ? at_[q] : at_[0])[v.node] = name;
+                if (!per_column) at_[1][v.node] = name;
+            }
+            names_.push_back(v.node);
+        }
+        for (const Node* st : m_.stores) store(*st);
+        return body_;
     }
-}
+    std::string scalars() const { return scalars_; }
+
+private:
+    // The expression of operand o at column c + q.
+    std::string operand(const Node* o, int q) {
+        if (o == m_.result) return q ? "x1" : "x0";
+        if (auto it = at_[q].find(o); it != at_[q].end()) return it->second;
+        return scalar(o);
+    }
+
+    // A host-evaluable scalar, computed once at the kernel's start from its parameters.
+    std::string scalar(const Node* n) {
+        if (auto it = scalar_names_.find(n); it != scalar_names_.end()) return it->second;
+        std::string e;
+        bool fl = is_float(n->type.kind);
+        switch (ir::category(n->op)) {
+            case ir::OpCategory::leaf:
+                if (n->op == OpCode::constant) e = literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
+                else if (n->op == OpCode::param) e = n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
+                else e = "a" + num(ir::param_index(*n)) + (n->op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(*n));
+                break;
+            case ir::OpCategory::shape: e = scalar(n->operands[0]); break;  // full of a scalar
+            default: {
+                std::vector<std::string> args;
+                for (const Node* o : n->operands) args.push_back(scalar(o));
+                e = element_expr(E_, *n, args);
+            }
+        }
+        if (ir::category(n->op) == ir::OpCategory::leaf) return scalar_names_[n] = e;  // a literal or a parameter
+        std::string name = "kiln_s" + num(static_cast<std::int64_t>(scalar_names_.size()));
+        scalars_ += "    const " + ctype(n->type.kind) + " " + name + " = " + e + ";\n";
+        return scalar_names_[n] = name;
+    }
+
+    std::string value(const Node& n, int q) {
+        if (n.op == OpCode::load) return load(n, q);
+        if (n.op == OpCode::broadcast || n.op == OpCode::full) return operand(n.operands[0], q);
+        std::vector<std::string> args;
+        for (const Node* o : n.operands) args.push_back(operand(o, q));
+        return element_expr(E_, n, args);
+    }
+
+    // An epilogue load at output (r, c + q): the view's element there, or the
+    // fallback (zero without one) outside the view.
+    std::string load(const Node& n, int q) {
+        std::string a = "a" + num(ir::param_index(n));
+        std::string col = q ? "(c + 1)" : "c";
+        std::string ok, off;
+        if (ir::access_rank(n) == 2) {
+            ok = "r < " + a + "_e0 && " + col + " < " + a + "_e1";
+            off = "r * " + a + "_s0 + " + col + " * " + a + "_s1";
+        } else {
+            std::string i = is_row_vector(n) ? "r" : col;  // a vector along m, or along n
+            ok = i + " < " + a + "_e0";
+            off = i + " * " + a + "_s0";
+        }
+        Kind k = n.type.kind;
+        std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q) : literal(k, 0, 0);
+        if (ir::bounds_policy(n) == bounds::assume) return from_storage(k, a + "[" + off + "]");
+        return "(" + ok + " ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
+    }
+    bool is_row_vector(const Node& n) const {
+        for (const auto& v : m_.epilogue)
+            if (v.node == &n) return v.varies == passes::EpilogueVaries::rows;
+        return false;
+    }
+
+    // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
+    // an even column of a row-major view (the launcher checks the alignment), else
+    // the elements in range one by one.
+    void store(const Node& st) {
+        const Node* v = st.operands.back();
+        Kind k = v->type.kind;
+        std::string a = "a" + num(ir::param_index(st));
+        std::string y0 = operand(v, 0), y1 = operand(v, 1);
+        std::string pair = k == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
+                                          : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + to_storage(k, y0) + " | (unsigned)" +
+                                                to_storage(k, y1) + " << 16;";
+        body_ += "        if (r < " + a + "_e0) {\n";
+        body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
+        body_ += "            if (c + 1 < lim) " + pair + "\n";
+        body_ += "            else if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "        }\n";
+    }
+
+    Emitter& E_;
+    const GemmMatch& m_;
+    std::string body_, scalars_;
+    std::vector<const Node*> names_;
+    std::unordered_map<const Node*, std::string> at_[2];
+    std::unordered_map<const Node*, std::string> scalar_names_;
+};
 
 }  // namespace
 
@@ -74,68 +187,33 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.program_bk = m.bk;
     g.a = ir::param_index(*m.load_a);
     g.b = ir::param_index(*m.load_b);
-    g.c = ir::param_index(*m.store);
+    g.b_kmajor = m.b_kmajor;
+    for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
     g.m_axis = m.m_axis;
     g.k_loop = m.k_loop;
     g.in = m.load_a->type.kind;
-    g.out = m.store->operands.back()->type.kind;
 
-    // Epilogue operands: constants and parameters, as expressions.
-    auto operand = [&](auto&& self, const Node* x) -> std::string {
-        if (x->op == OpCode::full) return self(self, x->operands[0]);
-        if (x->op == OpCode::param) return x->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*x)) + " != 0)" : "a" + num(ir::param_index(*x));
-        bool fl = is_float(x->type.kind);
-        return literal(x->type.kind, fl ? x->data->floats[0] : 0, fl ? 0 : x->data->ints[0]);
-    };
-    // The epilogue for one accumulator element `x`; returns the stored value.
-    auto chain = [&](const std::string& x, const std::string& suffix, std::string& text) {
-        std::unordered_map<const Node*, std::string> at{{m.result, x}};
-        std::string last = x;
-        for (std::size_t i = 0; i < m.epilogue.size(); ++i) {
-            const Node* v = m.epilogue[i];
-            std::vector<std::string> args;
-            for (const Node* o : v->operands) {
-                auto it = at.find(o);
-                args.push_back(it != at.end() ? it->second : operand(operand, o));
-            }
-            std::string e = element_expr(E, *v, args);
-            std::string name = "e" + std::to_string(i) + suffix;
-            text += "        const " + ctype(v->type.kind) + " " + name + " = " + e + ";\n";
-            at[v] = name;
-            last = name;
-        }
-        return last;
-    };
-    std::string y0, y1;
-    std::string body0, body1;
-    y0 = chain("x0", "_0", body0);
-    y1 = chain("x1", "_1", body1);
-    std::string c = "a" + num(g.c);
-    std::string st = stype(g.out);
-    // A pair of elements at an even column of a row-major C (the launcher checks
-    // the alignment) is one 4-byte (f16/bf16) or 8-byte (f32) store.
-    std::string pair = g.out == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
-                                          : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + storage(g.out, y0) + " | (unsigned)" +
-                                                storage(g.out, y1) + " << 16;";
+    EpilogueWriter epi(E, m);
+    std::string body = epi.write();
+    for (const auto& v : m.epilogue) g.epilogue_loads += v.node->op == OpCode::load;
     std::string s;
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
     s += embedded::emit_gemm_sm90_cuh();
-    s += wgmma_wrapper(g.bn, g.in);
+    s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
          "long long kiln_tiles, int kiln_k_tiles, long long kiln_rows, long long kiln_cols, " +
          kernel_signature(E.program()) + ") {\n";
     s += "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
-    s += "    // Rows and columns the program's tiles cover, clipped to C (kiln_rows, kiln_cols).\n";
+    s += epi.scalars();
+    s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
+    s += "    // is clipped to its own extents.\n";
     s += "    auto epilogue = [&](long long r, long long c, float x0, float x1) {\n";
     s += "        if (r >= kiln_rows || c >= kiln_cols) return;\n";
-    s += body0 + body1;
-    s += "        " + st + "* const p = " + c + " + r * " + c + "_s0 + c;\n";
-    s += "        if (c + 1 < kiln_cols) " + pair + "\n";
-    s += "        else p[0] = " + storage(g.out, y0) + ";\n";
+    s += body;
     s += "    };\n";
-    s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) +
-         ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
+    s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
+         (g.b_kmajor ? "true" : "false") + ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
     s += "}\n";
     E.count_tensor_core_op();
     return s;
@@ -147,8 +225,10 @@ std::string GemmKernel::describe() const {
            " (program's " + std::to_string(program_bm) + "x" + std::to_string(program_bn) + "x" + std::to_string(program_bk) + "), " +
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
-           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid; taken when A, B and C suit TMA (16-byte " +
-           "aligned base and row stride, unit inner stride), else the kernel above";
+           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
+           (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
+           "; taken when A, B and the outputs suit TMA and paired stores (16-byte aligned base and row stride, unit inner stride), "
+           "else the kernel above";
 }
 
 }  // namespace kiln::cu

@@ -12,8 +12,6 @@
 
 namespace kiln::cu {
 
-namespace {
-
 std::string from_storage(Kind k, const std::string& x) {
     switch (k) {
         case Kind::F16: return "kc::h2f(" + x + ")";
@@ -33,6 +31,8 @@ std::string to_storage(Kind k, const std::string& x) {
         default: return x;
     }
 }
+
+namespace {
 
 bool checked(const Node& n) { return ir::bounds_policy(n) != bounds::assume; }
 

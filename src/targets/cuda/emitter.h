@@ -147,6 +147,9 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
 std::string cast_expr(Kind from, Kind to, const std::string& x);
+// A value of kind k between its storage type in device memory and its register type.
+std::string from_storage(Kind k, const std::string& x);
+std::string to_storage(Kind k, const std::string& x);
 // One rounding to kind k of a result computed in float (f16/bf16/f32) or double.
 std::string round_float(Kind k, const std::string& x);
 std::string round_double(Kind k, const std::string& x);

@@ -91,26 +91,37 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     std::int64_t grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
     std::int64_t grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
     std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
-    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)], &C = args[static_cast<std::size_t>(g.c)];
+    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
     auto covered = [&](std::int64_t blocks, std::int64_t tile, std::int64_t extent) {
         return blocks <= 0 ? 0 : blocks > extent / tile ? extent : std::min(extent, blocks * tile);
     };
-    // What the program's tiles cover: C's rows and columns, and the k range.
-    std::int64_t rows = covered(grid_m, g.program_bm, C.extents[0]), cols = covered(grid_n, g.program_bn, C.extents[1]);
-    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], B.extents[0]));
+    // What the program's tiles cover: the outputs' rows and columns (each output
+    // is clipped to its own extents in the kernel), and the k range.
+    std::int64_t out_rows = 0, out_cols = 0;
+    for (int o : g.outputs) {
+        out_rows = std::max(out_rows, args[static_cast<std::size_t>(o)].extents[0]);
+        out_cols = std::max(out_cols, args[static_cast<std::size_t>(o)].extents[1]);
+    }
+    std::int64_t rows = covered(grid_m, g.program_bm, out_rows), cols = covered(grid_n, g.program_bn, out_cols);
+    std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
+    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
     auto tma_view = [&](const Arg& v) {
         return v.strides[1] == 1 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 && v.strides[0] > 0 && (v.strides[0] * 2) % 16 == 0 &&
                v.extents[0] > 0 && v.extents[1] > 0 && v.extents[0] <= kMax && v.extents[1] <= kMax;
     };
     if (!tma_view(A) || !tma_view(B)) return reject("A or B does not suit TMA (unit inner stride, 16-byte aligned base and row stride)");
-    int elem = g.out == Kind::F32 ? 4 : 2;
-    if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
-        return reject("C does not allow paired stores (unit inner stride, even row stride, aligned base)");
+    for (int o : g.outputs) {
+        const Arg& C = args[static_cast<std::size_t>(o)];
+        int elem = kind_bytes(C.kind);
+        if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
+            return reject("output argument " + std::to_string(o) + " does not allow paired stores (unit inner stride, even row stride, aligned base)");
+    }
     if (rows == 0 || cols == 0 || depth == 0 || rows > kMax || cols > kMax || depth > kMax) return reject("an empty or too large problem");
     auto L = std::make_unique<GemmLaunch>();
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
-    // 64 n x bk. The k extent is clipped to what the program's k loop covers.
+    // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
+    // to what the program's k loop covers.
     auto request = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer) {
         TiledMapRequest r;
         r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -129,7 +140,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
     TensorMapCache& maps = tensor_map_cache();
     if (!maps.get(d, request(A, std::min(A.extents[1], depth), A.extents[0], g.bm), L->maps[0]) ||
-        !maps.get(d, request(B, B.extents[1], std::min(B.extents[0], depth), g.bk), L->maps[1]))
+        !maps.get(d, g.b_kmajor ? request(B, std::min(B.extents[1], depth), B.extents[0], g.bn)
+                                : request(B, B.extents[1], std::min(B.extents[0], depth), g.bk),
+                  L->maps[1]))
         return reject("cuTensorMapEncodeTiled refused A or B");
     std::int64_t tiles_n = (cols + g.bn - 1) / g.bn, tiles = (rows + g.bm - 1) / g.bm * tiles_n;
     std::int64_t k_tiles = (depth + g.bk - 1) / g.bk;
