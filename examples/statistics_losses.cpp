@@ -12,6 +12,11 @@ namespace {
 
 constexpr float kHuberDelta = 0.75f;
 constexpr float kEpsilon = 1e-4f;  // BCE clamps probabilities into [eps, 1 - eps]
+// The kernel's upper clamp, 1.0f - kEpsilon: 1 - eps rounded to f32 (0.99989998),
+// 1.7e-8 below 1 - 1e-4f. log(1 - p) at p = 1 - eps magnifies that 10^4 times, so the
+// reference must clamp to the same number (it clamped to the f64 1 - eps, which put
+// a row's BCE up to 1.7e-4 off wherever a probability reached 1: the flaky 4x1).
+constexpr float kOneMinusEpsilon = 1.0f - kEpsilon;
 
 Kernel make_kernel() {
     return kernel("statistics_losses", [](View<const f32, 2> x, View<const f32, 2> target, View<const f32, 2> probability,
@@ -51,7 +56,7 @@ Kernel make_kernel() {
 std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std::int64_t cols) {
     auto x = values(*c.args[0]), t = values(*c.args[1]), prob = values(*c.args[2]);
     std::vector<std::vector<double>> out(8, std::vector<double>(static_cast<std::size_t>(rows)));
-    const double delta = kHuberDelta, eps = kEpsilon;
+    const double delta = kHuberDelta, eps = kEpsilon, one_minus_eps = kOneMinusEpsilon;
     for (std::int64_t i = 0; i < rows; ++i) {
         double sum = 0, peak = -std::numeric_limits<double>::infinity(), mse = 0, mae = 0, huber = 0, bce = 0;
         std::int64_t first_peak = 0;
@@ -66,7 +71,7 @@ std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std
             mse += d * d;
             mae += std::abs(d);
             huber += std::abs(d) <= delta ? 0.5 * d * d : delta * (std::abs(d) - 0.5 * delta);
-            double p = std::clamp(prob[k], eps, 1.0 - eps);
+            double p = std::clamp(prob[k], eps, one_minus_eps);
             bce -= t[k] * std::log(p) + (1.0 - t[k]) * std::log(1.0 - p);
         }
         double n = static_cast<double>(cols);
