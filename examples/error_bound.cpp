@@ -1,7 +1,10 @@
 #include "error_bound.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "interp/semantics.h"
 
@@ -52,6 +55,14 @@ Bounded function_value(double z, double carried, Kind k) {
     return {z, carried + relative * (std::abs(z) + carried) + (2 * kMathUlps + 1) * underflow(k), k};
 }
 
+// Kernels never mix kinds implicitly; an analysis that does is wrong.
+Kind common_kind(const Bounded& a, const Bounded& b) {
+    if (a.kind != b.kind)
+        throw std::invalid_argument("error bound: an operation on " + std::string(kind_name(a.kind)) + " and " + std::string(kind_name(b.kind)) +
+                                    " values; cast<> one of them, as the kernel does");
+    return a.kind;
+}
+
 }  // namespace
 
 double unit_roundoff(Kind k) { return raw_unit_roundoff(k) + kReferenceShare; }
@@ -67,21 +78,21 @@ Bounded constant(double c, Kind k) { return {c, std::abs(ref::round_to(k, c) - c
 
 Bounded cast(const Bounded& x, Kind k) { return rounded(x.value, x.error, k, true); }
 
-Bounded operator+(const Bounded& a, const Bounded& b) { return rounded(a.value + b.value, a.error + b.error, a.kind, false); }
-Bounded operator-(const Bounded& a, const Bounded& b) { return rounded(a.value - b.value, a.error + b.error, a.kind, false); }
+Bounded operator+(const Bounded& a, const Bounded& b) { return rounded(a.value + b.value, a.error + b.error, common_kind(a, b), false); }
+Bounded operator-(const Bounded& a, const Bounded& b) { return rounded(a.value - b.value, a.error + b.error, common_kind(a, b), false); }
 
 Bounded operator*(const Bounded& a, const Bounded& b) {
     // |a~ b~ - a b| <= |a| e_b + |b| e_a + e_a e_b
     const double carried = std::abs(a.value) * b.error + std::abs(b.value) * a.error + a.error * b.error;
-    return rounded(a.value * b.value, carried, a.kind, true);
+    return rounded(a.value * b.value, carried, common_kind(a, b), true);
 }
 
 Bounded operator/(const Bounded& a, const Bounded& b) {
     // |a~/b~ - a/b| <= (e_a + |a/b| e_b) / (|b| - e_b), when b's interval excludes 0
     const double z = a.value / b.value;
     const double room = std::abs(b.value) - b.error;
-    if (!(room > 0)) return {z, kInf, a.kind};
-    return rounded(z, (a.error + std::abs(z) * b.error) / room, a.kind, true);
+    if (!(room > 0)) return {z, kInf, common_kind(a, b)};
+    return rounded(z, (a.error + std::abs(z) * b.error) / room, common_kind(a, b), true);
 }
 
 Bounded operator+(const Bounded& a, double b) { return a + constant(b, a.kind); }
@@ -94,8 +105,8 @@ Bounded operator/(const Bounded& a, double b) { return a / constant(b, a.kind); 
 
 Bounded operator-(const Bounded& a) { return {-a.value, a.error, a.kind}; }
 Bounded abs(const Bounded& a) { return {std::abs(a.value), a.error, a.kind}; }
-Bounded max(const Bounded& a, const Bounded& b) { return {std::max(a.value, b.value), std::max(a.error, b.error), a.kind}; }
-Bounded min(const Bounded& a, const Bounded& b) { return {std::min(a.value, b.value), std::max(a.error, b.error), a.kind}; }
+Bounded max(const Bounded& a, const Bounded& b) { return {std::max(a.value, b.value), std::max(a.error, b.error), common_kind(a, b)}; }
+Bounded min(const Bounded& a, const Bounded& b) { return {std::min(a.value, b.value), std::max(a.error, b.error), common_kind(a, b)}; }
 Bounded max(const Bounded& a, double b) { return max(a, constant(b, a.kind)); }
 Bounded min(const Bounded& a, double b) { return min(a, constant(b, a.kind)); }
 

@@ -57,8 +57,8 @@ Bounded constant(double c, Kind k = Kind::F32);
 // x rounded to another kind (cast<>, or a narrow product rounded to the accumulator).
 Bounded cast(const Bounded& x, Kind k);
 
-// Rounded operations of the operands' kind; a double beside a Bounded is a literal
-// of its kind, as in kernels.
+// Rounded operations of the operands' kind (two kinds: std::invalid_argument, as
+// kernels never mix them); a double beside a Bounded is a literal of its kind.
 Bounded operator+(const Bounded& a, const Bounded& b);
 Bounded operator-(const Bounded& a, const Bounded& b);
 Bounded operator*(const Bounded& a, const Bounded& b);

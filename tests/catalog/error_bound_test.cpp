@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "error_bound.h"
 
@@ -116,6 +118,15 @@ TEST(ErrorBound, F32ExpressionsStayWithinTheirBounds) {
         worst = std::max(worst, err / b.error);
     }
     EXPECT_GT(worst, 0.01);  // and not loose by orders of magnitude
+}
+
+TEST(ErrorBound, KindsNeverMix) {
+    try {
+        (void)(exact(1.0, Kind::F16) + exact(1.0, Kind::F32));
+        FAIL() << "f16 + f32 was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("an operation on f16 and f32 values"), std::string::npos) << e.what();
+    }
 }
 
 TEST(ErrorBound, MatrixProductBoundsEveryElement) {
