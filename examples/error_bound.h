@@ -3,8 +3,8 @@
 // carries the exact value of an intermediate result (in f64, from the stored
 // inputs) and a bound on how far the kernel's value can be from it, on any target
 // in either precision. The bound of an output element is its tolerance:
-// |out_i - ref_i| <= bound_i. Bounds are worst cases, never estimates, so no seed
-// can exceed them; they are computed from the magnitudes that feed each element,
+// |out_i - ref_i| <= bound_i. Bounds are worst cases, not estimates, so a seed that
+// exceeds one shows a bug; they are computed from the magnitudes that feed each element,
 // so they stay meaningful where a result cancels (a loss, a difference, a sum near 0).
 //
 // The model (Higham, "Accuracy and Stability of Numerical Algorithms", ch. 2-4):
