@@ -22,8 +22,6 @@ using detail::LoopKind;
 using detail::OpCode;
 using ir::OpCategory;
 
-std::string str(std::int64_t v) { return std::to_string(v); }
-
 struct Applies {
     enum class By { every, category, elementwise, attr, op } by;
     unsigned what = 0;
@@ -53,7 +51,7 @@ struct Rule {
 // Dims of operand k: the result's, or a scalar's (elementwise operands broadcast).
 void same_dims_or_scalar(const Site& s, std::size_t k) {
     s.require(s.in(k).dims.empty() || s.in(k).dims == s.n.type.dims,
-              "operand " + str(static_cast<std::int64_t>(k)) + " " + type_text(s.in(k)) + " is neither a scalar nor of the result's dims " +
+              "operand " + str(k) + " " + type_text(s.in(k)) + " is neither a scalar nor of the result's dims " +
                   ir::dims_str(s.n.type.dims));
 }
 void same_kind(const Site& s, std::size_t a, std::size_t b) {
@@ -77,7 +75,7 @@ const Rule kRules[] = {
     {"arity", every_op, [](const Site& s) {
          int arity = ir::traits(s.n.op).arity;
          s.require(arity < 0 || static_cast<int>(s.n.operands.size()) == arity,
-                   str(static_cast<std::int64_t>(s.n.operands.size())) + " operands, ops.def says " + str(arity));
+                   str(s.n.operands.size()) + " operands, ops.def says " + str(arity));
      }},
     {"operand values", every_op, [](const Site& s) {
          // A loop_result names its loop; every other operand is a value.
@@ -91,7 +89,7 @@ const Rule kRules[] = {
          for (std::size_t k = 0; k < s.n.operands.size(); ++k)
              if (ir::has_result(s.n.operands[k]->op))
                  s.require(valid_kind(s.in(k).kind) && ir::kind_allowed(rule, s.in(k).kind),
-                           "operand " + str(static_cast<std::int64_t>(k)) + " is " + type_text(s.in(k)) + "; ops.def allows " +
+                           "operand " + str(k) + " is " + type_text(s.in(k)) + "; ops.def allows " +
                                std::string(ir::kind_rule_text(rule)) + " kinds");
      }},
     {"result kind", every_op, [](const Site& s) {
@@ -103,7 +101,7 @@ const Rule kRules[] = {
     {"param", with(ir::attr_param), [](const Site& s) {
          int p = ir::param_index(s.n);
          s.require(p >= 0 && p < static_cast<int>(s.p.params.size()),
-                   "parameter " + str(p) + " of a kernel with " + str(static_cast<std::int64_t>(s.p.params.size())));
+                   "parameter " + str(p) + " of a kernel with " + str(s.p.params.size()));
          // Extents, strides and accesses need a view; a param node reads a scalar.
          bool needs_view = ir::has_attr(s.n.op, ir::attr_view_dim) || ir::has_attr(s.n.op, ir::attr_bounds);
          s.require(s.param().is_view == needs_view, "parameter " + str(p) + " (" + s.param().spelling + ") is " +
@@ -153,20 +151,20 @@ const Rule kRules[] = {
     // ---- arity of the ops of variable arity (ops.def: -1)
     {"arity", op(OpCode::load), [](const Site& s) {
          std::size_t want = static_cast<std::size_t>(s.param().rank) + (ir::has_fallback(s.n) ? 1 : 0);
-         s.require(s.n.operands.size() == want, str(static_cast<std::int64_t>(s.n.operands.size())) + " operands for " + str(s.param().rank) +
+         s.require(s.n.operands.size() == want, str(s.n.operands.size()) + " operands for " + str(s.param().rank) +
                                                     " origins" + (ir::has_fallback(s.n) ? " and a fallback" : ""));
      }},
     {"arity", op(OpCode::store), [](const Site& s) {
          s.require(s.n.operands.size() == static_cast<std::size_t>(s.param().rank) + 1,
-                   str(static_cast<std::int64_t>(s.n.operands.size())) + " operands for " + str(s.param().rank) + " origins and a value");
+                   str(s.n.operands.size()) + " operands for " + str(s.param().rank) + " origins and a value");
      }},
     {"arity", op(OpCode::reindex), [](const Site& s) {
          s.require(!s.n.operands.empty() && s.n.operands.size() == 1 + static_cast<std::size_t>(s.rank_of(0)),
-                   str(static_cast<std::int64_t>(s.n.operands.size())) + " operands; a source and one coordinate per source dim expected");
+                   str(s.n.operands.size()) + " operands; a source and one coordinate per source dim expected");
      }},
     {"arity", op(OpCode::loop), [](const Site& s) {
          s.require(s.n.operands.size() >= static_cast<std::size_t>(ir::loop_rank(s.n)),
-                   str(static_cast<std::int64_t>(s.n.operands.size())) + " operands for a domain of " + str(ir::loop_rank(s.n)) + " axes");
+                   str(s.n.operands.size()) + " operands for a domain of " + str(ir::loop_rank(s.n)) + " axes");
      }},
     // (yield: the enclosing loop's 'loop body' rule counts its operands)
     // ---- elementwise ops: kinds, and dims that broadcast only from scalars
@@ -233,7 +231,7 @@ const Rule kRules[] = {
          result_kind(s, s.in(0).kind, "the source's kind");
          for (std::size_t k = 1; k < s.n.operands.size(); ++k)
              s.require(s.in(k).kind == Kind::I64 && s.in(k).dims == s.n.type.dims,
-                       "coordinate " + str(static_cast<std::int64_t>(k - 1)) + " " + type_text(s.in(k)) + " is not i64 of the result's dims");
+                       "coordinate " + str(k - 1) + " " + type_text(s.in(k)) + " is not i64 of the result's dims");
      }},
     // ---- memory
     {"view access", with(ir::attr_bounds), memory_access},
@@ -248,7 +246,7 @@ const Rule kRules[] = {
          s.require(s.n.data != nullptr, "no data");
          std::size_t have = is_float(s.n.type.kind) ? s.n.data->floats.size() : s.n.data->ints.size();
          s.require(static_cast<std::int64_t>(have) == s.n.type.count(),
-                   str(static_cast<std::int64_t>(have)) + " elements of data for a " + type_text(s.n.type) + " constant");
+                   str(have) + " elements of data for a " + type_text(s.n.type) + " constant");
      }},
     {"iota", op(OpCode::iota), [](const Site& s) { s.require(s.n.type.rank() == 1, "result " + type_text(s.n.type) + " is not one-dimensional"); }},
     // ---- loops
@@ -296,7 +294,7 @@ struct Structure {
             s.rule = "dominance";
             for (std::size_t k = 0; k < n.operands.size(); ++k)
                 s.require(n.operands[k] && visible.count(n.operands[k]),
-                          "operand " + str(static_cast<std::int64_t>(k)) + " is not defined before its use in this region or an enclosing one");
+                          "operand " + str(k) + " is not defined before its use in this region or an enclosing one");
             s.rule = "yield placement";
             bool last_of_body = r.owner && i + 1 == r.nodes.size();
             s.require((n.op == OpCode::yield) == last_of_body, r.owner ? "a loop body ends with its yield, and only there"

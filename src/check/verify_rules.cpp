@@ -27,14 +27,10 @@ std::string ints_text(ir::Ints v) {
 
 bool valid_kind(Kind k) { return kind_name(k) != "?"; }
 
-namespace {
-std::string str(std::int64_t v) { return std::to_string(v); }
-}  // namespace
-
 void broadcast_dim_map(const Site& s) {
     const Type &x = s.in(0), &out = s.n.type;
     ir::Ints map = ir::dim_map(s.n);
-    s.require(map.size() == x.dims.size(), "dim map " + ints_text(map) + " has " + str(static_cast<std::int64_t>(map.size())) +
+    s.require(map.size() == x.dims.size(), "dim map " + ints_text(map) + " has " + str(map.size()) +
                                                " entries for an operand of rank " + str(x.rank()));
     std::vector<bool> taken(out.dims.size(), false);
     for (std::size_t k = 0; k < map.size(); ++k) {
@@ -44,7 +40,7 @@ void broadcast_dim_map(const Site& s) {
         taken[static_cast<std::size_t>(to)] = true;
         std::int64_t from_extent = x.dims[k].extent, to_extent = out.dims[static_cast<std::size_t>(to)].extent;
         s.require(from_extent == to_extent || from_extent == 1,
-                  "operand dim " + str(static_cast<std::int64_t>(k)) + " (extent " + str(from_extent) + ") cannot broadcast to result dim " +
+                  "operand dim " + str(k) + " (extent " + str(from_extent) + ") cannot broadcast to result dim " +
                       str(to) + " (extent " + str(to_extent) + ")");
     }
 }
@@ -92,7 +88,7 @@ void mma_dim_map(const Site& s) {
     s.require(encoded, "dim map " + ints_text(m) + " is not [n_out, (a, b) per output dim, n_con, (a, b) per contraction dim]");
     ir::MmaDims d = ir::mma_dims(s.n);
     s.require(static_cast<int>(d.out.size()) == acc.rank(),
-              "dim map has " + str(static_cast<std::int64_t>(d.out.size())) + " output dims for an accumulator of rank " + str(acc.rank()));
+              "dim map has " + str(d.out.size()) + " output dims for an accumulator of rank " + str(acc.rank()));
     s.require(!d.contract.empty(), "dim map contracts no dim");
     std::vector<int> a_uses(a.dims.size()), b_uses(b.dims.size());
     // Operand position `pos` of `t` (-1: none) stands for a dim of extent `extent`.
@@ -104,13 +100,13 @@ void mma_dim_map(const Site& s) {
         ++uses[static_cast<std::size_t>(pos)];
     };
     for (std::size_t k = 0; k < d.out.size(); ++k) {
-        std::string what = "output dim " + str(static_cast<std::int64_t>(k));
+        std::string what = "output dim " + str(k);
         s.require(d.out[k].a != -1 || d.out[k].b != -1, what + " comes from neither operand");
         use(d.out[k].a, a, a_uses, acc.dims[k].extent, what);
         use(d.out[k].b, b, b_uses, acc.dims[k].extent, what);
     }
     for (std::size_t k = 0; k < d.contract.size(); ++k) {
-        std::string what = "contraction dim " + str(static_cast<std::int64_t>(k));
+        std::string what = "contraction dim " + str(k);
         auto [pa, pb] = d.contract[k];
         s.require(pa >= 0 && pa < a.rank() && pb >= 0 && pb < b.rank(),
                   what + " pairs dims (" + str(pa) + ", " + str(pb) + ") of operands of ranks " + str(a.rank()) + " and " + str(b.rank()));
@@ -118,9 +114,9 @@ void mma_dim_map(const Site& s) {
         ++b_uses[static_cast<std::size_t>(pb)];
     }
     for (std::size_t k = 0; k < a_uses.size(); ++k)
-        s.require(a_uses[k] == 1, "dim " + str(static_cast<std::int64_t>(k)) + " of the first operand is used " + str(a_uses[k]) + " times, not once");
+        s.require(a_uses[k] == 1, "dim " + str(k) + " of the first operand is used " + str(a_uses[k]) + " times, not once");
     for (std::size_t k = 0; k < b_uses.size(); ++k)
-        s.require(b_uses[k] == 1, "dim " + str(static_cast<std::int64_t>(k)) + " of the second operand is used " + str(b_uses[k]) + " times, not once");
+        s.require(b_uses[k] == 1, "dim " + str(k) + " of the second operand is used " + str(b_uses[k]) + " times, not once");
 }
 
 void memory_access(const Site& s) {
@@ -144,12 +140,12 @@ void loop_body(const Site& s) {
     const ir::Region& r = *s.n.body;
     auto inits = ir::loop_inits(s.n);
     std::size_t rank = static_cast<std::size_t>(ir::loop_rank(s.n));
-    s.require(r.args.size() == rank + inits.size(), "the body has " + str(static_cast<std::int64_t>(r.args.size())) + " args for " +
-                                                        str(static_cast<std::int64_t>(rank)) + " indices and " +
-                                                        str(static_cast<std::int64_t>(inits.size())) + " carried values");
+    s.require(r.args.size() == rank + inits.size(), "the body has " + str(r.args.size()) + " args for " +
+                                                        str(rank) + " indices and " +
+                                                        str(inits.size()) + " carried values");
     for (std::size_t k = 0; k < r.args.size(); ++k) {
         const ir::Node* arg = r.args[k];
-        std::string what = "body arg " + str(static_cast<std::int64_t>(k));
+        std::string what = "body arg " + str(k);
         s.require(arg && arg->op == OpCode::region_arg, what + " is not a region_arg");
         s.require(arg->parent == &r, what + " belongs to another region");
         s.require(ir::slot(*arg) == static_cast<int>(k), what + " has slot " + str(ir::slot(*arg)));
@@ -159,10 +155,10 @@ void loop_body(const Site& s) {
     }
     s.require(!r.nodes.empty() && r.nodes.back()->op == OpCode::yield, "the body does not end with a yield");
     const ir::Node& y = *r.nodes.back();
-    s.require(y.operands.size() == inits.size(), "the yield gives " + str(static_cast<std::int64_t>(y.operands.size())) + " values for " +
-                                                     str(static_cast<std::int64_t>(inits.size())) + " carried slots");
+    s.require(y.operands.size() == inits.size(), "the yield gives " + str(y.operands.size()) + " values for " +
+                                                     str(inits.size()) + " carried slots");
     for (std::size_t c = 0; c < inits.size(); ++c)
-        s.require(y.operands[c]->type == inits[c]->type, "the yield's value " + str(static_cast<std::int64_t>(c)) + " is " +
+        s.require(y.operands[c]->type == inits[c]->type, "the yield's value " + str(c) + " is " +
                                                              type_text(y.operands[c]->type) + ", its initial value " + type_text(inits[c]->type));
 }
 
@@ -171,7 +167,7 @@ void loop_result(const Site& s) {
     auto inits = ir::loop_inits(loop);
     int slot = ir::slot(s.n);
     s.require(slot >= 0 && slot < static_cast<int>(inits.size()),
-              "slot " + str(slot) + " of a loop carrying " + str(static_cast<std::int64_t>(inits.size())) + " values");
+              "slot " + str(slot) + " of a loop carrying " + str(inits.size()) + " values");
     const Type& want = inits[static_cast<std::size_t>(slot)]->type;
     s.require(s.n.type == want, "result " + type_text(s.n.type) + " is not the slot's type " + type_text(want));
 }

@@ -34,6 +34,7 @@ struct Site {
 std::string type_text(const Type& t);
 std::string ints_text(ir::Ints v);
 bool valid_kind(Kind k);
+template <class N> std::string str(N v) { return std::to_string(v); }
 inline bool is_scalar_of(const Type& t, Kind k) { return t.kind == k && t.dims.empty(); }
 
 // ---- rules with more than a few lines (the table in verify.cpp says when they apply)
