@@ -283,6 +283,7 @@ struct Structure {
     void region(const ir::Region& r, std::unordered_set<const ir::Node*> visible) {
         for (const ir::Node* a : r.args) visible.insert(a);
         for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+            if (!r.nodes[i]) internal_fail("kernel '" + p.name + "': a region lists a null node");
             const ir::Node& n = *r.nodes[i];
             Site s{p, n, "op code"};
             s.require(static_cast<int>(n.op) < detail::op_count, "op code " + str(static_cast<int>(n.op)) + " is not in ops.def");
