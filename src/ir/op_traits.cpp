@@ -25,7 +25,8 @@ namespace attributes_column {
 constexpr std::uint32_t none = attr_none, data = attr_data, param = attr_param, view_dim = attr_view_dim, dim = attr_dim,
                         dims = attr_dims, count = attr_count, to_kind = attr_to_kind, dim_map = attr_dim_map, starts = attr_starts,
                         mma_options = attr_mma_options, bounds = attr_bounds, strides = attr_strides, loop = attr_loop,
-                        slot = attr_slot, label = attr_label, no_value = attr_no_value;
+                        slot = attr_slot, label = attr_label, no_value = attr_no_value,
+                        index_value = attr_index_value;
 }  // namespace attributes_column
 
 struct MathRow {

@@ -60,6 +60,7 @@ enum Attr : std::uint32_t {
     attr_slot = 1u << 13,        // carried slot / loop index
     attr_label = 1u << 14,       // stage name
     attr_no_value = 1u << 15,    // not an attribute: the op produces no value
+    attr_index_value = 1u << 16, // not an attribute: the op's value is i64 (an index or extent)
 };
 
 struct OpTraits {
@@ -86,6 +87,8 @@ bool is_elementwise(OpCode op);
 inline bool is_math(OpCode op) { return !traits(op).kiln_fn.empty(); }
 // Produces a value (stores, yields, stage markers and loops do not).
 inline bool has_result(OpCode op) { return !has_attr(op, attr_no_value); }
+// Produces i64 indices or extents whatever its operands' kind (argmax, sort_indices, iota ...).
+inline bool gives_index(OpCode op) { return has_attr(op, attr_index_value); }
 // Reads or writes memory (loads, stores, memory<T> resources).
 inline bool touches_memory(OpCode op) { return category(op) == OpCategory::memory; }
 // The C/C++ infix operator of an elementwise op that has one with the contract's
