@@ -5,6 +5,7 @@
 
 #include "check/shape_rules.h"
 #include "check/verify.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
@@ -54,6 +55,8 @@ bool matches(const ir::Program& p, const std::vector<Arg>& args) {
 
 std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc) {
     if (name.empty()) fail(loc, "kernel", "a kernel needs a name");
+    // The name reaches generated source, file names and messages.
+    if (auto why = support::name_problem(name); !why.empty()) fail(loc, "kernel", "invalid kernel name " + support::quoted(name) + ": " + why);
     auto k = std::make_shared<KernelImpl>();
     k->name = std::move(name);
     k->params = std::move(params);

@@ -5,6 +5,7 @@
 
 #include "check/shape_rules.h"
 #include "interp/semantics.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln {
@@ -71,6 +72,7 @@ Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
 
 Axis::Axis(std::string name, Extent extent, Loc loc) : id_(g_next_axis.fetch_add(1)), name_(std::move(name)), extent_(std::move(extent)), loc_(loc) {
     if (name_.empty()) fail(loc, "axis", "an axis needs a name (it appears in diagnostics)");
+    if (auto why = support::name_problem(name_); !why.empty()) fail(loc, "axis", "invalid axis name " + support::quoted(name_) + ": " + why);
     if (!extent_.is_runtime() && extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
     check::register_axis_name(id_, name_);
 }

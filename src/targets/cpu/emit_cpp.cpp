@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "support/names.h"
 #include "targets/cpu/embedded_text.h"
 #include "targets/cpu/emitter.h"
 
@@ -230,7 +231,7 @@ void Emitter::emit_node(const Node& n) {
         case OpCode::store: emit_store(n); break;
         case OpCode::loop: emit_loop(n); break;
         case OpCode::loop_result: storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(n.i), !n.type.dims.empty(), n.type.count()}; break;
-        case OpCode::stage: line("// stage \"" + n.s + "\""); break;
+        case OpCode::stage: line("// stage \"" + support::source_text(n.s) + "\""); break;
         case OpCode::yield: internal_fail("cpu emitter: yield outside a loop body");
         case OpCode::region_arg: internal_fail("cpu emitter: region argument in a node list");
         default: emit_op(n);
@@ -409,7 +410,7 @@ Emitted Emitter::emit() {
     emit_run_function(prologue, epilogue);
 
     std::string text;
-    text += "// kiln cpu kernel '" + p_.name + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
+    text += "// kiln cpu kernel '" + support::source_text(p_.name) + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
             (opts_.index64 ? "64" : "32") + "-bit.\n";
     text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
     text += embedded_prelude();

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "check/shape_rules.h"
+#include "support/names.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
 
@@ -375,7 +376,7 @@ void Emitter::dispatch(const Node& n) {
             else loop(n);
             return;
         case OpCode::yield: return;  // loops read their body's yield directly
-        case OpCode::stage: line("// stage \"" + n.s + "\""); return;
+        case OpCode::stage: line("// stage \"" + support::source_text(n.s) + "\""); return;
         case OpCode::loop_result: return;  // named when its loop was emitted
         case OpCode::region_arg: internal_fail("cuda: region_arg in a node list");
         case OpCode::constant: case OpCode::param: case OpCode::view_extent: case OpCode::view_stride: leaf(n); return;
@@ -576,7 +577,7 @@ EmittedKernel Emitter::emit() {
     k.values = notes_;
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
-    src << "// kiln: kernel '" << p_.name << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
+    src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
         << (o_.index64 ? 64 : 32) << "-bit offsets, sm_" << o_.sm << ")\n";
     src << prelude(math_);
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
