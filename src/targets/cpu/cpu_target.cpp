@@ -130,7 +130,8 @@ private:
         if (!cc) fail(p.loc, "launch", "kernel '" + p.name + "': target 'cpu' is not available: " + why);
         auto c = std::make_shared<Compiled>();
         c->spec = spec;
-        const cache::DiskCache disk = cache::DiskCache::open();
+        const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
+        const cache::DiskCache* disk = cache ? &*cache : nullptr;
         // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
         // the index could do without it.
         const bool dumping = native::dump_dir_set();

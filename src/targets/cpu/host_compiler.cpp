@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "cache/private_files.h"
+
 extern char** environ;
 
 namespace kiln::native {
@@ -183,6 +185,12 @@ std::string HostCompiler::version() const {
     return text;
 }
 
+std::string HostCompiler::command_text() const {
+    std::string s;
+    for (auto& w : command) s += (s.empty() ? "" : " ") + w;
+    return s;
+}
+
 std::string HostCompiler::flags_text() const {
     std::string s;
     for (auto& f : flags) s += (s.empty() ? "" : " ") + f;
@@ -203,8 +211,25 @@ bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& s
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     argv.insert(argv.end(), {"-o", output.string(), source.string()});
     int rc = run_process(argv, log);
-    if (rc == -1 && log->empty()) *log = "could not run " + c.command[0];
+    if (rc == -1 && log->empty()) *log = "could not run " + c.command[0] + " (or it was killed by a signal)";
+    else if (rc > 0 && log->empty()) *log = c.command[0] + " exited with status " + std::to_string(rc) + " and printed nothing";
     return rc == 0;
+}
+
+bool builds_trivial_object(const HostCompiler& c, const std::filesystem::path& dir, std::string* log) {
+    const auto source = dir / "kiln-probe.cpp";
+    std::error_code ec;
+    std::filesystem::remove(source, ec);
+    try {
+        cache::write_new_file(source, "extern \"C\" int kiln_probe() { return 0; }\n");
+    } catch (const cache::IoError& e) {
+        *log = e.detail();
+        return false;
+    }
+    const bool ok = compile_shared_object(c, source, dir / "kiln-probe.so", log);
+    std::filesystem::remove(source, ec);
+    std::filesystem::remove(dir / "kiln-probe.so", ec);
+    return ok;
 }
 
 }  // namespace kiln::native

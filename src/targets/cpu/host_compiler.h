@@ -18,6 +18,7 @@ struct HostCompiler {
     std::vector<std::string> flags;
     std::string host_cpu;              // model name and ISA flags of this machine
     std::string flags_text() const;
+    std::string command_text() const;  // the command's words, space-separated
 };
 
 // The compiler, probed on first use; null with *why_not set when there is none.
@@ -26,5 +27,10 @@ const HostCompiler* host_compiler(std::string* why_not);
 // Compiles `source` into the shared object `output`. On failure returns false
 // and leaves the compiler's output in *log.
 bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log);
+
+// Whether the compiler builds a trivial shared object in `dir` with the kernels'
+// flags; its output in *log. One that cannot has failed for reasons of its own or
+// of the machine (it does not run, the disk is full), not because of a kernel.
+bool builds_trivial_object(const HostCompiler& c, const std::filesystem::path& dir, std::string* log);
 
 }  // namespace kiln::native

@@ -31,7 +31,8 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
 // SHA-256 over everything that determines the shared object.
 std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler);
 
-// With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp.
+// With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp
+// (the name made a safe file name); a directory it cannot write is a warning.
 bool dump_dir_set();
 void dump_source(const std::string& kernel, const std::string& key, const std::string& source);
 
