@@ -256,3 +256,18 @@ TEST(CpuEnvironment, AnUnwritableDumpDirIsAWarning) {
     fs::remove_all(dir);
 }
 
+// Two processes with different $CXX commands (one word apart) into one cache:
+// neither reuses the other's kernel (a sanitizer or -O0 build must never serve
+// a plain run), so the cache ends with two kernels and two index records.
+TEST(CpuEnvironment, TwoCxxCommandsGiveTwoCacheEntries) {
+    if (in_child()) GTEST_SKIP();
+    auto dir = fresh_dir("cxx");
+    for (const char* cxx : {"c++", "'c++ -O1'"}) {
+        std::string out = run_child("CpuEnvironment.ChildLaunch", std::string("CXX=") + cxx + " KILN_CACHE_DIR=" + (dir / "cache").string());
+        EXPECT_NE(out.find("REPORT ok"), std::string::npos) << out;
+    }
+    std::size_t entries = 0;
+    for ([[maybe_unused]] auto& e : fs::directory_iterator(dir / "cache" / "entries")) ++entries;
+    EXPECT_EQ(entries, 4u);
+    fs::remove_all(dir);
+}
