@@ -18,16 +18,12 @@
 
 #include <kiln/error.h>
 
+#include "support/environment.h"
+
 namespace kiln::native {
 
 int launch_threads() {
-    if (const char* env = std::getenv("KILN_NUM_THREADS"); env && *env) {
-        char* end = nullptr;
-        long n = std::strtol(env, &end, 10);
-        if (*end != '\0' || n < 1 || n > 4096)
-            throw Error("KILN_NUM_THREADS='" + std::string(env) + "' is not a thread count (1 to 4096)");
-        return static_cast<int>(n);
-    }
+    if (auto n = support::env_integer("KILN_NUM_THREADS", 1, 4096)) return static_cast<int>(*n);
     // Asked once: glibc answers by reading /sys/devices/system/cpu/online, three
     // system calls that were most of a small launch's cost.
     static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "check/shape_rules.h"
+#include "support/environment.h"
 #include "support/names.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
@@ -123,10 +124,7 @@ namespace {
 // At 32 per thread it needs 64 registers: four 256-thread CTAs per SM.
 // KILN_CUDA_ELEMENTS_PER_THREAD overrides it (for measuring other points; the
 // generated source, hence the cache key, differs).
-std::int64_t most_per_thread() {
-    const char* e = std::getenv("KILN_CUDA_ELEMENTS_PER_THREAD");
-    return e && std::atoi(e) > 0 ? std::atoi(e) : 32;
-}
+std::int64_t most_per_thread() { return support::env_integer("KILN_CUDA_ELEMENTS_PER_THREAD", 1, 4096).value_or(32); }
 
 }  // namespace
 
