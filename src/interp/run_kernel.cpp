@@ -5,8 +5,14 @@
 
 #include "interp/eval.h"
 #include "interp/semantics.h"
+#include "support/byte_size.h"
 
 namespace kiln::ref {
+
+std::string tile_too_large(std::int64_t elements) {
+    return "a tile of " + std::to_string(elements) + " elements (" + support::byte_size(8.0 * static_cast<double>(elements)) +
+           " as the interpreter holds it) cannot be allocated";
+}
 
 using detail::Arg;
 using detail::OpCode;
@@ -120,16 +126,32 @@ private:
                 }
                 case OpCode::view_extent: env_[n] = scalar_int(args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
                 case OpCode::view_stride: env_[n] = scalar_int(args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
-                case OpCode::load: env_[n] = load(*n); break;
+                case OpCode::load:
+                    try {
+                        env_[n] = load(*n);
+                    } catch (const std::bad_alloc&) {
+                        too_large(*n);
+                    }
+                    break;
                 case OpCode::store: store(*n); break;
                 default: {
                     std::vector<const EagerData*> in;
                     for (const Node* o : n->operands) in.push_back(env_.at(o).get());
-                    env_[n] = eval(*n, in);
+                    try {
+                        env_[n] = eval(*n, in);
+                    } catch (const std::bad_alloc&) {
+                        too_large(*n);
+                    }
                 }
             }
         }
         return {};
+    }
+
+    // The interpreter holds each element in 8 bytes; a tile it cannot allocate is
+    // the user's tile, named where it is made.
+    [[noreturn]] void too_large(const Node& n) {
+        fail(n.loc, detail::op_name(n.op), tile_too_large(n.type.count()));
     }
 
     // The grid: one instance per domain point, row-major pid order.

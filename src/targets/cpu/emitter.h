@@ -110,6 +110,9 @@ private:
         std::vector<int> stores;
     };
     Uses uses() const;  // emit_plan.cpp
+    static constexpr std::int64_t kMaxTileElements = std::int64_t{1} << 28;
+    void check_tile_sizes() const;  // every tile, fused or not, at most kMaxTileElements
+    void check_frame() const;       // an instance's tiles must fit a thread's stack
     void find_fusible(const Uses& u);
     void find_view_tiles(const Uses& u);
     void find_in_place_mma(const Uses& u);
