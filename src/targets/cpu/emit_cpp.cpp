@@ -123,7 +123,16 @@ void Emitter::elementwise(const Node& n) {
         storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
         return;
     }
-    materialize(n, define(n));
+    const std::string name = define(n);
+    if (!cut_.count(&n)) return materialize(n, name);
+    // A piece of a long chain (bound_fusion) is a function of its own: GCC's
+    // register allocation and alias analysis cost more than linear time in the
+    // size of a function, and a chain of 20,000 ops in one function took minutes
+    // to compile; in pieces it takes seconds.
+    open("[&]() __attribute__((noinline))");
+    materialize(n, name);
+    --depth_;
+    line("}();");
 }
 
 void Emitter::materialize(const Node& n, const std::string& name) {

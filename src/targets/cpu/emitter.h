@@ -114,6 +114,7 @@ private:
     void check_tile_sizes() const;  // every tile, fused or not, at most kMaxTileElements
     void check_frame() const;       // an instance's tiles must fit a thread's stack
     void find_fusible(const Uses& u);
+    void bound_fusion(const Uses& u);
     void find_view_tiles(const Uses& u);
     void find_in_place_mma(const Uses& u);
     bool dead(const Node& n) const;
@@ -153,6 +154,7 @@ private:
     std::unordered_set<const Node*> constants_done_;
     std::unordered_set<const Node*> live_;  // what kiln_run computes (mark_live)
     std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
+    std::unordered_set<const Node*> cut_;      // where bound_fusion cut a long chain of fused values
     std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
     std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)
     std::string math_flag_;  // inside with_fast_math: the variable that records results in doubt
