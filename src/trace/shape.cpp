@@ -83,9 +83,17 @@ Axis Axis::anonymous_dim(Extent extent) {
     return a;
 }
 
+// A tile has at most 2^40 elements in all (frontend.cpp check_dims' limit),
+// checked before the product can overflow.
 std::vector<detail::Dim> Shape::dims() const {
     std::vector<detail::Dim> d;
-    for (const Axis& a : axes_) d.push_back(detail::Dim{a.size(), a.id()});
+    std::int64_t count = 1;
+    for (const Axis& a : axes_) {
+        const std::int64_t e = a.size();
+        if (e > 0 && (__builtin_mul_overflow(count, e, &count) || count > (std::int64_t{1} << 40)))
+            fail(a.loc(), "shape", "tile too large: more than 2^40 elements (" + std::to_string(axes_.size()) + " dimensions, one of extent " + std::to_string(e) + ")");
+        d.push_back(detail::Dim{e, a.id()});
+    }
     return d;
 }
 
