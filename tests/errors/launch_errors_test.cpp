@@ -1,7 +1,8 @@
 // Launches given bad arguments: each error names the line of the launch (or of
 // the view or access at fault) and what is wrong, on the interpreter and the cpu
 // target alike; an empty Kernel, a null or misaligned view, strides that cannot be
-// and an access out of range all fail cleanly.
+// and an access out of range all fail cleanly, and a launch over an empty view is
+// an empty launch whatever was traced before.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -174,3 +175,66 @@ TEST(AccessSite, LoadAndStoreErrorsNameTheAccessLine) {
     }
 }
 
+// ---- empty launches
+
+// A grid over a view's rows with no rows is an empty launch: the same on a
+// fresh kernel and on one traced before with rows (the trace is shared: grid
+// extents stay dynamic), on every host target.
+TEST(EmptyLaunch, ZeroRowsIsAnEmptyLaunchInEitherOrder) {
+    auto make = [] {
+        return kernel("rows", [](View<const f32, 2> x, View<f32, 2> y) {
+            auto c = axis("c", 4);
+            for (auto& nest : parallel(shape(axis("g", x.extent(0))))) {
+                auto r = nest.index();
+                y(coord(r, 0), shape(1, c)).store(x[coord(r, 0), shape(1, c)] + 1.0f);
+            }
+        });
+    };
+    for (const Target& t : host_targets())
+        for (bool empty_first : {true, false}) {
+            auto k = make();
+            Tensor<f32> x0({0, 4}), y0({0, 4});
+            Tensor<f32> x2({2, 4}, std::vector<float>(8, 1.5f)), y2({2, 4});
+            auto empty = [&] { k.launch(t, std::as_const(x0).view(), y0.view()); };
+            auto full = [&] { k.launch(t, std::as_const(x2).view(), y2.view()); };
+            if (empty_first) {
+                EXPECT_EQ(error_of(empty), "no error") << t.name();
+                EXPECT_EQ(error_of(full), "no error") << t.name();
+            } else {
+                EXPECT_EQ(error_of(full), "no error") << t.name();
+                EXPECT_EQ(error_of(empty), "no error") << t.name();
+            }
+            EXPECT_EQ(y2.values(), std::vector<float>(8, 2.5f)) << t.name();
+        }
+}
+
+// An extent from an empty view cannot size a tile: an error naming the axis's
+// line, in either order too (a static use specialises, so each extent traces).
+TEST(EmptyLaunch, AnEmptyExtentSizingATileIsAnError) {
+    int axis_line = 0;
+    auto k = kernel("cols", [&](View<const f32, 2> x, View<f32, 2> y) {
+        axis_line = __LINE__ + 1;
+        auto c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("g", x.extent(0))))) y(coord(nest.index(), 0), shape(1, c)).store(x[coord(nest.index(), 0), shape(1, c)]);
+    });
+    Tensor<f32> x({2, 0}), y({2, 0}), x1({2, 3}), y1({2, 3});
+    for (const Target& t : host_targets()) {
+        std::string msg = error_of([&] { k.launch(t, std::as_const(x).view(), y.view()); });
+        expect_at(msg, axis_line, "shape: axis 'c' of extent 0 (read from a launch argument) sizes a tile; a tile's extents are positive");
+        EXPECT_EQ(error_of([&] { k.launch(t, std::as_const(x1).view(), y1.view()); }), "no error");
+    }
+}
+
+// A negative grid extent is an error at launch, on a fresh kernel as on one
+// traced before with a positive extent.
+TEST(EmptyLaunch, NegativeGridExtentIsAnErrorInEitherOrder) {
+    for (const Target& t : host_targets()) {
+        auto k = kernel("shrink", [](View<const f32, 1> x, View<f32, 1> y) {
+            for (auto& nest : parallel(shape(axis("g", x.extent(0) - 5)))) y(coord(nest.index()), shape(1)).store(x[coord(nest.index()), shape(1)]);
+        });
+        Tensor<f32> x({3}), y({3}), x9({9}), y9({9});
+        EXPECT_NE(error_of([&] { k.launch(t, std::as_const(x).view(), y.view()); }).find("parallel: negative grid extent -2"), std::string::npos);
+        EXPECT_EQ(error_of([&] { k.launch(t, std::as_const(x9).view(), y9.view()); }), "no error");
+        EXPECT_NE(error_of([&] { k.launch(t, std::as_const(x).view(), y.view()); }).find("parallel: negative grid extent -2"), std::string::npos);
+    }
+}
