@@ -81,3 +81,21 @@ TEST(HugeTiles, TheCpuTargetRefusesAnInstanceWhoseTilesCannotFitAStack) {
         << msg;
     EXPECT_NE(msg.find("on the cpu target, more than its limit of 2.0 GiB; use smaller tiles"), std::string::npos) << msg;
 }
+
+// A load's shape whose element count would overflow 64 bits (2^64 here) is
+// refused where the shape is made into a tile, before the count is computed.
+TEST(HugeTiles, AShapeBeyond2To40ElementsIsRefusedBeforeItsCountOverflows) {
+    int line = 0;
+    auto k = kernel("overflowing_load", [&line](View<const f32, 2> x, View<f32, 2> y) {
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            line = __LINE__ + 1;
+            auto big = axis("rows", std::int64_t{1} << 32), wide = axis("cols", std::int64_t{1} << 32);
+            y(coord(nest.index(), 0), shape(1, 1)).store(reduce(x[coord(0, 0), shape(big, wide)], big, add));
+        }
+    });
+    Tensor<f32> x({2, 2}), y({1, 1});
+    std::string msg = error_of([&] { k.launch(interp(), std::as_const(x).view(), y.view()); });
+    EXPECT_NE(msg.find("huge_tile_test.cpp:" + std::to_string(line) + ": shape: tile too large: more than 2^40 elements (2 dimensions, one of extent 4294967296)"),
+              std::string::npos)
+        << msg;
+}
