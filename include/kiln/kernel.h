@@ -167,6 +167,9 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> 
 template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { using type = std::tuple<std::remove_cvref_t<A>...>; };
 
 struct KernelImpl;
+struct LaunchHead;  // target.h
+// Using an empty Kernel (default-constructed or moved from) is an error, not a crash.
+[[noreturn]] void empty_kernel(std::string_view what, Loc loc);
 }  // namespace detail
 
 // A kernel: a name, the traced lambda, and the programs traced from it so far
@@ -175,14 +178,20 @@ class Kernel {
 public:
     Kernel() = default;  // an empty handle; assign a kernel(...) to it
     Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
-    const std::string& name() const;
-    const std::vector<detail::ParamSig>& params() const;
-    const detail::KernelImpl& impl() const { return *impl_; }
-    std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }
+    explicit operator bool() const { return impl_ != nullptr; }  // false: empty
+    const std::string& name(Loc loc = Loc::here()) const;
+    const std::vector<detail::ParamSig>& params(Loc loc = Loc::here()) const;
+    const detail::KernelImpl& impl(Loc loc = Loc::here()) const {
+        if (!impl_) detail::empty_kernel("kernel", loc);
+        return *impl_;
+    }
+    std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }  // null when empty
 
     // k.launch(target, args...) runs on that target; k.launch(args...) goes through
-    // the launch handler stack to the default target. Defined in target.h.
-    template <class First, class... Args> void launch(First&& first, Args&&... args) const;
+    // the launch handler stack to the default target. The first argument carries
+    // the line of the call (detail::LaunchHead), which launch errors name. Defined
+    // in target.h.
+    template <class... Args> void launch(detail::LaunchHead first, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -76,6 +77,21 @@ private:
 struct InterpOptions {
     bool checked = true;  // report out-of-range accesses (check/assume) and cross-instance conflicts
 };
+namespace detail {
+// Kernel::launch's first argument, a target or the kernel's first argument, with
+// the line launch was called from: a defaulted std::source_location cannot
+// follow launch's parameter pack, so it rides on this conversion, which happens
+// at the call.
+struct LaunchHead {
+    std::optional<Target> target;
+    Arg arg;
+    Loc loc;
+    LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
+    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target>)
+    LaunchHead(A&& a, std::source_location s = std::source_location::current()) : arg(to_arg(a)), loc{s.file_name(), s.line()} {}
+};
+}  // namespace detail
+
 Target interp(InterpOptions options = {});
 Target cpu();
 Target cuda();
@@ -121,17 +137,15 @@ void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::
 // Runs a kernel on a target now (no handlers): used by targets' callers and tools.
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);
 
-template <class First, class... Args> void Kernel::launch(First&& first, Args&&... args) const {
+template <class... Args> void Kernel::launch(detail::LaunchHead first, Args&&... args) const {
+    if (!impl_) detail::empty_kernel("launch", first.loc);
     LaunchRequest req;
     req.kernel = this;
+    req.loc = first.loc;
     req.args.reserve(sizeof...(Args) + 1);
-    if constexpr (std::is_same_v<std::remove_cvref_t<First>, Target>) {
-        req.target = first;
-        (req.args.push_back(detail::to_arg(args)), ...);
-    } else {
-        req.args.push_back(detail::to_arg(first));
-        (req.args.push_back(detail::to_arg(args)), ...);
-    }
+    if (first.target) req.target = std::move(first.target);
+    else req.args.push_back(std::move(first.arg));
+    (req.args.push_back(detail::to_arg(args)), ...);
     dispatch(req);
 }
 

@@ -6,8 +6,14 @@
 #include "interp/eval.h"
 #include "interp/semantics.h"
 #include "ir/attrs.h"
+#include "support/byte_size.h"
 
 namespace kiln::ref {
+
+std::string tile_too_large(std::int64_t elements) {
+    return "a tile of " + std::to_string(elements) + " elements (" + support::byte_size(8.0 * static_cast<double>(elements)) +
+           " as the interpreter holds it) cannot be allocated";
+}
 
 using detail::Arg;
 using detail::OpCode;
@@ -119,7 +125,7 @@ private:
                     else evaluate(*n);
                     break;
                 case ir::OpCategory::memory:
-                    if (n->op == OpCode::load) env_[n] = load(*n);
+                    if (n->op == OpCode::load) env_[n] = allocating(*n, [&] { return load(*n); });
                     else if (n->op == OpCode::store) store(*n);
                     else evaluate(*n);
                     break;
@@ -136,7 +142,15 @@ private:
     void evaluate(const Node& n) {
         std::vector<const EagerData*> in;
         for (const Node* o : n.operands) in.push_back(env_.at(o).get());
-        env_[&n] = eval(n, in);
+        env_[&n] = allocating(n, [&] { return eval(n, in); });
+    }
+    // A value made by make(), or the user's error naming n when it cannot be allocated.
+    template <class F> DataPtr allocating(const Node& n, F make) {
+        try {
+            return make();
+        } catch (const std::bad_alloc&) {
+            too_large(n);
+        }
     }
 
     DataPtr param(const Node& n) {
@@ -145,6 +159,12 @@ private:
         if (is_float(n.type.kind)) d->floats.push_back(round_to(n.type.kind, a.f));
         else d->ints.push_back(wrap_to(n.type.kind, a.i));
         return d;
+    }
+
+    // The interpreter holds each element in 8 bytes; a tile it cannot allocate is
+    // the user's tile, named where it is made.
+    [[noreturn]] void too_large(const Node& n) {
+        fail(n.loc, detail::op_name(n.op), tile_too_large(n.type.count()));
     }
 
     // The grid: one instance per domain point, row-major pid order.

@@ -5,6 +5,7 @@
 
 #include "ir/attrs.h"
 #include "passes/lowered.h"
+#include "support/environment.h"
 
 namespace kiln::passes {
 
@@ -21,10 +22,7 @@ namespace {
 // At 32 per thread it needs 64 registers: four 256-thread CTAs per SM.
 // KILN_CUDA_ELEMENTS_PER_THREAD overrides it (for measuring other points; the
 // generated source, hence the cache key, differs).
-std::int64_t most_per_thread() {
-    const char* e = std::getenv("KILN_CUDA_ELEMENTS_PER_THREAD");
-    return e && std::atoi(e) > 0 ? std::atoi(e) : 32;
-}
+std::int64_t most_per_thread() { return support::env_integer("KILN_CUDA_ELEMENTS_PER_THREAD", 1, 4096).value_or(32); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "check/shape_rules.h"
 #include "interp/eval.h"
+#include "interp/run_kernel.h"
 #include "interp/semantics.h"
 #include "ir/attrs.h"
 #include "trace/builder.h"
@@ -67,7 +68,12 @@ Value emit(Node& proto, const std::vector<Value>& operands) {
         proto.operands.push_back(&shadows[k]);
         in.push_back(operands[k].data.get());
     }
-    auto data = ref::eval(proto, in);
+    std::shared_ptr<const EagerData> data;
+    try {
+        data = ref::eval(proto, in);
+    } catch (const std::bad_alloc&) {
+        fail(proto.loc, op_name(proto.op), ref::tile_too_large(proto.type.count()));
+    }
     proto.operands.clear();
     return Value{nullptr, std::move(data), proto.type};
 }

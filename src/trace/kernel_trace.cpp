@@ -5,6 +5,7 @@
 
 #include "check/shape_rules.h"
 #include "check/verify.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
@@ -26,9 +27,13 @@ std::string arg_kind_text(const Arg& a) {
     return std::string(a.read_only ? "a read-only " : "a ") + "view of " + std::string(kind_name(a.kind)) + " with rank " + std::to_string(a.extents.size());
 }
 
-void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
+std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
+
+}  // namespace
+
+void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool with_data) {
     if (args.size() != k.params.size())
-        fail(loc, "launch", "kernel '" + k.name + "' takes " + std::to_string(k.params.size()) + " arguments, got " + std::to_string(args.size()));
+        fail(loc, "launch", "kernel '" + k.name + "' takes " + arguments(k.params.size()) + ", got " + std::to_string(args.size()));
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& p = k.params[i];
         const auto& a = args[i];
@@ -38,8 +43,15 @@ void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
             fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " expects " + p.spelling + ", got " + arg_kind_text(a));
         if (p.is_view && p.writable && a.read_only)
             fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + p.spelling + ") is written, but a read-only view was passed");
+        if (!p.is_view) continue;
+        // Views may be made by hand (HostView{...}) or by other code: checked here
+        // whatever made them. The data only at a launch (a plan needs none).
+        std::string why = with_data ? view_problem(a.data, kind_bytes(a.kind), a.extents, a.strides) : view_shape_problem(a.extents, a.strides);
+        if (!why.empty()) fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + p.spelling + "): " + why);
     }
 }
+
+namespace {
 
 bool matches(const ir::Program& p, const std::vector<Arg>& args) {
     for (auto& s : p.specializations) {
@@ -54,6 +66,8 @@ bool matches(const ir::Program& p, const std::vector<Arg>& args) {
 
 std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc) {
     if (name.empty()) fail(loc, "kernel", "a kernel needs a name");
+    // The name reaches generated source, file names and messages.
+    if (auto why = support::name_problem(name); !why.empty()) fail(loc, "kernel", "invalid kernel name " + support::quoted(name) + ": " + why);
     auto k = std::make_shared<KernelImpl>();
     k->name = std::move(name);
     k->params = std::move(params);
@@ -63,7 +77,7 @@ std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> p
 }
 
 std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
-    check_args(k, args, loc);
+    check_args(k, args, loc, /*with_data=*/false);
     std::lock_guard<std::mutex> g(k.mutex);
     for (auto& p : k.programs)
         if (matches(*p, args)) return p;
@@ -133,8 +147,8 @@ Value conform_store(const Value& v, const std::vector<Dim>& dims, Loc loc, std::
 }
 }  // namespace
 
-Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback) {
-    Loc loc = origin.loc;
+Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback, Loc loc) {
+    if (!loc.known()) loc = origin.loc;
     auto& b = builder(loc, "load");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (shape.rank() != p.rank) fail(loc, "load", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
@@ -153,7 +167,7 @@ Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
 }
 
 void store_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value& value, Loc loc) {
-    if (origin.loc.known()) loc = origin.loc;
+    if (!loc.known()) loc = origin.loc;
     auto& b = builder(loc, "store");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (!p.writable) {
@@ -173,12 +187,17 @@ void store_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
 }
 
 std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args) {
+    if (!k) empty_kernel("ir", {});
     return ir::print(*specialize(*k.shared_impl(), args, {}));
+}
+
+void empty_kernel(std::string_view what, Loc loc) {
+    fail(loc, what, "this Kernel is empty (default-constructed or moved from); assign it a kernel(name, lambda) first");
 }
 
 }  // namespace kiln::detail
 
 namespace kiln {
-const std::string& Kernel::name() const { return impl_->name; }
-const std::vector<detail::ParamSig>& Kernel::params() const { return impl_->params; }
+const std::string& Kernel::name(Loc loc) const { return impl(loc).name; }
+const std::vector<detail::ParamSig>& Kernel::params(Loc loc) const { return impl(loc).params; }
 }  // namespace kiln

@@ -3,6 +3,7 @@
 #include <kiln/kernel.h>
 
 #include "check/shape_rules.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
@@ -83,6 +84,7 @@ void nest_stage(const NestState& s, const std::string& name, Loc loc) {
     auto* b = trace::Builder::current();
     if (!b || !b->inside_loop(s.loop)) fail(loc, "stage", "only inside the nest's loop body");
     if (ir::loop_kind(*s.loop) != LoopKind::pipeline) fail(loc, "stage", "stages belong to pipeline nests");
+    if (auto why = support::name_problem(name); !why.empty()) fail(loc, "stage", "invalid stage name " + support::quoted(name) + ": " + why);
     ir::Node* n = b->make(OpCode::stage, Type{}, {}, loc);
     ir::set_stage_label(*n, name);
 }

@@ -8,7 +8,8 @@
 namespace kiln::targets {
 
 bool dump_dir_set();
-// Writes the source when KILN_DUMP_DIR is set (a kiln::Error when it cannot).
+// Writes the source when KILN_DUMP_DIR is set (a directory that cannot take it
+// is a warning, once).
 void dump_source(const std::string& kernel, const std::string& key, const std::string& source, std::string_view extension);
 
 }  // namespace kiln::targets

@@ -18,6 +18,7 @@
 #include "targets/cpu/program_index.h"
 #include "targets/cpu/thread_pool.h"
 #include "targets/common/target_impl.h"
+#include "targets/cpu/undo_log.h"
 
 namespace kiln::detail {
 
@@ -33,6 +34,9 @@ struct Compiled {
     std::string key;
     const native::Module* module = nullptr;
     std::int64_t frame_bytes = 0;
+    // The views a failed launch puts back as they were (undo_log.h); empty when
+    // no access can fail.
+    std::vector<int> restore_on_failure;
 
     // The load or store numbered `number` (kiln_cpu::Status::access).
     const ir::Node& access(const ir::Program& p, int number) const {
@@ -131,7 +135,9 @@ private:
         if (!cc) fail(p.loc, "launch", "kernel '" + p.name + "': target 'cpu' is not available: " + why);
         auto c = std::make_shared<Compiled>();
         c->spec = spec;
-        const cache::DiskCache disk = cache::DiskCache::open();
+        c->restore_on_failure = native::views_to_restore_on_failure(p);
+        const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
+        const cache::DiskCache* disk = cache ? &*cache : nullptr;
         // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
         // the index could do without it.
         const bool dumping = targets::dump_dir_set();
@@ -183,10 +189,18 @@ private:
                 abi[k].view.stride[d] = a.strides[d];
             }
         }
+        // Writes land only if every instance succeeds: a kernel that can fail
+        // keeps copies of what it may write, and a failure puts them back.
+        native::UndoLog undo;
+        for (int k : c.restore_on_failure) undo.save(args[static_cast<std::size_t>(k)]);
+        auto fail_launch = [&](const kiln_cpu::Status& st) {
+            undo.restore();
+            out_of_range(c, p, st, args);
+        };
         long long ext[kiln_cpu::max_rank];
         kiln_cpu::Status grid_status;
         const int rank = c.module->grid(abi, ext, &grid_status);
-        if (rank < 0) out_of_range(c, p, grid_status, args);
+        if (rank < 0) fail_launch(grid_status);
         std::int64_t total = 1;
         for (int k = 0; k < rank; ++k) {
             if (ext[k] < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(ext[k]));
@@ -197,7 +211,7 @@ private:
         const bool caller_helps = c.frame_bytes <= kCallerFrameLimit;
         if (chunks.chunks == 1 && caller_helps) {  // one call, on this thread
             kiln_cpu::Status st;
-            if (c.module->run(abi, 0, total, total, &st) != 0) out_of_range(c, p, st, args);
+            if (c.module->run(abi, 0, total, total, &st) != 0) fail_launch(st);
             return;
         }
         std::vector<kiln_cpu::Status> status(static_cast<std::size_t>(chunks.chunks));
@@ -216,7 +230,7 @@ private:
         const kiln_cpu::Status* first = nullptr;
         for (std::size_t t = 0; t < status.size(); ++t)
             if (failed[t] && (!first || error_order(status[t]) < error_order(*first))) first = &status[t];
-        if (first) out_of_range(c, p, *first, args);
+        if (first) fail_launch(*first);
     }
 
     std::string name_ = "cpu";

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "support/byte_size.h"
+#include "support/names.h"
 #include "targets/common/embedded_text.h"
 #include "targets/cpu/emitter.h"
 
@@ -82,7 +84,7 @@ std::string Emitter::at(const Node* n, const std::string& index) {
 
 std::string Emitter::define(const Node& n) {
     Storage s{"v" + id(&n), !n.type.dims.empty(), n.type.count()};
-    if (s.count > (std::int64_t{1} << 28)) fail(n.loc, detail::op_name(n.op), "a tile of " + std::to_string(s.count) + " elements is too large for the cpu target");
+    KILN_ASSERT(s.count <= kMaxTileElements);  // check_tile_sizes
     if (s.array) {
         line("alignas(64) " + ctype(n.type.kind) + " " + s.name + "[" + std::to_string(s.count) + "];");
         frame_bytes_ += s.count * ctype_bytes(n.type.kind);
@@ -103,7 +105,15 @@ void Emitter::elementwise(const Node& n) {
         storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
         return;
     }
-    materialize(n, define(n));
+    const std::string name = define(n);
+    if (!cut_.count(&n)) return materialize(n, name);
+    // A piece of a long chain (bound_fusion) is a function of its own: GCC's
+    // register allocation and alias analysis cost more than linear time in the
+    // size of a function, and a chain of 20,000 ops in one function took minutes
+    // to compile; in pieces it takes seconds.
+    open("[&]() __attribute__((noinline))");
+    materialize(n, name);
+    body_.close("}();");
 }
 
 void Emitter::materialize(const Node& n, const std::string& name) {
@@ -194,7 +204,7 @@ void Emitter::emit_node(const Node& n) {
                 storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(ir::slot(n)), !n.type.dims.empty(), n.type.count()};
                 return;
             }
-            if (n.op == OpCode::stage) return line("// stage \"" + ir::stage_label(n) + "\"");
+            if (n.op == OpCode::stage) return line("// stage \"" + support::source_text(ir::stage_label(n)) + "\"");
             internal_fail("cpu emitter: " + std::string(detail::op_name(n.op)) + " in a node list");
         case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
         case ir::OpCategory::cast: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
@@ -368,6 +378,7 @@ static const std::string& prelude() {
 }
 
 Emitted Emitter::emit() {
+    check_tile_sizes();
     ids_ = number_nodes(p_);
     passes::LowerOptions lo;
     lo.target = passes::TargetKind::cpu;
@@ -389,9 +400,10 @@ Emitted Emitter::emit() {
     emit_grid_function(prologue);
     line("");
     emit_run_function(prologue, epilogue);
+    check_frame();
 
     std::string text;
-    text += "// kiln cpu kernel '" + p_.name + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
+    text += "// kiln cpu kernel '" + support::source_text(p_.name) + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
             (opts_.index64 ? "64" : "32") + "-bit.\n";
     text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
     text += prelude();
@@ -400,6 +412,42 @@ Emitted Emitter::emit() {
     text += "}  // namespace\n\n";
     text += body_.text();
     return Emitted{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_)};
+}
+
+// Every tile of a kernel, stored or fused into its consumer's loop, is at most
+// 2^28 elements on the cpu target: beyond that a tile would either not fit an
+// instance's stack or take hours to compute element by element.
+void Emitter::check_tile_sizes() const {
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage || n.op == OpCode::store) return;
+        const std::int64_t count = n.type.count();
+        if (count > kMaxTileElements)
+            fail(n.loc, detail::op_name(n.op), "a tile of " + std::to_string(count) + " elements (" +
+                                                   support::byte_size(static_cast<double>(count) * static_cast<double>(ctype_bytes(n.type.kind))) +
+                                                   ") is too large for the cpu target (at most 2^28 elements)");
+    });
+}
+
+// An instance's tiles live on its thread's stack, sized from the frame
+// (cpu_target.cpp: four times the frame and 4 MiB more). Past the limit no
+// such stack can be had: the largest tile is the user's to shrink, named where
+// it is made.
+void Emitter::check_frame() const {
+    constexpr std::int64_t kMaxFrameBytes = std::int64_t{2} << 30;
+    if (frame_bytes_ <= kMaxFrameBytes) return;
+    auto tile_of = [](const Node& n) -> const Node& { return n.op == OpCode::store ? *n.operands.back() : n; };
+    const Node* largest = nullptr;  // the op making the largest tile (a store: storing it)
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage) return;
+        if (!largest || tile_of(n).type.count() > tile_of(*largest).type.count()) largest = &n;
+    });
+    const Node& at = *largest;
+    const Node& tile = tile_of(at);
+    fail(at.loc, detail::op_name(at.op),
+         "a tile of " + std::to_string(tile.type.count()) + " elements (" +
+             support::byte_size(static_cast<double>(tile.type.count() * ctype_bytes(tile.type.kind))) + "): an instance's tiles need " +
+             support::byte_size(static_cast<double>(frame_bytes_)) + " on the cpu target, more than its limit of " +
+             support::byte_size(static_cast<double>(kMaxFrameBytes)) + "; use smaller tiles");
 }
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options) { return Emitter(p, options).emit(); }

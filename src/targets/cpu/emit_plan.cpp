@@ -62,6 +62,33 @@ void Emitter::find_fusible(const Uses& u) {
         }
         if (ok) fusible_.insert(n);
     }
+    bound_fusion(u);
+}
+
+// A fused value is one expression its consumer evaluates, written out in full:
+// a chain of thousands of ops (v = v * a + b in a loop of the user's) would be
+// one expression nested thousands deep, which the emitter's recursion and the
+// compiler's parser (quadratic time and memory in the depth) cannot take. So a
+// fused expression holds at most kMaxFusedOps ops: the value that would exceed
+// it is materialised (a loop and an array, in a function of its own: see
+// Emitter::elementwise), and the chain goes on from there. Program order visits
+// operands before their users.
+void Emitter::bound_fusion(const Uses& u) {
+    constexpr int kMaxFusedOps = 48;
+    std::vector<const Node*> order(fusible_.begin(), fusible_.end());
+    std::sort(order.begin(), order.end(), [&](const Node* a, const Node* b) { return u.position.at(a) < u.position.at(b); });
+    std::unordered_map<const Node*, int> ops;  // ops in the expression of each fused value
+    for (const Node* n : order) {
+        int size = 1;
+        for (const Node* o : n->operands)
+            if (auto it = ops.find(o); it != ops.end()) size += it->second;
+        if (size > kMaxFusedOps) {
+            fusible_.erase(n);
+            cut_.insert(n);
+        } else {
+            ops[n] = size;
+        }
+    }
 }
 
 // Loads inside the grid whose tile is read where it lies in the view instead of
@@ -88,12 +115,18 @@ void Emitter::find_view_tiles(const Uses& u) {
         if (!inside_grid(n)) continue;
         const int from = u.position.at(n);
         int last = from;
-        std::function<void(const Node*)> reads = [&](const Node* v) {
+        // Through fused values and aliases, which can chain as long as the
+        // user's program: a work list, not recursion.
+        std::vector<const Node*> through = {n};
+        std::unordered_set<const Node*> seen = {n};
+        while (!through.empty()) {
+            const Node* v = through.back();
+            through.pop_back();
             auto it = u.users.find(v);
-            if (it == u.users.end()) return;
+            if (it == u.users.end()) continue;
             for (const Node* c : it->second) {
                 if (fusible_.count(c) || alias_op(c->op)) {
-                    reads(c);
+                    if (seen.insert(c).second) through.push_back(c);
                     continue;
                 }
                 // The outermost loop around the reader that does not hold the load.
@@ -101,8 +134,7 @@ void Emitter::find_view_tiles(const Uses& u) {
                 for (const Node* l = u.loop.at(c); l && l != u.loop.at(n); l = u.loop.at(l)) end = u.span_end.at(l);
                 last = std::max(last, end);
             }
-        };
-        reads(n);
+        }
         bool stored = false;
         for (int s : u.stores) stored = stored || (s > from && s <= last);
         if (!stored) view_tiles_.insert(n);

@@ -111,7 +111,11 @@ private:
         std::vector<int> stores;
     };
     Uses uses() const;  // emit_plan.cpp
+    static constexpr std::int64_t kMaxTileElements = std::int64_t{1} << 28;
+    void check_tile_sizes() const;  // every tile, fused or not, at most kMaxTileElements
+    void check_frame() const;       // an instance's tiles must fit a thread's stack
     void find_fusible(const Uses& u);
+    void bound_fusion(const Uses& u);
     void find_view_tiles(const Uses& u);
     void find_in_place_mma(const Uses& u);
     bool dead(const Node& n) const;
@@ -150,6 +154,7 @@ private:
     std::unordered_set<const Node*> constants_done_;
     passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
+    std::unordered_set<const Node*> cut_;      // where bound_fusion cut a long chain of fused values
     std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
     std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)
     std::string math_flag_;  // inside with_fast_math: the variable that records results in doubt

@@ -4,11 +4,12 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "cache/disk_cache.h"
 #include "passes/index_width.h"
+#include "support/names.h"
+#include "support/warnings.h"
 #include "targets/cpu/thread_pool.h"
 
 namespace kiln::native {

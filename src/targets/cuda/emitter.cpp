@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ir/axis_names.h"
+#include "support/names.h"
 #include "targets/common/literals.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
@@ -288,7 +289,7 @@ void Emitter::dispatch(const Node& n) {
                 if (&n == p_.grid) grid(n);
                 else loop(n);
             } else if (n.op == OpCode::stage) {
-                line("// stage \"" + ir::stage_label(n) + "\"");
+                line("// stage \"" + support::source_text(ir::stage_label(n)) + "\"");
             } else if (n.op == OpCode::region_arg) {
                 internal_fail("cuda: region_arg in a node list");
             }
@@ -493,7 +494,7 @@ EmittedKernel Emitter::emit() {
     k.contractions = passes::contraction_report(lowered_);
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
-    src << "// kiln: kernel '" << p_.name << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
+    src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
         << (o_.index64 ? 64 : 32) << "-bit offsets, sm_" << o_.sm << ")\n";
     src << prelude(math_);
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
