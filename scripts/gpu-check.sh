@@ -28,7 +28,7 @@ kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
 if want tests; then
 step "cuda tests"
-"$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' 2>&1 | tail -25 | tee "$out/cuda-tests.log" | tail -3 | tee -a "$out/summary.txt"
+"$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' >"$out/cuda-tests.log" 2>&1; grep -E '^\[  (PASSED|FAILED)' "$out/cuda-tests.log" | tee -a "$out/summary.txt"
 fi
 if want catalog; then
 for p in standard exact; do
