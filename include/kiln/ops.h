@@ -150,6 +150,39 @@ template <Element T, class Fn> Tile<T> scan(const Tile<T>& x, const Axis& a, Fn,
     return Tile<T>(detail::scan(detail::scan_code<Fn>(), x.value(), a.id(), loc));
 }
 
+// ---- positional forms: a dimension by its position (negative: from the end), for
+// anonymous tiles (seed 000's rows and columns). The tile standard library is
+// written with these and the forms above.
+namespace detail {
+inline int position(int rank, int dim, Loc loc, std::string_view op) {
+    int d = dim < 0 ? dim + rank : dim;
+    if (d < 0 || d >= rank) fail(loc, op, "dimension " + std::to_string(dim) + " of a rank-" + std::to_string(rank) + " tile");
+    return d;
+}
+}  // namespace detail
+// Folds dimension `dim` (the pinned order), keeping it with extent 1.
+template <Element T, class Fn> Tile<T> reduce_dim(const Tile<T>& x, int dim, Fn, Loc loc = Loc::here()) {
+    int d = detail::position(x.rank(), dim, loc, "reduce_dim");
+    return Tile<T>(detail::reduce(detail::reduce_code<Fn>(), x.value(), {-(d + 1)}, true, loc));
+}
+// The position of axis `a` among x's dimensions.
+template <Element T> int dim_of(const Tile<T>& x, const Axis& a, Loc loc = Loc::here()) {
+    return detail::axis_position(x.type(), a.id(), loc, "dim_of");
+}
+// The sub-tile at `start` with `sizes` elements along each dimension.
+template <Element T>
+Tile<T> slice(const Tile<T>& x, std::vector<std::int64_t> start, std::vector<std::int64_t> sizes, Loc loc = Loc::here()) {
+    return Tile<T>(detail::slice(x.value(), start, sizes, loc));
+}
+// x spread over like's dimensions (named axes by identity, extent-1 dimensions stretched).
+template <Element T, Element U> Tile<T> broadcast_like(const Tile<T>& x, const Tile<U>& like, Loc loc = Loc::here()) {
+    return Tile<T>(detail::broadcast_to(x.value(), like.type().dims, loc));
+}
+// Zeros of x's shape and kind.
+template <Element T> Tile<T> zeros_like(const Tile<T>& x, Loc loc = Loc::here()) {
+    return Tile<T>(detail::full(detail::lift_literal<T>(0), x.type().dims, loc));
+}
+
 // ---- contraction. Axes shared by a and b but absent from acc are contracted; the
 // result has acc's shape and kind. Each output is acc, then + round(a*b) for each
 // contraction point in order (the pinned order); allow_reassociation lets targets
