@@ -94,7 +94,7 @@ Lowered lower(const ir::Program& p, const LowerOptions& o, std::string_view stop
     return l;
 }
 
-std::string print(const Lowered& l) {
+std::string print(const Lowered& l, bool locations) {
     ir::PrintHooks hooks;
     std::string header = "after " + (l.passes_run.empty() ? std::string("tracing") : l.passes_run.back()) + " for " +
                          std::string(target_name(l.options.target)) + ", " +
@@ -108,6 +108,7 @@ std::string print(const Lowered& l) {
                                "x" + std::to_string(l.contractions.gemm->bk));
     else if (!l.contractions.gemm_why.empty())
         hooks.header.push_back(l.contractions.gemm_why);
+    hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };
     hooks.note = [&](const ir::Node& n) {
         std::string s;
