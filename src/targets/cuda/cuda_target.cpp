@@ -50,8 +50,9 @@ public:
         auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
         cu::make_current(d);
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
-        if (k->gemm_function)
-            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d)) {
+        if (k->gemm_function) {
+            cu::GemmStaging staging(d, nullptr);
+            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
                 cu::check(d,
                           d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
@@ -60,6 +61,7 @@ public:
                 cu::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
                 return;
             }
+        }
         auto params = cu::pack_params(p, args);
         cu::check(d,
                     d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
+
 #include <kiln/error.h>
 
 namespace kiln::cu {
@@ -44,6 +46,10 @@ bool bind(void* lib, DriverApi& api, std::string& missing) {
     sym(api.cuGetErrorString, "cuGetErrorString");
     // Optional: without it the GEMM kernel is never launched (the ordinary one is).
     api.cuTensorMapEncodeTiled = reinterpret_cast<decltype(api.cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
+    // Optional: without them, operands TMA cannot read in place take the ordinary kernel.
+    api.cuMemAllocAsync = reinterpret_cast<decltype(api.cuMemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));
+    api.cuMemFreeAsync = reinterpret_cast<decltype(api.cuMemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
+    api.cuMemcpy2DAsync = reinterpret_cast<decltype(api.cuMemcpy2DAsync)>(dlsym(lib, "cuMemcpy2DAsync_v2"));
     return missing.empty();
 }
 
@@ -159,4 +165,11 @@ void check(const Device& d, CUresult r, std::string_view what) {
     if (r != CUDA_SUCCESS) throw Error("cuda: " + std::string(what) + ": " + error_text(d.api, r));
 }
 
+}  // namespace kiln::cu
+
+namespace kiln::cu {
+// CUDA_MEMCPY2D on LP64: two 56-byte sides (x, y, type with its padding, four
+// pointers-or-sizes) and the width and height.
+static_assert(sizeof(Memcpy2D) == 128 && offsetof(Memcpy2D, dst_x_bytes) == 56 && offsetof(Memcpy2D, width_bytes) == 112,
+              "Memcpy2D must have CUDA_MEMCPY2D's layout");
 }  // namespace kiln::cu

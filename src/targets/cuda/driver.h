@@ -37,6 +37,25 @@ inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
 inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 inline constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // out-of-bounds elements read as zero
+inline constexpr int CU_MEMORYTYPE_DEVICE = 2;
+
+// cuMemcpy2DAsync's description of a pitched copy (CUDA_MEMCPY2D in cuda.h; the
+// layout is ABI). kiln copies device to device only: the host and array fields stay null.
+struct Memcpy2D {
+    std::size_t src_x_bytes = 0, src_y = 0;
+    int src_memory_type = CU_MEMORYTYPE_DEVICE;
+    const void* src_host = nullptr;
+    unsigned long long src_device = 0;
+    void* src_array = nullptr;
+    std::size_t src_pitch = 0;
+    std::size_t dst_x_bytes = 0, dst_y = 0;
+    int dst_memory_type = CU_MEMORYTYPE_DEVICE;
+    void* dst_host = nullptr;
+    unsigned long long dst_device = 0;
+    void* dst_array = nullptr;
+    std::size_t dst_pitch = 0;
+    std::size_t width_bytes = 0, height = 0;
+};
 
 // Entry points, bound by symbol name (see driver.cpp for the names).
 struct DriverApi {
@@ -72,6 +91,11 @@ struct DriverApi {
     CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* base, const std::uint64_t* dims,
                                        const std::uint64_t* strides_bytes, const unsigned* box, const unsigned* element_strides,
                                        int interleave, int swizzle, int l2_promotion, int oob_fill);
+    // Optional (CUDA 11.2+): stream-ordered scratch and pitched copies, for operands
+    // the GEMM kernel's TMA cannot read in place (gemm_staging.h).
+    CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream);
+    CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream);
+    CUresult (*cuMemcpy2DAsync)(const Memcpy2D* copy, CUstream stream);                // cuMemcpy2DAsync_v2
 };
 
 // What was found: the driver's entry points, the device kiln uses (ordinal 0)

@@ -13,6 +13,7 @@
 #include "passes/index_width.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
+#include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
@@ -45,14 +46,16 @@ struct GemmLaunch {
     GemmLaunch& operator=(const GemmLaunch&) = delete;
 };
 
-// The GEMM kernel's launch for these arguments, or null (with `why`) when they do
-// not suit TMA: A and B need a unit inner stride, a 16-byte aligned base and row
-// stride, and extents below 2^31; C a unit inner stride, an even row stride and a
-// base aligned for a pair of elements. Then the ordinary kernel runs instead.
+// The GEMM kernel's launch for these arguments, or null (with `why`) when it cannot
+// take them. A or B that TMA cannot read in place (its row stride or base not
+// 16-byte aligned: 8191 bf16 columns) is staged by `staging` into a copy it can
+// read, enqueued on staging's stream; one with a non-unit inner stride is refused
+// (then the ordinary kernel runs). Outputs may have any strides: the kernel
+// stores element pairs where a row allows it and single elements elsewhere.
 // `p` is the program g was emitted from (its k loop is found where g records it,
 // not matched again); the tensor maps come from tensor_map_cache(), so repeated
 // launches over the same buffers encode nothing.
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, const Device& d,
-                                        std::string* why = nullptr);
+                                        GemmStaging& staging, std::string* why = nullptr);
 
 }  // namespace kiln::cu
