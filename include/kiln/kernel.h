@@ -182,6 +182,7 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { usin
 
 struct KernelImpl;
 }  // namespace detail
+struct LaunchHead;  // target.h: the target or first argument of a launch, and where it was written
 
 // A kernel: a name, the traced lambda, and the programs traced from it so far
 // (one per signature of statically used extents).
@@ -196,7 +197,7 @@ public:
 
     // k.launch(target, args...) runs on that target; k.launch(args...) goes through
     // the launch handler stack to the default target. Defined in target.h.
-    template <class First, class... Args> void launch(First&& first, Args&&... args) const;
+    template <class... Args> void launch(LaunchHead head, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
 

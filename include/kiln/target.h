@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -121,17 +122,29 @@ void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::
 // Runs a kernel on a target now (no handlers): used by targets' callers and tools.
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);
 
-template <class First, class... Args> void Kernel::launch(First&& first, Args&&... args) const {
+namespace detail {
+template <class A> concept LaunchArgument = requires(A& a) { to_arg(a); };
+}
+// What a launch is given first: the target, or the first argument. A parameter
+// pack cannot be followed by a defaulted location, so this records where the
+// launch was written (its constructors take the caller's source location).
+struct LaunchHead {
+    std::optional<Target> target;
+    detail::Arg arg;  // when no target was given
+    Loc loc;
+    LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
+    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target> && detail::LaunchArgument<A>)
+    LaunchHead(A&& a, std::source_location s = std::source_location::current()) : arg(detail::to_arg(a)), loc{s.file_name(), s.line()} {}
+};
+
+template <class... Args> void Kernel::launch(LaunchHead head, Args&&... args) const {
     LaunchRequest req;
     req.kernel = this;
+    req.loc = head.loc;
     req.args.reserve(sizeof...(Args) + 1);
-    if constexpr (std::is_same_v<std::remove_cvref_t<First>, Target>) {
-        req.target = first;
-        (req.args.push_back(detail::to_arg(args)), ...);
-    } else {
-        req.args.push_back(detail::to_arg(first));
-        (req.args.push_back(detail::to_arg(args)), ...);
-    }
+    if (head.target) req.target = std::move(head.target);
+    else req.args.push_back(std::move(head.arg));
+    (req.args.push_back(detail::to_arg(args)), ...);
     dispatch(req);
 }
 
