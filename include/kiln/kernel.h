@@ -183,6 +183,9 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { usin
 struct KernelImpl;
 }  // namespace detail
 struct LaunchHead;  // target.h: the target or first argument of a launch, and where it was written
+class Target;
+class Executable;  // executable.h: a kernel compiled for a target
+class Capture;     // executable.h: a kernel traced for argument shapes
 
 // A kernel: a name, the traced lambda, and the programs traced from it so far
 // (one per signature of statically used extents).
@@ -192,6 +195,9 @@ public:
     Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
     const std::string& name() const;
     const std::vector<detail::ParamSig>& params() const;
+    // Programs traced so far: one per specialisation the launches have met (a new
+    // value of an extent used statically traces again; KILN_WARN_RETRACE=1 says so).
+    int traces() const;
     const detail::KernelImpl& impl() const { return *impl_; }
     std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }
 
@@ -200,6 +206,15 @@ public:
     template <class... Args> void launch(LaunchHead head, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
+
+    // A compiled handle on a target with fixed options (executable.h). With shapes
+    // (tensor_shape(m, n) for views, values for scalars) the program is traced and
+    // compiled now, ahead of any launch; without, on each new shape's first launch.
+    Executable compile(const Target& t, CompileOptions o = {}, Loc loc = Loc::here()) const;
+    template <class S0, class... S> requires(!std::is_same_v<S0, Loc>)
+    Executable compile(const Target& t, CompileOptions o, const S0& s0, const S&... shapes) const;
+    // The program for argument shapes, traced and verified (seed 004's capture).
+    template <class... S> Capture capture(const S&... shapes) const;
 
 private:
     std::shared_ptr<detail::KernelImpl> impl_;
