@@ -18,7 +18,7 @@ std::string TargetImpl::source(const ir::Program& p, const std::vector<Arg>&, co
 const std::string& Target::name() const { return impl_->name(); }
 bool Target::available() const { return impl_->unavailable_reason().empty(); }
 std::string Target::unavailable_reason() const { return impl_->unavailable_reason(); }
-Target::operator Placement() const { return Placement{impl_->device()}; }
+Target::operator Placement() const { return impl_->placement(); }
 
 Target interp(InterpOptions options) { return Target(detail::make_interp_target(options)); }
 Target cpu() {
@@ -26,9 +26,11 @@ Target cpu() {
     return Target(t);
 }
 Target cuda() {
-    static auto t = detail::make_cuda_target();
+    static auto t = detail::make_cuda_target(0, nullptr);
     return Target(t);
 }
+Target cuda(int device) { return device == 0 ? cuda() : Target(detail::make_cuda_target(device, nullptr)); }
+Target cuda(const Stream& stream) { return Target(detail::make_cuda_target(stream.device(), stream.state())); }
 
 Target target_named(const std::string& name, Loc loc) {
     if (name == "interp") return interp();

@@ -41,11 +41,13 @@ namespace {
 // allocations; every other op goes through ref::eval itself.
 class HostScalars {
 public:
-    explicit HostScalars(const std::vector<Arg>& args) : args_(args) { ints_.reserve(32); }
+    explicit HostScalars(const std::vector<Arg>& args) : args_(args) {}
 
     // An integer scalar; `where` is the loop whose extent needs it (for errors).
     std::int64_t integer(const Node* n, const Node& where) {
-        for (const auto& [node, v] : ints_)
+        for (std::size_t k = 0; k < std::min(count_, kInline); ++k)
+            if (ints_[k].first == n) return ints_[k].second;
+        for (const auto& [node, v] : more_ints_)
             if (node == n) return v;
         std::int64_t v = 0;
         Kind k = n->type.kind;
@@ -64,7 +66,9 @@ public:
                 break;
             default: v = value(n, where)->ints.at(0);
         }
-        ints_.emplace_back(n, v);
+        if (count_ < kInline) ints_[count_] = {n, v};
+        else more_ints_.emplace_back(n, v);
+        ++count_;
         return v;
     }
 
@@ -109,7 +113,12 @@ private:
     }
 
     const std::vector<Arg>& args_;
-    std::vector<std::pair<const Node*, std::int64_t>> ints_;  // a handful: a linear search beats hashing
+    // A handful: a linear search beats hashing, and an array on the stack spares a
+    // warm launch any allocation.
+    static constexpr std::size_t kInline = 32;
+    std::pair<const Node*, std::int64_t> ints_[kInline];
+    std::vector<std::pair<const Node*, std::int64_t>> more_ints_;
+    std::size_t count_ = 0;
     std::unordered_map<const Node*, ref::DataPtr> values_;
 };
 
@@ -131,16 +140,19 @@ std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) 
 
 namespace {
 
-// Appends the slots of pack_params's parameters to `slots`.
-void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
-    std::size_t count = slots.size();
+std::size_t slot_count(const std::vector<Arg>& args) {
+    std::size_t count = 0;
     for (const Arg& a : args) count += a.is_view ? 1 + a.extents.size() + a.strides.size() : 1;
-    slots.reserve(count);
+    return count;
+}
+
+// Calls add(slot) for each of pack_params's parameters, in order.
+template <class Add> void for_each_slot(const ir::Program& p, const std::vector<Arg>& args, Add&& add) {
     auto push = [&](const auto& value) {
         std::uint64_t slot = 0;
         static_assert(sizeof value <= sizeof slot);
         std::memcpy(&slot, &value, sizeof value);
-        slots.push_back(slot);
+        add(slot);
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const Arg& a = args[i];
@@ -160,7 +172,30 @@ void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vecto
     }
 }
 
+// Appends the slots of pack_params's parameters to `slots`.
+void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
+    slots.reserve(slots.size() + slot_count(args));
+    for_each_slot(p, args, [&](std::uint64_t s) { slots.push_back(s); });
+}
+
 }  // namespace
+
+void InlineParams::pack(const ir::Program& p, const std::vector<Arg>& args) {
+    count_ = slot_count(args);
+    std::uint64_t* slots = slots_;
+    if (count_ > kInline) {
+        heap_slots_.resize(count_);
+        heap_pointers_.resize(count_);
+        slots = heap_slots_.data();
+    }
+    void** out = pointers();
+    std::size_t k = 0;
+    for_each_slot(p, args, [&](std::uint64_t s) {
+        slots[k] = s;
+        out[k] = &slots[k];
+        ++k;
+    });
+}
 
 PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
     PackedParams out;
