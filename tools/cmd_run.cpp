@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "json_report.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -18,13 +19,15 @@ struct RunOptions {
     std::string size = "small";
     std::string precision = "standard";
     SeedOption seed;
+    JsonReport json;
 };
 
 // Runs one case and prints its line (clearing the progress line first); false when
 // it failed or kiln raised an error.
 bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const CompileOptions& options, std::size_t width,
-             Progress& progress) {
+             Progress& progress, JsonReport& json) {
     const std::string head = column(e.name, width) + column(t.name(), 6) + column(c.shape, kShapeWidth);
+    nlohmann::json record = {{"entry", e.name}, {"shape", c.shape}, {"target", t.name()}};
     try {
         // Only the launch is timed: the reference is f64 host code, often slower than the kernel.
         auto start = std::chrono::steady_clock::now();
@@ -34,16 +37,21 @@ bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const C
         progress.clear();
         std::cout << head << "rel_l2 " << column(format_error(check.rel_l2), 7) << "max_abs " << column(format_error(check.max_abs), 7)
                   << column(format_duration(took.count()), 9) << (check.ok ? "ok" : "FAIL: " + check.detail) << std::endl;
+        record.update({{"ok", check.ok}, {"rel_l2", check.rel_l2}, {"max_abs", check.max_abs}, {"seconds", took.count()}});
+        if (!check.ok) record["detail"] = check.detail;
+        json.add_case(std::move(record));
         return check.ok;
     } catch (const Error& err) {
         progress.clear();
         std::cout << head << "ERROR" << std::endl;
         print_error(err);
+        record.update({{"ok", false}, {"error", err.what()}});
+        json.add_case(std::move(record));
         return false;
     }
 }
 
-int run(const RunOptions& o) {
+int run(RunOptions& o) {
     auto entries = select_entries(o.selection);
     Target target = select_target(o.target, true);
     const catalog::Size size = parse_size(o.size);
@@ -52,10 +60,11 @@ int run(const RunOptions& o) {
     std::cout << "kiln run: target " << target.name() << (o.target == "auto" ? " (auto)" : "") << ", size " << size_name(size)
               << ", precision " << o.precision << ", seed " << seed << " (repeat with --seed " << seed << ")" << std::endl;
 
+    o.json.settings() = {{"command", "run"}, {"target", target.name()}, {"size", size_name(size)}, {"precision", o.precision}, {"seed", seed}};
     const std::size_t width = name_width(entries);
-    return for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
-        return run_one(e, c, target, options, width, progress);
-    });
+    return o.json.finish(for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
+        return run_one(e, c, target, options, width, progress, o.json);
+    }));
 }
 
 }  // namespace
@@ -68,6 +77,7 @@ Command run_command(CLI::App& app) {
     add_size_option(*sub, o->size);
     add_seed_option(*sub, o->seed);
     add_precision_option(*sub, o->precision);
+    o->json.add_option(*sub);
     return {sub, [o] { return run(*o); }};
 }
 
