@@ -13,4 +13,5 @@
 #include <kiln/kernel.h>
 #include <kiln/target.h>
 #include <kiln/executable.h>
+#include <kiln/bench.h>
 #include <kiln/std/tile_lib.h>

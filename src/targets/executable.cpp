@@ -1,8 +1,11 @@
 // Compiled handles (kiln/executable.h): a kernel bound to a target and options,
 // and the program it describes: the captured shapes', else the last launch's.
+#include <kiln/bench.h>
 #include <kiln/executable.h>
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
 #include <mutex>
 
 #include "targets/target_impl.h"
@@ -147,6 +150,22 @@ void set_launch_options(LaunchRequest& req, const CompileOptions& o) {
     if (!req.target || !req.args.empty())
         fail(req.loc, "launch", "compile options go right after the target: k.launch(target, Precision::exact, args...)");
     req.options = o;
+}
+
+BenchResult bench(const Executable& exe, const BenchOptions& o, const std::function<void()>& launch, Loc loc) {
+    if (o.warmup < 0 || o.reps < 1) fail(loc, "bench", "needs warmup >= 0 and reps >= 1");
+    for (int i = 0; i < o.warmup; ++i) launch();
+    TargetImpl& t = exe.target().impl();
+    BenchResult r;
+    r.samples.reserve(static_cast<std::size_t>(o.reps));
+    for (int i = 0; i < o.reps; ++i) r.samples.push_back(t.time_launch(launch, o.flush_l2));
+    std::vector<double> sorted = r.samples;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    r.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    r.min = sorted.front();
+    r.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+    return r;
 }
 
 }  // namespace kiln::detail

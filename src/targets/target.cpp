@@ -1,5 +1,7 @@
 // Targets by name, the default target, and running a kernel on one.
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 #include "targets/target_impl.h"
 #include "trace/kernel_trace.h"
@@ -12,6 +14,17 @@ std::string TargetImpl::plan(const ir::Program& p, const std::vector<Arg>&, cons
 }
 std::string TargetImpl::source(const ir::Program& p, const std::vector<Arg>&, const CompileOptions&, bool) {
     fail(p.loc, "source", "target '" + name() + "' generates no source");
+}
+double TargetImpl::time_launch(const std::function<void()>& launch, bool flush_l2) {
+    if (flush_l2) {
+        // Larger than any host's last-level cache; written, so no line of the inputs survives.
+        static std::vector<unsigned char> evict(std::size_t{256} << 20);
+        static unsigned char round = 0;
+        std::memset(evict.data(), ++round, evict.size());
+    }
+    auto start = std::chrono::steady_clock::now();
+    launch();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 }  // namespace detail
 

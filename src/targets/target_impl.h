@@ -25,6 +25,10 @@ struct TargetImpl {
     // Compiles (and caches) what run() would need for these argument shapes, without
     // running anything: ahead-of-time compilation. Nothing to do for the interpreter.
     virtual void prepare(const ir::Program&, const std::vector<Arg>&, const CompileOptions&, Loc) {}
+    // Runs `launch` (a launch on this target) and returns its time in seconds: the
+    // wall time (a host launch returns when its grid is done), or the device's
+    // time where the target has one. flush_l2 evicts the cache first, untimed.
+    virtual double time_launch(const std::function<void()>& launch, bool flush_l2);
 };
 
 // Launches through a compiled handle (executable.cpp): run_default runs such a

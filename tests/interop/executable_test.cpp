@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 
 #include "interop_util.h"
@@ -191,4 +192,32 @@ TEST(Specialisation, StaticAndDynamicExtents) {
     Tensor<f32> x({2, 4}), y({2, 4});
     std::string e = error_of([&] { tiled.launch(interp(), std::as_const(x).view(), y.view()); });
     EXPECT_EQ(e.rfind(here(line) + "extent: declared dynamic (dynamic_extent) but used where a static number is needed", 0), 0u) << e;
+}
+
+TEST(Bench, WarmsUpThenTimesEachLaunch) {
+    Kernel k = softmax_kernel();
+    Executable exe = k.compile(cpu());
+    Tensor<f32> x = inputs(64, 128), y({64, 128});
+    HostView<const f32> xv = std::as_const(x).view();
+    HostView<f32> yv = y.view();
+    int launches = 0;
+    auto scope = handle_launch([&](LaunchRequest& r, const Next& next) {
+        ++launches;
+        next(r);
+    });
+    BenchResult r = bench(exe, {.warmup = 3, .reps = 9, .flush_l2 = true}, xv, yv);
+    EXPECT_EQ(launches, 12);
+    ASSERT_EQ(r.samples.size(), 9u);
+    EXPECT_GT(r.min, 0.0);
+    EXPECT_LE(r.min, r.median);
+    std::vector<double> sorted = r.samples;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(r.median, sorted[4]);
+    auto ref = softmax_reference(x);
+    EXPECT_NEAR(y[0], ref[0], 1e-6) << "the timed launches ran the kernel";
+    BenchResult d = bench(exe, xv, yv);  // default options
+    EXPECT_EQ(d.samples.size(), 100u);
+    int line = __LINE__ + 1;
+    std::string e = error_of([&] { (void)detail::bench(exe, {.reps = 0}, [] {}, Loc::here()); });
+    EXPECT_EQ(e, here(line) + "bench: needs warmup >= 0 and reps >= 1");
 }

@@ -2,6 +2,8 @@
 // the device's architecture (sm_90a offline), caches it, and launches one CTA per
 // program instance through the driver API. See emit.h for the execution model.
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "check/shape_rules.h"
@@ -125,6 +127,42 @@ public:
         s << "  values:\n";
         for (const auto& v : k->kernel.values) s << "    " << v << "\n";
         return s.str();
+    }
+
+    // The device's time, from events on the target's stream around the launch;
+    // the L2 is flushed by writing a buffer larger than it on the same stream.
+    double time_launch(const std::function<void()>& launch, bool flush_l2) override {
+        const cu::Device& d = cu::require_device(ordinal_, "bench");
+        cu::make_current(d);
+        cu::CUstream s = stream_ ? stream_->handle : nullptr;
+        if (flush_l2) {
+            static std::mutex mutex;
+            static std::map<int, cu::CUdeviceptr> scratch;  // per device, kept for the process
+            constexpr std::size_t kBytes = std::size_t{256} << 20;
+            std::lock_guard<std::mutex> g(mutex);
+            cu::CUdeviceptr& p = scratch[ordinal_];
+            if (!p) cu::check(d, d.api.cuMemAlloc(&p, kBytes), "bench: the L2 flush buffer");
+            cu::check(d, d.api.cuMemsetD8Async(p, 0, kBytes, s), "bench: flushing L2");
+        }
+        cu::CUevent start = nullptr, end = nullptr;
+        cu::check(d, d.api.cuEventCreate(&start, cu::CU_EVENT_DEFAULT), "bench: cuEventCreate");
+        cu::check(d, d.api.cuEventCreate(&end, cu::CU_EVENT_DEFAULT), "bench: cuEventCreate");
+        struct Destroy {
+            const cu::Device& d;
+            cu::CUevent a, b;
+            ~Destroy() {
+                d.api.cuEventDestroy(a);
+                d.api.cuEventDestroy(b);
+            }
+        } destroy{d, start, end};
+        cu::check(d, d.api.cuEventRecord(start, s), "bench: cuEventRecord");
+        launch();
+        cu::check(d, d.api.cuEventRecord(end, s), "bench: cuEventRecord");
+        if (stream_) stream_->check(d.api.cuEventSynchronize(end), "a kernel failed", {});
+        else cu::check(d, d.api.cuEventSynchronize(end), "bench: cuEventSynchronize");
+        float ms = 0;
+        cu::check(d, d.api.cuEventElapsedTime(&ms, start, end), "bench: cuEventElapsedTime");
+        return ms * 1e-3;
     }
 
 private:
