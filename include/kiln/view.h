@@ -123,7 +123,7 @@ HostView<T> view(T* data, std::vector<std::int64_t> extents, std::vector<std::in
     static_assert(Element<std::remove_const_t<T>>, "kiln: unsupported element type for a view");
     if (strides.empty()) strides = detail::row_major_strides(extents);
     detail::check_host_view(extents, strides, loc);
-    return HostView<T>{data, std::move(extents), std::move(strides), Device::host};
+    return HostView<T>{data, std::move(extents), std::move(strides), Device::host, 0};
 }
 
 namespace detail {
