@@ -29,7 +29,7 @@
 
 #include "cache/disk_cache.h"
 #include "targets/cpu/module_cache.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
@@ -169,7 +169,8 @@ std::vector<Row> cache_rows(const std::string& argv0) {
     auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
     std::string plan = cpu().impl().plan(*program, args, {});
     auto at = plan.find("cache key: ");
-    const native::Module* m = at == std::string::npos ? nullptr : native::find_module(cache::DiskCache::open(), plan.substr(at + 11, 64));
+    const cache::DiskCache disk = cache::DiskCache::open();
+    const native::Module* m = at == std::string::npos ? nullptr : native::find_module(&disk, plan.substr(at + 11, 64));
     double direct_us = -1;
     if (m) {
         kiln_cpu::Arg abi[1] = {};

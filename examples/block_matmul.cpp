@@ -4,6 +4,8 @@
 // ceil(N/8)^2 blocks, a serial k loop carries the accumulator, and a ragged N
 // reads zeros past the edge (which add nothing) and drops the writes there.
 // As in the seed, each dot is rounded on its own and then added: r = r + dot(a, b).
+#include <algorithm>
+
 #include "catalog.h"
 
 namespace kiln::catalog {
@@ -58,8 +60,16 @@ Entry make_block_matmul() {
                             out[static_cast<std::size_t>(i * n + j)] += a[static_cast<std::size_t>(i * n + k)] * b[static_cast<std::size_t>(k * n + j)];
                 return std::vector<std::vector<double>>{out};
             };
-            // f32 products and sums over n terms, in blocks of 8.
-            c.tolerance.rel_l2 = 1e-5;
+            // A product of block t passes the 8-term dot (7 roundings, any order), the
+            // add into r and the later tiles' adds: at most 7 + tiles roundings (nor
+            // more than n - 1), on top of the product's own rounding: about
+            // gamma(depth + 1) sum_k |a b|, 3e-6 to 5e-6 at n = 20. A missing dot or
+            // a wrong block is off by products (~0.25, 5 10^4 bounds and more).
+            c.error_bound = [n](const Case& in) {
+                const double tiles = static_cast<double>((n + kBlock - 1) / kBlock);
+                const double depth = std::min(reduction_depth(n), 7 + tiles);
+                return Bounds{matrix_product(values(*in.args[0]), values(*in.args[1]), n, n, n, depth)};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

@@ -157,50 +157,70 @@ std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOpti
     return outs;
 }
 
+namespace {
+
+// Names element i of output o with its values, for a failure's detail.
+std::string element_detail(std::size_t o, std::int64_t i, double got, double want, const std::string& why) {
+    std::ostringstream s;
+    s.precision(17);
+    s << "output " << o << " element " << i << ": got " << got << ", expected " << want << why;
+    return s.str();
+}
+
+}  // namespace
+
 Check compare(const Case& c, const std::vector<Buffer>& outputs, const std::vector<std::vector<double>>& reference) {
     Check r;
     if (outputs.size() != reference.size()) {
         r.detail = "the reference gives " + std::to_string(reference.size()) + " outputs, the kernel " + std::to_string(outputs.size());
         return r;
     }
-    double num = 0, den = 0;
-    r.ok = true;
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-        const auto& ref = reference[o];
-        if (static_cast<std::int64_t>(ref.size()) != outputs[o].size()) {
-            r.ok = false;
-            r.detail = "output " + std::to_string(o) + ": reference has " + std::to_string(ref.size()) + " elements";
+    bool any_bounded = false;  // a float output that is compared against bounds
+    for (const auto& out : outputs) any_bounded = any_bounded || (!c.exact_integer && is_float(out.kind));
+    Bounds bounds;
+    if (any_bounded) {
+        if (!c.error_bound) {
+            r.detail = "the case states no error bound for its float outputs (Case::error_bound, docs/catalog.md)";
             return r;
         }
-        bool exact = c.exact_integer || !is_float(outputs[o].kind);
+        bounds = c.error_bound(c);
+        if (bounds.size() != outputs.size()) {
+            r.detail = "the error bound covers " + std::to_string(bounds.size()) + " outputs, the kernel has " + std::to_string(outputs.size());
+            return r;
+        }
+    }
+    r.ok = true;
+    auto fail = [&r](std::string detail) {
+        if (r.ok) r.detail = std::move(detail);
+        r.ok = false;
+    };
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+        const auto& ref = reference[o];
+        const bool exact = c.exact_integer || !is_float(outputs[o].kind);
+        if (static_cast<std::int64_t>(ref.size()) != outputs[o].size() ||
+            (!exact && static_cast<std::int64_t>(bounds[o].size()) != outputs[o].size())) {
+            r.ok = false;
+            r.detail = "output " + std::to_string(o) + ": the reference or the bound does not have " + std::to_string(outputs[o].size()) +
+                       " elements";
+            return r;
+        }
         for (std::int64_t i = 0; i < outputs[o].size(); ++i) {
             double got = outputs[o].get(i), want = ref[static_cast<std::size_t>(i)];
-            bool nan_mismatch = std::isnan(got) != std::isnan(want);
             if (std::isnan(got) && std::isnan(want)) continue;
             double err = std::abs(got - want);
             if (std::isinf(want) || std::isinf(got)) err = got == want ? 0 : std::numeric_limits<double>::infinity();
-            if ((exact && got != want) || nan_mismatch || std::isinf(err)) {
-                if (r.ok) {
-                    std::ostringstream s;
-                    s.precision(17);
-                    s << "output " << o << " element " << i << ": got " << got << ", expected " << want;
-                    r.detail = s.str();
-                }
-                r.ok = false;
+            if (std::isnan(err)) err = std::numeric_limits<double>::infinity();  // one side NaN
+            const double bound = exact ? 0.0 : bounds[o][static_cast<std::size_t>(i)].error;
+            const double ratio = err == 0 ? 0.0 : bound > 0 ? err / bound : std::numeric_limits<double>::infinity();
+            if (ratio > 1) {
+                std::ostringstream why;
+                why.precision(3);
+                if (!exact && !std::isinf(err)) why << ": error " << err << " exceeds its bound " << bound;
+                fail(element_detail(o, i, got, want, why.str()));
             }
+            r.worst = std::max(r.worst, ratio);
             r.max_abs = std::max(r.max_abs, err);
-            if (!std::isinf(err)) {
-                num += err * err;
-                den += want * want;
-            }
         }
-    }
-    r.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-    if (r.ok && r.rel_l2 > c.tolerance.rel_l2) {
-        r.ok = false;
-        std::ostringstream s;
-        s << "relative L2 error " << r.rel_l2 << " exceeds the tolerance " << c.tolerance.rel_l2;
-        r.detail = s.str();
     }
     return r;
 }

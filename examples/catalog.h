@@ -13,6 +13,8 @@
 
 #include <kiln/kiln.h>
 
+#include "error_bound.h"
+
 namespace kiln::catalog {
 
 enum class Size { small, medium, large };
@@ -31,15 +33,10 @@ struct Buffer {
     double get(std::int64_t i) const;  // element i as a double (any kind)
 };
 
-// How far an output may be from the f64 reference, by ||out - ref|| / ||ref||.
-struct Tolerance {
-    double rel_l2 = 1e-5;  // f32
-};
-
 // The outcome of one case on one target.
 struct Check {
     bool ok = false;
-    double rel_l2 = 0;       // ||out - ref|| / ||ref|| over all outputs
+    double worst = 0;        // the largest |out - ref| / bound over all elements (ok needs <= 1)
     double max_abs = 0;      // largest |out - ref|
     std::string detail;      // the first bad element, when not ok
 };
@@ -52,7 +49,11 @@ struct Case {
     std::vector<double> scalars;              // values of scalar arguments, by position (NaN for views)
     // Computes the expected outputs in f64 from the inputs (independently of kiln).
     std::function<std::vector<std::vector<double>>(const Case&)> reference;
-    Tolerance tolerance;
+    // How far each output element may be from the reference: |out_i - ref_i| <=
+    // bound_i, the errors of an analysis that restates the kernel's arithmetic on
+    // Bounded values (error_bound.h, docs/catalog.md). Integer outputs, and every
+    // output of an exact_integer case, must match exactly (their bounds may be empty).
+    std::function<Bounds(const Case&)> error_bound;
     bool exact_integer = false;               // outputs must match exactly (ints, indices, copies)
 };
 

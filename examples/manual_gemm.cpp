@@ -72,8 +72,11 @@ Entry make_manual_gemm() {
                             out[static_cast<std::size_t>(i * N + j)] += a[static_cast<std::size_t>(i * K + kk)] * b[static_cast<std::size_t>(kk * N + j)];
                 return std::vector<std::vector<double>>{out};
             };
-            // f32 products and sums over K terms.
-            c.tolerance.rel_l2 = 1e-5;
+            // gemm's bound: gamma(K) sum_k |a b| for any order and FMA; a layout that
+            // placed one element wrongly is off by a product (~0.25), 10^5 bounds.
+            c.error_bound = [M, N, K](const Case& in) {
+                return Bounds{matrix_product(values(*in.args[0]), values(*in.args[1]), M, N, K, reduction_depth(K))};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

@@ -1,6 +1,7 @@
 // nested_regions: parallel -> serial -> pipeline -> reduction (seed 004, section 13).
 // One outer tile, `sum`, is assigned inside the innermost region, so the frontend
 // must infer loop-carried state at each lexical boundary.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -59,8 +60,19 @@ Entry make_nested_regions() {
                     for (std::int64_t j = 0; j < per_row; ++j) total[i] += x[i * per_row + j];
                 return std::vector<std::vector<double>>{total};
             };
-            // f32 sums: lanes within a step, then the steps' partial sums in sequence.
-            c.tolerance.rel_l2 = 5e-7 + 2.5e-7 * std::sqrt(static_cast<double>(per_row));
+            // A term passes its step's lane reduction (lanes - 1 roundings, any order)
+            // and the carried sum's adds (phases * steps at most), nor more than
+            // per_row - 1: gamma(depth) sum |x|, 7e-6 for 3x2x3x4. Losing a step's
+            // or a phase's sum (the carried state) is off by ~1, 10^5 bounds.
+            c.error_bound = [rows, per_row, phases, steps, lanes](const Case& c) {
+                auto x = values(*c.args[0]);
+                const double depth = std::min(reduction_depth(per_row), reduction_depth(lanes) + static_cast<double>(phases * steps));
+                return Bounds{each_element(rows, [&](std::int64_t i) {
+                    std::vector<Bounded> terms;
+                    for (std::int64_t j = 0; j < per_row; ++j) terms.push_back(exact(x[i * per_row + j]));
+                    return sum(terms, depth);
+                })};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

@@ -1,6 +1,7 @@
 // reduce_abs: y[i] = sum_j |x[i][j]| (the L1 norm of each row), rows of a 2-D f32
 // tensor to a 1-D output. The blocked walk of reduce_sum, with |x| taken as each
 // block is loaded; padding reads as 0, and |0| leaves the sum unchanged.
+#include <algorithm>
 #include <cmath>
 
 #include "catalog.h"
@@ -52,10 +53,23 @@ Entry make_reduce_abs() {
                     for (std::int64_t j = 0; j < cols; ++j) sums[static_cast<std::size_t>(i)] += std::abs(x[static_cast<std::size_t>(i * cols + j)]);
                 return std::vector<std::vector<double>>{sums};
             };
-            // Each lane adds cols/128 terms in f32, then the 128 lanes are folded: the
-            // rounding errors random-walk, so they grow like the square root of those
-            // counts (2^-24 each); the factor 4 leaves room above the typical error.
-            c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);
+            // Each lane adds its column blocks in order (a rounding per block after the
+            // first), then the 128 lanes are reduced in any order: no term passes more
+            // than depth = blocks - 1 + 127 roundings (nor cols - 1), so the error is at
+            // most gamma(depth) * sum |x| (error_bound.h). At 300 columns that is about
+            // 1e-3, where a dropped element is off by ~0.4 (400 bounds) and a dropped
+            // block by 30 or more; at 65537 columns (medium) the bound, ~1, still
+            // catches a dropped block.
+            c.error_bound = [rows, cols](const Case& in) {
+                auto x = values(*in.args[0]);
+                const std::int64_t blocks = (cols + kBlockCols - 1) / kBlockCols;
+                const double depth = std::min(reduction_depth(cols), static_cast<double>(blocks - 1) + reduction_depth(kBlockCols));
+                return Bounds{each_element(rows, [&](std::int64_t i) {
+                    std::vector<Bounded> terms;
+                    for (std::int64_t j = 0; j < cols; ++j) terms.push_back(abs(exact(x[i * cols + j])));
+                    return sum(terms, depth);
+                })};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

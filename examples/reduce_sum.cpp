@@ -3,6 +3,7 @@
 // partial sum per lane (a rows x columns tile) through a serial loop; the lanes
 // are folded once at the end. Rows of any length fit; padding reads as 0, which
 // leaves a sum unchanged.
+#include <algorithm>
 #include <cmath>
 
 #include "catalog.h"
@@ -55,10 +56,23 @@ Entry make_reduce_sum() {
                     for (std::int64_t j = 0; j < cols; ++j) sums[static_cast<std::size_t>(i)] += x[static_cast<std::size_t>(i * cols + j)];
                 return std::vector<std::vector<double>>{sums};
             };
-            // Each lane adds cols/128 terms in f32, then the 128 lanes are folded: the
-            // rounding errors random-walk, so they grow like the square root of those
-            // counts (2^-24 each); the factor 4 leaves room above the typical error.
-            c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);
+            // Each lane adds its column blocks in order (a rounding per block after the
+            // first), then the 128 lanes are reduced in any order: no term passes more
+            // than depth = blocks - 1 + 127 roundings (nor cols - 1), so the error is at
+            // most gamma(depth) * sum |x| (error_bound.h). At 300 columns that is about
+            // 1e-3, where a dropped element is off by ~0.4 (400 bounds) and a dropped
+            // block by 30 or more; at 65537 columns (medium) the bound, ~1, still
+            // catches a dropped block.
+            c.error_bound = [rows, cols](const Case& in) {
+                auto x = values(*in.args[0]);
+                const std::int64_t blocks = (cols + kBlockCols - 1) / kBlockCols;
+                const double depth = std::min(reduction_depth(cols), static_cast<double>(blocks - 1) + reduction_depth(kBlockCols));
+                return Bounds{each_element(rows, [&](std::int64_t i) {
+                    std::vector<Bounded> terms;
+                    for (std::int64_t j = 0; j < cols; ++j) terms.push_back(exact(x[i * cols + j]));
+                    return sum(terms, depth);
+                })};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

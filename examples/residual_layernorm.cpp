@@ -27,6 +27,27 @@ Kernel make_kernel() {
     });
 }
 
+// The kernel's arithmetic on Bounded values (error_bound.h). The mean's error
+// (sum |x| ~ 100 cols, (cols - 1) u of it) lands whole on every centred value
+// (spread ~0.6): that, not the output's size, sets the bound.
+Bounds error_bound(const Case& c, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*c.args[0]), res = values(*c.args[1]);
+    const double n = static_cast<double>(cols), depth = reduction_depth(cols);
+    std::vector<Bounded> y;
+    for (std::int64_t i = 0; i < rows; ++i) {
+        std::vector<Bounded> combined, centered, squares;
+        for (std::int64_t j = 0; j < cols; ++j) combined.push_back(exact(x[i * cols + j]) + exact(res[i * cols + j]));
+        const Bounded mean = sum(combined, depth) / n;
+        for (const auto& v : combined) {
+            centered.push_back(v - mean);
+            squares.push_back(centered.back() * centered.back());
+        }
+        const Bounded scale = sqrt(sum(squares, depth) / n + static_cast<double>(kEpsilon));
+        for (const auto& v : centered) y.push_back(v / scale);
+    }
+    return {y};
+}
+
 Entry make_residual_layernorm() {
     Entry e;
     e.name = "residual_layernorm";
@@ -59,10 +80,12 @@ Entry make_residual_layernorm() {
                 }
                 return std::vector<std::vector<double>>{y};
             };
-            // Dominated by the f32 running sum behind the mean: its rounding error, at the
-            // ulp of a sum of values near 100, lands on centred values of spread ~0.8
-            // (measured ~3e-5 from 300 columns up). The mean-square form would be ~1e-3 off.
-            c.tolerance.rel_l2 = 8e-5;
+            // The bound, ~2 (cols - 1) u 100 / sqrt(variance) per output, is 4e-4 to
+            // 8e-4 at 19 columns: a mean over cols - 1 columns moves outputs by ~10
+            // (10^4 bounds), a variance over n - 1 by 1/(2n) = 2.6% (50 bounds). The
+            // mean's worst-case error grows with cols, typical ones like sqrt(cols):
+            // at 4099 columns (medium) the bound is far above what is observed.
+            c.error_bound = [rows, cols](const Case& c) { return error_bound(c, rows, cols); };
             cases.push_back(std::move(c));
         }
         return cases;

@@ -2,6 +2,7 @@
 // legacy benchmark's form (seed 004, "Migrated examples": no scale weight, the old
 // epsilon). One row per program; the row is walked in column blocks twice (sum of
 // squares, then scale), so rows of any length fit in a fixed-size tile.
+#include <algorithm>
 #include <cmath>
 
 #include "catalog.h"
@@ -51,6 +52,23 @@ std::vector<std::vector<double>> reference(const Case& in, std::int64_t rows, st
     return {x};
 }
 
+// The kernel's arithmetic on Bounded values (error_bound.h): each lane sums its
+// squares over the column blocks (a rounding per block after the first), the lanes
+// are reduced in any order, then / columns, + eps, sqrt, and one division per element.
+Bounds error_bound(const Case& in, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*in.args[0]);
+    const std::int64_t blocks = (cols + kBlockCols - 1) / kBlockCols;
+    const double depth = std::min(reduction_depth(cols), static_cast<double>(blocks - 1) + reduction_depth(kBlockCols));
+    std::vector<Bounded> y;
+    for (std::int64_t i = 0; i < rows; ++i) {
+        std::vector<Bounded> squares;
+        for (std::int64_t j = 0; j < cols; ++j) squares.push_back(exact(x[i * cols + j]) * exact(x[i * cols + j]));
+        const Bounded rms = sqrt(sum(squares, depth) / static_cast<double>(cols) + static_cast<double>(kEpsilon));
+        for (std::int64_t j = 0; j < cols; ++j) y.push_back(exact(x[i * cols + j]) / rms);
+    }
+    return {y};
+}
+
 Entry make_rmsnorm() {
     Entry e;
     e.name = "rmsnorm";
@@ -69,11 +87,11 @@ Entry make_rmsnorm() {
             c.kernel = make_kernel();
             c.args = {input(Kind::F32, {rows, cols}, uniform(seed, -2, 2)), output(Kind::F32, {rows, cols})};
             c.reference = [rows, cols](const Case& in) { return reference(in, rows, cols); };
-            // The rounding errors of the f32 sum of squares (cols/256 terms per lane,
-            // then 256 lanes) random-walk, so they grow like the square root of those
-            // counts (2^-24 each); the square root halves them and the divisions add a
-            // few roundings. The factor 4 leaves room above the typical error.
-            c.tolerance.rel_l2 = 4 * 0x1p-24 * std::sqrt(static_cast<double>(cols) / kBlockCols + kBlockCols);
+            // Relative to each output, about (depth / 2 + 3) u with depth = blocks - 1 +
+            // 255 (u = 2^-24): 8e-6 at 300 columns. A mean over cols - 1 or cols + 1
+            // columns moves every output by 1 / (2 cols) = 1.7e-3 there, 200 bounds; a
+            // missing sqrt or a wrong row is off by a factor.
+            c.error_bound = [rows, cols](const Case& in) { return error_bound(in, rows, cols); };
             cases.push_back(std::move(c));
         }
         return cases;

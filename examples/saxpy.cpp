@@ -48,8 +48,15 @@ Entry make_saxpy() {
                 for (std::size_t i = 0; i < a.size(); ++i) a[i] = a[i] / divisor + b[i];
                 return std::vector<std::vector<double>>{a};
             };
-            // Two f32 roundings per element, each at most 2^-24 of its operand.
-            c.tolerance.rel_l2 = 1e-6;
+            // Two f32 roundings per element: u |a / 0.4f| + u |a / 0.4f + b| (u = 2^-24),
+            // which holds also where the sum cancels. A wrong result (a * 0.4f, a
+            // neighbour's b) is off by about 1, some 10^7 times the bound.
+            c.error_bound = [](const Case& in) {
+                auto a = values(*in.args[0]), b = values(*in.args[1]);
+                return Bounds{each_element(in.args[0]->size(), [&](std::int64_t i) {
+                    return exact(a[i]) / static_cast<double>(kDivisor) + exact(b[i]);
+                })};
+            };
             cases.push_back(std::move(c));
         }
         return cases;

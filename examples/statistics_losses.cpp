@@ -12,6 +12,11 @@ namespace {
 
 constexpr float kHuberDelta = 0.75f;
 constexpr float kEpsilon = 1e-4f;  // BCE clamps probabilities into [eps, 1 - eps]
+// The kernel's upper clamp, 1.0f - kEpsilon: 1 - eps rounded to f32 (0.99989998),
+// 1.7e-8 below 1 - 1e-4f. log(1 - p) at p = 1 - eps magnifies that 10^4 times, so the
+// reference must clamp to the same number (it clamped to the f64 1 - eps, which put
+// a row's BCE up to 1.7e-4 off wherever a probability reached 1: the flaky 4x1).
+constexpr float kOneMinusEpsilon = 1.0f - kEpsilon;
 
 Kernel make_kernel() {
     return kernel("statistics_losses", [](View<const f32, 2> x, View<const f32, 2> target, View<const f32, 2> probability,
@@ -51,7 +56,7 @@ Kernel make_kernel() {
 std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std::int64_t cols) {
     auto x = values(*c.args[0]), t = values(*c.args[1]), prob = values(*c.args[2]);
     std::vector<std::vector<double>> out(8, std::vector<double>(static_cast<std::size_t>(rows)));
-    const double delta = kHuberDelta, eps = kEpsilon;
+    const double delta = kHuberDelta, eps = kEpsilon, one_minus_eps = kOneMinusEpsilon;
     for (std::int64_t i = 0; i < rows; ++i) {
         double sum = 0, peak = -std::numeric_limits<double>::infinity(), mse = 0, mae = 0, huber = 0, bce = 0;
         std::int64_t first_peak = 0;
@@ -66,12 +71,48 @@ std::vector<std::vector<double>> reference(const Case& c, std::int64_t rows, std
             mse += d * d;
             mae += std::abs(d);
             huber += std::abs(d) <= delta ? 0.5 * d * d : delta * (std::abs(d) - 0.5 * delta);
-            double p = std::clamp(prob[k], eps, 1.0 - eps);
+            double p = std::clamp(prob[k], eps, one_minus_eps);
             bce -= t[k] * std::log(p) + (1.0 - t[k]) * std::log(1.0 - p);
         }
         double n = static_cast<double>(cols);
         double row_stats[8] = {sum, sum / n, peak, static_cast<double>(first_peak), mse / n, mae / n, huber / n, bce / n};
         for (int s = 0; s < 8; ++s) out[s][i] = row_stats[s];
+    }
+    return out;
+}
+
+// The kernel's arithmetic on Bounded values (error_bound.h): per element the
+// difference, Huber and BCE terms; per row five reductions of cols terms in any
+// order, four of them divided by cols. max and argmax select an input: exact.
+Bounds error_bound(const Case& c, std::int64_t rows, std::int64_t cols) {
+    auto x = values(*c.args[0]), t = values(*c.args[1]), prob = values(*c.args[2]);
+    const double delta = kHuberDelta, n = static_cast<double>(cols), depth = reduction_depth(cols);
+    Bounds out(8);
+    for (std::int64_t i = 0; i < rows; ++i) {
+        std::vector<Bounded> value, square, magnitude, huber, bce;
+        Bounded peak = exact(-std::numeric_limits<double>::infinity());
+        for (std::int64_t j = 0; j < cols; ++j) {
+            auto k = i * cols + j;
+            const Bounded v = exact(x[k]), target = exact(t[k]);
+            const Bounded d = v - target;
+            const Bounded p = exact(std::clamp(prob[k], static_cast<double>(kEpsilon), static_cast<double>(kOneMinusEpsilon)));
+            const Bounded quadratic = 0.5 * d * d, linear = delta * (abs(d) - 0.5 * delta);
+            Bounded h = abs(d).value <= delta ? quadratic : linear;
+            // Where the kernel's |d| may fall on the other side of delta it takes the
+            // other branch; the branches differ there by (|d| - delta)^2 / 2 <= e^2 / 2.
+            if (std::abs(abs(d).value - delta) <= d.error) h.error = std::max(quadratic.error, linear.error) + 0.5 * d.error * d.error;
+            value.push_back(v);
+            peak = max(peak, v);
+            square.push_back(d * d);
+            magnitude.push_back(abs(d));
+            huber.push_back(h);
+            bce.push_back(-(target * log(p) + (1.0 - target) * log(1.0 - p)));
+        }
+        const Bounded total = sum(value, depth);
+        const Bounded row[8] = {total, total / n, peak, {}, sum(square, depth) / n, sum(magnitude, depth) / n, sum(huber, depth) / n,
+                                sum(bce, depth) / n};
+        for (int s = 0; s < 8; ++s)
+            if (s != 3) out[s].push_back(row[s]);  // output 3, the argmax, is an integer: exact
     }
     return out;
 }
@@ -103,11 +144,13 @@ Entry make_statistics_losses() {
                 c.args.push_back(output(k, {rows}));
             c.scalars.assign(c.args.size(), 0);
             c.reference = [rows, cols](const Case& c) { return reference(c, rows, cols); };
-            // f32 sums over a row: error grows like sqrt(cols) roundings; the argmax is exact.
-            // The base is the f32 tolerance (1e-5): in standard precision a target may
-            // reassociate the sums and use its own log/exp (the cuda target's standard
-            // mode gave 3.4e-6 at 7 columns, where the old base of 5e-7 allowed 1.2e-6).
-            c.tolerance.rel_l2 = 1e-5 + 2.5e-7 * std::sqrt(static_cast<double>(cols));
+            // Each statistic is bounded by its own terms' magnitudes, about (cols + 2) u
+            // of sum |terms| / cols: 1.5e-6 of the losses at 17 columns (2e-5 of the
+            // sum, which cancels); the max is exact (and the argmax, an integer).
+            // Dividing by cols - 1, dropping a column or a term of BCE moves a loss by
+            // 6% or more of itself, 10^4 bounds; an unclamped probability makes BCE
+            // infinite.
+            c.error_bound = [rows, cols](const Case& c) { return error_bound(c, rows, cols); };
             cases.push_back(std::move(c));
         }
         return cases;

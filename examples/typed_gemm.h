@@ -44,11 +44,20 @@ template <Element In, Element Acc, Element Out> Kernel make_typed_gemm_kernel(st
     });
 }
 
+// How many roundings of the accumulator kind one addition on tensor cores may cost:
+// in precision standard the cuda target sums f16/bf16 products there, in the
+// hardware's own order and precision, which may truncate rather than round to
+// nearest (an error of up to 2u per addition instead of u).
+inline constexpr double kTensorCoreRoundings = 2;
+
 // The cases of a typed GEMM entry: random inputs from `gen` (rounded to the input
 // kind when stored), and an f64 reference computed from those stored inputs.
+// Integer products must be exact; float ones are bounded by the error analysis:
+// products rounded to Acc (f16/bf16 products are exact in f32; the bound counts a
+// rounding anyway), K of them summed in any order, the sum rounded to Out once.
 template <Element In, Element Acc, Element Out>
 std::vector<Case> typed_gemm_cases(const std::string& name, Size size, std::uint64_t seed,
-                                   const std::function<std::function<double(std::int64_t)>(std::uint64_t)>& gen, Tolerance tolerance) {
+                                   const std::function<std::function<double(std::int64_t)>(std::uint64_t)>& gen) {
     std::vector<std::array<std::int64_t, 3>> shapes;  // M, N, K
     switch (size) {
         case Size::small: shapes = {{16, 16, 16}, {13, 10, 21}, {1, 33, 7}}; break;
@@ -70,8 +79,14 @@ std::vector<Case> typed_gemm_cases(const std::string& name, Size size, std::uint
                         out[static_cast<std::size_t>(i * N + j)] += a[static_cast<std::size_t>(i * K + kk)] * b[static_cast<std::size_t>(kk * N + j)];
             return std::vector<std::vector<double>>{out};
         };
-        c.tolerance = tolerance;
         c.exact_integer = !is_float(kind_of<Out>);
+        if (!c.exact_integer)
+            c.error_bound = [M, N, K](const Case& in) {
+                auto sums = matrix_product(values(*in.args[0]), values(*in.args[1]), M, N, K, kTensorCoreRoundings * reduction_depth(K),
+                                           kind_of<Acc>);
+                for (auto& s : sums) s = cast(s, kind_of<Out>);
+                return Bounds{sums};
+            };
         cases.push_back(std::move(c));
     }
     return cases;

@@ -24,7 +24,6 @@ FloatFacts facts(Kind k) {
     }
 }
 
-int int_bits(Kind k) { return k == Kind::I8 ? 8 : k == Kind::I32 ? 32 : 64; }
 
 // A random bit pattern of the kind's width: every class of float, NaN payloads included.
 void random_bits(Rng& rng, Kind k, unsigned char* out) {

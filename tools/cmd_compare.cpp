@@ -42,9 +42,13 @@ std::optional<std::string> first_difference(const std::vector<catalog::Buffer>& 
 }
 
 int run(CompareOptions& o) {
+    // A target compared with itself agrees vacuously.
+    const std::string asked = "--targets " + o.targets.at(0) + "," + o.targets.at(1);
+    if (o.targets.at(0) == o.targets.at(1)) throw UsageError("compare needs two different targets; " + asked + " names " + o.targets.at(0) + " twice");
     auto entries = select_entries(o.selection);
     Target a = select_target(o.targets.at(0), true);
     Target b = select_target(o.targets.at(1), true);
+    if (a.name() == b.name()) throw UsageError("compare needs two different targets; " + asked + " gives " + a.name() + " twice here ('auto' is " + a.name() + ")");
     const catalog::Size size = parse_size(o.size);
     const CompileOptions options = parse_precision(o.precision);
     const std::uint64_t seed = resolve_seed(o.seed);

@@ -2,6 +2,7 @@
 // the targets from identical buffers; every byte each target writes must equal
 // the first target's. Program i of a run has seed S+i, so any failure reproduces
 // alone: kiln fuzz --count 1 --seed <its seed> --show.
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -34,7 +35,16 @@ int run(const FuzzOptions& o) {
     fuzz::CampaignOptions c;
     c.seed = resolve_seed(o.seed);
     c.count = o.count;
-    for (const auto& name : o.targets) c.targets.push_back(select_target(name, true));
+    // One target agrees with itself vacuously: a campaign needs two different ones.
+    std::vector<std::string> resolved;
+    for (const auto& name : o.targets) {
+        c.targets.push_back(select_target(name, true));
+        const std::string& real = c.targets.back().name();
+        if (std::find(resolved.begin(), resolved.end(), real) != resolved.end())
+            throw UsageError("fuzz compares targets: --targets names " + real + " twice" + (name == real ? "" : " ('" + name + "' is " + real + " here)"));
+        resolved.push_back(real);
+    }
+    if (resolved.size() < 2) throw UsageError("fuzz compares targets: --targets needs at least two different ones, got " + joined(o.targets, ","));
     c.compile = parse_precision(o.precision);
     c.jobs = o.jobs;
     const std::string target_list = joined(o.targets, ",");

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "library_kernel.h"
 #include "options.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::cli {
 

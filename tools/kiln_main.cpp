@@ -2,9 +2,11 @@
 // target, compares targets bit for bit, shows the IR, plans and generated source,
 // and times kernels. Each subcommand is in its own cmd_<name>.cpp.
 #include <iostream>
+#include <string_view>
 
 #include "commands.h"
 #include "report.h"
+#include "version.h"
 
 int main(int argc, char** argv) {
     using namespace kiln::cli;
@@ -12,8 +14,23 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.failure_message([](const CLI::App* a, const CLI::Error& e) { return "kiln: " + CLI::FailureMessage::simple(a, e); });
     app.footer("Exit status: 0 all passed; 1 a case failed or differed, or kiln reported an error; 2 a usage error.");
+    app.set_version_flag("--version", version_text(), "print kiln's version, commit and build type, and exit");
     const std::vector<Command> commands = {list_command(app), run_command(app),     ir_command(app),    source_command(app),
                                            plan_command(app), compare_command(app), bench_command(app), fuzz_command(app)};
+    // CLI11 would say only that a subcommand is required: name the word it did not know.
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string_view word = argv[1];
+        std::string known;
+        bool found = false;
+        for (const auto& c : commands) {
+            known += (known.empty() ? "" : ", ") + c.app->get_name();
+            found = found || c.app->get_name() == word;
+        }
+        if (!found) {
+            std::cerr << "kiln: unknown command '" << word << "' (commands: " << known << ")\nRun with --help for more information." << std::endl;
+            return kExitUsage;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,7 +1,9 @@
 #include "options.h"
 
+#include <charconv>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "commands.h"
 
@@ -81,7 +83,16 @@ CompileOptions parse_precision(const std::string& precision) {
 }
 
 void add_seed_option(CLI::App& app, SeedOption& seed) {
-    seed.option = app.add_option("--seed", seed.value, "seed of the random inputs (default: from the clock, printed)");
+    // CLI11 converts "-1" to 2^64 - 1 without a word: the seed must be written as it is used.
+    CLI::Validator whole_number(
+        [](std::string& text) -> std::string {
+            std::uint64_t v = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec == std::errc() && end == text.data() + text.size()) return "";
+            return text + " is not a whole number from 0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max());
+        },
+        "UINT64");
+    seed.option = app.add_option("--seed", seed.value, "seed of the random inputs (default: from the clock, printed)")->check(whole_number);
 }
 
 std::uint64_t resolve_seed(const SeedOption& seed) {

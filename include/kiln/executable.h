@@ -81,7 +81,7 @@ public:
     Executable() = default;
     explicit Executable(std::shared_ptr<detail::ExecutableImpl> impl) : impl_(std::move(impl)) {}
 
-    template <class... Args> void launch(LaunchHead head, Args&&... args) const;
+    template <class... Args> void launch(detail::LaunchHead head, Args&&... args) const;
     std::string plan(Loc loc = Loc::here()) const;
     std::string source(Loc loc = Loc::here()) const;    // the generated source (CUDA C++, C++)
     std::string assembly(Loc loc = Loc::here()) const;  // the cuda target's PTX
@@ -124,7 +124,7 @@ Executable Kernel::compile(const Target& t, CompileOptions o, const S0& s0, cons
     return capture(s0, shapes...).compile(t, o, detail::capture_loc(s0));
 }
 
-template <class... Args> void Executable::launch(LaunchHead head, Args&&... args) const {
+template <class... Args> void Executable::launch(detail::LaunchHead head, Args&&... args) const {
     if (!impl_) fail(head.loc, "launch", "an empty executable; assign k.compile(target) to it");
     if (head.target)
         fail(head.loc, "launch", "an executable runs on the target it was compiled for (" + target().name() +

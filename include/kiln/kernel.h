@@ -20,12 +20,6 @@ namespace kiln {
 namespace exec {
 enum class Scope : std::uint8_t { AUTOMATIC, GROUP, WORKER };  // seed 004; a hint, kiln's mapper chooses
 }
-namespace mem {
-enum class Resource : std::uint8_t { automatic, shared, private_ };
-inline constexpr Resource auto_ = Resource::automatic;
-inline constexpr Resource shared = Resource::shared;
-inline constexpr Resource private_ = Resource::private_;
-}  // namespace mem
 
 struct PipelineOptions {
     std::uint32_t window = 2;    // stages in flight (software prefetch depth)
@@ -35,7 +29,6 @@ struct PipelineOptions {
 class Nest;
 namespace detail {
 struct NestState;
-enum class LoopKind : std::uint8_t { parallel = 0, serial = 1, pipeline = 2 };
 // Opens a loop region over `domain` (closed by NestRange when the body ends).
 std::shared_ptr<NestState> open_nest(LoopKind kind, const Shape& domain, const Nest* parent, PipelineOptions opts, Loc loc);
 void close_nest(NestState& s);
@@ -155,13 +148,6 @@ struct CompileOptions {
 
 namespace detail {
 // What a kernel parameter is, from the lambda's parameter type.
-struct ParamSig {
-    bool is_view = true;
-    Kind kind = Kind::F32;
-    int rank = 0;
-    bool writable = false;
-    std::string spelling;  // "View<const f32, 2>"
-};
 template <class P> struct ParamTraits;
 template <class T, int R> struct ParamTraits<View<T, R>> {
     static ParamSig sig() {
@@ -181,8 +167,10 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> 
 template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { using type = std::tuple<std::remove_cvref_t<A>...>; };
 
 struct KernelImpl;
-}  // namespace detail
 struct LaunchHead;  // target.h: the target or first argument of a launch, and where it was written
+// Using an empty Kernel (default-constructed or moved from) is an error, not a crash.
+[[noreturn]] void empty_kernel(std::string_view what, Loc loc);
+}  // namespace detail
 class Target;
 class Executable;  // executable.h: a kernel compiled for a target
 class Capture;     // executable.h: a kernel traced for argument shapes
@@ -193,17 +181,23 @@ class Kernel {
 public:
     Kernel() = default;  // an empty handle; assign a kernel(...) to it
     Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
-    const std::string& name() const;
-    const std::vector<detail::ParamSig>& params() const;
+    explicit operator bool() const { return impl_ != nullptr; }  // false: empty
+    const std::string& name(Loc loc = Loc::here()) const;
+    const std::vector<detail::ParamSig>& params(Loc loc = Loc::here()) const;
     // Programs traced so far: one per specialisation the launches have met (a new
     // value of an extent used statically traces again; KILN_WARN_RETRACE=1 says so).
-    int traces() const;
-    const detail::KernelImpl& impl() const { return *impl_; }
-    std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }
+    int traces(Loc loc = Loc::here()) const;
+    const detail::KernelImpl& impl(Loc loc = Loc::here()) const {
+        if (!impl_) detail::empty_kernel("kernel", loc);
+        return *impl_;
+    }
+    std::shared_ptr<detail::KernelImpl> shared_impl() const { return impl_; }  // null when empty
 
     // k.launch(target, args...) runs on that target; k.launch(args...) goes through
-    // the launch handler stack to the default target. Defined in target.h.
-    template <class... Args> void launch(LaunchHead head, Args&&... args) const;
+    // the launch handler stack to the default target. The first argument carries
+    // the line of the call (detail::LaunchHead), which launch errors name. Defined
+    // in target.h.
+    template <class... Args> void launch(detail::LaunchHead head, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
 

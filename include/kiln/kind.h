@@ -43,6 +43,19 @@ constexpr int kind_bytes(Kind k) {
     }
 }
 
+// Width of an integer kind in bits (bool: 1; floats: 0). Integer arithmetic wraps
+// at this width.
+constexpr int int_bits(Kind k) {
+    switch (k) {
+        case Kind::Bool: return 1;
+        case Kind::I8: return 8;
+        case Kind::I32: return 32;
+        case Kind::I64: return 64;
+        case Kind::F16: case Kind::BF16: case Kind::F32: case Kind::F64: return 0;
+    }
+    return 0;
+}
+
 template <class T> struct always_false : std::false_type {};
 
 // kind_of<T>: the kind of a C++ element type. An unsupported type (fp8, unsigned,

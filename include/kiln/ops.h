@@ -19,14 +19,14 @@ namespace kiln {
     template <REQ T> Scalar<T> NAME(const Scalar<T>& x, Loc loc = Loc::here()) {                     \
         return Scalar<T>(detail::unary(detail::OpCode::CODE, x.value(), loc));                       \
     }
-KILN_UNARY_MATH(exp, exp, FloatElement)
-KILN_UNARY_MATH(log, log, FloatElement)
-KILN_UNARY_MATH(sqrt, sqrt, FloatElement)
-KILN_UNARY_MATH(rsqrt, rsqrt, FloatElement)
-KILN_UNARY_MATH(tanh, tanh, FloatElement)
-KILN_UNARY_MATH(erf, erf, FloatElement)
-KILN_UNARY_MATH(sin, sin, FloatElement)
-KILN_UNARY_MATH(cos, cos, FloatElement)
+// One function per one-operand math function of math.def (pow is below).
+#define KILN_MATH(NAME, ARITY, KILN_FN, DEVICE_FN) KILN_MATH_FN_##ARITY(NAME)
+#define KILN_MATH_FN_1(NAME) KILN_UNARY_MATH(NAME, NAME, FloatElement)
+#define KILN_MATH_FN_2(NAME)
+#include <kiln/detail/math.def>
+#undef KILN_MATH_FN_2
+#undef KILN_MATH_FN_1
+#undef KILN_MATH
 KILN_UNARY_MATH(abs, abs, Element)
 #undef KILN_UNARY_MATH
 

@@ -162,10 +162,10 @@ template <class A> void add_launch_arg(LaunchRequest& req, A& a) {
     else if constexpr (std::is_same_v<std::remove_cv_t<A>, CompileOptions>) set_launch_options(req, a);
     else req.args.push_back(to_arg(a));
 }
-}  // namespace detail
 // What a launch is given first: the target, or the first argument. A parameter
 // pack cannot be followed by a defaulted location, so this records where the
-// launch was written (its constructors take the caller's source location).
+// launch was written (its constructors take the caller's source location; the
+// conversion happens at the call).
 //
 // Without a target, the first argument is referred to, not copied: it lives until
 // the launch returns (the end of the call's full expression), and write_first
@@ -174,20 +174,22 @@ struct LaunchHead {
     std::optional<Target> target;
     Loc loc;
     LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
-    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target> && detail::LaunchArgument<A>)
+    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target> && LaunchArgument<A>)
     LaunchHead(A&& a, std::source_location s = std::source_location::current())
         : loc{s.file_name(), s.line()},
           first_(const_cast<void*>(static_cast<const void*>(&a))),
-          write_([](detail::Arg& out, void* p) { detail::assign_arg(out, *static_cast<std::remove_reference_t<A>*>(p)); }) {}
+          write_([](Arg& out, void* p) { assign_arg(out, *static_cast<std::remove_reference_t<A>*>(p)); }) {}
     bool has_first() const { return write_ != nullptr; }
-    void write_first(detail::Arg& out) const { write_(out, first_); }
+    void write_first(Arg& out) const { write_(out, first_); }
 
 private:
     void* first_ = nullptr;
-    void (*write_)(detail::Arg&, void*) = nullptr;
+    void (*write_)(Arg&, void*) = nullptr;
 };
+}  // namespace detail
 
-template <class... Args> void Kernel::launch(LaunchHead head, Args&&... args) const {
+template <class... Args> void Kernel::launch(detail::LaunchHead head, Args&&... args) const {
+    if (!impl_) detail::empty_kernel("launch", head.loc);
     LaunchRequest req;
     req.kernel = this;
     req.loc = head.loc;

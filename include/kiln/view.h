@@ -5,20 +5,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <vector>
 
+#include <kiln/detail/ir_enums.h>
 #include <kiln/tile.h>
 
 namespace kiln {
-
-// Bounds policies for loads and stores.
-namespace bounds {
-enum class Policy : std::uint8_t { zero = 0, check = 1, assume = 2 };
-inline constexpr Policy zero = Policy::zero;      // out-of-range reads give 0 (or the fallback), writes are dropped
-inline constexpr Policy check = Policy::check;    // out-of-range raises (CPU engines); refused for the GPU
-inline constexpr Policy assume = Policy::assume;  // caller contract; the interpreter verifies it
-}  // namespace bounds
 
 // A[coord, shape] in C++20: the comma, overloaded only for DSL coordinates, forms one selection.
 struct Selection {
@@ -30,7 +24,26 @@ inline Selection operator,(const Coord& c, const Shape& s) { return Selection{c,
 inline Selection operator,(Selection sel, bounds::Policy p) { sel.policy = p; return sel; }
 
 namespace detail {
-Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback);
+// An access's arguments with the line the access is written on (errors name it,
+// not the line of its coord()): operator[] cannot take a defaulted
+// std::source_location, but the conversion of its argument to these can, and it
+// happens at the access.
+struct SelectionAt {
+    Selection selection;
+    Loc loc;
+    SelectionAt(const Selection& s, std::source_location l = std::source_location::current()) : selection(s), loc{l.file_name(), l.line()} {}
+};
+struct ShapeAt {  // a C++23 subscript's last argument: x[coord, shape]
+    Shape shape;
+    Loc loc;
+    ShapeAt(const Shape& s, std::source_location l = std::source_location::current()) : shape(s), loc{l.file_name(), l.line()} {}
+};
+struct PolicyAt {  // x[coord, shape, policy]
+    bounds::Policy policy;
+    Loc loc;
+    PolicyAt(bounds::Policy p, std::source_location l = std::source_location::current()) : policy(p), loc{l.file_name(), l.line()} {}
+};
+Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback, Loc loc);
 void store_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value& value, Loc loc);
 Extent view_extent(int param, int dim, bool stride, Loc loc);
 }  // namespace detail
@@ -40,10 +53,10 @@ template <class T, int R> class MemoryRef {
 public:
     using E = std::remove_const_t<T>;
     MemoryRef(int param, Coord c, Shape s, bounds::Policy p) : param_(param), origin_(std::move(c)), shape_(std::move(s)), policy_(p) {}
-    Tile<E> load() const { return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, nullptr)); }
-    template <class V> Tile<E> load(const V& fallback) const {
+    Tile<E> load(Loc loc = Loc::here()) const { return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, nullptr, loc)); }
+    template <class V> Tile<E> load(const V& fallback, Loc loc = Loc::here()) const {
         auto f = detail::lift<E>(fallback);
-        return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, &f));
+        return Tile<E>(detail::load_view(param_, origin_, shape_, policy_, &f, loc));
     }
     template <class V> void store(const V& v, Loc loc = Loc::here()) const {
         static_assert(detail::is_value_v<std::remove_cvref_t<V>>, "kiln: store takes a Tile or Scalar");
@@ -83,12 +96,16 @@ public:
     Extent static_extent(int d, Loc loc = Loc::here()) const { return Extent(detail::view_extent(param_, d, false, loc).get()); }
     Extent dynamic_extent(int d, Loc loc = Loc::here()) const { return detail::view_extent(param_, d, false, loc).declare_dynamic(loc); }
 
-    Tile<element_type> operator[](const Selection& s) const {
-        return Tile<element_type>(detail::load_view(param_, s.origin, s.extent, s.policy, nullptr));
+    Tile<element_type> operator[](const detail::SelectionAt& s) const {
+        return Tile<element_type>(detail::load_view(param_, s.selection.origin, s.selection.extent, s.selection.policy, nullptr, s.loc));
     }
 #if defined(__cpp_multidimensional_subscript)
-    Tile<element_type> operator[](const Coord& c, const Shape& s) const { return (*this)[Selection{c, s, bounds::zero}]; }
-    Tile<element_type> operator[](const Coord& c, const Shape& s, bounds::Policy p) const { return (*this)[Selection{c, s, p}]; }
+    Tile<element_type> operator[](const Coord& c, const detail::ShapeAt& s) const {
+        return Tile<element_type>(detail::load_view(param_, c, s.shape, bounds::zero, nullptr, s.loc));
+    }
+    Tile<element_type> operator[](const Coord& c, const Shape& s, const detail::PolicyAt& p) const {
+        return Tile<element_type>(detail::load_view(param_, c, s, p.policy, nullptr, p.loc));
+    }
 #endif
     MemoryRef<T, R> operator()(const Coord& c, const Shape& s, bounds::Policy p = bounds::zero) const { return {param_, c, s, p}; }
     MemoryRef<T, R> tile(const Coord& c, const Shape& s, bounds::Policy p = bounds::zero) const { return {param_, c, s, p}; }
@@ -114,7 +131,14 @@ template <class T> struct HostView {
     int ordinal = 0;  // which CUDA device, for device memory
 };
 namespace detail {
-// Negative or overflowing extents/strides are errors, checked once here.
+// What is wrong with a view's extents and strides ("" when nothing): no
+// dimension or more than 8, counts that differ, negative extents or strides, a
+// span beyond 64-bit byte offsets.
+std::string view_shape_problem(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides);
+// The same, and a data pointer that is null, or not aligned to its elements of
+// `element_bytes`, while the view has elements.
+std::string view_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides);
+// view_shape_problem as an error naming `loc`.
 void check_host_view(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, Loc loc);
 std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& extents);
 }  // namespace detail
@@ -122,7 +146,7 @@ template <class T>
 HostView<T> view(T* data, std::vector<std::int64_t> extents, std::vector<std::int64_t> strides = {}, Loc loc = Loc::here()) {
     static_assert(Element<std::remove_const_t<T>>, "kiln: unsupported element type for a view");
     if (strides.empty()) strides = detail::row_major_strides(extents);
-    detail::check_host_view(extents, strides, loc);
+    if (auto why = detail::view_problem(data, static_cast<int>(sizeof(T)), extents, strides); !why.empty()) fail(loc, "view", why);
     return HostView<T>{data, std::move(extents), std::move(strides), Device::host, 0};
 }
 

@@ -12,7 +12,7 @@
 #include "catalog.h"
 #include "kernel_handle.h"
 #include "py_tensor.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace nb = nanobind;
 using namespace kiln;

@@ -1,6 +1,7 @@
 #include "cache/disk_cache.h"
 
 #include "cache/sha256.h"
+#include "support/warnings.h"
 
 #include <kiln/error.h>
 
@@ -33,11 +34,7 @@ constexpr std::string_view manifest_header = "kiln-cache-manifest 1";
 constexpr off_t manifest_max_bytes = 1 << 20;
 constexpr int publish_attempts = 4;
 
-[[noreturn]] void fail_at(const fs::path& path, std::string_view what, int err = 0) {
-    std::string msg = std::string(what) + " " + path.string();
-    if (err) msg += ": " + std::string(std::strerror(err));
-    throw Error(Loc{}, "cache", msg);
-}
+[[noreturn]] void fail_at(const fs::path& path, std::string_view what, int err = 0) { throw IoError("cache", path, what, err); }
 
 // Out of descriptors or memory says nothing about an entry's content: report it
 // rather than discarding a good entry that other processes may be using.
@@ -507,6 +504,21 @@ std::string KeyBuilder::hex() const {
 
 DiskCache DiskCache::open() { return DiskCache(default_root()); }
 
+namespace {
+void warn_unusable(const IoError& e) {
+    support::warn_once("cache", "the kernel cache cannot be used (" + std::string(e.detail()) + "); kernels are built without caching");
+}
+}  // namespace
+
+std::optional<DiskCache> DiskCache::open_or_warn() {
+    try {
+        return DiskCache(default_root());
+    } catch (const IoError& e) {
+        warn_unusable(e);
+        return std::nullopt;
+    }
+}
+
 DiskCache::DiskCache(fs::path root) : root_(normalized_absolute(root)) {
     make_dirs_0700(root_);
     check_private_dir(root_, /*follow_symlink=*/true);  // ~/.cache may well be a symlink elsewhere
@@ -522,12 +534,17 @@ bool DiskCache::lookup(const std::string& key, std::span<const std::string_view>
                        std::string* why_missed) const {
     check_key(key);
     fs::path dir = entries_ / key;
-    Verdict v = verify(dir, wanted, contents);
-    if (why_missed) *why_missed = v.why;
-    if (v.kind == Verdict::hit) return true;
-    if (v.kind == Verdict::corrupt) {
-        if (why_missed) *why_missed = "discarded corrupt entry " + dir.string() + ": " + v.why;
-        discard(dir, tmp_, v);
+    try {
+        Verdict v = verify(dir, wanted, contents);
+        if (why_missed) *why_missed = v.why;
+        if (v.kind == Verdict::hit) return true;
+        if (v.kind == Verdict::corrupt) {
+            if (why_missed) *why_missed = "discarded corrupt entry " + dir.string() + ": " + v.why;
+            discard(dir, tmp_, v);
+        }
+    } catch (const IoError& e) {
+        if (why_missed) *why_missed = e.detail();
+        warn_unusable(e);
     }
     return false;
 }
@@ -572,6 +589,16 @@ fs::path DiskCache::publish(const std::string& key,
     throw Error(Loc{}, "cache",
                 "cannot publish cache entry " + target.string() + ": it was replaced by a corrupt entry " +
                     std::to_string(publish_attempts) + " times");
+}
+
+std::optional<fs::path> DiskCache::try_publish(const std::string& key,
+                                               const std::function<void(const fs::path& staging)>& produce) const {
+    try {
+        return publish(key, produce);
+    } catch (const IoError& e) {
+        warn_unusable(e);
+        return std::nullopt;
+    }
 }
 
 fs::path DiskCache::get_or_build(const std::string& key,

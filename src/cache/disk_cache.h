@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/private_files.h"
+
 namespace kiln::cache {
 
 // The cache key: SHA-256 over the named fields, each written as
@@ -57,6 +59,11 @@ public:
     // directory if it is not a directory, is owned by another user, or is writable
     // by group or others: a cache others can write is a way to make us load their code.
     static DiskCache open();
+    // open(), or nullopt when the directory cannot be created or used (an
+    // IoError: read-only, full, not a directory ...). Then kiln warns once per
+    // process and the caller builds without caching: the cache only saves time.
+    // The refusals above still throw.
+    static std::optional<DiskCache> open_or_warn();
     explicit DiskCache(std::filesystem::path root);
 
     const std::filesystem::path& root() const { return root_; }
@@ -66,6 +73,7 @@ public:
     // files, symlinks, anything not a regular file) is moved aside and deleted, and
     // counts as a miss; `why_missed`, if given, then says what was wrong ("no entry"
     // for a plain miss).
+    // A cache that cannot be read (an IoError) is a miss, with a warning once.
     std::optional<std::filesystem::path> find(const std::string& key, std::string* why_missed = nullptr) const;
 
     // find(), also returning the contents of the artifacts `names`, in that order.
@@ -85,6 +93,13 @@ public:
     // find(), or on a miss publish(): what targets call.
     std::filesystem::path get_or_build(const std::string& key,
                                        const std::function<void(const std::filesystem::path& staging)>& produce) const;
+
+    // publish(), or nullopt when the cache cannot take the entry: an IoError in
+    // the cache or from `produce` (which writes into the cache's file system),
+    // such as a read-only or full disk. Kiln then warns once per process, and the
+    // caller keeps or rebuilds the artifacts elsewhere. Other errors propagate.
+    std::optional<std::filesystem::path> try_publish(const std::string& key,
+                                                     const std::function<void(const std::filesystem::path& staging)>& produce) const;
 
     // Staging and discard directories older than this, with no live owner, are
     // removed by publish().

@@ -1,17 +1,12 @@
 #include "check/shape_rules.h"
 
 #include <algorithm>
-#include <mutex>
-#include <unordered_map>
+
+#include "ir/op_traits.h"
 
 namespace kiln::check {
 
 namespace {
-std::mutex g_names_mutex;
-std::unordered_map<int, std::string>& names() {
-    static std::unordered_map<int, std::string> m;
-    return m;
-}
 bool all_named(const std::vector<Dim>& d) {
     return std::all_of(d.begin(), d.end(), [](const Dim& x) { return x.axis != 0; });
 }
@@ -22,34 +17,14 @@ int position_of(const std::vector<Dim>& d, int axis) {
 }
 }  // namespace
 
-void register_axis_name(int id, const std::string& name) {
-    std::lock_guard<std::mutex> g(g_names_mutex);
-    names()[id] = name;
+void operand_kind(detail::OpCode op, Kind k, Loc loc) {
+    ir::KindRule rule = ir::traits(op).kinds;
+    if (ir::kind_allowed(rule, k)) return;
+    if (rule == ir::KindRule::numeric && k == Kind::Bool)
+        fail(loc, detail::op_name(op), op == detail::OpCode::neg ? "cannot negate a bool tile (use !)" : "arithmetic on bool tiles; convert with cast<T>() first");
+    fail(loc, detail::op_name(op), "needs " + std::string(ir::kind_rule_text(rule)) + " tiles, got " + std::string(kind_name(k)));
 }
 
-std::string axis_name(int id) {
-    if (id == 0) return "_";
-    std::lock_guard<std::mutex> g(g_names_mutex);
-    auto it = names().find(id);
-    return it == names().end() ? "axis" + std::to_string(id) : it->second;
-}
-
-std::string dims_str(const std::vector<Dim>& dims) {
-    if (dims.empty()) return "scalar";
-    std::string s;
-    bool named = false;
-    for (std::size_t k = 0; k < dims.size(); ++k) {
-        if (k) s += "x";
-        s += std::to_string(dims[k].extent);
-        named = named || dims[k].axis != 0;
-    }
-    if (named) {
-        s += " (";
-        for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? ", " : "") + axis_name(dims[k].axis);
-        s += ")";
-    }
-    return s;
-}
 
 void shape_mismatch(Loc loc, std::string_view op, const Type& a, const Type& b) {
     fail(loc, op, "shape mismatch: " + dims_str(a.dims) + " vs " + dims_str(b.dims));

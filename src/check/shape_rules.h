@@ -7,12 +7,18 @@
 
 #include <kiln/detail/frontend.h>
 
+#include "ir/axis_names.h"
+
 namespace kiln::check {
 
 using detail::Dim;
 using detail::Type;
+using ir::axis_name;
+using ir::dims_str;
 
-std::string dims_str(const std::vector<Dim>& dims);            // "2x3" or "8x4 (m, k)"
+// Fails unless kind k suits op's operands (ops.def's kinds column), in the user's words.
+void operand_kind(detail::OpCode op, Kind k, Loc loc);
+
 [[noreturn]] void shape_mismatch(Loc loc, std::string_view op, const Type& a, const Type& b);
 
 // The dims two operands broadcast to (named axes by identity, anonymous by
@@ -27,7 +33,5 @@ int find_axis(const Type& t, int axis, Loc loc, std::string_view op);
 // The mma dimension map: attr ints = [n_out, (a, b) per output dim, n_con, (a, b) per contraction].
 std::vector<std::int64_t> mma_map(const Type& a, const Type& b, const Type& acc, Loc loc, std::string_view op);
 
-std::string axis_name(int id);
-void register_axis_name(int id, const std::string& name);
 
 }  // namespace kiln::check

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln::exports {

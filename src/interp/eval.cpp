@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "interp/semantics.h"
+#include "ir/attrs.h"
+#include "ir/tile_geometry.h"
 
 namespace kiln::ref {
 
@@ -12,12 +14,6 @@ using detail::OpCode;
 using ir::EagerData;
 using ir::Node;
 
-std::vector<std::int64_t> strides_of(const std::vector<ir::Dim>& dims) {
-    std::vector<std::int64_t> s(dims.size(), 1);
-    for (int k = static_cast<int>(dims.size()) - 2; k >= 0; --k)
-        s[static_cast<std::size_t>(k)] = s[static_cast<std::size_t>(k) + 1] * dims[static_cast<std::size_t>(k) + 1].extent;
-    return s;
-}
 
 namespace {
 
@@ -56,7 +52,7 @@ struct Lines {
 };
 Lines lines_along(const std::vector<ir::Dim>& dims, int axis) {
     Lines l;
-    auto st = strides_of(dims);
+    auto st = ir::strides_of(dims);
     l.stride = st[static_cast<std::size_t>(axis)];
     l.length = dims[static_cast<std::size_t>(axis)].extent;
     std::int64_t total = 1;
@@ -75,11 +71,11 @@ DataPtr eval_reduce(const Node& n, const EagerData& x) {
     const auto& xd = n.operands[0]->type.dims;
     Kind k = n.type.kind;
     std::vector<bool> reduced(xd.size(), false);
-    for (auto a : n.ints) reduced[static_cast<std::size_t>(a)] = true;
+    for (auto a : ir::reduced_dims(n)) reduced[static_cast<std::size_t>(a)] = true;
     // Output dims = kept dims (in order); reduced dims folded row-major.
     std::vector<ir::Dim> kept, red;
     for (std::size_t d = 0; d < xd.size(); ++d) (reduced[d] ? red : kept).push_back(xd[d]);
-    auto xs = strides_of(xd);
+    auto xs = ir::strides_of(xd);
     std::int64_t out_count = 1, red_count = 1;
     for (auto& d : kept) out_count *= d.extent;
     for (auto& d : red) red_count *= d.extent;
@@ -99,7 +95,7 @@ DataPtr eval_reduce(const Node& n, const EagerData& x) {
                 if (reduced[d]) off += ri[kr++] * xs[d];
             return off;
         };
-        OpCode comb = n.op == OpCode::reduce_add ? OpCode::add : n.op == OpCode::reduce_max ? OpCode::maximum : OpCode::minimum;
+        OpCode comb = *ir::combiner_of(n.op);
         if (is_float(k)) {
             double acc = x.floats[static_cast<std::size_t>(offset(0))];
             for (std::int64_t r = 1; r < red_count; ++r) acc = float_binary(comb, k, acc, x.floats[static_cast<std::size_t>(offset(r))]);
@@ -118,10 +114,10 @@ DataPtr eval_mma(const Node& n, const EagerData& a, const EagerData& b, const Ea
     const auto& bd = n.operands[1]->type.dims;
     const auto& od = n.type.dims;
     Kind k = n.type.kind;
-    const auto& m = n.ints;
+    auto m = ir::dim_map(n);
     std::size_t n_out = static_cast<std::size_t>(m[0]);
     std::size_t n_con = static_cast<std::size_t>(m[1 + 2 * n_out]);
-    auto as = strides_of(ad), bs = strides_of(bd);
+    auto as = ir::strides_of(ad), bs = ir::strides_of(bd);
     std::vector<ir::Dim> cdims;
     for (std::size_t c = 0; c < n_con; ++c) cdims.push_back(ad[static_cast<std::size_t>(m[2 + 2 * n_out + 2 * c])]);
     std::int64_t out_count = n.type.count(), con_count = 1;
@@ -162,11 +158,11 @@ DataPtr eval_mma(const Node& n, const EagerData& a, const EagerData& b, const Ea
 DataPtr eval_line_op(const Node& n, const EagerData& x) {
     const auto& xd = n.operands[0]->type.dims;
     Kind xk = n.operands[0]->type.kind;
-    int axis = static_cast<int>(n.i);
+    int axis = ir::tile_dim(n);
     Lines l = lines_along(xd, axis);
     auto out = make(n.type.kind, n.type.count());
     auto od = n.type.dims;
-    auto os = strides_of(od);
+    auto os = ir::strides_of(od);
     std::int64_t ostride = od.empty() ? 1 : os[static_cast<std::size_t>(std::min<std::int64_t>(axis, static_cast<std::int64_t>(od.size()) - 1))];
     bool fl = is_float(xk);
     std::vector<std::int64_t> idx;
@@ -176,12 +172,11 @@ DataPtr eval_line_op(const Node& n, const EagerData& x) {
         unflatten(base, xd, idx);
         std::int64_t obase = 0;
         for (std::size_t d = 0, od_i = 0; d < xd.size(); ++d) {
-            if (static_cast<int>(d) == axis && (n.op == OpCode::argmax || n.op == OpCode::argmin)) continue;
+            if (static_cast<int>(d) == axis && ir::category(n.op) == ir::OpCategory::arg_reduction) continue;
             obase += idx[d] * os[od_i++];
         }
-        switch (n.op) {
-            case OpCode::argmax:
-            case OpCode::argmin: {
+        switch (ir::category(n.op)) {
+            case ir::OpCategory::arg_reduction: {
                 std::int64_t best = 0;
                 for (std::int64_t j = 1; j < l.length; ++j) {
                     bool better;
@@ -199,10 +194,8 @@ DataPtr eval_line_op(const Node& n, const EagerData& x) {
                 out->ints[static_cast<std::size_t>(obase)] = best;
                 break;
             }
-            case OpCode::scan_add:
-            case OpCode::scan_max:
-            case OpCode::scan_min: {
-                OpCode comb = n.op == OpCode::scan_add ? OpCode::add : n.op == OpCode::scan_max ? OpCode::maximum : OpCode::minimum;
+            case ir::OpCategory::scan: {
+                OpCode comb = *ir::combiner_of(n.op);
                 if (fl) {
                     double acc = x.floats[static_cast<std::size_t>(at(0))];
                     out->floats[static_cast<std::size_t>(at(0))] = acc;
@@ -220,7 +213,7 @@ DataPtr eval_line_op(const Node& n, const EagerData& x) {
                 }
                 break;
             }
-            default: {  // sort / topk, values or indices
+            default: {  // sort: sort / topk, values or indices
                 std::vector<std::int64_t> order(static_cast<std::size_t>(l.length));
                 std::iota(order.begin(), order.end(), 0);
                 bool descending = n.op == OpCode::topk_values || n.op == OpCode::topk_indices;
@@ -233,7 +226,7 @@ DataPtr eval_line_op(const Node& n, const EagerData& x) {
                     return descending ? b < a : a < b;
                 };
                 std::stable_sort(order.begin(), order.end(), less);
-                std::int64_t count = (n.op == OpCode::topk_values || n.op == OpCode::topk_indices) ? n.j : l.length;
+                std::int64_t count = (n.op == OpCode::topk_values || n.op == OpCode::topk_indices) ? ir::topk_count(n) : l.length;
                 bool want_index = n.op == OpCode::sort_indices || n.op == OpCode::topk_indices;
                 for (std::int64_t j = 0; j < count; ++j) {
                     std::int64_t o = obase + j * ostride;
@@ -247,27 +240,97 @@ DataPtr eval_line_op(const Node& n, const EagerData& x) {
     return out;
 }
 
+DataPtr eval_shape(const Node& n, const std::vector<const EagerData*>& in) {
+    Kind k = n.type.kind;
+    std::int64_t count = n.type.count();
+    if (n.op == OpCode::full) {
+        auto out = make(k, count);
+        if (is_float(k)) std::fill(out->floats.begin(), out->floats.end(), in[0]->floats[0]);
+        else std::fill(out->ints.begin(), out->ints.end(), in[0]->ints[0]);
+        return out;
+    }
+    if (n.op == OpCode::reshape) return std::make_shared<EagerData>(*in[0]);
+    // broadcast, permute, slice: each result element is one operand element.
+    const auto& from = n.operands[0]->type.dims;
+    auto fs = ir::strides_of(from);
+    auto out = make(k, count);
+    std::vector<std::int64_t> idx;
+    for (std::int64_t e = 0; e < count; ++e) {
+        unflatten(e, n.type.dims, idx);
+        std::int64_t src = 0;
+        switch (n.op) {
+            case OpCode::broadcast: {
+                auto map = ir::dim_map(n);
+                for (std::size_t d = 0; d < from.size(); ++d)
+                    if (from[d].extent != 1) src += idx[static_cast<std::size_t>(map[d])] * fs[d];
+                break;
+            }
+            case OpCode::permute: {
+                auto map = ir::dim_map(n);
+                for (std::size_t d = 0; d < idx.size(); ++d) src += idx[d] * fs[static_cast<std::size_t>(map[d])];
+                break;
+            }
+            case OpCode::slice: {
+                auto starts = ir::slice_starts(n);
+                for (std::size_t d = 0; d < idx.size(); ++d) src += (idx[d] + starts[d]) * fs[d];
+                break;
+            }
+            default: internal_fail("eval: shape op '" + std::string(detail::op_name(n.op)) + "'");
+        }
+        copy_elem(*in[0], src, *out, e);
+    }
+    return out;
+}
+
+DataPtr eval_movement(const Node& n, const std::vector<const EagerData*>& in) {
+    Kind k = n.type.kind;
+    std::int64_t count = n.type.count();
+    const auto& xd = n.operands[0]->type.dims;
+    auto xs = ir::strides_of(xd);
+    auto out = make(k, count);
+    if (n.op == OpCode::gather) {
+        int axis = ir::tile_dim(n);
+        std::vector<std::int64_t> idx;
+        for (std::int64_t e = 0; e < count; ++e) {
+            unflatten(e, n.type.dims, idx);
+            std::int64_t j = iget(*in[1], e);
+            if (j < 0 || j >= xd[static_cast<std::size_t>(axis)].extent) continue;  // zero
+            std::int64_t src = 0;
+            for (std::size_t d = 0, o = 0; d < xd.size(); ++d) src += (static_cast<int>(d) == axis ? j : idx[o++]) * xs[d];
+            copy_elem(*in[0], src, *out, e);
+        }
+        return out;
+    }
+    // reindex
+    for (std::int64_t e = 0; e < count; ++e) {
+        std::int64_t src = 0;
+        bool ok = true;
+        for (std::size_t d = 0; d < xd.size(); ++d) {
+            std::int64_t c = iget(*in[d + 1], e);
+            if (c < 0 || c >= xd[d].extent) ok = false;
+            src += c * xs[d];
+        }
+        if (ok) copy_elem(*in[0], src, *out, e);
+    }
+    return out;
+}
+
 }  // namespace
 
 DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
     Kind k = n.type.kind;
     std::int64_t count = n.type.count();
     auto in_kind = [&](std::size_t i) { return n.operands[i]->type.kind; };
-    switch (n.op) {
-        case OpCode::constant: return n.data;
-        case OpCode::iota: {
-            auto out = make(Kind::I64, count);
-            std::iota(out->ints.begin(), out->ints.end(), std::int64_t{0});
-            return out;
-        }
-        case OpCode::full: {
-            auto out = make(k, count);
-            if (is_float(k)) std::fill(out->floats.begin(), out->floats.end(), in[0]->floats[0]);
-            else std::fill(out->ints.begin(), out->ints.end(), in[0]->ints[0]);
-            return out;
-        }
-        case OpCode::neg: case OpCode::abs: case OpCode::logical_not: case OpCode::exp: case OpCode::log:
-        case OpCode::sqrt: case OpCode::rsqrt: case OpCode::tanh: case OpCode::erf: case OpCode::sin: case OpCode::cos: {
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::constant) return n.data;
+            if (n.op == OpCode::iota) {
+                auto out = make(Kind::I64, count);
+                std::iota(out->ints.begin(), out->ints.end(), std::int64_t{0});
+                return out;
+            }
+            break;  // parameters and view extents: run_kernel's
+        case ir::OpCategory::unary: {
             auto out = make(k, count);
             for (std::int64_t e = 0; e < count; ++e) {
                 if (is_float(k)) out->floats[static_cast<std::size_t>(e)] = float_unary(n.op, k, fget(*in[0], e));
@@ -275,7 +338,7 @@ DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
             }
             return out;
         }
-        case OpCode::cast: {
+        case ir::OpCategory::cast: {
             Kind from = in_kind(0);
             auto out = make(k, count);
             for (std::int64_t e = 0; e < count; ++e) {
@@ -286,8 +349,7 @@ DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
             }
             return out;
         }
-        case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::pow:
-        case OpCode::maximum: case OpCode::minimum: case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor: {
+        case ir::OpCategory::binary: {
             auto out = make(k, count);
             for (std::int64_t e = 0; e < count; ++e) {
                 if (is_float(k)) out->floats[static_cast<std::size_t>(e)] = float_binary(n.op, k, fget(*in[0], e), fget(*in[1], e));
@@ -295,7 +357,7 @@ DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
             }
             return out;
         }
-        case OpCode::eq: case OpCode::ne: case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge: {
+        case ir::OpCategory::compare: {
             Kind ok = in_kind(0);
             auto out = make(Kind::Bool, count);
             for (std::int64_t e = 0; e < count; ++e)
@@ -303,7 +365,7 @@ DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
                                                                       : int_compare(n.op, iget(*in[0], e), iget(*in[1], e));
             return out;
         }
-        case OpCode::select: {
+        case ir::OpCategory::select: {
             auto out = make(k, count);
             for (std::int64_t e = 0; e < count; ++e) {
                 bool c = iget(*in[0], e) != 0;
@@ -312,91 +374,19 @@ DataPtr eval(const Node& n, const std::vector<const EagerData*>& in) {
             }
             return out;
         }
-        case OpCode::broadcast: {
-            const auto& from = n.operands[0]->type.dims;
-            auto fs = strides_of(from);
-            auto out = make(k, count);
-            std::vector<std::int64_t> idx;
-            for (std::int64_t e = 0; e < count; ++e) {
-                unflatten(e, n.type.dims, idx);
-                std::int64_t src = 0;
-                for (std::size_t d = 0; d < from.size(); ++d)
-                    if (from[d].extent != 1) src += idx[static_cast<std::size_t>(n.ints[d])] * fs[d];
-                copy_elem(*in[0], src, *out, e);
-            }
-            return out;
-        }
-        case OpCode::reshape: {
-            auto out = std::make_shared<EagerData>(*in[0]);
-            return out;
-        }
-        case OpCode::permute: {
-            const auto& from = n.operands[0]->type.dims;
-            auto fs = strides_of(from);
-            auto out = make(k, count);
-            std::vector<std::int64_t> idx;
-            for (std::int64_t e = 0; e < count; ++e) {
-                unflatten(e, n.type.dims, idx);
-                std::int64_t src = 0;
-                for (std::size_t d = 0; d < idx.size(); ++d) src += idx[d] * fs[static_cast<std::size_t>(n.ints[d])];
-                copy_elem(*in[0], src, *out, e);
-            }
-            return out;
-        }
-        case OpCode::slice: {
-            const auto& from = n.operands[0]->type.dims;
-            auto fs = strides_of(from);
-            auto out = make(k, count);
-            std::vector<std::int64_t> idx;
-            for (std::int64_t e = 0; e < count; ++e) {
-                unflatten(e, n.type.dims, idx);
-                std::int64_t src = 0;
-                for (std::size_t d = 0; d < idx.size(); ++d) src += (idx[d] + n.ints[d]) * fs[d];
-                copy_elem(*in[0], src, *out, e);
-            }
-            return out;
-        }
-        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: return eval_reduce(n, *in[0]);
-        case OpCode::argmax: case OpCode::argmin: case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min:
-        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices:
-            return eval_line_op(n, *in[0]);
-        case OpCode::mma: return eval_mma(n, *in[0], *in[1], *in[2]);
-        case OpCode::gather: {
-            const auto& xd = n.operands[0]->type.dims;
-            auto xs = strides_of(xd);
-            int axis = static_cast<int>(n.i);
-            auto out = make(k, count);
-            std::vector<std::int64_t> idx;
-            for (std::int64_t e = 0; e < count; ++e) {
-                unflatten(e, n.type.dims, idx);
-                std::int64_t j = iget(*in[1], e);
-                if (j < 0 || j >= xd[static_cast<std::size_t>(axis)].extent) continue;  // zero
-                std::int64_t src = 0;
-                for (std::size_t d = 0, o = 0; d < xd.size(); ++d)
-                    src += (static_cast<int>(d) == axis ? j : idx[o++]) * xs[d];
-                copy_elem(*in[0], src, *out, e);
-            }
-            return out;
-        }
-        case OpCode::reindex: {
-            const auto& xd = n.operands[0]->type.dims;
-            auto xs = strides_of(xd);
-            auto out = make(k, count);
-            for (std::int64_t e = 0; e < count; ++e) {
-                std::int64_t src = 0;
-                bool ok = true;
-                for (std::size_t d = 0; d < xd.size(); ++d) {
-                    std::int64_t c = iget(*in[d + 1], e);
-                    if (c < 0 || c >= xd[d].extent) ok = false;
-                    src += c * xs[d];
-                }
-                if (ok) copy_elem(*in[0], src, *out, e);
-            }
-            return out;
-        }
-        case OpCode::mem_store: case OpCode::mem_load: return std::make_shared<EagerData>(*in[0]);
-        default: internal_fail("eval: op '" + std::string(detail::op_name(n.op)) + "' is not an eager operation");
+        case ir::OpCategory::shape: return eval_shape(n, in);
+        case ir::OpCategory::reduction: return eval_reduce(n, *in[0]);
+        case ir::OpCategory::arg_reduction:
+        case ir::OpCategory::scan:
+        case ir::OpCategory::sort: return eval_line_op(n, *in[0]);
+        case ir::OpCategory::contraction: return eval_mma(n, *in[0], *in[1], *in[2]);
+        case ir::OpCategory::movement: return eval_movement(n, in);
+        case ir::OpCategory::memory:
+            if (n.op == OpCode::mem_store || n.op == OpCode::mem_load) return std::make_shared<EagerData>(*in[0]);
+            break;  // loads and stores: run_kernel's
+        case ir::OpCategory::control: break;
     }
+    internal_fail("eval: op '" + std::string(detail::op_name(n.op)) + "' is not an eager operation");
 }
 
 }  // namespace kiln::ref

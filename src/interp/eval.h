@@ -14,7 +14,4 @@ using DataPtr = std::shared_ptr<const ir::EagerData>;
 // n's operands give the operand types; `in` their data, in the same order.
 DataPtr eval(const ir::Node& n, const std::vector<const ir::EagerData*>& in);
 
-// Row-major strides of dims.
-std::vector<std::int64_t> strides_of(const std::vector<ir::Dim>& dims);
-
 }  // namespace kiln::ref

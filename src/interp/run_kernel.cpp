@@ -5,8 +5,15 @@
 
 #include "interp/eval.h"
 #include "interp/semantics.h"
+#include "ir/attrs.h"
+#include "support/byte_size.h"
 
 namespace kiln::ref {
+
+std::string tile_too_large(std::int64_t elements) {
+    return "a tile of " + std::to_string(elements) + " elements (" + support::byte_size(8.0 * static_cast<double>(elements)) +
+           " as the interpreter holds it) cannot be allocated";
+}
 
 using detail::Arg;
 using detail::OpCode;
@@ -98,38 +105,66 @@ private:
     // Runs a region's nodes; returns the yielded values, if it ends with a yield.
     Values eval_region(const ir::Region& r, bool top = false) {
         for (const Node* n : r.nodes) {
-            switch (n->op) {
-                case OpCode::loop:
-                    if (top && n == p_.grid) run_grid(*n);
-                    else run_loop(*n);
+            switch (ir::category(n->op)) {
+                case ir::OpCategory::control:
+                    if (n->op == OpCode::loop) {
+                        if (top && n == p_.grid) run_grid(*n);
+                        else run_loop(*n);
+                    } else if (n->op == OpCode::yield) {
+                        Values out;
+                        for (const Node* o : n->operands) out.push_back(env_.at(o));
+                        return out;
+                    } else if (n->op == OpCode::loop_result) {
+                        env_[n] = results_.at(n->operands[0]).at(static_cast<std::size_t>(ir::slot(*n)));
+                    }
+                    break;  // stage markers have no semantics
+                case ir::OpCategory::leaf:
+                    if (n->op == OpCode::param) env_[n] = param(*n);
+                    else if (n->op == OpCode::view_extent) env_[n] = scalar_int(args_[static_cast<std::size_t>(ir::param_index(*n))].extents[static_cast<std::size_t>(ir::view_dim(*n))]);
+                    else if (n->op == OpCode::view_stride) env_[n] = scalar_int(args_[static_cast<std::size_t>(ir::param_index(*n))].strides[static_cast<std::size_t>(ir::view_dim(*n))]);
+                    else evaluate(*n);
                     break;
-                case OpCode::yield: {
-                    Values out;
-                    for (const Node* o : n->operands) out.push_back(env_.at(o));
-                    return out;
-                }
-                case OpCode::loop_result: env_[n] = results_.at(n->operands[0]).at(static_cast<std::size_t>(n->i)); break;
-                case OpCode::stage: break;
-                case OpCode::param: {
-                    const Arg& a = args_[static_cast<std::size_t>(n->i)];
-                    auto d = std::make_shared<EagerData>();
-                    if (is_float(n->type.kind)) d->floats.push_back(round_to(n->type.kind, a.f));
-                    else d->ints.push_back(wrap_to(n->type.kind, a.i));
-                    env_[n] = d;
+                case ir::OpCategory::memory:
+                    if (n->op == OpCode::load) env_[n] = allocating(*n, [&] { return load(*n); });
+                    else if (n->op == OpCode::store) store(*n);
+                    else evaluate(*n);
                     break;
-                }
-                case OpCode::view_extent: env_[n] = scalar_int(args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
-                case OpCode::view_stride: env_[n] = scalar_int(args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
-                case OpCode::load: env_[n] = load(*n); break;
-                case OpCode::store: store(*n); break;
-                default: {
-                    std::vector<const EagerData*> in;
-                    for (const Node* o : n->operands) in.push_back(env_.at(o).get());
-                    env_[n] = eval(*n, in);
-                }
+                case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+                case ir::OpCategory::cast: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
+                case ir::OpCategory::scan: case ir::OpCategory::contraction: case ir::OpCategory::movement: case ir::OpCategory::sort:
+                    evaluate(*n);
+                    break;
             }
         }
         return {};
+    }
+
+    void evaluate(const Node& n) {
+        std::vector<const EagerData*> in;
+        for (const Node* o : n.operands) in.push_back(env_.at(o).get());
+        env_[&n] = allocating(n, [&] { return eval(n, in); });
+    }
+    // A value made by make(), or the user's error naming n when it cannot be allocated.
+    template <class F> DataPtr allocating(const Node& n, F make) {
+        try {
+            return make();
+        } catch (const std::bad_alloc&) {
+            too_large(n);
+        }
+    }
+
+    DataPtr param(const Node& n) {
+        const Arg& a = args_[static_cast<std::size_t>(ir::param_index(n))];
+        auto d = std::make_shared<EagerData>();
+        if (is_float(n.type.kind)) d->floats.push_back(round_to(n.type.kind, a.f));
+        else d->ints.push_back(wrap_to(n.type.kind, a.i));
+        return d;
+    }
+
+    // The interpreter holds each element in 8 bytes; a tile it cannot allocate is
+    // the user's tile, named where it is made.
+    [[noreturn]] void too_large(const Node& n) {
+        fail(n.loc, detail::op_name(n.op), tile_too_large(n.type.count()));
     }
 
     // The grid: one instance per domain point, row-major pid order.
@@ -231,7 +266,7 @@ private:
 
     // Walks the tile's elements: for each, its view offset or -1 when out of range.
     template <class F> void for_each_element(const Node& n, std::size_t n_origin, F&& f) {
-        const Arg& a = args_[static_cast<std::size_t>(n.i)];
+        const Arg& a = args_[static_cast<std::size_t>(ir::param_index(n))];
         const auto& dims = n.op == OpCode::store ? n.operands.back()->type.dims : n.type.dims;
         std::vector<std::int64_t> origin;
         for (std::size_t k = 0; k < n_origin; ++k) origin.push_back(int_of(n.operands[k]));
@@ -249,13 +284,13 @@ private:
                 if (c < 0 || c >= a.extents[ku]) in = false;
                 off += c * a.strides[ku];
             }
-            if (!in && n.j != static_cast<std::int64_t>(bounds::zero)) out_of_range(n, origin, idx);
+            if (!in && ir::bounds_policy(n) != bounds::zero) out_of_range(n, origin, idx);
             f(e, in ? off : -1);
         }
     }
 
     [[noreturn]] void out_of_range(const Node& n, const std::vector<std::int64_t>& origin, const std::vector<std::int64_t>& idx) {
-        const Arg& a = args_[static_cast<std::size_t>(n.i)];
+        const Arg& a = args_[static_cast<std::size_t>(ir::param_index(n))];
         std::string at = "(", ext;
         for (std::size_t k = 0; k < idx.size(); ++k) {
             at += (k ? ", " : "") + std::to_string(origin[k] + idx[k]);
@@ -263,14 +298,14 @@ private:
         }
         at += ")";
         std::string op = n.op == OpCode::load ? "load" : "store";
-        std::string what = "index " + at + " is out of range for argument " + std::to_string(n.i) + " of extent " + ext;
-        if (n.j == static_cast<std::int64_t>(bounds::assume)) what += " (bounds::assume was violated)";
+        std::string what = "index " + at + " is out of range for argument " + std::to_string(ir::param_index(n)) + " of extent " + ext;
+        if (ir::bounds_policy(n) == bounds::assume) what += " (bounds::assume was violated)";
         if (pid_ >= 0) what += " in " + instance(pid_);
         fail(n.loc, op, what);
     }
 
     DataPtr load(const Node& n) {
-        const Arg& a = args_[static_cast<std::size_t>(n.i)];
+        const Arg& a = args_[static_cast<std::size_t>(ir::param_index(n))];
         std::size_t rank = a.extents.size();
         auto out = std::make_shared<EagerData>();
         bool fl = is_float(n.type.kind);
@@ -279,7 +314,7 @@ private:
         else out->ints.assign(static_cast<std::size_t>(count), 0);
         double ffill = 0;
         std::int64_t ifill = 0;
-        if (n.flag) {
+        if (ir::has_fallback(n)) {
             const auto& fb = *env_.at(n.operands[rank]);
             if (fl) ffill = fb.floats[0];
             else ifill = fb.ints[0];
@@ -291,7 +326,7 @@ private:
                 else out->ints[eu] = ifill;
                 return;
             }
-            note_read(static_cast<int>(n.i), off, n.loc);
+            note_read(ir::param_index(n), off, n.loc);
             if (fl) out->floats[eu] = read_float(a, off);
             else out->ints[eu] = read_int(a, off);
         });
@@ -304,9 +339,9 @@ private:
         bool fl = !v.floats.empty();
         for_each_element(n, rank, [&](std::int64_t e, std::int64_t off) {
             if (off < 0) return;  // bounds::zero drops it
-            note_write(static_cast<int>(n.i), off, n.loc);
+            note_write(ir::param_index(n), off, n.loc);
             auto eu = static_cast<std::size_t>(e);
-            writes_.push_back(PendingWrite{static_cast<int>(n.i), off, fl ? v.floats[eu] : 0.0, fl ? 0 : v.ints[eu]});
+            writes_.push_back(PendingWrite{ir::param_index(n), off, fl ? v.floats[eu] : 0.0, fl ? 0 : v.ints[eu]});
         });
     }
 

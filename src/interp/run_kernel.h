@@ -14,6 +14,9 @@ struct RunOptions {
 
 void run_program(const ir::Program& p, const std::vector<detail::Arg>& args, const RunOptions& opts);
 
+// The message for a tile of `elements` that cannot be allocated (std::bad_alloc).
+std::string tile_too_large(std::int64_t elements);
+
 // Element access on a launch argument (shared with other host targets' tests).
 double read_float(const detail::Arg& a, std::int64_t offset);
 std::int64_t read_int(const detail::Arg& a, std::int64_t offset);

@@ -16,15 +16,6 @@ double round_to(Kind k, double x) {
     }
 }
 
-int int_bits(Kind k) {
-    switch (k) {
-        case Kind::I8: return 8;
-        case Kind::I32: return 32;
-        case Kind::Bool: return 1;
-        default: return 64;
-    }
-}
-
 std::int64_t wrap_to(Kind k, std::int64_t x) {
     switch (k) {
         case Kind::I8: return kiln_rt::wrap_i8(x);
@@ -39,14 +30,14 @@ double float_unary(OpCode op, Kind k, double x) {
     switch (op) {
         case OpCode::neg: return -x;  // exact in every kind
         case OpCode::abs: return x < 0 || (x == 0 && __builtin_signbit(x)) ? -x : x;
-        case OpCode::exp: r = kiln_rt::k_exp(x); break;
-        case OpCode::log: r = kiln_rt::k_log(x); break;
-        case OpCode::sqrt: r = kiln_rt::k_sqrt(x); break;
-        case OpCode::rsqrt: r = kiln_rt::k_rsqrt(x); break;
-        case OpCode::tanh: r = kiln_rt::k_tanh(x); break;
-        case OpCode::erf: r = kiln_rt::k_erf(x); break;
-        case OpCode::sin: r = kiln_rt::k_sin(x); break;
-        case OpCode::cos: r = kiln_rt::k_cos(x); break;
+        // The one-operand math functions of math.def.
+#define KILN_MATH(op, arity, kiln_fn, device_fn) KILN_MATH_CASE_##arity(op, kiln_fn)
+#define KILN_MATH_CASE_1(op, kiln_fn) case OpCode::op: r = kiln_rt::kiln_fn(x); break;
+#define KILN_MATH_CASE_2(op, kiln_fn)
+#include <kiln/detail/math.def>
+#undef KILN_MATH_CASE_2
+#undef KILN_MATH_CASE_1
+#undef KILN_MATH
         default: internal_fail("float_unary: unexpected op " + std::string(detail::op_name(op)));
     }
     return round_to(k, r);
@@ -69,7 +60,14 @@ double float_binary(OpCode op, Kind k, double a, double b) {
         case OpCode::sub: r = a - b; break;
         case OpCode::mul: r = a * b; break;
         case OpCode::div: r = a / b; break;
-        case OpCode::pow: r = kiln_rt::k_pow(a, b); break;
+        // The two-operand math functions of math.def.
+#define KILN_MATH(op, arity, kiln_fn, device_fn) KILN_MATH_CASE_##arity(op, kiln_fn)
+#define KILN_MATH_CASE_1(op, kiln_fn)
+#define KILN_MATH_CASE_2(op, kiln_fn) case OpCode::op: r = kiln_rt::kiln_fn(a, b); break;
+#include <kiln/detail/math.def>
+#undef KILN_MATH_CASE_2
+#undef KILN_MATH_CASE_1
+#undef KILN_MATH
         case OpCode::maximum: return kiln_rt::k_max(a, b);
         case OpCode::minimum: return kiln_rt::k_min(a, b);
         default: internal_fail("float_binary: unexpected op " + std::string(detail::op_name(op)));

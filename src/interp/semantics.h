@@ -5,7 +5,9 @@
 
 #include <cstdint>
 
-#include <kiln/detail/frontend.h>
+#include <kiln/detail/opcode.h>
+#include <kiln/error.h>
+#include <kiln/kind.h>
 #include <kiln/numeric.h>
 
 namespace kiln::ref {
@@ -14,7 +16,6 @@ namespace kiln::ref {
 double round_to(Kind k, double x);
 // An integer result wrapped to kind k's width (bool: x != 0).
 std::int64_t wrap_to(Kind k, std::int64_t x);
-int int_bits(Kind k);
 
 double float_unary(detail::OpCode op, Kind k, double x);
 std::int64_t int_unary(detail::OpCode op, Kind k, std::int64_t x);

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <kiln/detail/frontend.h>
-#include <kiln/kernel.h>
+#include <kiln/detail/ir_enums.h>
+#include <kiln/detail/opcode.h>
+#include <kiln/detail/value.h>
 
 namespace kiln::ir {
 
@@ -20,17 +22,22 @@ using detail::Type;
 
 struct Region;
 
-struct Node {
-    OpCode op = OpCode::constant;
-    Type type;                       // result type (store/yield/stage/loop: unused)
-    std::vector<Node*> operands;
-    // Attributes; their meaning per op is given in ops.def.
+// Where a node's attributes are kept. Read and write them only through attrs.h's
+// typed accessors, which know which op carries which attribute (ops.def).
+struct RawAttrs {
     std::int64_t i = 0;
     std::int64_t j = 0;
     bool flag = false;
     Kind kind = Kind::F64;
     std::string s;
     std::vector<std::int64_t> ints;
+};
+
+struct Node {
+    OpCode op = OpCode::constant;
+    Type type;                       // result type (ops without a value: unused)
+    std::vector<Node*> operands;
+    RawAttrs raw;                           // attributes (attrs.h)
     std::shared_ptr<const EagerData> data;  // constant
     std::unique_ptr<Region> body;           // loop
     Region* parent = nullptr;
@@ -43,10 +50,6 @@ struct Region {
     std::vector<Node*> args;      // loop indices, then carried values
     std::vector<Node*> nodes;     // in program order; a loop body ends with a yield
 };
-
-// Loop node helpers.
-inline int loop_rank(const Node& loop) { return static_cast<int>(loop.ints.size()); }  // ints: axis ids of the domain
-inline detail::LoopKind loop_kind(const Node& loop) { return static_cast<detail::LoopKind>(loop.i); }
 
 // A statically used extent the program was specialised on.
 struct Specialization {
@@ -61,7 +64,6 @@ struct Program : std::enable_shared_from_this<Program> {
     std::string name;
     Loc loc;
     std::vector<detail::ParamSig> params;
-    std::vector<std::string> axis_names;  // by axis id (for the printer); index 0 = anonymous
     std::deque<std::unique_ptr<Node>> pool;
     Region body;
     std::vector<Specialization> specializations;
@@ -83,6 +85,15 @@ template <class F> void walk(const Region& r, F&& f) {
 }
 
 std::string print(const Program& p);                 // the stable text form
+// The text form with what the middle end knows: nodes `show` rejects are left
+// out (dead code), `note` is appended to a node's line, `header` follows the
+// kernel's first line.
+struct PrintHooks {
+    std::function<bool(const Node&)> show;
+    std::function<std::string(const Node&)> note;
+    std::vector<std::string> header;
+};
+std::string print(const Program& p, const PrintHooks& hooks);
 std::string print_type(const Program& p, const Type& t);
 std::uint64_t structural_hash(const Program& p);     // of the text form without locations
 // The text form without locations and with constants in full: the program's

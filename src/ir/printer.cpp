@@ -4,7 +4,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "check/shape_rules.h"
+#include "ir/attrs.h"
+#include "ir/axis_names.h"
 #include "ir/ir.h"
 
 namespace kiln::ir {
@@ -14,6 +15,7 @@ namespace {
 struct Printer {
     const Program& p;
     bool with_locs;
+    const PrintHooks* hooks = nullptr;
     std::ostringstream out;
     std::unordered_map<const Node*, int> ids;
 
@@ -25,28 +27,16 @@ struct Printer {
     void indent(int depth) { out << std::string(static_cast<std::size_t>(depth) * 2, ' '); }
 
     void node(const Node& n, int depth) {
+        if (hooks && hooks->show && !hooks->show(n)) return;
         indent(depth);
-        bool has_result = n.op != OpCode::store && n.op != OpCode::yield && n.op != OpCode::stage && n.op != OpCode::loop;
-        if (has_result) out << id(&n) << " = ";
+        bool value = has_result(n.op);
+        if (value) out << id(&n) << " = ";
         if (n.op == OpCode::loop) out << id(&n) << ": ";
         out << detail::op_name(n.op);
         if (n.op == OpCode::loop) {
-            static const char* kinds[] = {"parallel", "serial", "pipeline"};
-            out << " " << kinds[n.i] << " [";
-            for (int k = 0; k < loop_rank(n); ++k)
-                out << (k ? ", " : "") << check::axis_name(static_cast<int>(n.ints[static_cast<std::size_t>(k)])) << "=" << id(n.operands[static_cast<std::size_t>(k)]);
-            out << "]";
-            if (n.i == 2) out << " window=" << n.j;
-            if (n.operands.size() > static_cast<std::size_t>(loop_rank(n))) {
-                out << " carry(";
-                for (std::size_t k = static_cast<std::size_t>(loop_rank(n)); k < n.operands.size(); ++k)
-                    out << (k > static_cast<std::size_t>(loop_rank(n)) ? ", " : "") << id(n.operands[k]);
-                out << ")";
-            }
-            out << " args(";
-            for (std::size_t k = 0; k < n.body->args.size(); ++k) out << (k ? ", " : "") << id(n.body->args[k]);
-            out << ") {";
+            loop_header(n);
             loc(n);
+            note(n);
             out << "\n";
             for (const Node* m : n.body->nodes) node(*m, depth + 1);
             indent(depth);
@@ -54,52 +44,75 @@ struct Printer {
             return;
         }
         for (std::size_t k = 0; k < n.operands.size(); ++k) out << (k ? ", " : " ") << id(n.operands[k]);
-        switch (n.op) {
-            case OpCode::param: case OpCode::load: case OpCode::store: out << " arg" << n.i; break;
-            case OpCode::view_extent: case OpCode::view_stride: out << " arg" << n.i << " dim " << n.j; break;
-            case OpCode::loop_result: case OpCode::region_arg: out << " #" << n.i; break;
-            case OpCode::gather: case OpCode::argmax: case OpCode::argmin: case OpCode::scan_add: case OpCode::scan_max:
-            case OpCode::scan_min: case OpCode::sort_values: case OpCode::sort_indices: out << " dim " << n.i; break;
-            case OpCode::topk_values: case OpCode::topk_indices: out << " dim " << n.i << " k=" << n.j; break;
-            case OpCode::cast: out << " to " << kind_name(n.kind); break;
-            case OpCode::stage: out << " \"" << n.s << "\""; break;
-            case OpCode::mma: out << (n.flag ? " reassociate" : " ordered") << (n.j ? " tf32" : ""); break;
-            case OpCode::constant: {
-                out << " {";
-                std::size_t count = n.data->floats.empty() ? n.data->ints.size() : n.data->floats.size();
-                // The display form shortens long constants; the hashed form never does.
-                std::size_t shown = with_locs ? std::min<std::size_t>(count, 16) : count;
-                for (std::size_t k = 0; k < shown; ++k) {
-                    out << (k ? ", " : "");
-                    if (n.data->floats.empty()) out << n.data->ints[k];
-                    else out << repr_float(n.data->floats[k]);
-                }
-                if (shown < count) out << ", ...";
-                out << "}";
-                break;
-            }
-            default: break;
-        }
-        if (!n.ints.empty() && n.op != OpCode::loop) {
-            out << " [";
-            for (std::size_t k = 0; k < n.ints.size(); ++k) out << (k ? "," : "") << n.ints[k];
-            out << "]";
-        }
-        if (n.op == OpCode::load || n.op == OpCode::store) {
-            static const char* policies[] = {"zero", "check", "assume"};
-            out << " bounds=" << policies[n.j] << (n.flag ? " fallback" : "");
-        }
-        if (has_result) out << " : " << print_type(p, n.type);
+        attributes(n);
+        if (value) out << " : " << print_type(p, n.type);
         loc(n);
+        note(n);
         out << "\n";
+    }
+    void loop_header(const Node& n) {
+        out << " " << loop_kind_name(loop_kind(n)) << " [";
+        auto axes = loop_axes(n);
+        for (std::size_t k = 0; k < axes.size(); ++k) out << (k ? ", " : "") << axis_name(static_cast<int>(axes[k])) << "=" << id(n.operands[k]);
+        out << "]";
+        if (loop_kind(n) == detail::LoopKind::pipeline) out << " window=" << pipeline_window(n);
+        if (!loop_inits(n).empty()) {
+            out << " carry(";
+            for (std::size_t k = 0; k < loop_inits(n).size(); ++k) out << (k ? ", " : "") << id(loop_inits(n)[k]);
+            out << ")";
+        }
+        out << " args(";
+        for (std::size_t k = 0; k < n.body->args.size(); ++k) out << (k ? ", " : "") << id(n.body->args[k]);
+        out << ") {";
+    }
+    void ints(Ints v) {
+        out << " [";
+        for (std::size_t k = 0; k < v.size(); ++k) out << (k ? "," : "") << v[k];
+        out << "]";
+    }
+    // The attributes of ops.def's schema, in the schema's order.
+    void attributes(const Node& n) {
+        auto has = [&](Attr a) { return has_attr(n.op, a); };
+        if (has(attr_param)) out << " arg" << param_index(n);
+        if (has(attr_view_dim)) out << " dim " << view_dim(n);
+        if (has(attr_slot)) out << " #" << slot(n);
+        if (has(attr_dim)) out << " dim " << tile_dim(n);
+        if (has(attr_count)) out << " k=" << topk_count(n);
+        if (has(attr_to_kind)) out << " to " << kind_name(cast_to(n));
+        if (has(attr_label)) out << " \"" << stage_label(n) << "\"";
+        if (has(attr_mma_options)) out << (mma_options(n).allow_reassociation ? " reassociate" : " ordered") << (mma_options(n).allow_tf32 ? " tf32" : "");
+        if (has(attr_data)) constant(n);
+        if (has(attr_dims)) ints(reduced_dims(n));
+        if (has(attr_dim_map)) ints(dim_map(n));
+        if (has(attr_starts)) ints(slice_starts(n));
+        if (has(attr_strides)) ints(mem_strides(n));
+        if (has(attr_bounds)) out << " bounds=" << policy_name(bounds_policy(n)) << (has_fallback(n) ? " fallback" : "");
+    }
+    void constant(const Node& n) {
+        out << " {";
+        std::size_t count = n.data->floats.empty() ? n.data->ints.size() : n.data->floats.size();
+        // The display form shortens long constants; the hashed form never does.
+        std::size_t shown = with_locs ? std::min<std::size_t>(count, 16) : count;
+        for (std::size_t k = 0; k < shown; ++k) {
+            out << (k ? ", " : "");
+            if (n.data->floats.empty()) out << n.data->ints[k];
+            else out << repr_float(n.data->floats[k]);
+        }
+        if (shown < count) out << ", ...";
+        out << "}";
+    }
+    void note(const Node& n) {
+        if (!hooks || !hooks->note) return;
+        std::string text = hooks->note(n);
+        if (!text.empty()) out << "  // " << text;
     }
     void loc(const Node& n) {
         if (with_locs && n.loc.known()) out << "  @" << n.loc.str();
     }
 };
 
-std::string print_impl(const Program& p, bool with_locs) {
-    Printer pr{p, with_locs, {}, {}};
+std::string print_impl(const Program& p, bool with_locs, const PrintHooks* hooks = nullptr) {
+    Printer pr{p, with_locs, hooks, {}, {}};
     pr.out << "kernel " << p.name << "(";
     for (std::size_t k = 0; k < p.params.size(); ++k) pr.out << (k ? ", " : "") << "arg" << k << ": " << p.params[k].spelling;
     pr.out << ")";
@@ -113,6 +126,8 @@ std::string print_impl(const Program& p, bool with_locs) {
         pr.out << ")";
     }
     pr.out << " {\n";
+    if (hooks)
+        for (const auto& h : hooks->header) pr.out << "  // " << h << "\n";
     for (const Node* n : p.body.nodes) pr.node(*n, 1);
     pr.out << "}\n";
     return pr.out.str();
@@ -123,10 +138,12 @@ std::string print_impl(const Program& p, bool with_locs) {
 std::string print_type(const Program&, const Type& t) {
     std::string s(kind_name(t.kind));
     if (t.dims.empty()) return s;
-    return s + "[" + check::dims_str(t.dims) + "]";
+    return s + "[" + dims_str(t.dims) + "]";
 }
 
 std::string print(const Program& p) { return print_impl(p, true); }
+
+std::string print(const Program& p, const PrintHooks& hooks) { return print_impl(p, true, &hooks); }
 
 std::string print_structure(const Program& p) { return print_impl(p, false); }
 

@@ -63,14 +63,13 @@ bool Builder::defined_inside(const ir::Node* n, const ir::Region* r) const {
 
 ir::Node* Builder::open_loop(detail::LoopKind kind, std::vector<ir::Node*> extents, std::vector<int> axis_ids, Loc loc) {
     ir::Node* loop = make(OpCode::loop, {}, std::move(extents), loc);
-    loop->i = static_cast<std::int64_t>(kind);
-    loop->ints.assign(axis_ids.begin(), axis_ids.end());
+    ir::set_loop(*loop, kind, std::vector<std::int64_t>(axis_ids.begin(), axis_ids.end()));
     loop->body = std::make_unique<ir::Region>();
     loop->body->owner = loop;
     for (std::size_t k = 0; k < axis_ids.size(); ++k) {
         ir::Node* idx = program_.make(OpCode::region_arg);
         idx->type = detail::Type{Kind::I64, {}};
-        idx->i = static_cast<std::int64_t>(k);
+        ir::set_slot(*idx, static_cast<int>(k));
         idx->parent = loop->body.get();
         idx->loc = loc;
         loop->body->args.push_back(idx);
@@ -114,13 +113,13 @@ void Builder::close_loop(ir::Node* loop) {
             fail(loop->loc, "loop",
                  "loop-carried value changes shape or kind: " + detail::type_str(e.init->type) + " before the loop, " +
                      detail::type_str(next->type) + " after one iteration");
-        e.proxy->i = loop_rank(*loop) + slot;
+        ir::set_slot(*e.proxy, ir::loop_rank(*loop) + slot);
         loop->operands.push_back(e.init);
         next_values.push_back(next);
         ir::Node* result = program_.make(OpCode::loop_result);
         result->type = e.init->type;
         result->operands = {loop};
-        result->i = slot;
+        ir::set_slot(*result, slot);
         result->loc = loop->loc;
         append(result);
         e.var->value = detail::Value{result, nullptr, result->type};

@@ -8,7 +8,7 @@
 
 #include <kiln/target.h>
 
-#include "ir/ir.h"
+#include "ir/attrs.h"
 
 namespace kiln::trace {
 

@@ -7,24 +7,15 @@
 
 #include "check/shape_rules.h"
 #include "interp/eval.h"
+#include "interp/run_kernel.h"
 #include "interp/semantics.h"
-#include "ir/ir.h"
+#include "ir/attrs.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
 
 using check::dims_str;
 using ir::Node;
-
-std::string_view op_name(OpCode op) {
-    switch (op) {
-#define KILN_OP(name, arity) \
-    case OpCode::name: return #name;
-#include <kiln/detail/ops.def>
-#undef KILN_OP
-    }
-    return "?";
-}
 
 std::string type_str(const Type& t) { return dims_str(t.dims); }
 
@@ -62,12 +53,7 @@ Value emit(Node& proto, const std::vector<Value>& operands) {
     if (auto* b = trace::Builder::current()) {
         Node* n = b->program().make(proto.op);
         n->type = proto.type;
-        n->i = proto.i;
-        n->j = proto.j;
-        n->flag = proto.flag;
-        n->kind = proto.kind;
-        n->s = proto.s;
-        n->ints = proto.ints;
+        n->raw = proto.raw;
         n->data = proto.data;
         n->loc = proto.loc;
         for (auto& v : operands) n->operands.push_back(b->node_of(v));
@@ -82,7 +68,12 @@ Value emit(Node& proto, const std::vector<Value>& operands) {
         proto.operands.push_back(&shadows[k]);
         in.push_back(operands[k].data.get());
     }
-    auto data = ref::eval(proto, in);
+    std::shared_ptr<const EagerData> data;
+    try {
+        data = ref::eval(proto, in);
+    } catch (const std::bad_alloc&) {
+        fail(proto.loc, op_name(proto.op), ref::tile_too_large(proto.type.count()));
+    }
     proto.operands.clear();
     return Value{nullptr, std::move(data), proto.type};
 }
@@ -101,7 +92,7 @@ Value conform(const Value& v, const std::vector<Dim>& dims, Loc loc, std::string
     std::vector<std::int64_t> map;
     if (!check::broadcast_map(v.type.dims, dims, map)) check::shape_mismatch(loc, op, v.type, Type{v.type.kind, dims});
     Node n = proto(OpCode::broadcast, Type{v.type.kind, dims}, loc);
-    n.ints = map;
+    ir::set_dim_map(n, map);
     return emit(n, {v});
 }
 
@@ -110,18 +101,10 @@ void require_same_kind(const Value& a, const Value& b, Loc loc, std::string_view
         fail(loc, op, "element kinds differ: " + std::string(kind_name(a.type.kind)) + " vs " + std::string(kind_name(b.type.kind)));
 }
 
-bool is_math(OpCode op) {
-    return op == OpCode::exp || op == OpCode::log || op == OpCode::sqrt || op == OpCode::rsqrt || op == OpCode::tanh ||
-           op == OpCode::erf || op == OpCode::sin || op == OpCode::cos;
-}
-
 }  // namespace
 
 Value unary(OpCode op, const Value& x, Loc loc) {
-    Kind k = x.type.kind;
-    if (is_math(op) && !is_float(k)) fail(loc, op_name(op), "needs a floating-point tile, got " + std::string(kind_name(k)));
-    if (op == OpCode::logical_not && k != Kind::Bool && !is_int(k)) fail(loc, "not", "needs a bool or integer tile");
-    if (op == OpCode::neg && k == Kind::Bool) fail(loc, "neg", "cannot negate a bool tile (use !)");
+    check::operand_kind(op, x.type.kind, loc);
     Node n = proto(op, x.type, loc);
     return emit(n, {x});
 }
@@ -129,14 +112,9 @@ Value unary(OpCode op, const Value& x, Loc loc) {
 Value binary(OpCode op, const Value& a, const Value& b, Loc loc) {
     require_same_kind(a, b, loc, op_name(op));
     Kind k = a.type.kind;
-    bool compare = op == OpCode::eq || op == OpCode::ne || op == OpCode::lt || op == OpCode::le || op == OpCode::gt || op == OpCode::ge;
-    bool logic = op == OpCode::logical_and || op == OpCode::logical_or || op == OpCode::logical_xor;
-    if (k == Kind::Bool && !compare && !logic && op != OpCode::maximum && op != OpCode::minimum)
-        fail(loc, op_name(op), "arithmetic on bool tiles; convert with cast<T>() first");
-    if (logic && is_float(k)) fail(loc, op_name(op), "needs bool or integer tiles, got " + std::string(kind_name(k)));
-    if (op == OpCode::mod && !is_int(k)) fail(loc, "mod", "needs integer tiles, got " + std::string(kind_name(k)));
-    if (op == OpCode::pow && !is_float(k)) fail(loc, "pow", "needs floating-point tiles, got " + std::string(kind_name(k)));
+    check::operand_kind(op, k, loc);
     auto dims = check::unify(a.type, b.type, loc, op_name(op));
+    bool compare = ir::category(op) == ir::OpCategory::compare;
     Node n = proto(op, Type{compare ? Kind::Bool : k, dims}, loc);
     return emit(n, {conform(a, dims, loc, op_name(op)), conform(b, dims, loc, op_name(op))});
 }
@@ -152,7 +130,7 @@ Value select(const Value& c, const Value& a, const Value& b, Loc loc) {
 Value cast(const Value& x, Kind to, Loc loc) {
     if (x.type.kind == to) return x;
     Node n = proto(OpCode::cast, Type{to, x.type.dims}, loc);
-    n.kind = to;
+    ir::set_cast_to(n, to);
     return emit(n, {x});
 }
 
@@ -203,7 +181,7 @@ Value permute(const Value& x, const std::vector<int>& order, Loc loc) {
         dims.push_back(x.type.dims[static_cast<std::size_t>(o)]);
     }
     Node n = proto(OpCode::permute, Type{x.type.kind, dims}, loc);
-    n.ints.assign(order.begin(), order.end());
+    ir::set_dim_map(n, std::vector<std::int64_t>(order.begin(), order.end()));
     return emit(n, {x});
 }
 
@@ -215,7 +193,7 @@ Value slice(const Value& x, const std::vector<std::int64_t>& start, const std::v
         dims.push_back(Dim{sizes[d], sizes[d] == x.type.dims[d].extent ? x.type.dims[d].axis : 0});
     }
     Node n = proto(OpCode::slice, Type{x.type.kind, dims}, loc);
-    n.ints = start;
+    ir::set_slice_starts(n, start);
     return emit(n, {x});
 }
 
@@ -241,7 +219,7 @@ Value reduce(OpCode op, const Value& x, const std::vector<int>& axes, bool keep_
         if (!r) dims.push_back(x.type.dims[static_cast<std::size_t>(d)]);
     }
     Node n = proto(op, Type{x.type.kind, dims}, loc);
-    n.ints = pos;
+    ir::set_reduced_dims(n, pos);
     Value v = emit(n, {x});
     if (!keep_dims) return v;
     std::vector<Dim> kept = x.type.dims;
@@ -254,14 +232,14 @@ Value arg_reduce(OpCode op, const Value& x, int axis, Loc loc) {
     std::vector<Dim> dims = x.type.dims;
     dims.erase(dims.begin() + p);
     Node n = proto(op, Type{Kind::I64, dims}, loc);
-    n.i = p;
+    ir::set_tile_dim(n, p);
     return emit(n, {x});
 }
 
 Value scan(OpCode op, const Value& x, int axis, Loc loc) {
     if (x.type.kind == Kind::Bool) fail(loc, "scan", "cannot scan a bool tile; convert with cast<T>() first");
     Node n = proto(op, x.type, loc);
-    n.i = check::find_axis(x.type, axis, loc, "scan");
+    ir::set_tile_dim(n, check::find_axis(x.type, axis, loc, "scan"));
     return emit(n, {x});
 }
 
@@ -275,9 +253,8 @@ Value mma(const Value& a, const Value& b, const Value& acc, MmaFlags flags, Loc 
     require_same_kind(a, b, loc, "mma");
     check_mma_kinds(a.type.kind, acc.type.kind, loc, "mma");
     Node n = proto(OpCode::mma, acc.type, loc);
-    n.ints = check::mma_map(a.type, b.type, acc.type, loc, "mma");
-    n.flag = flags.allow_reassociation;
-    n.j = flags.allow_tf32;
+    ir::set_dim_map(n, check::mma_map(a.type, b.type, acc.type, loc, "mma"));
+    ir::set_mma_options(n, {flags.allow_reassociation, flags.allow_tf32});
     return emit(n, {a, b, acc});
 }
 
@@ -290,8 +267,8 @@ Value dot(const Value& a, const Value& b, Loc loc) {
     Value acc = full(is_float(a.type.kind) ? literal_float(a.type.kind, 0.0) : literal_int(a.type.kind, 0),
                      {Dim{a.type.dims[0].extent, 0}, Dim{b.type.dims[1].extent, 0}}, loc);
     Node n = proto(OpCode::mma, acc.type, loc);
-    n.ints = {2, 0, -1, -1, 1, 1, 1, 0};
-    n.flag = false;
+    ir::set_dim_map(n, ir::encode_mma_dims({{{0, -1}, {-1, 1}}, {{1, 0}}}));
+    ir::set_mma_options(n, {false, false});
     return emit(n, {a, b, acc});
 }
 
@@ -305,7 +282,7 @@ Value gather(const Value& x, const Value& index, int axis, Loc loc) {
     else if (index.type.dims != dims)
         fail(loc, "gather", "index shape " + dims_str(index.type.dims) + " must be the source's shape without the gathered axis: " + dims_str(dims));
     Node n = proto(OpCode::gather, Type{x.type.kind, dims}, loc);
-    n.i = p;
+    ir::set_tile_dim(n, p);
     return emit(n, {x, idx});
 }
 
@@ -325,7 +302,7 @@ Value reindex(const Value& x, const std::vector<Dim>& dims, const std::vector<Va
 Value sort(const Value& x, int axis, bool indices, Loc loc) {
     if (x.type.kind == Kind::Bool) fail(loc, "sort", "cannot sort a bool tile");
     Node n = proto(indices ? OpCode::sort_indices : OpCode::sort_values, Type{indices ? Kind::I64 : x.type.kind, x.type.dims}, loc);
-    n.i = check::find_axis(x.type, axis, loc, "sort");
+    ir::set_tile_dim(n, check::find_axis(x.type, axis, loc, "sort"));
     return emit(n, {x});
 }
 
@@ -337,8 +314,8 @@ Value topk(const Value& x, int axis, std::int64_t k, bool indices, Loc loc) {
     std::vector<Dim> dims = x.type.dims;
     dims[static_cast<std::size_t>(p)] = Dim{k, 0};
     Node n = proto(indices ? OpCode::topk_indices : OpCode::topk_values, Type{indices ? Kind::I64 : x.type.kind, dims}, loc);
-    n.i = p;
-    n.j = k;
+    ir::set_tile_dim(n, p);
+    ir::set_topk_count(n, k);
     return emit(n, {x});
 }
 
@@ -352,8 +329,7 @@ Value mem_store(const Value& v, const Layout& l, mem::Resource r, Loc loc) {
         c = conform(v, dims, loc, "memory store");
     }
     Node n = proto(OpCode::mem_store, Type{v.type.kind, dims}, loc);
-    n.ints = l.strides;
-    n.i = static_cast<std::int64_t>(r);
+    ir::set_mem_layout(n, l.strides, r);
     return emit(n, {c});
 }
 

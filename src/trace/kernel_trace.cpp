@@ -7,6 +7,7 @@
 
 #include "check/shape_rules.h"
 #include "check/verify.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
@@ -28,9 +29,13 @@ std::string arg_kind_text(const Arg& a) {
     return std::string(a.read_only ? "a read-only " : "a ") + "view of " + std::string(kind_name(a.kind)) + " with rank " + std::to_string(a.extents.size());
 }
 
-void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
+std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
+
+}  // namespace
+
+void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool with_data) {
     if (args.size() != k.params.size())
-        fail(loc, "launch", "kernel '" + k.name + "' takes " + std::to_string(k.params.size()) + " arguments, got " + std::to_string(args.size()));
+        fail(loc, "launch", "kernel '" + k.name + "' takes " + arguments(k.params.size()) + ", got " + std::to_string(args.size()));
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& p = k.params[i];
         const auto& a = args[i];
@@ -40,8 +45,15 @@ void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
             fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " expects " + p.spelling + ", got " + arg_kind_text(a));
         if (p.is_view && p.writable && a.read_only)
             fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + p.spelling + ") is written, but a read-only view was passed");
+        if (!p.is_view) continue;
+        // Views may be made by hand (HostView{...}) or by other code: checked here
+        // whatever made them. The data only at a launch (a plan needs none).
+        std::string why = with_data ? view_problem(a.data, kind_bytes(a.kind), a.extents, a.strides) : view_shape_problem(a.extents, a.strides);
+        if (!why.empty()) fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + p.spelling + "): " + why);
     }
 }
+
+namespace {
 
 bool matches(const ir::Program& p, const std::vector<Arg>& args) {
     for (auto& s : p.specializations) {
@@ -69,6 +81,8 @@ void note_retrace(const KernelImpl& k, const ir::Program& p) {
 
 std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc) {
     if (name.empty()) fail(loc, "kernel", "a kernel needs a name");
+    // The name reaches generated source, file names and messages.
+    if (auto why = support::name_problem(name); !why.empty()) fail(loc, "kernel", "invalid kernel name " + support::quoted(name) + ": " + why);
     auto k = std::make_shared<KernelImpl>();
     k->name = std::move(name);
     k->params = std::move(params);
@@ -78,7 +92,7 @@ std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> p
 }
 
 std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
-    check_args(k, args, loc);
+    check_args(k, args, loc, /*with_data=*/false);
     std::lock_guard<std::mutex> g(k.mutex);
     for (auto& p : k.programs)
         if (matches(*p, args)) return p;
@@ -100,7 +114,7 @@ std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<A
 Value param_value(int index, Kind kind) {
     auto& b = builder({}, "kernel");
     ir::Node* n = b.top_level(OpCode::param, Type{kind, {}}, {});
-    n->i = index;
+    ir::set_param_index(*n, index);
     return Value{n, nullptr, n->type};
 }
 
@@ -149,8 +163,8 @@ Value conform_store(const Value& v, const std::vector<Dim>& dims, Loc loc, std::
 }
 }  // namespace
 
-Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback) {
-    Loc loc = origin.loc;
+Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value* fallback, Loc loc) {
+    if (!loc.known()) loc = origin.loc;
     auto& b = builder(loc, "load");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (shape.rank() != p.rank) fail(loc, "load", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
@@ -163,14 +177,13 @@ Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
         operands.push_back(b.node_of(*fallback));
     }
     ir::Node* n = b.make(OpCode::load, Type{p.kind, dims}, std::move(operands), loc);
-    n->i = param;
-    n->j = static_cast<std::int64_t>(policy);
-    n->flag = fallback != nullptr;
+    ir::set_param_index(*n, param);
+    ir::set_bounds(*n, policy, fallback != nullptr);
     return Value{n, nullptr, n->type};
 }
 
 void store_view(int param, const Coord& origin, const Shape& shape, bounds::Policy policy, const Value& value, Loc loc) {
-    if (origin.loc.known()) loc = origin.loc;
+    if (!loc.known()) loc = origin.loc;
     auto& b = builder(loc, "store");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (!p.writable) {
@@ -185,18 +198,23 @@ void store_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
     auto operands = origin_nodes(b, origin, p.rank, loc, "store", param);
     operands.push_back(b.node_of(v));
     ir::Node* n = b.make(OpCode::store, v.type, std::move(operands), loc);
-    n->i = param;
-    n->j = static_cast<std::int64_t>(policy);
+    ir::set_param_index(*n, param);
+    ir::set_bounds(*n, policy, false);
 }
 
 std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args) {
+    if (!k) empty_kernel("ir", {});
     return ir::print(*specialize(*k.shared_impl(), args, {}));
+}
+
+void empty_kernel(std::string_view what, Loc loc) {
+    fail(loc, what, "this Kernel is empty (default-constructed or moved from); assign it a kernel(name, lambda) first");
 }
 
 }  // namespace kiln::detail
 
 namespace kiln {
-const std::string& Kernel::name() const { return impl_->name; }
-const std::vector<detail::ParamSig>& Kernel::params() const { return impl_->params; }
-int Kernel::traces() const { return impl_->traces.load(); }
+const std::string& Kernel::name(Loc loc) const { return impl(loc).name; }
+const std::vector<detail::ParamSig>& Kernel::params(Loc loc) const { return impl(loc).params; }
+int Kernel::traces(Loc loc) const { return impl(loc).traces.load(); }
 }  // namespace kiln

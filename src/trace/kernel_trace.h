@@ -20,8 +20,14 @@ struct KernelImpl {
     std::atomic<int> traces{0};  // programs traced: one per specialisation met
 };
 
-// The program for these arguments: checked against the parameters, traced on the
-// first launch of each specialisation, verified.
+// The arguments against the kernel's parameters: count, kind, rank, access, and
+// each view's extents and strides (and, with_data, its data pointer); an error
+// names `loc`, the launch.
+void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool with_data);
+
+// The program for these arguments: checked against the parameters (not their
+// data: plans and sources need none), traced on the first launch of each
+// specialisation, verified.
 std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<Arg>& args, Loc loc);
 
 }  // namespace kiln::detail

@@ -3,6 +3,7 @@
 #include <kiln/kernel.h>
 
 #include "check/shape_rules.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln::detail {
@@ -43,7 +44,7 @@ std::shared_ptr<NestState> open_nest(LoopKind kind, const Shape& domain, const N
     }
     auto s = std::make_shared<NestState>();
     s->loop = b->open_loop(kind, extents, ids, loc);
-    s->loop->j = opts.window;
+    ir::set_pipeline_window(*s->loop, static_cast<int>(opts.window));
     s->axes = domain.axes();
     s->parent = parent ? &parent->state() : nullptr;
     for (ir::Node* arg : s->loop->body->args) s->indices.push_back(Value{arg, nullptr, arg->type});
@@ -83,8 +84,9 @@ void nest_stage(const NestState& s, const std::string& name, Loc loc) {
     auto* b = trace::Builder::current();
     if (!b || !b->inside_loop(s.loop)) fail(loc, "stage", "only inside the nest's loop body");
     if (ir::loop_kind(*s.loop) != LoopKind::pipeline) fail(loc, "stage", "stages belong to pipeline nests");
+    if (auto why = support::name_problem(name); !why.empty()) fail(loc, "stage", "invalid stage name " + support::quoted(name) + ": " + why);
     ir::Node* n = b->make(OpCode::stage, Type{}, {}, loc);
-    n->s = name;
+    ir::set_stage_label(*n, name);
 }
 
 std::shared_ptr<NestState> element_nest(const std::vector<Dim>& dims) {

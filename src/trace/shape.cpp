@@ -5,6 +5,7 @@
 
 #include "check/shape_rules.h"
 #include "interp/semantics.h"
+#include "support/names.h"
 #include "trace/builder.h"
 
 namespace kiln {
@@ -64,21 +65,26 @@ Extent Extent::from_view(int param, int dim, std::int64_t value, bool stride) {
     KILN_ASSERT(b);
     // One node per (view, dim) in the kernel body, shared by every use.
     for (ir::Node* n : b->program().body.nodes)
-        if (n->op == (stride ? detail::OpCode::view_stride : detail::OpCode::view_extent) && n->i == param && n->j == dim) {
+        if (n->op == (stride ? detail::OpCode::view_stride : detail::OpCode::view_extent) && ir::param_index(*n) == param && ir::view_dim(*n) == dim) {
             e.sym_ = detail::Value{n, nullptr, n->type};
             return e;
         }
     ir::Node* n = b->top_level(stride ? detail::OpCode::view_stride : detail::OpCode::view_extent, detail::Type{Kind::I64, {}}, {});
-    n->i = param;
-    n->j = dim;
+    ir::set_param_index(*n, param);
+    ir::set_view_dim(*n, dim);
     e.sym_ = detail::Value{n, nullptr, n->type};
     return e;
 }
 
 Axis::Axis(std::string name, Extent extent, Loc loc) : id_(g_next_axis.fetch_add(1)), name_(std::move(name)), extent_(std::move(extent)), loc_(loc) {
     if (name_.empty()) fail(loc, "axis", "an axis needs a name (it appears in diagnostics)");
-    if (!extent_.is_runtime() && extent_.peek() <= 0) fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
-    check::register_axis_name(id_, name_);
+    if (auto why = support::name_problem(name_); !why.empty()) fail(loc, "axis", "invalid axis name " + support::quoted(name_) + ": " + why);
+    // An extent read from a view is a launch value: 0 (no rows) makes an empty
+    // grid or loop, and sizing a tile with it fails in Shape::dims. A constant
+    // is wrong as written.
+    if (!extent_.is_runtime() && extent_.deps().empty() && extent_.peek() <= 0)
+        fail(loc, "axis", "non-positive extent " + std::to_string(extent_.peek()) + " for axis '" + name_ + "'");
+    ir::register_axis_name(id_, name_);
 }
 
 Axis Axis::anonymous_dim(Extent extent) {
@@ -87,9 +93,21 @@ Axis Axis::anonymous_dim(Extent extent) {
     return a;
 }
 
+// A tile's extents are positive (a view with an empty dimension cannot size
+// one) and at most 2^40 elements in all (frontend.cpp check_dims' limit, before
+// the product can overflow).
 std::vector<detail::Dim> Shape::dims() const {
     std::vector<detail::Dim> d;
-    for (const Axis& a : axes_) d.push_back(detail::Dim{a.size(), a.id()});
+    std::int64_t count = 1;
+    for (const Axis& a : axes_) {
+        const std::int64_t e = a.size();
+        if (e <= 0 && !a.extent().deps().empty())  // constants are checked where the tile is made
+            fail(a.loc(), "shape", (a.anonymous() ? std::string("a dimension") : "axis '" + a.name() + "'") + " of extent " + std::to_string(e) +
+                                       " (read from a launch argument) sizes a tile; a tile's extents are positive");
+        if (e > 0 && (__builtin_mul_overflow(count, e, &count) || count > (std::int64_t{1} << 40)))
+            fail(a.loc(), "shape", "tile too large: more than 2^40 elements (" + std::to_string(axes_.size()) + " dimensions, one of extent " + std::to_string(e) + ")");
+        d.push_back(detail::Dim{e, a.id()});
+    }
     return d;
 }
 

@@ -5,6 +5,13 @@
 // index key must not depend on where in the user's source the kernel was written.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
 #include <kiln/kiln.h>
 
 #include "targets/cpu/host_compiler.h"
@@ -108,6 +115,59 @@ TEST_F(CpuKeys, BothKeysFollowTheToolchain) {
         compiler_ = saved;
     }
     EXPECT_EQ(index_key(t), index);
+}
+
+// $CXX is a whole command: each of its words can change the code it builds
+// ("c++ -O0", "c++ -fsanitize=address"), so each is in the keys; so is each
+// program it names ("ccache g++": g++'s file identity, not only ccache's).
+TEST_F(CpuKeys, EveryWordOfCxxIsInBothKeys) {
+    Traced t = trace(scaled(2.0f));
+    std::string why;
+    auto plain = native::describe_compiler("c++", &why);
+    ASSERT_TRUE(plain) << why;
+    std::set<std::string> index_keys, kernel_keys;
+    for (const char* cxx : {"c++", "c++ -O0", "c++ -fsanitize=address", "c++  -O0"}) {
+        auto c = native::describe_compiler(cxx, &why);
+        ASSERT_TRUE(c) << why;
+        compiler_ = *c;
+        index_keys.insert(index_key(t));
+        kernel_keys.insert(kernel_key(t));
+    }
+    EXPECT_EQ(index_keys.size(), 3u);  // the doubled space is the same command
+    EXPECT_EQ(kernel_keys.size(), 3u);
+    EXPECT_NE(plain->identity.find("command: c++\nprogram: "), std::string::npos) << plain->identity;
+}
+
+TEST_F(CpuKeys, AWrappersCompilerIsIdentifiedByItsOwnFile) {
+    namespace fs = std::filesystem;
+    auto dir = fs::path(testing::TempDir()) / ("kiln-wrapper-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "wrap");
+    fs::create_directories(dir / "real");
+    auto script = [](const fs::path& p, const std::string& text) {
+        std::ofstream(p) << text;
+        fs::permissions(p, fs::perms::owner_all);
+    };
+    script(dir / "wrap" / "ccache", "#!/bin/sh\nexec \"$@\"\n");
+    script(dir / "real" / "g++", "#!/bin/sh\n# compiler 1\n");
+    fs::create_symlink("ccache", dir / "wrap" / "g++");  // ccache's masquerade
+    const char* old_path = std::getenv("PATH");
+    const std::string saved_path = old_path ? old_path : "";
+    setenv("PATH", ((dir / "wrap").string() + ":" + (dir / "real").string()).c_str(), 1);
+    std::string why;
+    auto explicit_1 = native::describe_compiler((dir / "wrap" / "ccache").string() + " g++", &why);
+    auto masquerade_1 = native::describe_compiler("g++", &why);
+    script(dir / "real" / "g++", "#!/bin/sh\n# compiler 2, a different build\n");
+    auto explicit_2 = native::describe_compiler((dir / "wrap" / "ccache").string() + " g++", &why);
+    auto masquerade_2 = native::describe_compiler("g++", &why);
+    setenv("PATH", saved_path.c_str(), 1);
+    ASSERT_TRUE(explicit_1 && masquerade_1 && explicit_2 && masquerade_2) << why;
+    // Replacing the compiler behind ccache changes the identity either way.
+    EXPECT_NE(explicit_1->identity, explicit_2->identity);
+    EXPECT_NE(masquerade_1->identity, masquerade_2->identity);
+    EXPECT_NE(masquerade_1->identity.find("behind the wrapper: " + (dir / "real" / "g++").string() + " dev="), std::string::npos)
+        << masquerade_1->identity;
+    fs::remove_all(dir);
 }
 
 TEST(CpuIndexRecord, RoundTripsAndRejectsMalformedText) {

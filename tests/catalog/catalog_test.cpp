@@ -15,7 +15,7 @@ TEST_P(CatalogEntry, MatchesReferenceOnInterpreter) {
     EXPECT_GE(cases.size(), 3u) << "each entry covers at least three shapes";
     for (auto& c : cases) {
         auto r = catalog::run_case(c, interp(), {});
-        EXPECT_TRUE(r.ok) << e->name << " " << c.shape << ": " << r.detail << " (rel L2 " << r.rel_l2 << ")";
+        EXPECT_TRUE(r.ok) << e->name << " " << c.shape << ": " << r.detail << " (error/bound " << r.worst << ")";
     }
 }
 

@@ -8,7 +8,7 @@
 
 #include "fuzz/campaign.h"
 #include "interp/run_kernel.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 using namespace kiln;
 using namespace kiln::fuzz;

@@ -111,6 +111,16 @@ TEST(Executable, LaunchGetsArgumentsOnly) {
     EXPECT_EQ(e, here(line) + "launch: an executable runs on the target it was compiled for (interp); launch it with the kernel's arguments only");
 }
 
+TEST(Executable, LaunchesValidateTheirViews) {
+    // A handle skips the retrace, not the checks a kernel's launch makes: a view
+    // made by hand with a null pointer is refused, naming the launch's line.
+    Executable exe = softmax_kernel().compile(cpu());
+    Tensor<f32> y({2, 3});
+    int line = 0;
+    std::string e = error_of([&] { line = __LINE__; exe.launch(HostView<const f32>{nullptr, {2, 3}, {3, 1}}, y.view()); });
+    EXPECT_EQ(e, here(line) + "launch: kernel 'softmax' argument 0 (View<const f32, 2>): the data pointer is null, but the view (2x3) has elements");
+}
+
 TEST(Executable, CaptureErrorsNameTheShapesLine) {
     auto k = kernel("scale", [](View<const f32, 1> x, View<f32, 1> y, Scalar<f32> a) {
         auto n = axis("n", 8);

@@ -10,7 +10,7 @@
 #include <new>
 
 #include "interop_util.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace {
 thread_local bool t_counting = false;
@@ -72,6 +72,21 @@ TEST(LaunchAllocations, AWarmExecutableLaunchAllocatesNothing) {
     exe.launch(std::as_const(z).view(), zv);
     EXPECT_EQ(allocations_in([&] { exe.launch(xv, yv); }), 0);
     EXPECT_EQ(impl->last_rows, 4);
+}
+
+TEST(LaunchAllocations, ValidatingLargeViewsAllocatesNothing) {
+    // Each launch validates its views (detail::view_problem): with extents whose
+    // text is longer than a short string, no message may be built unless it fails.
+    auto impl = std::make_shared<NullTarget>();
+    Target t(impl);
+    Kernel k = softmax_kernel();
+    Executable exe = k.compile(t);
+    static f32 in[1], out[1];  // the null target reads no element
+    HostView<const f32> xv = view(static_cast<const f32*>(in), {12345678901234, 8});
+    HostView<f32> yv = view(out, {12345678901234, 8});
+    exe.launch(xv, yv);
+    EXPECT_EQ(allocations_in([&] { exe.launch(xv, yv); }), 0);
+    EXPECT_EQ(impl->last_rows, 12345678901234);
 }
 
 TEST(LaunchAllocations, TheCountingIsReal) {

@@ -4,7 +4,7 @@
 // KILN_DUMP_DIR, the on-disk cache seen from fresh processes (a kernel found
 // through the program index, with timings; an index naming a vanished kernel; an
 // out-of-range error after an index hit; four processes racing into one empty
-// cache), and a host compiler that fails.
+// cache). A failing compiler and an unusable cache: cpu_environment_test.cpp.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,10 +16,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "child_process.h"
 #include "cpu_diff.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
@@ -248,24 +249,9 @@ TEST(CpuLaunch, DumpDirReceivesEachGeneratedSource) {
 
 // ---- a fresh process: this binary run again on one child test
 
-std::string self_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-}
-
-std::string run_child(const std::string& test, const std::string& env) {
-    std::string cmd = env + " KILN_CPU_CHILD=1 " + self_path() + " --gtest_filter=" + test + " 2>&1";
-    std::string out;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-        pclose(p);
-    }
-    return out;
-}
-
-bool in_child() { return std::getenv("KILN_CPU_CHILD") != nullptr; }
+using child_process::in_child;
+using child_process::run_child;
+using child_process::self_path;
 
 // The kernel both processes launch: the same trace, so the same source and key.
 // Each test names its own: this process keeps every kernel it has loaded (and
@@ -431,33 +417,6 @@ TEST(CpuCache, OutOfRangeAfterAnIndexHitReadsAsTheInterpreters) {
     std::string out = run_child("CpuCache.ChildOutOfRange", "KILN_CACHE_DIR=" + dir.string());
     EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
     EXPECT_NE(out.find("REPORT index_hits=1 compiled=0"), std::string::npos) << out;
-    std::filesystem::remove_all(dir);
-}
-
-TEST(CpuCache, ChildCompileFailure) {
-    if (!in_child()) GTEST_SKIP() << "runs as the child of CpuCache.CompilerFailureIsAnInternalError";
-    try {
-        cpu_diff::run_on(small_kernel("small_saxpy"), cpu(), small_args());
-        std::printf("REPORT no error\n");
-    } catch (const InternalError& e) {
-        std::printf("REPORT internal: %s\n", e.what());
-    }
-}
-
-TEST(CpuCache, CompilerFailureIsAnInternalError) {
-    if (in_child()) GTEST_SKIP();
-    auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-fake-cc-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    auto cc = dir / "fakecc";
-    {
-        std::ofstream s(cc);
-        s << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fakecc 1.0'; exit 0; fi\necho 'fakecc: error: boom' >&2\nexit 1\n";
-    }
-    std::filesystem::permissions(cc, std::filesystem::perms::owner_all);
-    std::string out = run_child("CpuCache.ChildCompileFailure", "CXX=" + cc.string() + " KILN_CACHE_DIR=" + (dir / "cache").string());
-    EXPECT_NE(out.find("REPORT internal: kiln internal error"), std::string::npos) << out;
-    EXPECT_NE(out.find("fakecc: error: boom"), std::string::npos) << out;
-    EXPECT_NE(out.find("Source: "), std::string::npos) << out;
     std::filesystem::remove_all(dir);
 }
 

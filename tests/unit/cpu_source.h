@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cpu_diff.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace cpu_diff {

@@ -8,7 +8,7 @@
 
 #include <kiln/kiln.h>
 
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln::cuda_test {

@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <kiln/detail/opcode.h>
 #include <kiln/detail/value.h>
 
 namespace kiln::detail {
 
-enum class OpCode : std::uint8_t {
-#define KILN_OP(name, arity) name,
-#include <kiln/detail/ops.def>
-#undef KILN_OP
-};
-std::string_view op_name(OpCode op);
 
 Value unary(OpCode op, const Value& x, Loc loc);
 Value binary(OpCode op, const Value& a, const Value& b, Loc loc);   // broadcasting by axis identity

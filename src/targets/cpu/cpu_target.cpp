@@ -12,11 +12,13 @@
 #include <unordered_map>
 
 #include "cache/disk_cache.h"
+#include "targets/common/dump.h"
 #include "targets/cpu/launch_plan.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
 #include "targets/cpu/thread_pool.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
+#include "targets/cpu/undo_log.h"
 
 namespace kiln::detail {
 
@@ -32,6 +34,9 @@ struct Compiled {
     std::string key;
     const native::Module* module = nullptr;
     std::int64_t frame_bytes = 0;
+    // The views a failed launch puts back as they were (undo_log.h); empty when
+    // no access can fail.
+    std::vector<int> restore_on_failure;
 
     // The load or store numbered `number` (kiln_cpu::Status::access).
     const ir::Node& access(const ir::Program& p, int number) const {
@@ -64,15 +69,15 @@ std::size_t worker_stack_bytes(std::int64_t frame) { return static_cast<std::siz
 // message reads the same (a test compares them).
 [[noreturn]] void out_of_range(const Compiled& c, const ir::Program& p, const kiln_cpu::Status& st, const std::vector<Arg>& args) {
     const ir::Node& n = c.access(p, st.access);
-    const Arg& a = args[static_cast<std::size_t>(n.i)];
+    const Arg& a = args[static_cast<std::size_t>(ir::param_index(n))];
     std::string at = "(", ext;
     for (std::size_t k = 0; k < a.extents.size(); ++k) {
         at += (k ? ", " : "") + std::to_string(st.coord[k]);
         ext += (k ? "x" : "") + std::to_string(a.extents[k]);
     }
     at += ")";
-    std::string what = "index " + at + " is out of range for argument " + std::to_string(n.i) + " of extent " + ext;
-    if (n.j == static_cast<std::int64_t>(bounds::assume)) what += " (bounds::assume was violated)";
+    std::string what = "index " + at + " is out of range for argument " + std::to_string(ir::param_index(n)) + " of extent " + ext;
+    if (ir::bounds_policy(n) == bounds::assume) what += " (bounds::assume was violated)";
     if (st.pid >= 0) what += " in instance " + std::to_string(st.pid);
     fail(n.loc, n.op == OpCode::load ? "load" : "store", what);
 }
@@ -132,10 +137,12 @@ private:
         if (!cc) fail(p.loc, "launch", "kernel '" + p.name + "': target 'cpu' is not available: " + why);
         auto c = std::make_shared<Compiled>();
         c->spec = spec;
-        const cache::DiskCache disk = cache::DiskCache::open();
+        c->restore_on_failure = native::views_to_restore_on_failure(p);
+        const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
+        const cache::DiskCache* disk = cache ? &*cache : nullptr;
         // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
         // the index could do without it.
-        const bool dumping = native::dump_dir_set();
+        const bool dumping = targets::dump_dir_set();
         const std::string index_key = native::index_key(p, spec, *cc);
         if (auto record = dumping ? std::nullopt : native::find_in_index(disk, index_key))
             if (const native::Module* m = native::find_module(disk, record->kernel_key)) {
@@ -147,7 +154,7 @@ private:
             native::Emitted e = native::emit_cpp(p, spec.emit);
             c->key = native::cache_key(e, spec, *cc);
             c->frame_bytes = e.frame_bytes;
-            native::dump_source(p.name, c->key, e.source);
+            targets::dump_source(p.name, c->key, e.source, "cpp");
             c->module = &native::load_module(disk, c->key, e.source, p.name, *cc);
             native::add_to_index(disk, index_key, {c->key, c->frame_bytes});
             c->set_accesses(std::move(e.accesses));
@@ -184,10 +191,18 @@ private:
                 abi[k].view.stride[d] = a.strides[d];
             }
         }
+        // Writes land only if every instance succeeds: a kernel that can fail
+        // keeps copies of what it may write, and a failure puts them back.
+        native::UndoLog undo;
+        for (int k : c.restore_on_failure) undo.save(args[static_cast<std::size_t>(k)]);
+        auto fail_launch = [&](const kiln_cpu::Status& st) {
+            undo.restore();
+            out_of_range(c, p, st, args);
+        };
         long long ext[kiln_cpu::max_rank];
         kiln_cpu::Status grid_status;
         const int rank = c.module->grid(abi, ext, &grid_status);
-        if (rank < 0) out_of_range(c, p, grid_status, args);
+        if (rank < 0) fail_launch(grid_status);
         std::int64_t total = 1;
         for (int k = 0; k < rank; ++k) {
             if (ext[k] < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(ext[k]));
@@ -198,7 +213,7 @@ private:
         const bool caller_helps = c.frame_bytes <= kCallerFrameLimit;
         if (chunks.chunks == 1 && caller_helps) {  // one call, on this thread
             kiln_cpu::Status st;
-            if (c.module->run(abi, 0, total, total, &st) != 0) out_of_range(c, p, st, args);
+            if (c.module->run(abi, 0, total, total, &st) != 0) fail_launch(st);
             return;
         }
         std::vector<kiln_cpu::Status> status(static_cast<std::size_t>(chunks.chunks));
@@ -217,7 +232,7 @@ private:
         const kiln_cpu::Status* first = nullptr;
         for (std::size_t t = 0; t < status.size(); ++t)
             if (failed[t] && (!first || error_order(status[t]) < error_order(*first))) first = &status[t];
-        if (first) out_of_range(c, p, *first, args);
+        if (first) fail_launch(*first);
     }
 
     std::string name_ = "cpu";

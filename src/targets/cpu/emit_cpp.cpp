@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "targets/cpu/embedded_text.h"
+#include "support/byte_size.h"
+#include "support/names.h"
+#include "targets/common/embedded_text.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
@@ -31,24 +33,6 @@ std::int64_t ctype_bytes(Kind k) {
 std::string kind_class(Kind k) { return "kiln_cpu::K_" + std::string(kind_name(k)); }
 
 // ---- text
-
-void Emitter::line(const std::string& text) { body_ << std::string(static_cast<std::size_t>(depth_) * 4, ' ') << text << "\n"; }
-
-void Emitter::open(const std::string& head) {
-    line(head.empty() ? "{" : head + " {");
-    ++depth_;
-}
-
-void Emitter::close() {
-    --depth_;
-    line("}");
-}
-
-void Emitter::open_else() {
-    --depth_;
-    line("} else {");
-    ++depth_;
-}
 
 std::vector<std::string> Emitter::open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix) {
     std::vector<std::string> vars;
@@ -100,7 +84,7 @@ std::string Emitter::at(const Node* n, const std::string& index) {
 
 std::string Emitter::define(const Node& n) {
     Storage s{"v" + id(&n), !n.type.dims.empty(), n.type.count()};
-    if (s.count > (std::int64_t{1} << 28)) fail(n.loc, detail::op_name(n.op), "a tile of " + std::to_string(s.count) + " elements is too large for the cpu target");
+    KILN_ASSERT(s.count <= kMaxTileElements);  // check_tile_sizes
     if (s.array) {
         line("alignas(64) " + ctype(n.type.kind) + " " + s.name + "[" + std::to_string(s.count) + "];");
         frame_bytes_ += s.count * ctype_bytes(n.type.kind);
@@ -121,7 +105,15 @@ void Emitter::elementwise(const Node& n) {
         storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
         return;
     }
-    materialize(n, define(n));
+    const std::string name = define(n);
+    if (!cut_.count(&n)) return materialize(n, name);
+    // A piece of a long chain (bound_fusion) is a function of its own: GCC's
+    // register allocation and alias analysis cost more than linear time in the
+    // size of a function, and a chain of 20,000 ops in one function took minutes
+    // to compile; in pieces it takes seconds.
+    open("[&]() __attribute__((noinline))");
+    materialize(n, name);
+    body_.close("}();");
 }
 
 void Emitter::materialize(const Node& n, const std::string& name) {
@@ -134,19 +126,16 @@ void Emitter::materialize(const Node& n, const std::string& name) {
 void Emitter::with_fast_math(const std::function<void()>& loops) {
     if (!math_flag_.empty()) internal_fail("cpu emitter: nested fast-math loops");
     const std::string flag = "in_doubt" + std::to_string(math_flags_++);
-    std::ostringstream nest;
-    std::swap(nest, body_);
     math_flag_ = flag;
     math_flag_used_ = false;
-    loops();
+    const std::string nest = body_.capture(loops);
     math_flag_.clear();
-    std::swap(nest, body_);
     if (!math_flag_used_) {
-        body_ << nest.str();
+        body_.raw(nest);
         return;
     }
     line("unsigned " + flag + " = 0;");
-    body_ << nest.str();
+    body_.raw(nest);
     // Rare: 186 of the 2^32 floats (NaN aside) have an exp too close to a rounding boundary.
     open("if (" + flag + ")");
     loops();
@@ -166,7 +155,7 @@ void Emitter::copy_into(const Storage& dst, const Node* src) {
 
 static void number_region(const ir::Region& r, std::unordered_map<const Node*, int>& ids) {
     for (const Node* n : r.nodes) {
-        bool has_id = n->op != OpCode::store && n->op != OpCode::yield && n->op != OpCode::stage;
+        bool has_id = ir::has_result(n->op) || n->op == OpCode::loop;
         if (has_id && !ids.count(n)) ids.emplace(n, static_cast<int>(ids.size()));
         if (n->body) {
             for (const Node* a : n->body->args) ids.emplace(a, static_cast<int>(ids.size()));
@@ -183,32 +172,9 @@ std::unordered_map<const Node*, int> number_nodes(const ir::Program& p) {
 
 // ---- regions
 
-// What kiln_run computes: the effects (stores, loads that can raise), the loop
-// structure, and everything they read. Values the kernel never uses, and what
-// only the grid's first extent needs (pid < total bounds it), are not emitted.
-void Emitter::mark_live() {
-    std::vector<const Node*> work;
-    ir::walk(p_.body, [&](const Node& n) {
-        const bool effect = n.op == OpCode::store || n.op == OpCode::yield ||
-                            (n.op == OpCode::load && n.j != static_cast<std::int64_t>(bounds::zero));
-        if (!effect && n.op != OpCode::loop) return;
-        live_.insert(&n);
-        for (std::size_t k = 0; k < n.operands.size(); ++k)
-            if (&n != p_.grid || k > 0) work.push_back(n.operands[k]);
-    });
-    while (!work.empty()) {
-        const Node* n = work.back();
-        work.pop_back();
-        if (live_.insert(n).second)
-            for (const Node* o : n->operands) work.push_back(o);
-    }
-}
-
+// What kiln_run computes: the dce pass's live set (passes/dce.h).
 bool Emitter::dead(const Node& n) const {
-    switch (n.op) {
-        case OpCode::store: case OpCode::loop: case OpCode::yield: case OpCode::stage: case OpCode::loop_result: return false;
-        default: return !live_.count(&n);
-    }
+    return ir::has_result(n.op) && n.op != OpCode::loop_result && !lowered_.is_live(n);
 }
 
 void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
@@ -217,23 +183,33 @@ void Emitter::emit_nodes(const std::vector<Node*>& nodes) {
 }
 
 void Emitter::emit_node(const Node& n) {
-    switch (n.op) {
-        case OpCode::constant: emit_constant(n); break;
-        case OpCode::param: emit_param(n); break;
-        case OpCode::view_extent:
-        case OpCode::view_stride:
-            storage_[&n] = Storage{"v" + id(&n), false, 1};
-            line("const long long v" + id(&n) + " = args[" + std::to_string(n.i) + "].view." +
-                 (n.op == OpCode::view_extent ? "extent[" : "stride[") + std::to_string(n.j) + "];");
-            break;
-        case OpCode::load: emit_load(n); break;
-        case OpCode::store: emit_store(n); break;
-        case OpCode::loop: emit_loop(n); break;
-        case OpCode::loop_result: storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(n.i), !n.type.dims.empty(), n.type.count()}; break;
-        case OpCode::stage: line("// stage \"" + n.s + "\""); break;
-        case OpCode::yield: internal_fail("cpu emitter: yield outside a loop body");
-        case OpCode::region_arg: internal_fail("cpu emitter: region argument in a node list");
-        default: emit_op(n);
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::constant) return emit_constant(n);
+            if (n.op == OpCode::param) return emit_param(n);
+            if (n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
+                storage_[&n] = Storage{"v" + id(&n), false, 1};
+                line("const long long v" + id(&n) + " = args[" + std::to_string(ir::param_index(n)) + "].view." +
+                     (n.op == OpCode::view_extent ? "extent[" : "stride[") + std::to_string(ir::view_dim(n)) + "];");
+                return;
+            }
+            return emit_op(n);
+        case ir::OpCategory::memory:
+            if (n.op == OpCode::load) return emit_load(n);
+            if (n.op == OpCode::store) return emit_store(n);
+            return emit_op(n);
+        case ir::OpCategory::control:
+            if (n.op == OpCode::loop) return emit_loop(n);
+            if (n.op == OpCode::loop_result) {
+                storage_[&n] = Storage{"l" + id(n.operands[0]) + "_c" + std::to_string(ir::slot(n)), !n.type.dims.empty(), n.type.count()};
+                return;
+            }
+            if (n.op == OpCode::stage) return line("// stage \"" + support::source_text(ir::stage_label(n)) + "\"");
+            internal_fail("cpu emitter: " + std::string(detail::op_name(n.op)) + " in a node list");
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
+        case ir::OpCategory::scan: case ir::OpCategory::contraction: case ir::OpCategory::movement: case ir::OpCategory::sort:
+            return emit_op(n);
     }
 }
 
@@ -244,8 +220,7 @@ void Emitter::emit_node(const Node& n) {
 void Emitter::emit_loop(const Node& loop) {
     const int rank = ir::loop_rank(loop);
     const std::string L = "l" + id(&loop);
-    static const char* kinds[] = {"parallel", "serial", "pipeline"};
-    line("// %" + id(&loop) + ": loop " + kinds[loop.i]);
+    line("// %" + id(&loop) + ": loop " + std::string(ir::loop_kind_name(ir::loop_kind(loop))));
     std::vector<Storage> carried;
     for (std::size_t k = static_cast<std::size_t>(rank); k < loop.operands.size(); ++k) {
         const Node* init = loop.operands[k];
@@ -271,8 +246,8 @@ void Emitter::emit_loop(const Node& loop) {
         open("for (long long " + v + " = 0; " + v + " < " + L + "_n" + std::to_string(k) + "; ++" + v + ")");
     }
     for (const Node* a : loop.body->args) {
-        if (a->i < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(a->i)], false, 1};
-        else storage_[a] = carried.at(static_cast<std::size_t>(a->i - rank));
+        if (ir::slot(*a) < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(ir::slot(*a))], false, 1};
+        else storage_[a] = carried.at(static_cast<std::size_t>(ir::slot(*a) - rank));
     }
     for (const Node* n : loop.body->nodes) {
         if (n->op == OpCode::yield) emit_yield(*n, loop);
@@ -371,7 +346,7 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
             else if (k == 0) line("[[maybe_unused]] const long long " + v + " = rest;");
             else line("[[maybe_unused]] const long long " + v + " = rest % " + n + "; rest /= " + n + ";");
         }
-        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(a->i), false, 1};
+        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(ir::slot(*a)), false, 1};
         phase_ = kiln_cpu::in_grid;
         pid_ = "pid";
         for (const Node* n : grid->body->nodes)
@@ -389,9 +364,27 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
     close();
 }
 
+// The head of every generated source: the ABI shared with the launcher, kiln's
+// rounding and math, and the cpu target's helpers, in that order.
+static const std::string& prelude() {
+    static const std::string text = [] {
+        std::string s;
+        for (auto [name, body] : {std::pair{"cpu_abi.h", embedded::cpu_abi_h()}, std::pair{"kround.h", embedded::kround_h()},
+                                  std::pair{"kmath.h", embedded::kmath_h()}, std::pair{"cpu_prelude.h", embedded::cpu_prelude_h()}})
+            s += "// ---- " + std::string(name) + "\n" + std::string(body);
+        return s;
+    }();
+    return text;
+}
+
 Emitted Emitter::emit() {
+    check_tile_sizes();
     ids_ = number_nodes(p_);
-    mark_live();
+    passes::LowerOptions lo;
+    lo.target = passes::TargetKind::cpu;
+    lo.precision = opts_.exact ? Precision::exact : Precision::standard;
+    lo.index64 = opts_.index64;
+    lowered_ = passes::lower(p_, lo);
     {
         const Uses u = uses();
         find_fusible(u);
@@ -407,17 +400,54 @@ Emitted Emitter::emit() {
     emit_grid_function(prologue);
     line("");
     emit_run_function(prologue, epilogue);
+    check_frame();
 
     std::string text;
-    text += "// kiln cpu kernel '" + p_.name + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
+    text += "// kiln cpu kernel '" + support::source_text(p_.name) + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
             (opts_.index64 ? "64" : "32") + "-bit.\n";
     text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
-    text += embedded_prelude();
+    text += prelude();
     text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
     text += globals_.str();
     text += "}  // namespace\n\n";
-    text += body_.str();
-    return Emitted{std::move(text), accesses_, frame_bytes_};
+    text += body_.text();
+    return Emitted{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_)};
+}
+
+// Every tile of a kernel, stored or fused into its consumer's loop, is at most
+// 2^28 elements on the cpu target: beyond that a tile would either not fit an
+// instance's stack or take hours to compute element by element.
+void Emitter::check_tile_sizes() const {
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage || n.op == OpCode::store) return;
+        const std::int64_t count = n.type.count();
+        if (count > kMaxTileElements)
+            fail(n.loc, detail::op_name(n.op), "a tile of " + std::to_string(count) + " elements (" +
+                                                   support::byte_size(static_cast<double>(count) * static_cast<double>(ctype_bytes(n.type.kind))) +
+                                                   ") is too large for the cpu target (at most 2^28 elements)");
+    });
+}
+
+// An instance's tiles live on its thread's stack, sized from the frame
+// (cpu_target.cpp: four times the frame and 4 MiB more). Past the limit no
+// such stack can be had: the largest tile is the user's to shrink, named where
+// it is made.
+void Emitter::check_frame() const {
+    constexpr std::int64_t kMaxFrameBytes = std::int64_t{2} << 30;
+    if (frame_bytes_ <= kMaxFrameBytes) return;
+    auto tile_of = [](const Node& n) -> const Node& { return n.op == OpCode::store ? *n.operands.back() : n; };
+    const Node* largest = nullptr;  // the op making the largest tile (a store: storing it)
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage) return;
+        if (!largest || tile_of(n).type.count() > tile_of(*largest).type.count()) largest = &n;
+    });
+    const Node& at = *largest;
+    const Node& tile = tile_of(at);
+    fail(at.loc, detail::op_name(at.op),
+         "a tile of " + std::to_string(tile.type.count()) + " elements (" +
+             support::byte_size(static_cast<double>(tile.type.count() * ctype_bytes(tile.type.kind))) + "): an instance's tiles need " +
+             support::byte_size(static_cast<double>(frame_bytes_)) + " on the cpu target, more than its limit of " +
+             support::byte_size(static_cast<double>(kMaxFrameBytes)) + "; use smaller tiles");
 }
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options) { return Emitter(p, options).emit(); }

@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/ir.h"
+#include "ir/tile_geometry.h"
 
 namespace kiln::native {
 
@@ -29,6 +31,8 @@ struct Emitted {
     std::vector<const ir::Node*> accesses;
     // Bytes of tile storage in kiln_run's frame, for sizing worker stacks.
     std::int64_t frame_bytes = 0;
+    // How each mma is computed, and why not faster (passes/contraction.h).
+    std::vector<std::string> contractions;
 };
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);

@@ -1,11 +1,10 @@
 // Element expressions of the cpu emitter (emit_expr.h).
 #include "targets/cpu/emit_expr.h"
 
+#include "ir/op_traits.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
-
-int int_bits(Kind k) { return k == Kind::I8 ? 8 : k == Kind::I32 ? 32 : 64; }
 
 std::string utype(Kind k) { return k == Kind::I8 ? "unsigned char" : k == Kind::I32 ? "unsigned" : "unsigned long long"; }
 
@@ -21,19 +20,7 @@ std::string round_to(Kind k, const std::string& x) {
 }
 std::string widen(Kind k, const std::string& x) { return k == Kind::F32 ? "(double)" + paren(x) : x; }
 
-std::string math_fn(OpCode op) {
-    switch (op) {
-        case OpCode::exp: return "kiln_rt::k_exp";
-        case OpCode::log: return "kiln_rt::k_log";
-        case OpCode::sqrt: return "kiln_rt::k_sqrt";
-        case OpCode::rsqrt: return "kiln_rt::k_rsqrt";
-        case OpCode::tanh: return "kiln_rt::k_tanh";
-        case OpCode::erf: return "kiln_rt::k_erf";
-        case OpCode::sin: return "kiln_rt::k_sin";
-        case OpCode::cos: return "kiln_rt::k_cos";
-        default: internal_fail("cpu emitter: not a math op");
-    }
-}
+std::string math_fn(OpCode op) { return "kiln_rt::" + std::string(ir::traits(op).kiln_fn); }
 
 // Integer and exact float unary ops; math functions go through Emitter::math.
 std::string unary(OpCode op, Kind k, const std::string& x) {
@@ -56,11 +43,11 @@ std::string binary(OpCode op, Kind k, const std::string& a, const std::string& b
     const std::string T = ctype(k);
     auto infix = [&](const char* o) { return paren(a) + " " + o + " " + paren(b); };
     if (is_float(k)) {
-        const char* o = op == OpCode::add ? "+" : op == OpCode::sub ? "-" : op == OpCode::mul ? "*" : op == OpCode::div ? "/" : nullptr;
-        if (o && k == Kind::F32) return "kiln_cpu::c32(" + infix(o) + ")";
-        if (o) return round_to(k, paren(infix(o)));
+        std::string o(ir::infix_operator(op));
+        if (!o.empty() && k == Kind::F32) return "kiln_cpu::c32(" + infix(o.c_str()) + ")";
+        if (!o.empty()) return round_to(k, paren(infix(o.c_str())));
+        if (ir::is_math(op)) return round_to(k, math_fn(op) + "(" + widen(k, a) + ", " + widen(k, b) + ")");
         switch (op) {
-            case OpCode::pow: return round_to(k, "kiln_rt::k_pow(" + widen(k, a) + ", " + widen(k, b) + ")");
             // k_max/k_min return one of their operands (or their NaN sum), never a rounded value.
             case OpCode::maximum:
             case OpCode::minimum: {
@@ -88,8 +75,7 @@ std::string binary(OpCode op, Kind k, const std::string& a, const std::string& b
 }
 
 std::string compare(OpCode op, const std::string& a, const std::string& b) {
-    const char* o = op == OpCode::eq ? "==" : op == OpCode::ne ? "!=" : op == OpCode::lt ? "<" : op == OpCode::le ? "<=" : op == OpCode::gt ? ">" : ">=";
-    return "(unsigned char)(" + paren(a) + " " + o + " " + paren(b) + ")";
+    return "(unsigned char)(" + paren(a) + " " + std::string(ir::infix_operator(op)) + " " + paren(b) + ")";
 }
 
 // interp/semantics.cpp cast_to_float / cast_to_int.
@@ -106,9 +92,7 @@ std::string cast(Kind from, Kind to, const std::string& x) {
 
 // The fold step of reduce_* and scan_*.
 std::string combine(OpCode op, Kind k, const std::string& acc, const std::string& x) {
-    OpCode c = (op == OpCode::reduce_add || op == OpCode::scan_add) ? OpCode::add
-             : (op == OpCode::reduce_max || op == OpCode::scan_max) ? OpCode::maximum : OpCode::minimum;
-    return binary(c, k, acc, x);
+    return binary(*ir::combiner_of(op), k, acc, x);
 }
 
 std::string linear(const std::vector<std::string>& vars, const std::vector<std::int64_t>& coefs, std::int64_t base) {

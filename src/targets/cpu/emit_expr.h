@@ -17,7 +17,6 @@ namespace kiln::native {
 
 using detail::OpCode;
 
-int int_bits(Kind k);
 // The unsigned type of an integer kind's width, for wrapping arithmetic.
 std::string utype(Kind k);
 std::string paren(const std::string& x);

@@ -9,38 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "interp/eval.h"
+#include "targets/common/literals.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
 
-std::string literal(Kind k, double f, std::int64_t i) {
-    char buf[64];
-    if (k == Kind::F32) {
-        float x = static_cast<float>(f);
-        if (std::isfinite(x)) {
-            std::snprintf(buf, sizeof buf, "%af", static_cast<double>(x));
-        } else {
-            std::uint32_t bits;
-            std::memcpy(&bits, &x, 4);
-            std::snprintf(buf, sizeof buf, "__builtin_bit_cast(float, 0x%08xu)", bits);
-        }
-        return buf;
-    }
-    if (is_float(k)) {
-        if (std::isfinite(f)) {
-            std::snprintf(buf, sizeof buf, "%a", f);
-        } else {
-            std::uint64_t bits;
-            std::memcpy(&bits, &f, 8);
-            std::snprintf(buf, sizeof buf, "__builtin_bit_cast(double, 0x%016llxULL)", static_cast<unsigned long long>(bits));
-        }
-        return buf;
-    }
-    if (k == Kind::I64) return i == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(i) + "LL";
-    if (k == Kind::I32 && i == INT32_MIN) return "(-2147483647 - 1)";
-    return std::to_string(i);
-}
+std::string literal(Kind k, double f, std::int64_t i) { return targets::literal(k, f, i, targets::kHostDialect); }
 
 void Emitter::emit_constant(const Node& n) {
     const bool array = !n.type.dims.empty();
@@ -65,7 +39,7 @@ void Emitter::emit_constant(const Node& n) {
 // A scalar argument, rounded or wrapped once to the parameter's kind.
 void Emitter::emit_param(const Node& n) {
     const Kind k = n.type.kind;
-    const std::string a = "args[" + std::to_string(n.i) + "]";
+    const std::string a = "args[" + std::to_string(ir::param_index(n)) + "]";
     std::string value;
     switch (k) {
         case Kind::F32: value = "kiln_cpu::r32(" + a + ".f)"; break;
@@ -87,15 +61,6 @@ int Emitter::access_number(const Node& n) {
     return static_cast<int>(accesses_.size()) - 1;
 }
 
-namespace {
-
-const char* policy_name(std::int64_t j) {
-    static const char* names[] = {"zero", "check", "assume"};
-    return names[j];
-}
-
-}  // namespace
-
 std::string Emitter::access_context() const { return std::to_string(phase_) + ", " + pid_; }
 
 // A load or store of the box [o, o + n) of a view. Inside the view: loops with
@@ -109,7 +74,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     const int rank = static_cast<int>(dims.size());
     const std::string R = std::to_string(rank);
     open("");
-    line("const kiln_cpu::View& view = args[" + std::to_string(n.i) + "].view;");
+    line("const kiln_cpu::View& view = args[" + std::to_string(ir::param_index(n)) + "].view;");
     std::string o, box;
     for (int k = 0; k < rank; ++k) {
         o += (k ? ", " : "") + at(n.operands[static_cast<std::size_t>(k)], "0");
@@ -118,7 +83,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     line("const long long o[" + R + "] = {" + o + "};");
     line("static const int n[" + R + "] = {" + box + "};");
     open("if (kiln_cpu::inside(" + R + ", o, n, view.extent))");
-    const bool unit_inner = opts_.unit_inner.at(static_cast<std::size_t>(n.i));
+    const bool unit_inner = opts_.unit_inner.at(static_cast<std::size_t>(ir::param_index(n)));
     std::vector<std::int64_t> extents;
     std::vector<std::string> strides;
     for (int k = 0; k < rank; ++k) {
@@ -143,7 +108,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     with_fast_math([&] {
         loop_nest(extents, "i", [&](const std::vector<std::string>& vars) {
             std::string e, offset;
-            auto rs = ref::strides_of(dims);
+            auto rs = ir::strides_of(dims);
             for (int k = 0; k < rank; ++k) {
                 const auto ku = static_cast<std::size_t>(k);
                 e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
@@ -154,7 +119,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
     });
     if (!direct.first.empty()) close();
     open_else();
-    if (n.j == static_cast<std::int64_t>(bounds::zero))
+    if (ir::bounds_policy(n) == bounds::zero)
         partial();
     else
         line("return " + error_value_ + " * kiln_cpu::out_of_range(st, " + std::to_string(access_number(n)) + ", " + access_context() + ", " + R +
@@ -167,10 +132,10 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
 // view when the box is inside and its rows are contiguous there, else to a
 // copy; every other load is a copy.
 void Emitter::emit_load(const Node& n) {
-    const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
+    const int rank = p_.params[static_cast<std::size_t>(ir::param_index(n))].rank;
     const std::string K = kind_class(n.type.kind), count = std::to_string(n.type.count());
     const bool in_view = view_tiles_.count(&n) != 0;
-    line("// %" + id(&n) + " = load arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, n.type) +
+    line("// %" + id(&n) + " = load arg" + std::to_string(ir::param_index(n)) + " bounds=" + std::string(ir::policy_name(ir::bounds_policy(n))) + " : " + ir::print_type(p_, n.type) +
          (in_view ? " (read in place when contiguous)" : ""));
     const std::string copy = define(n);
     std::pair<std::string, std::string> direct;
@@ -180,13 +145,13 @@ void Emitter::emit_load(const Node& n) {
         storage_[&n].name = name;
         // Row-major strides of the tile: the view's must equal them wherever the
         // tile has more than one element along a dim (the innermost is 1: unit_inner).
-        const auto ts = ref::strides_of(n.type.dims);
+        const auto ts = ir::strides_of(n.type.dims);
         std::string contiguous;
         for (std::size_t k = 0; k + 1 < n.type.dims.size(); ++k)
             if (n.type.dims[k].extent > 1) contiguous += (contiguous.empty() ? "" : " && ") + ("view.stride[" + std::to_string(k) + "] == " + std::to_string(ts[k]));
         direct = {contiguous.empty() ? "true" : contiguous, name + " = src;"};
     }
-    const std::string fill = n.flag ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
+    const std::string fill = ir::has_fallback(n) ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
     emit_access(
         n, n.type.dims, "const " + K + "::mem* src = (const " + K + "::mem*)view.data",
         [&](const std::string& e, const std::string& offset) { return copy + "[" + e + "] = " + K + "::load(src[" + offset + "]);"; },
@@ -198,11 +163,11 @@ void Emitter::emit_load(const Node& n) {
 }
 
 void Emitter::emit_store(const Node& n) {
-    const int rank = p_.params[static_cast<std::size_t>(n.i)].rank;
+    const int rank = p_.params[static_cast<std::size_t>(ir::param_index(n))].rank;
     const Node* value = n.operands.back();
     const std::string K = kind_class(value->type.kind);
     const Storage s = storage(value);
-    line("// store arg" + std::to_string(n.i) + " bounds=" + policy_name(n.j) + " : " + ir::print_type(p_, value->type));
+    line("// store arg" + std::to_string(ir::param_index(n)) + " bounds=" + std::string(ir::policy_name(ir::bounds_policy(n))) + " : " + ir::print_type(p_, value->type));
     emit_access(
         n, value->type.dims, K + "::mem* dst = (" + K + "::mem*)view.data",
         [&](const std::string& e, const std::string& offset) { return "dst[" + offset + "] = " + K + "::store(" + at(value, e) + ");"; },

@@ -7,7 +7,6 @@
 //     vector registers for the whole contraction;
 //   - otherwise outer output dims, the contraction points, then the innermost
 //     output dim, so the inner loop vectorises across outputs.
-#include "interp/eval.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 
@@ -23,11 +22,11 @@ constexpr std::int64_t kRows = 8, kVectors = 2, kWidth = 16;
 
 void Emitter::emit_mma(const Node& n) {
     const Node *a = n.operands[0], *b = n.operands[1], *acc = n.operands[2];
-    const auto& m = n.ints;
+    auto m = ir::dim_map(n);
     const auto n_out = static_cast<std::size_t>(m[0]);
     const auto n_con = static_cast<std::size_t>(m[1 + 2 * n_out]);
     const Kind k = n.type.kind, in = a->type.kind;
-    auto as = ref::strides_of(a->type.dims), bs = ref::strides_of(b->type.dims), os = ref::strides_of(n.type.dims);
+    auto as = ir::strides_of(a->type.dims), bs = ir::strides_of(b->type.dims), os = ir::strides_of(n.type.dims);
     const Storage& out_s = storage(&n);
     const std::string out = out_s.name;
     // Integer accumulators are unsigned, as in integer reductions (emit_reduce.cpp:
@@ -111,7 +110,7 @@ void Emitter::emit_mma(const Node& n) {
         a0.resize(n_out), b0.resize(n_out);
         // Standard precision with reassociation allowed may fuse products with their
         // sums (FMA), as the cuda target does; exact precision never does.
-        const bool fused = !opts_.exact && n.flag;
+        const bool fused = !opts_.exact && ir::mma_options(n).allow_reassociation;
         auto call = [&](std::int64_t r, std::int64_t v) {
             line(std::string(fused ? "kiln_cpu::mma_block_fused<" : "kiln_cpu::mma_block<") + std::to_string(r) + ", " + std::to_string(v) + ">(" + A + " + " + linear(out_vars, a0) + ", " + a_row + ", " + a_con +
                  ", " + B + " + " + linear(out_vars, b0) + ", " + b_con + ", " + out + " + " + linear(out_vars, os) + ", " + o_row + ", " +

@@ -4,7 +4,6 @@
 // inputs in the same order. Reductions: emit_reduce.cpp; mma: emit_mma.cpp.
 #include <algorithm>
 
-#include "interp/eval.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 
@@ -24,68 +23,72 @@ std::string Emitter::math(OpCode op, Kind k, const std::string& x) {
     return round_to(k, math_fn(op) + "(" + widen(k, x) + ")");
 }
 
-// Element e of an elementwise op (or of a fused broadcast of one element).
+// Element e of an elementwise op (or of iota, full, or a fused broadcast of one element).
 std::string Emitter::element_expr(const Node& n, const std::string& e) {
     const Kind k = n.type.kind;
-    auto operand = [&](std::size_t i) { return n.operands[i]; };
-    switch (n.op) {
-        case OpCode::iota: return "(long long)" + e;
-        case OpCode::full: case OpCode::broadcast: return at(operand(0), "0");
-        case OpCode::exp: case OpCode::log: case OpCode::sqrt: case OpCode::rsqrt: case OpCode::tanh: case OpCode::erf: case OpCode::sin:
-        case OpCode::cos:
-            if (is_float(k)) return math(n.op, k, at(operand(0), e));
-            return unary(n.op, k, at(operand(0), e));
-        case OpCode::neg: case OpCode::abs: case OpCode::logical_not: return unary(n.op, k, at(operand(0), e));
-        case OpCode::cast: return cast(operand(0)->type.kind, k, at(operand(0), e));
-        case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::pow:
-        case OpCode::maximum: case OpCode::minimum: case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor:
-            return binary(n.op, k, at(operand(0), e), at(operand(1), e));
-        case OpCode::eq: case OpCode::ne: case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge:
-            return compare(n.op, at(operand(0), e), at(operand(1), e));
-        case OpCode::select: return paren(at(operand(0), e) + " ? " + at(operand(1), e) + " : " + at(operand(2), e));
-        default: internal_fail("cpu emitter: '" + std::string(detail::op_name(n.op)) + "' is not elementwise");
+    auto operand = [&](std::size_t i) { return at(n.operands[i], e); };
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::unary:
+            if (ir::is_math(n.op)) return math(n.op, k, operand(0));
+            return unary(n.op, k, operand(0));
+        case ir::OpCategory::cast: return cast(n.operands[0]->type.kind, k, operand(0));
+        case ir::OpCategory::binary: return binary(n.op, k, operand(0), operand(1));
+        case ir::OpCategory::compare: return compare(n.op, operand(0), operand(1));
+        case ir::OpCategory::select: return paren(operand(0) + " ? " + operand(1) + " : " + operand(2));
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::iota) return "(long long)" + e;
+            break;
+        case ir::OpCategory::shape:
+            if (n.op == OpCode::full || n.op == OpCode::broadcast) return at(n.operands[0], "0");
+            break;
+        case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: case ir::OpCategory::contraction:
+        case ir::OpCategory::movement: case ir::OpCategory::sort: case ir::OpCategory::memory: case ir::OpCategory::control: break;
     }
+    internal_fail("cpu emitter: '" + std::string(detail::op_name(n.op)) + "' has no element expression");
 }
 
 void Emitter::emit_op(const Node& n) {
     const bool fused = fusible_.count(&n) != 0;
     line("// %" + id(&n) + " = " + std::string(detail::op_name(n.op)) + " : " + ir::print_type(p_, n.type) + (fused ? " (fused into its use)" : ""));
-    auto operand = [&](std::size_t i) { return n.operands[i]; };
-    switch (n.op) {
-        case OpCode::iota: case OpCode::full: case OpCode::neg: case OpCode::abs: case OpCode::logical_not: case OpCode::exp: case OpCode::log:
-        case OpCode::sqrt: case OpCode::rsqrt: case OpCode::tanh: case OpCode::erf: case OpCode::sin: case OpCode::cos: case OpCode::cast:
-        case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::pow: case OpCode::maximum:
-        case OpCode::minimum: case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor: case OpCode::eq: case OpCode::ne:
-        case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge: case OpCode::select:
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast:
             elementwise(n);
+            return;
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::iota) return elementwise(n);
             break;
-        // Values are immutable and row-major, so these are the operand's storage.
-        case OpCode::reshape: case OpCode::mem_store: case OpCode::mem_load: alias(n, *operand(0)); break;
-        case OpCode::broadcast:
-            if (fused) storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
-            else in_block(n, &Emitter::emit_relayout);
-            break;
-        case OpCode::permute: case OpCode::slice: in_block(n, &Emitter::emit_relayout); break;
-        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: in_block(n, &Emitter::emit_reduce); break;
-        case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min: in_block(n, &Emitter::emit_scan); break;
-        case OpCode::argmax: case OpCode::argmin: in_block(n, &Emitter::emit_arg_reduce); break;
-        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices:
-            in_block(n, &Emitter::emit_sort);
-            break;
-        case OpCode::mma:
+        case ir::OpCategory::shape:
+            // Values are immutable and row-major, so a reshape is its operand's storage.
+            if (n.op == OpCode::reshape) return alias(n, *n.operands[0]);
+            if (n.op == OpCode::full) return elementwise(n);
+            if (n.op == OpCode::broadcast && fused) {
+                storage_[&n] = Storage{"v" + id(&n), true, n.type.count(), &n};
+                return;
+            }
+            return in_block(n, &Emitter::emit_relayout);
+        case ir::OpCategory::reduction: return in_block(n, &Emitter::emit_reduce);
+        case ir::OpCategory::scan: return in_block(n, &Emitter::emit_scan);
+        case ir::OpCategory::arg_reduction: return in_block(n, &Emitter::emit_arg_reduce);
+        case ir::OpCategory::sort: return in_block(n, &Emitter::emit_sort);
+        case ir::OpCategory::contraction:
             if (in_place_mma_.count(&n)) {
-                alias(n, *operand(2));  // the carried slot (find_in_place_mma)
+                alias(n, *n.operands[2]);  // the carried slot (find_in_place_mma)
                 open("");
                 emit_mma(n);
                 close();
-            } else {
-                in_block(n, &Emitter::emit_mma);
+                return;
             }
+            return in_block(n, &Emitter::emit_mma);
+        case ir::OpCategory::movement:
+            return in_block(n, n.op == OpCode::gather ? &Emitter::emit_gather : &Emitter::emit_reindex);
+        case ir::OpCategory::memory:
+            // An explicit memory<T> resource holds the value unchanged (a snapshot).
+            if (n.op == OpCode::mem_store || n.op == OpCode::mem_load) return alias(n, *n.operands[0]);
             break;
-        case OpCode::gather: in_block(n, &Emitter::emit_gather); break;
-        case OpCode::reindex: in_block(n, &Emitter::emit_reindex); break;
-        default: internal_fail("cpu emitter: no lowering for op '" + std::string(detail::op_name(n.op)) + "'");
+        case ir::OpCategory::control: break;
     }
+    internal_fail("cpu emitter: no lowering for op '" + std::string(detail::op_name(n.op)) + "'");
 }
 
 // The result is declared in the enclosing scope; the op's temporaries live in a
@@ -102,21 +105,21 @@ void Emitter::emit_relayout(const Node& n) {
     const Node* x = n.operands[0];
     const auto& od = n.type.dims;
     const auto& xd = x->type.dims;
-    auto xs = ref::strides_of(xd);
+    auto xs = ir::strides_of(xd);
     std::vector<std::int64_t> coef(od.size(), 0);
     std::int64_t base = 0;
     for (std::size_t d = 0; d < od.size(); ++d) {
-        if (n.op == OpCode::permute) coef[d] = xs[static_cast<std::size_t>(n.ints[d])];
+        if (n.op == OpCode::permute) coef[d] = xs[static_cast<std::size_t>(ir::dim_map(n)[d])];
         if (n.op == OpCode::slice) {
             coef[d] = xs[d];
-            base += n.ints[d] * xs[d];
+            base += ir::slice_starts(n)[d] * xs[d];
         }
     }
     if (n.op == OpCode::broadcast)
         for (std::size_t d = 0; d < xd.size(); ++d)
-            if (xd[d].extent != 1) coef[static_cast<std::size_t>(n.ints[d])] += xs[d];
+            if (xd[d].extent != 1) coef[static_cast<std::size_t>(ir::dim_map(n)[d])] += xs[d];
     loop_nest(extents_of(od), "i", [&](const std::vector<std::string>& vars) {
-        line(at(&n, linear(vars, ref::strides_of(od))) + " = " + at(x, linear(vars, coef, base)) + ";");
+        line(at(&n, linear(vars, ir::strides_of(od))) + " = " + at(x, linear(vars, coef, base)) + ";");
     });
 }
 
@@ -126,9 +129,9 @@ void Emitter::emit_relayout(const Node& n) {
 void Emitter::emit_scan(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
-    const auto axis = static_cast<std::size_t>(n.i);
+    const auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     const Kind k = n.type.kind;
-    auto xs = ref::strides_of(xd);
+    auto xs = ir::strides_of(xd);
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
@@ -161,8 +164,8 @@ void Emitter::emit_scan(const Node& n) {
 void Emitter::emit_arg_reduce(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
-    const auto axis = static_cast<std::size_t>(n.i);
-    auto xs = ref::strides_of(xd);
+    const auto axis = static_cast<std::size_t>(ir::tile_dim(n));
+    auto xs = ir::strides_of(xd);
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
@@ -175,7 +178,7 @@ void Emitter::emit_arg_reduce(const Node& n) {
     if (is_float(x->type.kind)) line(std::string("if (!(bv != bv) && (v != v || v ") + cmp + " bv)) best = j;");
     else line(std::string("if (v ") + cmp + " bv) best = j;");
     close();
-    line(at(&n, linear(vars, ref::strides_of(n.type.dims))) + " = best;");
+    line(at(&n, linear(vars, ir::strides_of(n.type.dims))) + " = best;");
     close_loops(vars);
 }
 
@@ -184,11 +187,11 @@ void Emitter::emit_arg_reduce(const Node& n) {
 void Emitter::emit_sort(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
-    const auto axis = static_cast<std::size_t>(n.i);
+    const auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     const bool topk = n.op == OpCode::topk_values || n.op == OpCode::topk_indices;
     const bool want_index = n.op == OpCode::sort_indices || n.op == OpCode::topk_indices;
-    const std::int64_t L = xd[axis].extent, count = topk ? n.j : L;
-    auto xs = ref::strides_of(xd), os = ref::strides_of(n.type.dims);
+    const std::int64_t L = xd[axis].extent, count = topk ? ir::topk_count(n) : L;
+    auto xs = ir::strides_of(xd), os = ir::strides_of(n.type.dims);
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
@@ -210,13 +213,13 @@ void Emitter::emit_sort(const Node& n) {
 void Emitter::emit_gather(const Node& n) {
     const Node *x = n.operands[0], *index = n.operands[1];
     const auto& xd = x->type.dims;
-    const auto axis = static_cast<std::size_t>(n.i);
-    auto xs = ref::strides_of(xd);
+    const auto axis = static_cast<std::size_t>(ir::tile_dim(n));
+    auto xs = ir::strides_of(xd);
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
     auto vars = open_loops(extents_of(n.type.dims), "i");
-    std::string o = linear(vars, ref::strides_of(n.type.dims));
+    std::string o = linear(vars, ir::strides_of(n.type.dims));
     line("const long long j = " + at(index, o) + ";");
     line(at(&n, o) + " = j >= 0 && j < " + std::to_string(xd[axis].extent) + " ? " +
          at(x, linear(vars, pick(xs, others)) + " + j * " + std::to_string(xs[axis])) + " : (" + ctype(n.type.kind) + ")0;");
@@ -227,7 +230,7 @@ void Emitter::emit_gather(const Node& n) {
 void Emitter::emit_reindex(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
-    auto xs = ref::strides_of(xd);
+    auto xs = ir::strides_of(xd);
     open("for (int e = 0; e < " + std::to_string(n.type.count()) + "; ++e)");
     std::string inside, offset;
     for (std::size_t d = 0; d < xd.size(); ++d) {

@@ -10,17 +10,9 @@ namespace kiln::native {
 
 namespace {
 
-bool elementwise_op(OpCode op) {
-    switch (op) {
-        case OpCode::iota: case OpCode::full: case OpCode::neg: case OpCode::abs: case OpCode::logical_not: case OpCode::exp: case OpCode::log:
-        case OpCode::sqrt: case OpCode::rsqrt: case OpCode::tanh: case OpCode::erf: case OpCode::sin: case OpCode::cos: case OpCode::cast:
-        case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::pow: case OpCode::maximum:
-        case OpCode::minimum: case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor: case OpCode::eq: case OpCode::ne:
-        case OpCode::lt: case OpCode::le: case OpCode::gt: case OpCode::ge: case OpCode::select:
-            return true;
-        default: return false;
-    }
-}
+// Elementwise in the emitter's sense: one expression per element (emit_ops.cpp's
+// element_expr), so the value can be computed where it is used.
+bool elementwise_op(OpCode op) { return ir::is_elementwise(op) || op == OpCode::iota || op == OpCode::full; }
 
 bool alias_op(OpCode op) { return op == OpCode::reshape || op == OpCode::mem_store || op == OpCode::mem_load; }
 
@@ -65,11 +57,37 @@ void Emitter::find_fusible(const Uses& u) {
         bool ok = true;
         for (const Node* c : users) {
             const bool by_index = (elementwise_op(c->op) && (copies || c->type.count() == n->type.count())) ||
-                                  (c->op == OpCode::store && c->operands.back() == n) || c->op == OpCode::reduce_add ||
-                                  c->op == OpCode::reduce_max || c->op == OpCode::reduce_min;
+                                  (c->op == OpCode::store && c->operands.back() == n) || ir::category(c->op) == ir::OpCategory::reduction;
             ok = ok && by_index && u.region.at(c) == u.region.at(n);
         }
         if (ok) fusible_.insert(n);
+    }
+    bound_fusion(u);
+}
+
+// A fused value is one expression its consumer evaluates, written out in full:
+// a chain of thousands of ops (v = v * a + b in a loop of the user's) would be
+// one expression nested thousands deep, which the emitter's recursion and the
+// compiler's parser (quadratic time and memory in the depth) cannot take. So a
+// fused expression holds at most kMaxFusedOps ops: the value that would exceed
+// it is materialised (a loop and an array, in a function of its own: see
+// Emitter::elementwise), and the chain goes on from there. Program order visits
+// operands before their users.
+void Emitter::bound_fusion(const Uses& u) {
+    constexpr int kMaxFusedOps = 48;
+    std::vector<const Node*> order(fusible_.begin(), fusible_.end());
+    std::sort(order.begin(), order.end(), [&](const Node* a, const Node* b) { return u.position.at(a) < u.position.at(b); });
+    std::unordered_map<const Node*, int> ops;  // ops in the expression of each fused value
+    for (const Node* n : order) {
+        int size = 1;
+        for (const Node* o : n->operands)
+            if (auto it = ops.find(o); it != ops.end()) size += it->second;
+        if (size > kMaxFusedOps) {
+            fusible_.erase(n);
+            cut_.insert(n);
+        } else {
+            ops[n] = size;
+        }
     }
 }
 
@@ -92,17 +110,23 @@ void Emitter::find_view_tiles(const Uses& u) {
     };
     for (auto& [n, users] : u.users) {
         const Kind k = n->type.kind;
-        if (n->op != OpCode::load || dead(*n) || n->type.dims.empty() || !opts_.unit_inner.at(static_cast<std::size_t>(n->i))) continue;
+        if (n->op != OpCode::load || dead(*n) || n->type.dims.empty() || !opts_.unit_inner.at(static_cast<std::size_t>(ir::param_index(*n)))) continue;
         if (k != Kind::F32 && k != Kind::F64 && k != Kind::I32 && k != Kind::I64 && k != Kind::I8) continue;
         if (!inside_grid(n)) continue;
         const int from = u.position.at(n);
         int last = from;
-        std::function<void(const Node*)> reads = [&](const Node* v) {
+        // Through fused values and aliases, which can chain as long as the
+        // user's program: a work list, not recursion.
+        std::vector<const Node*> through = {n};
+        std::unordered_set<const Node*> seen = {n};
+        while (!through.empty()) {
+            const Node* v = through.back();
+            through.pop_back();
             auto it = u.users.find(v);
-            if (it == u.users.end()) return;
+            if (it == u.users.end()) continue;
             for (const Node* c : it->second) {
                 if (fusible_.count(c) || alias_op(c->op)) {
-                    reads(c);
+                    if (seen.insert(c).second) through.push_back(c);
                     continue;
                 }
                 // The outermost loop around the reader that does not hold the load.
@@ -110,8 +134,7 @@ void Emitter::find_view_tiles(const Uses& u) {
                 for (const Node* l = u.loop.at(c); l && l != u.loop.at(n); l = u.loop.at(l)) end = u.span_end.at(l);
                 last = std::max(last, end);
             }
-        };
-        reads(n);
+        }
         bool stored = false;
         for (int s : u.stores) stored = stored || (s > from && s <= last);
         if (!stored) view_tiles_.insert(n);
@@ -127,10 +150,10 @@ void Emitter::find_in_place_mma(const Uses& u) {
         if (n->op != OpCode::mma || dead(*n) || users.size() != 1 || users[0]->op != OpCode::yield) continue;
         const Node* acc = n->operands[2];
         const Node* loop = u.loop.at(n);
-        if (acc->op != OpCode::region_arg || !loop || loop == p_.grid || acc->i < ir::loop_rank(*loop)) continue;
+        if (acc->op != OpCode::region_arg || !loop || loop == p_.grid || ir::slot(*acc) < ir::loop_rank(*loop)) continue;
         if (std::find(loop->body->args.begin(), loop->body->args.end(), acc) == loop->body->args.end()) continue;
         const Node* yield = users[0];
-        const auto slot = static_cast<std::size_t>(acc->i - ir::loop_rank(*loop));
+        const auto slot = static_cast<std::size_t>(ir::slot(*acc) - ir::loop_rank(*loop));
         auto acc_users = u.users.find(acc);
         if (acc_users == u.users.end() || acc_users->second.size() != 1) continue;  // only this mma reads it
         if (u.loop.at(yield) != loop || slot >= yield->operands.size() || yield->operands[slot] != n) continue;

@@ -12,7 +12,6 @@
 // Every other case folds in the pinned order.
 #include <algorithm>
 
-#include "interp/eval.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 
@@ -34,10 +33,11 @@ void Emitter::emit_reduce(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
     const Kind k = n.type.kind;
-    auto xs = ref::strides_of(xd);
+    auto xs = ir::strides_of(xd);
     std::vector<std::size_t> kept, red;
+    auto reduced = ir::reduced_dims(n);
     for (std::size_t d = 0; d < xd.size(); ++d)
-        (std::find(n.ints.begin(), n.ints.end(), static_cast<std::int64_t>(d)) != n.ints.end() ? red : kept).push_back(d);
+        (std::find(reduced.begin(), reduced.end(), static_cast<std::int64_t>(d)) != reduced.end() ? red : kept).push_back(d);
     std::vector<ir::Dim> red_dims;
     for (auto d : red) red_dims.push_back(xd[d]);
     std::int64_t count = 1;
@@ -48,14 +48,14 @@ void Emitter::emit_reduce(const Node& n) {
     auto red_offset = [&](const std::string& r) {
         if (suffix) return r;
         if (red.size() == 1) return r + " * " + std::to_string(xs[red[0]]);
-        auto rs = ref::strides_of(red_dims);
+        auto rs = ir::strides_of(red_dims);
         std::string s;
         for (std::size_t j = 0; j < red.size(); ++j)
             s += (j ? " + " : "") + paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent)) + " * " + std::to_string(xs[red[j]]);
         return paren(s);
     };
     auto kept_extents = pick(extents_of(xd), kept);
-    auto os = ref::strides_of(pick(xd, kept));
+    auto os = ir::strides_of(pick(xd, kept));
     const std::string T = ctype(k), C = std::to_string(count);
     const bool integer_sum = n.op == OpCode::reduce_add && !is_float(k) && k != Kind::Bool;
     // Integer sums accumulate in an unsigned type and convert once at the end

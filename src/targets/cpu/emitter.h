@@ -13,6 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/lower.h"
+#include "targets/common/source_writer.h"
 #include "targets/cpu/cpu_abi.h"
 #include "targets/cpu/emit_cpp.h"
 
@@ -46,10 +48,10 @@ public:
     Emitted emit();
 
     // ---- text
-    void line(const std::string& text);
-    void open(const std::string& head);  // "head {", one level deeper
-    void close();                        // "}"
-    void open_else();                    // "} else {"
+    void line(const std::string& text) { body_.line(text); }
+    void open(const std::string& head) { body_.open(head); }  // "head {", one level deeper
+    void close() { body_.close(); }                          // "}"
+    void open_else() { body_.otherwise(); }                  // "} else {"
     // Nested for-loops over constant extents, variables prefix0, prefix1, ...
     std::vector<std::string> open_loops(const std::vector<std::int64_t>& extents, const std::string& prefix);
     void close_loops(const std::vector<std::string>& vars);
@@ -98,7 +100,6 @@ public:
     void emit_op(const Node& n);
 
 private:
-    void mark_live();
     // Who uses what (live users only; the grid's first extent is not a use), each
     // node's region and enclosing loop, and its position in an instance's order of
     // execution (a pre-order walk; a loop's span ends after its body).
@@ -110,7 +111,11 @@ private:
         std::vector<int> stores;
     };
     Uses uses() const;  // emit_plan.cpp
+    static constexpr std::int64_t kMaxTileElements = std::int64_t{1} << 28;
+    void check_tile_sizes() const;  // every tile, fused or not, at most kMaxTileElements
+    void check_frame() const;       // an instance's tiles must fit a thread's stack
     void find_fusible(const Uses& u);
+    void bound_fusion(const Uses& u);
     void find_view_tiles(const Uses& u);
     void find_in_place_mma(const Uses& u);
     bool dead(const Node& n) const;
@@ -142,14 +147,14 @@ private:
 
     const ir::Program& p_;
     EmitOptions opts_;
-    std::ostringstream body_;     // the two kernel functions
+    targets::SourceWriter body_;  // the two kernel functions
     std::ostringstream globals_;  // constants, at namespace scope
-    int depth_ = 0;
     std::unordered_map<const Node*, int> ids_;
     std::unordered_map<const Node*, Storage> storage_;
     std::unordered_set<const Node*> constants_done_;
-    std::unordered_set<const Node*> live_;  // what kiln_run computes (mark_live)
+    passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
+    std::unordered_set<const Node*> cut_;      // where bound_fusion cut a long chain of fused values
     std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
     std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)
     std::string math_flag_;  // inside with_fast_math: the variable that records results in doubt

@@ -16,6 +16,9 @@
 #include <mutex>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
+
+#include "cache/private_files.h"
 
 extern char** environ;
 
@@ -130,22 +133,61 @@ std::string cpu_identity() {
     return model + " |" + flags;
 }
 
-struct Probe {
-    HostCompiler compiler;
-    std::string why_not;
-};
+// Compiler wrappers that, run under a compiler's name (a "masquerade" symlink
+// such as /usr/lib/ccache/c++), run the next program of that name on PATH.
+bool is_wrapper(const std::string& executable) {
+    std::error_code ec;
+    std::string name = std::filesystem::canonical(executable, ec).filename().string();
+    return !ec && (name == "ccache" || name == "sccache" || name == "distcc" || name == "icecc");
+}
 
-Probe probe() {
-    Probe p;
+// The program a masquerading wrapper runs for `name`: the first on PATH that is
+// not the wrapper itself ("" if none).
+std::string behind_wrapper(const std::string& name, const std::string& wrapper) {
+    std::error_code ec;
+    const auto self = std::filesystem::canonical(wrapper, ec);
+    const char* path = std::getenv("PATH");
+    for (std::string_view dirs = path ? path : ""; !dirs.empty();) {
+        std::size_t colon = std::min(dirs.find(':'), dirs.size());
+        std::string candidate = std::string(dirs.substr(0, colon)) + "/" + name;
+        dirs.remove_prefix(std::min(colon + 1, dirs.size()));
+        if (colon == 0 || access(candidate.c_str(), X_OK) != 0) continue;
+        auto real = std::filesystem::canonical(candidate, ec);
+        if (!ec && real != self) return candidate;
+    }
+    return "";
+}
+
+// Everything about the command that can change the code it builds: every word
+// (flags such as -O0 or -fsanitize=address included), the file identity of each
+// word that names a program (a wrapper's compiler: "ccache g++"), and, when the
+// command is a wrapper under a compiler's name, the program behind it.
+std::string command_identity(const std::vector<std::string>& command, const std::string& executable) {
+    std::string id = "command:";
+    for (const auto& w : command) id += " " + w;
+    auto program = [&](const std::string& word, const std::string& file) {
+        id += "\nprogram: " + stat_identity(file);
+        const std::string name = std::filesystem::path(word).filename().string();
+        if (is_wrapper(file) && !is_wrapper(name)) id += "\nbehind the wrapper: " + stat_identity(behind_wrapper(name, file));
+    };
+    program(command[0], executable);
+    for (std::size_t k = 1; k < command.size(); ++k)
+        if (std::string file = command[k].starts_with("-") ? "" : resolve(command[k]); !file.empty()) program(command[k], file);
+    return id;
+}
+
+}  // namespace
+
+std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string* why_not) {
     std::vector<std::string> command;
     std::string executable;
-    if (const char* cxx = std::getenv("CXX"); cxx && *cxx) {
-        std::stringstream words(cxx);
+    if (!cxx.empty()) {
+        std::stringstream words{std::string(cxx)};
         for (std::string w; words >> w;) command.push_back(w);
         if (!command.empty()) executable = resolve(command[0]);
         if (executable.empty()) {
-            p.why_not = "CXX='" + std::string(cxx) + "' names no executable";
-            return p;
+            *why_not = "CXX='" + std::string(cxx) + "' names no executable";
+            return std::nullopt;
         }
     } else {
         for (const char* name : {"c++", "g++"})
@@ -154,33 +196,56 @@ Probe probe() {
                 break;
             }
         if (command.empty()) {
-            p.why_not = "no host C++ compiler: set CXX, or put c++ or g++ on PATH";
-            return p;
+            *why_not = "no host C++ compiler: set CXX, or put c++ or g++ on PATH";
+            return std::nullopt;
         }
     }
-    p.compiler.command = command;
-    p.compiler.identity = stat_identity(executable);
-    if (p.compiler.identity.empty()) {
-        p.why_not = "cannot stat the host compiler '" + command[0] + "'";
-        return p;
+    if (stat_identity(executable).empty()) {
+        *why_not = "cannot stat the host compiler '" + command[0] + "'";
+        return std::nullopt;
     }
-    p.compiler.flags = kFlags;
-    p.compiler.host_cpu = cpu_identity();
+    HostCompiler c;
+    c.command = command;
+    c.identity = command_identity(command, executable);
+    c.flags = kFlags;
+    c.host_cpu = cpu_identity();
+    return c;
+}
+
+namespace {
+
+struct Probe {
+    std::optional<HostCompiler> compiler;
+    std::string why_not;
+};
+
+Probe probe() {
+    Probe p;
+    const char* cxx = std::getenv("CXX");
+    p.compiler = describe_compiler(cxx ? cxx : "", &p.why_not);
     return p;
 }
 
 }  // namespace
 
 std::string HostCompiler::version() const {
-    static std::once_flag once;
-    static std::string text;
-    std::call_once(once, [&] {
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::string> texts;  // by identity: each compiler runs once
+    std::lock_guard<std::mutex> g(mutex);
+    auto [it, fresh] = texts.try_emplace(identity);
+    if (fresh) {
         std::vector<std::string> argv = command;
         argv.push_back("--version");
         std::string out;
-        text = run_process(argv, &out) == 0 ? out.substr(0, out.find('\n')) : "'" + command[0] + " --version' failed";
-    });
-    return text;
+        it->second = run_process(argv, &out) == 0 ? out.substr(0, out.find('\n')) : "'" + command_text() + " --version' failed";
+    }
+    return it->second;
+}
+
+std::string HostCompiler::command_text() const {
+    std::string s;
+    for (auto& w : command) s += (s.empty() ? "" : " ") + w;
+    return s;
 }
 
 std::string HostCompiler::flags_text() const {
@@ -191,11 +256,11 @@ std::string HostCompiler::flags_text() const {
 
 const HostCompiler* host_compiler(std::string* why_not) {
     static const Probe p = probe();
-    if (!p.why_not.empty()) {
+    if (!p.compiler) {
         if (why_not) *why_not = p.why_not;
         return nullptr;
     }
-    return &p.compiler;
+    return &*p.compiler;
 }
 
 bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log) {
@@ -203,8 +268,25 @@ bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& s
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     argv.insert(argv.end(), {"-o", output.string(), source.string()});
     int rc = run_process(argv, log);
-    if (rc == -1 && log->empty()) *log = "could not run " + c.command[0];
+    if (rc == -1 && log->empty()) *log = "could not run " + c.command[0] + " (or it was killed by a signal)";
+    else if (rc > 0 && log->empty()) *log = c.command[0] + " exited with status " + std::to_string(rc) + " and printed nothing";
     return rc == 0;
+}
+
+bool builds_trivial_object(const HostCompiler& c, const std::filesystem::path& dir, std::string* log) {
+    const auto source = dir / "kiln-probe.cpp";
+    std::error_code ec;
+    std::filesystem::remove(source, ec);
+    try {
+        cache::write_new_file(source, "extern \"C\" int kiln_probe() { return 0; }\n");
+    } catch (const cache::IoError& e) {
+        *log = e.detail();
+        return false;
+    }
+    const bool ok = compile_shared_object(c, source, dir / "kiln-probe.so", log);
+    std::filesystem::remove(source, ec);
+    std::filesystem::remove(dir / "kiln-probe.so", ec);
+    return ok;
 }
 
 }  // namespace kiln::native

@@ -4,35 +4,25 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "cache/disk_cache.h"
-#include "interp/eval.h"
-#include "interp/semantics.h"
-#include "targets/cpu/embedded_text.h"
+#include "passes/index_width.h"
+#include "support/names.h"
+#include "support/warnings.h"
 #include "targets/cpu/thread_pool.h"
 
 namespace kiln::native {
-
-std::int64_t view_span(const detail::Arg& a) {
-    std::int64_t span = 0;
-    for (std::size_t k = 0; k < a.extents.size(); ++k) {
-        if (a.extents[k] == 0) return 0;  // no element at all
-        span += (a.extents[k] - 1) * a.strides[k];  // check_host_view proved this cannot overflow
-    }
-    return span;
-}
 
 LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     LaunchSpec s;
     s.precision = opts.precision;
     s.emit.exact = opts.precision == Precision::exact;
     s.emit.unit_inner.assign(p.params.size(), false);
+    s.emit.index64 = passes::needs_64bit_offsets(args);
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
         if (!a.is_view) continue;
-        if (view_span(a) > INT32_MAX) s.emit.index64 = true;
         s.emit.unit_inner[k] = a.strides.back() == 1;
     }
     return s;
@@ -40,8 +30,7 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
 
 std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler) {
     cache::KeyBuilder key;
-    key.add("artifact", "kiln cpu kernel (shared object)");
-    key.add("kiln", kiln_build_id());
+    key.add("artifact", "kiln cpu kernel (shared object), format 1");
     key.add("target", "cpu");
     key.add("precision", spec.precision == Precision::exact ? "exact" : "standard");
     key.add("index width", spec.emit.index64 ? "64" : "32");
@@ -50,63 +39,6 @@ std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompil
     key.add("host cpu", compiler.host_cpu);
     key.add("source", e.source);
     return key.hex();
-}
-
-bool dump_dir_set() {
-    const char* dir = std::getenv("KILN_DUMP_DIR");
-    return dir && *dir;
-}
-
-void dump_source(const std::string& kernel, const std::string& key, const std::string& source) {
-    const char* dir = std::getenv("KILN_DUMP_DIR");
-    if (!dir || !*dir) return;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    std::string name;
-    for (char c : kernel) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
-    auto path = std::filesystem::path(dir) / (name + "-" + key.substr(0, 16) + ".cpp");
-    std::ofstream out(path, std::ios::binary);
-    out << source;
-    if (!out.flush()) throw Error("KILN_DUMP_DIR='" + std::string(dir) + "': cannot write " + path.string());
-}
-
-// The grid extents depend only on scalars (view extents, parameters, index
-// arithmetic), so the interpreter's evaluation of those nodes gives them.
-std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args) {
-    if (!p.grid) return std::vector<std::int64_t>{};
-    std::unordered_map<const ir::Node*, ref::DataPtr> env;
-    for (const ir::Node* n : p.body.nodes) {
-        if (n == p.grid) break;
-        auto d = std::make_shared<ir::EagerData>();
-        auto arg = [&]() -> const detail::Arg& { return args.at(static_cast<std::size_t>(n->i)); };
-        switch (n->op) {
-            case detail::OpCode::param:
-                if (is_float(n->type.kind)) d->floats.push_back(ref::round_to(n->type.kind, arg().f));
-                else d->ints.push_back(ref::wrap_to(n->type.kind, arg().i));
-                env[n] = d;
-                break;
-            case detail::OpCode::view_extent: d->ints.push_back(arg().extents.at(static_cast<std::size_t>(n->j))); env[n] = d; break;
-            case detail::OpCode::view_stride: d->ints.push_back(arg().strides.at(static_cast<std::size_t>(n->j))); env[n] = d; break;
-            case detail::OpCode::load: case detail::OpCode::store: case detail::OpCode::loop: case detail::OpCode::loop_result: break;
-            default: {
-                std::vector<const ir::EagerData*> in;
-                bool ok = true;
-                for (const ir::Node* o : n->operands) {
-                    auto it = env.find(o);
-                    if (it == env.end()) ok = false;
-                    else in.push_back(it->second.get());
-                }
-                if (ok) env[n] = ref::eval(*n, in);
-            }
-        }
-    }
-    std::vector<std::int64_t> ext;
-    for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
-        auto it = env.find(p.grid->operands[static_cast<std::size_t>(k)]);
-        if (it == env.end()) return std::nullopt;
-        ext.push_back(it->second->ints.at(0));
-    }
-    return ext;
 }
 
 // A few chunks per thread balance uneven instances; each chunk pays for the code
@@ -142,7 +74,7 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
     }
     std::int64_t widest = 0;
     for (auto& a : args)
-        if (a.is_view) widest = std::max(widest, view_span(a));
+        if (a.is_view) widest = std::max(widest, passes::view_span(a));
     s << "  index width: " << (spec.emit.index64 ? "64" : "32") << "-bit element offsets (largest view span " << widest << ")\n";
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
@@ -155,6 +87,10 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
             s << (spec.emit.unit_inner[k] ? " (inner stride 1: contiguous rows)" : "");
         }
         s << "\n";
+    }
+    if (!e.contractions.empty()) {
+        s << "  contractions:\n";
+        for (const auto& line : e.contractions) s << "    " << line << "\n";
     }
     s << "  values (tiles are local arrays, " << e.frame_bytes << " bytes per instance):\n";
     std::unordered_map<const ir::Node*, int> ids = number_nodes(p);

@@ -10,6 +10,7 @@
 
 #include <kiln/target.h>
 
+#include "passes/host_scalars.h"
 #include "targets/cpu/emit_cpp.h"
 #include "targets/cpu/host_compiler.h"
 
@@ -24,20 +25,13 @@ struct LaunchSpec {
     }
 };
 
-// The largest element offset a view can reach: sum of (extent - 1) * stride.
-std::int64_t view_span(const detail::Arg& a);
 LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts);
 
 // SHA-256 over everything that determines the shared object.
 std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompiler& compiler);
 
-// With $KILN_DUMP_DIR set, writes the source there as <kernel>-<key prefix>.cpp.
-bool dump_dir_set();
-void dump_source(const std::string& kernel, const std::string& key, const std::string& source);
 
-// The grid's extents for these arguments, evaluated on the host (empty: no grid;
-// nullopt: they depend on something only a launch computes).
-std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args);
+using passes::grid_extents;
 
 // Chunking of a grid over threads: `chunks` calls of `per_chunk` instances.
 struct Chunking {

@@ -1,14 +1,15 @@
 // Loaded modules are never unloaded: a kernel may be running, and a process
 // loads each distinct kernel once. Concurrent first launches of one key load or
 // build it once (the slot's mutex; a failed build leaves the slot for the next
-// caller).
+// caller). A cache that cannot take the kernel (read-only, full) costs only the
+// caching: the kernel is built in a private temporary directory and loaded
+// from there.
 #include "targets/cpu/module_cache.h"
 
 #include <dlfcn.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,9 @@
 #include <unordered_map>
 
 #include <kiln/error.h>
+
+#include "cache/private_files.h"
+#include "support/names.h"
 
 namespace kiln::native {
 
@@ -31,24 +35,45 @@ std::mutex g_mutex;
 std::unordered_map<std::string, std::shared_ptr<Slot>> g_slots;
 ModuleStats g_stats;
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out.flush()) throw Error("cpu target: cannot write " + path.string());
+// Where a source that failed to compile is kept for the bug report: a fresh
+// private directory, so that no one else's file or symlink is ever written
+// through. Says where, or why it could not be kept.
+std::string save_failed_source(const std::string& key, const std::string& name, const std::string& source) {
+    try {
+        auto dir = cache::make_private_dir("kiln-failed");
+        auto path = dir / ("kiln-cpu-" + support::file_name_part(name) + "-" + key.substr(0, 16) + ".cpp");
+        cache::write_new_file(path, source);
+        return "the generated source is saved in " + path.string();
+    } catch (const cache::IoError& e) {
+        return "the generated source could not be saved (" + e.detail() + ")";
+    }
 }
 
-// Where a source that failed to compile is kept for the bug report.
-std::filesystem::path save_failed_source(const std::string& key, const std::string& name, const std::string& source) {
-    auto path = std::filesystem::temp_directory_path() / ("kiln-cpu-" + name + "-" + key.substr(0, 16) + ".cpp");
-    write_file(path, source);
-    return path;
+// The source into `dir`, compiled there into kernel.so. A compiler that fails
+// on a trivial program too is not failing because of kiln's source: that is an
+// environmental error (no compiler that works, a full disk, a killed process);
+// otherwise kiln generated code its compiler rejects, a bug in kiln.
+void compile_in(const std::filesystem::path& dir, const std::string& key, const std::string& source, const std::string& name,
+                const HostCompiler& compiler) {
+    cache::write_new_file(dir / "kernel.cpp", source);
+    std::string log;
+    if (compile_shared_object(compiler, dir / "kernel.cpp", dir / "kernel.so", &log)) return;
+    std::string probe_log;
+    if (!builds_trivial_object(compiler, dir, &probe_log))
+        throw Error("cpu target: cannot compile kernel '" + name + "': the host compiler (" + compiler.command_text() +
+                    ") fails on a trivial program too, so the machine or the compiler is at fault, not the kernel: " +
+                    (probe_log.empty() ? "it printed nothing" : probe_log));
+    internal_fail("cpu target: the host compiler rejected the generated source of kernel '" + name + "' (" + compiler.version() + "); " +
+                  save_failed_source(key, name, source) + "\n" + log);
 }
 
 // Loads the shared object of a verified cache entry.
 Module open_module(const std::filesystem::path& entry) {
     std::string so = (entry / "kernel.so").string();
     void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) internal_fail("cpu target: cannot load " + so + ": " + dlerror());
+    // A verified entry that does not load: no memory, or a temporary directory
+    // mounted noexec; the machine's doing, said as the loader says it.
+    if (!handle) throw Error("cpu target: cannot load " + so + ": " + dlerror());
     Module m;
     m.grid = reinterpret_cast<kiln_cpu::GridFn>(dlsym(handle, "kiln_grid"));
     m.run = reinterpret_cast<kiln_cpu::RunFn>(dlsym(handle, "kiln_run"));
@@ -56,22 +81,31 @@ Module open_module(const std::filesystem::path& entry) {
     return m;
 }
 
-Module build(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& name,
+Module build(const cache::DiskCache* disk, const std::string& key, const std::string& source, const std::string& name,
              const HostCompiler& compiler) {
     bool compiled = false;
     double seconds = 0;
-    std::filesystem::path entry = disk.get_or_build(key, [&](const std::filesystem::path& staging) {
-        write_file(staging / "kernel.cpp", source);
-        std::string log;
+    auto produce = [&](const std::filesystem::path& dir) {
         auto start = std::chrono::steady_clock::now();
-        bool ok = compile_shared_object(compiler, staging / "kernel.cpp", staging / "kernel.so", &log);
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!ok)
-            internal_fail("cpu target: the host compiler rejected the generated source of kernel '" + name + "' (" +
-                          compiler.version() + "). Source: " + save_failed_source(key, name, source).string() + "\n" + log);
+        compile_in(dir, key, source, name, compiler);
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         compiled = true;
-    });
-    Module m = open_module(entry);
+    };
+    std::optional<std::filesystem::path> entry;
+    if (disk) entry = disk->find(key);
+    if (disk && !entry) entry = disk->try_publish(key, produce);
+    Module m;
+    if (entry) {
+        m = open_module(*entry);
+    } else {  // no cache to put it in: built and loaded where no one else can write
+        try {
+            cache::ScratchDir scratch("kiln-cpu");
+            produce(scratch.path());
+            m = open_module(scratch.path());
+        } catch (const cache::IoError& e) {
+            throw Error("cpu target: cannot build kernel '" + name + "': " + e.detail());
+        }
+    }
     std::lock_guard<std::mutex> g(g_mutex);
     (compiled ? g_stats.compiled : g_stats.disk_hits) += 1;
     g_stats.compile_seconds += seconds;
@@ -103,9 +137,9 @@ const Module* in_slot(const std::string& key, const std::function<std::optional<
 
 }  // namespace
 
-const Module* find_module(const cache::DiskCache& disk, const std::string& key) {
+const Module* find_module(const cache::DiskCache* disk, const std::string& key) {
     return in_slot(key, [&]() -> std::optional<Module> {
-        auto entry = disk.find(key);
+        auto entry = disk ? disk->find(key) : std::nullopt;
         if (!entry) return std::nullopt;
         Module m = open_module(*entry);
         std::lock_guard<std::mutex> g(g_mutex);
@@ -114,7 +148,7 @@ const Module* find_module(const cache::DiskCache& disk, const std::string& key) 
     });
 }
 
-const Module& load_module(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& kernel_name,
+const Module& load_module(const cache::DiskCache* disk, const std::string& key, const std::string& source, const std::string& kernel_name,
                           const HostCompiler& compiler) {
     return *in_slot(key, [&] { return std::optional<Module>(build(disk, key, source, kernel_name, compiler)); });
 }

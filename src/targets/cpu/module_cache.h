@@ -17,14 +17,16 @@ struct Module {
     kiln_cpu::RunFn run = nullptr;
 };
 
-// The module for `key` if this process has loaded it or `disk` holds it (a
-// verified entry); null otherwise. Never compiles.
-const Module* find_module(const cache::DiskCache& disk, const std::string& key);
+// The module for `key` if this process has loaded it or `disk` (null: no usable
+// cache) holds it (a verified entry); null otherwise. Never compiles.
+const Module* find_module(const cache::DiskCache* disk, const std::string& key);
 
 // The module for `key` (a cache::KeyBuilder digest that covers `source`). On a
-// miss everywhere, compiles `source`; a compiler failure is an internal error
-// quoting the compiler and naming a saved copy of the source.
-const Module& load_module(const cache::DiskCache& disk, const std::string& key, const std::string& source, const std::string& kernel_name,
+// miss everywhere, compiles `source`, into the cache when it takes the entry,
+// else in a private temporary directory. The compiler rejecting the source is an
+// internal error quoting the compiler and naming a saved copy of the source; a
+// compiler that cannot build a trivial program either is a kiln::Error.
+const Module& load_module(const cache::DiskCache* disk, const std::string& key, const std::string& source, const std::string& kernel_name,
                           const HostCompiler& compiler);
 
 // What this process has done to get modules (tests and `kiln` report these).

@@ -1,11 +1,12 @@
 #include "targets/cpu/program_index.h"
 
 #include <charconv>
-#include <fstream>
 #include <mutex>
 #include <unordered_map>
 
+#include "cache/private_files.h"
 #include "cache/source_id.h"
+#include "support/warnings.h"
 
 namespace kiln::native {
 
@@ -74,7 +75,7 @@ std::optional<IndexRecord> parse_record(std::string_view text) {
     return r;
 }
 
-std::optional<IndexRecord> find_in_index(const cache::DiskCache& disk, const std::string& key) {
+std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) {
     {
         std::lock_guard<std::mutex> g(g_mutex);
         if (auto it = g_records.find(key); it != g_records.end()) {
@@ -83,7 +84,7 @@ std::optional<IndexRecord> find_in_index(const cache::DiskCache& disk, const std
         }
     }
     const std::string_view names[] = {kRecordFile};
-    auto contents = disk.read(key, names);
+    auto contents = disk ? disk->read(key, names) : std::nullopt;
     // A verified record that does not parse was written by a kiln with another
     // format under the same key, which the source identity rules out; a miss
     // then just means the kernel is found the long way.
@@ -94,14 +95,18 @@ std::optional<IndexRecord> find_in_index(const cache::DiskCache& disk, const std
     return r;
 }
 
-void add_to_index(const cache::DiskCache& disk, const std::string& key, const IndexRecord& r) {
-    disk.publish(key, [&](const std::filesystem::path& staging) {
-        std::ofstream out(staging / std::string(kRecordFile), std::ios::binary);
-        out << format_record(r);
-        if (!out.flush()) throw Error("cpu target: cannot write the program index record in " + staging.string());
-    });
-    std::lock_guard<std::mutex> g(g_mutex);
-    g_records.insert_or_assign(key, r);
+void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) {
+    {
+        std::lock_guard<std::mutex> g(g_mutex);
+        g_records.insert_or_assign(key, r);
+    }
+    if (!disk) return;
+    try {
+        disk->try_publish(key, [&](const std::filesystem::path& staging) { cache::write_new_file(staging / std::string(kRecordFile), format_record(r)); });
+    } catch (const Error& e) {  // not an IoError (try_publish warned about those): still only a lost optimisation
+        support::warn_once("program index", "cpu target: cannot record a kernel in the program index (" + e.detail() +
+                                                "); later processes will regenerate its source to find it");
+    }
 }
 
 }  // namespace kiln::native

@@ -31,12 +31,14 @@ struct IndexRecord {
 // The index key: a digest of everything the kernel's key and source derive from.
 std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler& compiler);
 
-// The record for `key`, from this process's memory or the disk cache (a corrupt
-// or unreadable record is a miss).
-std::optional<IndexRecord> find_in_index(const cache::DiskCache& disk, const std::string& key);
+// The record for `key`, from this process's memory or the disk cache (null: no
+// usable cache; a corrupt or unreadable record is a miss).
+std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key);
 
-// Records `r` under `key`, on disk and in this process.
-void add_to_index(const cache::DiskCache& disk, const std::string& key, const IndexRecord& r);
+// Records `r` under `key`, in this process and on disk when it can: the index
+// only saves time, so a record the cache cannot take is a warning (once per
+// process), never a failed launch.
+void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r);
 
 // What find_in_index has answered in this process (tests report these).
 struct IndexStats {

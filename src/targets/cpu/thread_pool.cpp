@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -18,16 +19,13 @@
 
 #include <kiln/error.h>
 
+#include "support/byte_size.h"
+#include "support/environment.h"
+
 namespace kiln::native {
 
 int launch_threads() {
-    if (const char* env = std::getenv("KILN_NUM_THREADS"); env && *env) {
-        char* end = nullptr;
-        long n = std::strtol(env, &end, 10);
-        if (*end != '\0' || n < 1 || n > 4096)
-            throw Error("KILN_NUM_THREADS='" + std::string(env) + "' is not a thread count (1 to 4096)");
-        return static_cast<int>(n);
-    }
+    if (auto n = support::env_integer("KILN_NUM_THREADS", 1, 4096)) return static_cast<int>(*n);
     // Asked once: glibc answers by reading /sys/devices/system/cpu/online, three
     // system calls that were most of a small launch's cost.
     static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -44,7 +42,7 @@ public:
         pthread_attr_setstacksize(&attr, stack_bytes);
         for (int w = 0; w < workers; ++w) {
             pthread_t t;
-            if (pthread_create(&t, &attr, &Pool::main, this) != 0) break;  // run with fewer workers
+            if ((error_ = pthread_create(&t, &attr, &Pool::main, this)) != 0) break;  // run with fewer workers
             threads_.push_back(t);
         }
         pthread_attr_destroy(&attr);
@@ -58,6 +56,7 @@ public:
         for (pthread_t t : threads_) pthread_join(t, nullptr);
     }
     int workers() const { return static_cast<int>(threads_.size()); }
+    int error() const { return error_; }  // why the last worker could not start (0: all did)
     std::size_t stack_bytes() const { return stack_bytes_; }
 
     void run(std::int64_t tasks, int helpers, bool caller_helps, const std::function<void(std::int64_t)>& task) {
@@ -103,6 +102,7 @@ private:
     }
 
     std::size_t stack_bytes_;
+    int error_ = 0;
     std::vector<pthread_t> threads_;
     std::mutex m_;
     std::condition_variable wake_, done_;
@@ -138,7 +138,8 @@ void run_tasks(std::int64_t tasks, int threads, std::size_t stack_bytes, bool ca
         g_pool.reset();
         g_pool = std::make_unique<Pool>(workers, stack);
         if (g_pool->workers() == 0 && !caller_helps)
-            throw Error("cpu target: cannot start a worker thread with a " + std::to_string(stack >> 20) + " MiB stack");
+            throw Error("cpu target: cannot start a worker thread with a " + support::byte_size(static_cast<double>(stack)) +
+                        " stack for the kernel's tiles: " + std::strerror(g_pool->error()));
     }
     g_pool->run(tasks, helpers, caller_helps, task);
 }

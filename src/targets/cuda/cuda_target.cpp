@@ -6,14 +6,15 @@
 #include <mutex>
 #include <sstream>
 
-#include "check/shape_rules.h"
+#include "ir/attrs.h"
+#include "ir/axis_names.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/nvtx_range.h"
 #include "targets/cuda/stream_state.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::detail {
 
@@ -105,7 +106,7 @@ public:
         if (p.grid) {
             s << " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
-                s << (a ? ", " : "") << check::axis_name(static_cast<int>(p.grid->ints[static_cast<std::size_t>(a)]));
+                s << (a ? ", " : "") << ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
             s << "]";
         }
         s << "), " << k->kernel.threads << " threads each, serial and pipeline nests as loops inside\n";
@@ -120,6 +121,10 @@ public:
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
                   << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";
+        }
+        if (!k->kernel.contractions.empty()) {
+            s << "  contractions:\n";
+            for (const auto& line : k->kernel.contractions) s << "    " << line << "\n";
         }
         s << "  tensor-core instructions: " << k->tensor_core_instructions << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
           << ")\n";

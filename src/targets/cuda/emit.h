@@ -25,7 +25,9 @@
 
 #include <kiln/kernel.h>
 
+#include "ir/attrs.h"
 #include "ir/ir.h"
+#include "ir/tile_geometry.h"
 
 namespace kiln::cu {
 
@@ -44,11 +46,14 @@ struct GemmKernel {
     int bm = 0, bn = 0, bk = 0;        // the kernel's tile
     int stages = 0;                    // depth of the shared-memory ring
     std::int64_t program_bm = 0, program_bn = 0, program_bk = 0;  // the program's tile
-    int a = -1, b = -1, c = -1;        // the view parameters A, B and C
+    int a = -1, b = -1;                // the view parameters A and B
+    bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
+    std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     int m_axis = 0;                    // the parallel nest's axis of the m-blocks
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the
                                        // launch evaluates its extent without matching again)
-    Kind in = Kind::BF16, out = Kind::BF16;
+    Kind in = Kind::BF16;
+    int epilogue_loads = 0;            // views the epilogue reads (vectors, residual tiles)
     std::string describe() const;      // the plan's line
 };
 
@@ -61,6 +66,7 @@ struct EmittedKernel {
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one
+    std::vector<std::string> contractions;  // how each mma is computed, and why not faster
 };
 
 // Fails with kiln::Error naming the user's line for programs the target cannot

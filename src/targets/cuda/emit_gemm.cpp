@@ -8,21 +8,7 @@
 #include <algorithm>
 
 #include "targets/cuda/emitter.h"
-// Empty for the host compiler; included so that the build records the dependency
-// of the text embedded below.
-#include "targets/cuda/emit_gemm_sm90.cuh"
-
-// The main loop's text, NUL-terminated, in read-only data (KILN_SOURCE_DIR is set
-// by CMake for the kiln library).
-asm(".pushsection .rodata\n"
-    ".global kiln_cuda_gemm_sm90_text\n"
-    ".hidden kiln_cuda_gemm_sm90_text\n"
-    ".type kiln_cuda_gemm_sm90_text, @object\n"
-    "kiln_cuda_gemm_sm90_text:\n"
-    ".incbin \"" KILN_SOURCE_DIR "/src/targets/cuda/emit_gemm_sm90.cuh\"\n"
-    ".byte 0\n"
-    ".popsection\n");
-extern "C" const char kiln_cuda_gemm_sm90_text[];
+#include "targets/common/embedded_text.h"
 
 namespace kiln::cu {
 
@@ -30,193 +16,6 @@ namespace {
 
 // Opt-in shared memory of an sm_90 CTA (227 KB).
 constexpr std::int64_t kSharedLimit = 227 * 1024;
-
-class Matcher {
-public:
-    Matcher(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o) {}
-
-    std::optional<GemmMatch> run(std::string* why) {
-        bool ok = match();
-        if (why) *why = ok ? "" : why_;
-        if (!ok) return std::nullopt;
-        return m_;
-    }
-
-private:
-    bool no(const std::string& why) {
-        why_ = why;
-        return false;
-    }
-
-    static bool scalar(const Node* n) { return n->type.dims.empty(); }
-    static std::optional<std::int64_t> int_constant(const Node* n) {
-        if (n->op != OpCode::constant || !scalar(n) || is_float(n->type.kind) || n->data->ints.size() != 1) return std::nullopt;
-        return n->data->ints[0];
-    }
-    // n == index * extent (either operand order).
-    static bool index_times(const Node* n, const Node* index, std::int64_t extent) {
-        if (n->op != OpCode::mul || n->operands.size() != 2) return false;
-        const Node *x = n->operands[0], *y = n->operands[1];
-        if (x != index) std::swap(x, y);
-        return x == index && int_constant(y) == extent;
-    }
-    // A rank-0 computation that touches no memory: index arithmetic the kernel
-    // does not need (the GEMM kernel derives its own coordinates).
-    static bool harmless_scalar(const Node* n) {
-        return scalar(n) && n->op != OpCode::load && n->op != OpCode::store && n->op != OpCode::loop && n->op != OpCode::mem_store &&
-               n->op != OpCode::mem_load;
-    }
-    static bool zero_tile(const Node* n) {
-        if (n->op == OpCode::full) {
-            const Node* x = n->operands[0];
-            return x->op == OpCode::constant && x->data->floats.size() == 1 && x->data->floats[0] == 0.0;
-        }
-        if (n->op != OpCode::constant || !n->data) return false;
-        return std::all_of(n->data->floats.begin(), n->data->floats.end(), [](double v) { return v == 0.0; }) && !n->data->floats.empty();
-    }
-    bool view_param(const Node* load, bool writable) const {
-        if (load->i < 0 || static_cast<std::size_t>(load->i) >= p_.params.size()) return false;
-        const auto& q = p_.params[static_cast<std::size_t>(load->i)];
-        return q.is_view && q.rank == 2 && (!writable || q.writable);
-    }
-
-    bool match() {
-        if (o_.precision == Precision::exact) return no("exact precision keeps the contract's order");
-        if (o_.sm != 90) return no("wgmma needs sm_90a");
-        const Node* grid = p_.grid;
-        if (!grid || ir::loop_rank(*grid) != 2 || grid->operands.size() != 2) return no("no 2-D parallel nest");
-        m_.grid = grid;
-        for (const Node* n : p_.body.nodes)
-            if (n != grid && !harmless_scalar(n) && n->op != OpCode::yield) return no("work outside the parallel nest");
-        const ir::Region& g = *grid->body;
-        // The grid body: scalars, the zero accumulator, the k loop, its result, the
-        // epilogue, the store.
-        const Node *loop = nullptr, *result = nullptr, *store = nullptr;
-        for (const Node* n : g.nodes) {
-            if (n->op == OpCode::loop) {
-                if (loop) return no("more than one loop in the nest");
-                loop = n;
-            } else if (n->op == OpCode::store) {
-                if (store) return no("more than one store");
-                store = n;
-            } else if (n->op == OpCode::loop_result) {
-                result = n;
-            }
-        }
-        if (!loop || !result || !store) return no("no k loop with a carried accumulator and a store");
-        if (!match_loop(loop)) return false;
-        if (result->operands[0] != loop || result->i != 0) return no("the stored value is not the k loop's result");
-        // Epilogue: the chain from the loop's result to the stored value.
-        const Node* value = store->operands.back();
-        std::vector<const Node*> chain;
-        for (const Node* v = value; v != result;) {
-            if (v->type.dims != result->type.dims) return no("the epilogue changes the tile's shape");
-            const Node* next = nullptr;
-            if (!epilogue_op(v, &next)) return no("the epilogue has a " + std::string(detail::op_name(v->op)) + " that is not elementwise on the accumulator");
-            chain.push_back(v);
-            v = next;
-        }
-        std::reverse(chain.begin(), chain.end());
-        m_.epilogue = chain;
-        // Everything else in the nest is harmless scalar work or the accumulator's initial value.
-        for (const Node* n : g.nodes) {
-            if (n == loop || n == result || n == store || n->op == OpCode::yield || harmless_scalar(n) || n == loop->operands[1]) continue;
-            if (std::find(chain.begin(), chain.end(), n) != chain.end()) continue;
-            if ((n->op == OpCode::constant || n->op == OpCode::full) && is_epilogue_operand(n)) continue;
-            return no("the nest has a " + std::string(detail::op_name(n->op)) + " outside the GEMM");
-        }
-        // The store: C[m0, n0] with the loads' block origins.
-        if (store->operands.size() != 3 || !view_param(store, true)) return no("the store is not into a writable 2-D view");
-        Kind out = value->type.kind;
-        if (out != Kind::F32 && out != Kind::F16 && out != Kind::BF16) return no("the stored kind is not f32, f16 or bf16");
-        if (p_.params[static_cast<std::size_t>(store->i)].kind != out) return no("the store converts kinds");
-        if (store->i == m_.load_a->i || store->i == m_.load_b->i) return no("the output view is also an input");
-        if (store->operands[0] != m_.load_a->operands[0] || store->operands[1] != m_.load_b->operands[1])
-            return no("the store is not at the tile's block origin");
-        m_.loop = loop;
-        m_.result = result;
-        m_.store = store;
-        return true;
-    }
-
-    bool match_loop(const Node* loop) {
-        if (loop->i == 0 || ir::loop_rank(*loop) != 1 || loop->operands.size() != 2) return no("the k loop is not a 1-D loop carrying one value");
-        const Node* init = loop->operands[1];
-        if (init->type.kind != Kind::F32 || init->type.rank() != 2 || !zero_tile(init)) return no("the accumulator does not start as f32 zeros");
-        const ir::Region& body = *loop->body;
-        const Node *t = body.args[0], *acc = body.args[1];
-        const Node *mma = nullptr, *yield = nullptr;
-        std::vector<const Node*> loads;
-        for (const Node* n : body.nodes) {
-            if (n->op == OpCode::mma) mma = n;
-            else if (n->op == OpCode::load) loads.push_back(n);
-            else if (n->op == OpCode::yield) yield = n;
-            else if (n->op != OpCode::stage && !harmless_scalar(n)) return no("the k loop has a " + std::string(detail::op_name(n->op)) + " besides the GEMM");
-        }
-        if (!mma || !yield || loads.size() != 2 || yield->operands.size() != 1 || yield->operands[0] != mma)
-            return no("the k loop is not acc = mma(load, load, acc)");
-        if (!mma->flag) return no("the mma does not allow reassociation");
-        // Dim map (ops.def): out (m from a.0, n from b.1), contraction a.1 with b.0.
-        if (mma->ints != std::vector<std::int64_t>{2, 0, -1, -1, 1, 1, 1, 0}) return no("the mma is not A[m, k] B[k, n]");
-        const Node *a = mma->operands[0], *b = mma->operands[1];
-        if (mma->operands[2] != acc || a->op != OpCode::load || b->op != OpCode::load || a == b)
-            return no("the mma's operands are not the loop's loads and accumulator");
-        if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
-            return no("the operands are not both f16 or both bf16");
-        if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
-        for (const Node* l : {a, b})
-            if (l->flag || l->operands.size() != 2 || !view_param(l, false) || p_.params[static_cast<std::size_t>(l->i)].kind != l->type.kind)
-                return no("a load is not a plain 2-D tile of a view");
-        std::int64_t bm = a->type.dims[0].extent, bk = a->type.dims[1].extent, bn = b->type.dims[1].extent;
-        // Origins: A at (grid_m * bm, t * bk), B at (t * bk, grid_n * bn).
-        const Node* gi = m_.grid->body->args[0];
-        const Node* gj = m_.grid->body->args[1];
-        if (!index_times(a->operands[1], t, bk) || !index_times(b->operands[0], t, bk)) return no("the k origins are not t * bk");
-        if (!(index_times(a->operands[0], gi, bm) && index_times(b->operands[1], gj, bn)) &&
-            !(index_times(a->operands[0], gj, bm) && index_times(b->operands[1], gi, bn)))
-            return no("the block origins are not grid index * tile extent");
-        m_.m_axis = index_times(a->operands[0], gi, bm) ? 0 : 1;
-        m_.load_a = a;
-        m_.load_b = b;
-        m_.bm = bm;
-        m_.bn = bn;
-        m_.bk = bk;
-        return true;
-    }
-
-    // A scalar the epilogue can evaluate anywhere: a constant, a kernel parameter,
-    // or a tile holding one of those everywhere.
-    static bool is_epilogue_operand(const Node* n) {
-        if (n->op == OpCode::param) return scalar(n);
-        if (n->op == OpCode::constant) return n->data && (is_float(n->type.kind) ? n->data->floats.size() : n->data->ints.size()) == 1;
-        if (n->op == OpCode::full) return is_epilogue_operand(n->operands[0]);
-        return false;
-    }
-    // v is an elementwise op with exactly one operand of the accumulator's chain
-    // (returned in *next); the others are epilogue operands.
-    bool epilogue_op(const Node* v, const Node** next) const {
-        switch (v->op) {
-            case OpCode::neg: case OpCode::abs: case OpCode::exp: case OpCode::log: case OpCode::sqrt: case OpCode::rsqrt:
-            case OpCode::tanh: case OpCode::erf: case OpCode::sin: case OpCode::cos: case OpCode::cast: case OpCode::add:
-            case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::pow: case OpCode::maximum: case OpCode::minimum:
-                break;
-            default: return false;
-        }
-        if (!is_float(v->type.kind)) return false;
-        *next = nullptr;
-        for (const Node* x : v->operands) {
-            if (is_epilogue_operand(x)) continue;
-            if (*next || x->type.dims != v->type.dims || !is_float(x->type.kind)) return false;
-            *next = x;
-        }
-        return *next != nullptr;
-    }
-
-    const ir::Program& p_;
-    const EmitOptions& o_;
-    GemmMatch m_;
-    std::string why_;
-};
 
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
 // 128: one or two consumer warpgroups; BN a multiple of the 64-column swizzle
@@ -233,9 +32,9 @@ void choose_tile(const GemmMatch& m, GemmKernel& g) {
 }
 
 // kg::wgmma(d, a_desc, b_desc): one wgmma.mma_async m64nNk16 with f32
-// accumulators, A K-major and B N-major (imm-trans-b = 1), accumulating (scale-d
-// predicate true).
-std::string wgmma_wrapper(int n, Kind in) {
+// accumulators, A K-major and B N-major (imm-trans-b = 1) or, for B stored [N, K],
+// K-major (imm-trans-b = 0), accumulating (scale-d predicate true).
+std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
     std::string kind = in == Kind::BF16 ? "bf16" : "f16";
     int regs = n / 2;
     std::string list, operands;
@@ -249,7 +48,7 @@ std::string wgmma_wrapper(int n, Kind in) {
            "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b) {\n"
            "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
            "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + kind + "." + kind + " {" + list + "}, %" + r +
-           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, 1;\\n}\\n\"\n"
+           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, " + std::string(b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
            "            :" + operands + "\n"
            "            : \"l\"(a), \"l\"(b), \"r\"(1));\n"
            "    }\n"
@@ -257,17 +56,128 @@ std::string wgmma_wrapper(int n, Kind in) {
            "}  // namespace kg\n";
 }
 
-std::string storage(Kind k, const std::string& x) {
-    switch (k) {
-        case Kind::F16: return "kc::f2h(" + x + ")";
-        case Kind::BF16: return "kc::f2b(" + x + ")";
-        default: return x;
-    }
-}
-
 }  // namespace
 
-std::optional<GemmMatch> match_gemm(const ir::Program& p, const EmitOptions& o, std::string* why) { return Matcher(p, o).run(why); }
+namespace {
+
+// The epilogue of one accumulator pair, as the text of the kernel's epilogue
+// functor: every epilogue value at output (r, c) and (r, c + 1) (values that vary
+// only with the row, or with nothing, once), then each output's store.
+class EpilogueWriter {
+public:
+    EpilogueWriter(Emitter& E, const GemmMatch& m) : E_(E), m_(m) {}
+
+    std::string write() {
+        std::unordered_map<const Node*, passes::EpilogueVaries> varies;
+        for (const auto& v : m_.epilogue) varies[v.node] = v.varies;
+        for (const auto& v : m_.epilogue) {
+            bool per_column = v.varies == passes::EpilogueVaries::cols || v.varies == passes::EpilogueVaries::tile;
+            for (int q = 0; q < (per_column ? 2 : 1); ++q) {
+                std::string name = "e" + num(static_cast<std::int64_t>(names_.size())) + (per_column ? "_" + num(q) : "");
+                body_ += "        const " + ctype(v.node->type.kind) + " " + name + " = " + value(*v.node, q) + ";\n";
+                (per_column ? at_[q] : at_[0])[v.node] = name;
+                if (!per_column) at_[1][v.node] = name;
+            }
+            names_.push_back(v.node);
+        }
+        for (const Node* st : m_.stores) store(*st);
+        return body_;
+    }
+    std::string scalars() const { return scalars_; }
+
+private:
+    // The expression of operand o at column c + q.
+    std::string operand(const Node* o, int q) {
+        if (o == m_.result) return q ? "x1" : "x0";
+        if (auto it = at_[q].find(o); it != at_[q].end()) return it->second;
+        return scalar(o);
+    }
+
+    // A host-evaluable scalar, computed once at the kernel's start from its parameters.
+    std::string scalar(const Node* n) {
+        if (auto it = scalar_names_.find(n); it != scalar_names_.end()) return it->second;
+        std::string e;
+        bool fl = is_float(n->type.kind);
+        switch (ir::category(n->op)) {
+            case ir::OpCategory::leaf:
+                if (n->op == OpCode::constant) e = literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
+                else if (n->op == OpCode::param) e = n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
+                else e = "a" + num(ir::param_index(*n)) + (n->op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(*n));
+                break;
+            case ir::OpCategory::shape: e = scalar(n->operands[0]); break;  // full of a scalar
+            default: {
+                std::vector<std::string> args;
+                for (const Node* o : n->operands) args.push_back(scalar(o));
+                e = element_expr(E_, *n, args);
+            }
+        }
+        if (ir::category(n->op) == ir::OpCategory::leaf) return scalar_names_[n] = e;  // a literal or a parameter
+        std::string name = "kiln_s" + num(static_cast<std::int64_t>(scalar_names_.size()));
+        scalars_ += "    const " + ctype(n->type.kind) + " " + name + " = " + e + ";\n";
+        return scalar_names_[n] = name;
+    }
+
+    std::string value(const Node& n, int q) {
+        if (n.op == OpCode::load) return load(n, q);
+        if (n.op == OpCode::broadcast || n.op == OpCode::full) return operand(n.operands[0], q);
+        std::vector<std::string> args;
+        for (const Node* o : n.operands) args.push_back(operand(o, q));
+        return element_expr(E_, n, args);
+    }
+
+    // An epilogue load at output (r, c + q): the view's element there, or the
+    // fallback (zero without one) outside the view.
+    std::string load(const Node& n, int q) {
+        std::string a = "a" + num(ir::param_index(n));
+        std::string col = q ? "(c + 1)" : "c";
+        std::string ok, off;
+        if (ir::access_rank(n) == 2) {
+            ok = "r < " + a + "_e0 && " + col + " < " + a + "_e1";
+            off = "r * " + a + "_s0 + " + col + " * " + a + "_s1";
+        } else {
+            std::string i = is_row_vector(n) ? "r" : col;  // a vector along m, or along n
+            ok = i + " < " + a + "_e0";
+            off = i + " * " + a + "_s0";
+        }
+        Kind k = n.type.kind;
+        std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q) : literal(k, 0, 0);
+        if (ir::bounds_policy(n) == bounds::assume) return from_storage(k, a + "[" + off + "]");
+        return "(" + ok + " ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
+    }
+    bool is_row_vector(const Node& n) const {
+        for (const auto& v : m_.epilogue)
+            if (v.node == &n) return v.varies == passes::EpilogueVaries::rows;
+        return false;
+    }
+
+    // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
+    // an even column of a row-major view (the launcher checks the alignment), else
+    // the elements in range one by one.
+    void store(const Node& st) {
+        const Node* v = st.operands.back();
+        Kind k = v->type.kind;
+        std::string a = "a" + num(ir::param_index(st));
+        std::string y0 = operand(v, 0), y1 = operand(v, 1);
+        std::string pair = k == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
+                                          : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + to_storage(k, y0) + " | (unsigned)" +
+                                                to_storage(k, y1) + " << 16;";
+        body_ += "        if (r < " + a + "_e0) {\n";
+        body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
+        body_ += "            if (c + 1 < lim) " + pair + "\n";
+        body_ += "            else if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "        }\n";
+    }
+
+    Emitter& E_;
+    const GemmMatch& m_;
+    std::string body_, scalars_;
+    std::vector<const Node*> names_;
+    std::unordered_map<const Node*, std::string> at_[2];
+    std::unordered_map<const Node*, std::string> scalar_names_;
+};
+
+}  // namespace
 
 std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& entry, GemmKernel& g) {
     choose_tile(m, g);
@@ -275,78 +185,35 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.program_bm = m.bm;
     g.program_bn = m.bn;
     g.program_bk = m.bk;
-    g.a = static_cast<int>(m.load_a->i);
-    g.b = static_cast<int>(m.load_b->i);
-    g.c = static_cast<int>(m.store->i);
+    g.a = ir::param_index(*m.load_a);
+    g.b = ir::param_index(*m.load_b);
+    g.b_kmajor = m.b_kmajor;
+    for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
     g.m_axis = m.m_axis;
-    const auto& nest = m.grid->body->nodes;
-    g.k_loop = static_cast<int>(std::find(nest.begin(), nest.end(), m.loop) - nest.begin());
+    g.k_loop = m.k_loop;
     g.in = m.load_a->type.kind;
-    g.out = m.store->operands.back()->type.kind;
 
-    // Epilogue operands: constants and parameters, as expressions.
-    auto operand = [&](auto&& self, const Node* x) -> std::string {
-        if (x->op == OpCode::full) return self(self, x->operands[0]);
-        if (x->op == OpCode::param) return x->type.kind == Kind::Bool ? "(a" + num(x->i) + " != 0)" : "a" + num(x->i);
-        bool fl = is_float(x->type.kind);
-        return literal(x->type.kind, fl ? x->data->floats[0] : 0, fl ? 0 : x->data->ints[0]);
-    };
-    // The epilogue for one accumulator element `x`; returns the stored value.
-    auto chain = [&](const std::string& x, const std::string& suffix, std::string& text) {
-        std::unordered_map<const Node*, std::string> at{{m.result, x}};
-        std::string last = x;
-        for (std::size_t i = 0; i < m.epilogue.size(); ++i) {
-            const Node* v = m.epilogue[i];
-            auto arg = [&](std::size_t k) {
-                auto it = at.find(v->operands[k]);
-                return it != at.end() ? it->second : operand(operand, v->operands[k]);
-            };
-            std::string e;
-            switch (v->op) {
-                case OpCode::cast: e = cast_expr(v->operands[0]->type.kind, v->type.kind, arg(0)); break;
-                case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::pow: case OpCode::maximum:
-                case OpCode::minimum:
-                    e = binary_expr(E, v->op, v->type.kind, arg(0), arg(1));
-                    break;
-                default: e = unary_expr(E, v->op, v->type.kind, arg(0));
-            }
-            std::string name = "e" + std::to_string(i) + suffix;
-            text += "        const " + ctype(v->type.kind) + " " + name + " = " + e + ";\n";
-            at[v] = name;
-            last = name;
-        }
-        return last;
-    };
-    std::string y0, y1;
-    std::string body0, body1;
-    y0 = chain("x0", "_0", body0);
-    y1 = chain("x1", "_1", body1);
-    std::string c = "a" + num(g.c);
-    std::string st = stype(g.out);
-    // A pair of elements at an even column of a row-major C (the launcher checks
-    // the alignment) is one 4-byte (f16/bf16) or 8-byte (f32) store.
-    std::string pair = g.out == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
-                                          : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + storage(g.out, y0) + " | (unsigned)" +
-                                                storage(g.out, y1) + " << 16;";
+    EpilogueWriter epi(E, m);
+    std::string body = epi.write();
+    for (const auto& v : m.epilogue) g.epilogue_loads += v.node->op == OpCode::load;
     std::string s;
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
-    s += kiln_cuda_gemm_sm90_text;
-    s += wgmma_wrapper(g.bn, g.in);
+    s += embedded::emit_gemm_sm90_cuh();
+    s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
          "long long kiln_tiles, int kiln_k_tiles, long long kiln_rows, long long kiln_cols, " +
          kernel_signature(E.program()) + ") {\n";
     s += "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
-    s += "    // Rows and columns the program's tiles cover, clipped to C (kiln_rows, kiln_cols).\n";
+    s += epi.scalars();
+    s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
+    s += "    // is clipped to its own extents.\n";
     s += "    auto epilogue = [&](long long r, long long c, float x0, float x1) {\n";
     s += "        if (r >= kiln_rows || c >= kiln_cols) return;\n";
-    s += body0 + body1;
-    s += "        " + st + "* const p = " + c + " + r * " + c + "_s0 + c;\n";
-    s += "        if (c + 1 < kiln_cols) " + pair + "\n";
-    s += "        else p[0] = " + storage(g.out, y0) + ";\n";
+    s += body;
     s += "    };\n";
-    s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) +
-         ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
+    s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
+         (g.b_kmajor ? "true" : "false") + ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
     s += "}\n";
     E.count_tensor_core_op();
     return s;
@@ -358,8 +225,10 @@ std::string GemmKernel::describe() const {
            " (program's " + std::to_string(program_bm) + "x" + std::to_string(program_bn) + "x" + std::to_string(program_bk) + "), " +
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
-           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid; taken when A, B and C suit TMA (16-byte " +
-           "aligned base and row stride, unit inner stride), else the kernel above";
+           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
+           (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
+           "; taken when A, B and the outputs suit TMA and paired stores (16-byte aligned base and row stride, unit inner stride), "
+           "else the kernel above";
 }
 
 }  // namespace kiln::cu

@@ -17,8 +17,10 @@
 //
 // Shared-memory layouts (128-byte swizzle, the TMA and wgmma agree on it): the A
 // stage is BK/64 boxes of [BM rows][64 k] (128 bytes a row); the B stage is
-// BN/64 boxes of [BK rows][64 n]. Every box starts 1024-byte aligned, the period
-// of the swizzle pattern, so descriptors need no base offset.
+// BN/64 boxes of [BK rows][64 n] or, when B is stored [N, K] (B_KMAJOR: a linear
+// layer's weight), BK/64 boxes of [BN rows][64 k] like A's. Every box starts
+// 1024-byte aligned, the period of the swizzle pattern, so descriptors need no
+// base offset.
 #pragma once
 #if defined(__CUDACC__)
 
@@ -95,10 +97,11 @@ template <int BM, int BN, int BK, int STAGES> struct GemmShape {
 // The main loop. Mma::run(d, a_desc, b_desc) issues one wgmma m64nBNk16 with
 // A K-major and B N-major (for the B descriptor the leading byte offset is the
 // distance between 64-column boxes, the stride byte offset that between groups
-// of 8 k rows: checked on an H200, the swapped reading gives wrong sums).
+// of 8 k rows: checked on an H200, the swapped reading gives wrong sums), or B
+// K-major (B_KMAJOR: described like A, 8 n rows of 128 bytes per 1024).
 // epi(row, col, v0, v1) receives every accumulator element of each tile once,
 // in pairs at (row, col) and (row, col + 1), absolute coordinates, col even.
-template <int BM, int BN, int BK, int STAGES, class Mma, class Epi>
+template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           unsigned char* smem_raw, Epi& epi) {
     using S = GemmShape<BM, BN, BK, STAGES>;
@@ -131,8 +134,13 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                 unsigned char* b = a + S::a_bytes;
 #pragma unroll
                 for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+                if (B_KMAJOR) {
 #pragma unroll
-                for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                    for (int x = 0; x < BK / 64; ++x) tma_load_2d(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0);
+                } else {
+#pragma unroll
+                    for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                }
                 if (++s == STAGES) s = 0, phase ^= 1;
             }
         }
@@ -160,7 +168,8 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                 // the 128-byte row. B: 16 k rows of 128 bytes per step; boxes of 64
                 // columns BK * 128 bytes apart.
                 const unsigned long long da = smem_desc(a + (k / 4) * BM * 128 + c * 64 * 128 + (k % 4) * 32, 16, 1024);
-                const unsigned long long db = smem_desc(b + k * 16 * 128, BK * 128, 1024);
+                const unsigned long long db = B_KMAJOR ? smem_desc(b + (k / 4) * BN * 128 + (k % 4) * 32, 16, 1024)
+                                                       : smem_desc(b + k * 16 * 128, BK * 128, 1024);
                 Mma::run(d, da, db);
             }
             wgmma_commit();

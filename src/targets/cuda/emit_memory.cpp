@@ -12,8 +12,6 @@
 
 namespace kiln::cu {
 
-namespace {
-
 std::string from_storage(Kind k, const std::string& x) {
     switch (k) {
         case Kind::F16: return "kc::h2f(" + x + ")";
@@ -34,7 +32,9 @@ std::string to_storage(Kind k, const std::string& x) {
     }
 }
 
-bool checked(const Node& n) { return n.j != static_cast<std::int64_t>(bounds::assume); }
+namespace {
+
+bool checked(const Node& n) { return ir::bounds_policy(n) != bounds::assume; }
 
 // The view coordinates of tile element e: one 64-bit variable per dim.
 std::vector<std::string> coordinates(Emitter& E, const Node& n, const std::vector<Dim>& dims, const std::string& e) {
@@ -46,8 +46,8 @@ std::vector<std::string> coordinates(Emitter& E, const Node& n, const std::vecto
     return c;
 }
 
-std::string extent(const Node& n, std::size_t d) { return "a" + num(n.i) + "_e" + num(static_cast<std::int64_t>(d)); }
-std::string stride(const Node& n, std::size_t d) { return "a" + num(n.i) + "_s" + num(static_cast<std::int64_t>(d)); }
+std::string extent(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_e" + num(static_cast<std::int64_t>(d)); }
+std::string stride(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_s" + num(static_cast<std::int64_t>(d)); }
 
 // One unsigned compare covers c < 0 and c >= extent.
 std::string in_range(const Node& n, std::size_t d, const std::string& c) {
@@ -109,7 +109,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
     const auto& dims = tile->type.dims;
     auto l = E.layout(tile);
     std::size_t last = dims.size() - 1;
-    std::string a = "a" + num(n.i);
+    std::string a = "a" + num(ir::param_index(n));
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(storage)));
     E.line("#pragma unroll");
     E.open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
@@ -144,10 +144,10 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
 }
 
 void load(Emitter& E, const Node& n) {
-    std::string a = "a" + num(n.i);
+    std::string a = "a" + num(ir::param_index(n));
     Kind k = n.type.kind;
     std::size_t rank = n.type.dims.size();
-    std::string fill = n.flag ? E.at(n.operands[rank]) : literal(k, 0, 0);
+    std::string fill = ir::has_fallback(n) ? E.at(n.operands[rank]) : literal(k, 0, 0);
     std::string policy = checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)";
     if (!moves_in_runs(E, &n)) {
         E.each_element(&n, [&](const std::string& e, const std::string& dst) {
@@ -238,7 +238,7 @@ const Node* stored_registers(const Node* value) {
 }
 
 void store(Emitter& E, const Node& n) {
-    std::string a = "a" + num(n.i);
+    std::string a = "a" + num(ir::param_index(n));
     const Node* value = stored_registers(n.operands.back());
     Kind k = n.operands.back()->type.kind;  // the view's kind
     if (!moves_in_runs(E, value)) {

@@ -25,22 +25,7 @@ namespace kiln::cu {
 
 namespace {
 
-// The dim map (ops.def): [n_out, (a, b) per output dim, n_con, (a, b) per contraction dim].
-struct DimMap {
-    std::vector<std::int64_t> out_a, out_b, con_a, con_b;
-    explicit DimMap(const std::vector<std::int64_t>& m) {
-        auto n_out = static_cast<std::size_t>(m[0]);
-        for (std::size_t d = 0; d < n_out; ++d) {
-            out_a.push_back(m[1 + 2 * d]);
-            out_b.push_back(m[2 + 2 * d]);
-        }
-        auto n_con = static_cast<std::size_t>(m[1 + 2 * n_out]);
-        for (std::size_t c = 0; c < n_con; ++c) {
-            con_a.push_back(m[2 + 2 * n_out + 2 * c]);
-            con_b.push_back(m[3 + 2 * n_out + 2 * c]);
-        }
-    }
-};
+using DimMap = ir::MmaDims;
 
 std::string sum_terms(const std::vector<std::string>& terms) {
     std::string s;
@@ -72,24 +57,24 @@ void ordered(Emitter& E, const Node& n, const DimMap& m) {
     const auto &ad = a->type.dims, &bd = b->type.dims, &od = n.type.dims;
     auto as = strides_of(ad), bs = strides_of(bd);
     std::vector<Dim> cdims;
-    for (auto ca : m.con_a) cdims.push_back(ad[static_cast<std::size_t>(ca)]);
+    for (auto c : m.contract) cdims.push_back(ad[static_cast<std::size_t>(c.a)]);
     std::int64_t con = 1;
     for (auto& d : cdims) con *= d.extent;
     E.begin_shared(n);
     std::string sa = E.stage(a), sb = E.stage(b);
     E.barrier();
-    bool reassociate = !E.exact() && n.flag && is_float(n.type.kind) && (n.type.kind == Kind::F32 || n.type.kind == Kind::F64);
+    bool reassociate = !E.exact() && ir::mma_options(n).allow_reassociation && is_float(n.type.kind) && (n.type.kind == Kind::F32 || n.type.kind == Kind::F64);
     E.each_element(&n, [&](const std::string& e, const std::string& dst) {
         std::vector<std::string> at_a, at_b, ca, cb;
         for (std::size_t d = 0; d < od.size(); ++d) {
             std::string idx = coord(e, od, d);
-            if (m.out_a[d] >= 0) at_a.push_back(term(idx, as[static_cast<std::size_t>(m.out_a[d])]));
-            if (m.out_b[d] >= 0) at_b.push_back(term(idx, bs[static_cast<std::size_t>(m.out_b[d])]));
+            if (m.out[d].a >= 0) at_a.push_back(term(idx, as[static_cast<std::size_t>(m.out[d].a)]));
+            if (m.out[d].b >= 0) at_b.push_back(term(idx, bs[static_cast<std::size_t>(m.out[d].b)]));
         }
         for (std::size_t c = 0; c < cdims.size(); ++c) {
             std::string idx = coord("k", cdims, c);
-            ca.push_back(term(idx, as[static_cast<std::size_t>(m.con_a[c])]));
-            cb.push_back(term(idx, bs[static_cast<std::size_t>(m.con_b[c])]));
+            ca.push_back(term(idx, as[static_cast<std::size_t>(m.contract[c].a)]));
+            cb.push_back(term(idx, bs[static_cast<std::size_t>(m.contract[c].b)]));
         }
         E.open("");
         E.line("const int ab = " + sum_terms(at_a) + ", bb = " + sum_terms(at_b) + ";");
@@ -117,37 +102,25 @@ struct TensorCoreOp {
     Kind acc = Kind::F32; // F32 or I32
 };
 
-// The instruction for this mma, if one computes what the mode allows.
-//  - i8 x i8 -> i32 (m16n8k32 .s8, without .satfinite): the products of two i8 fit in
-//    i32 and are exact, as the contract forms them (the product rounds to the
-//    accumulator kind, i32: no change); PTX wraps the s32 accumulation on overflow
-//    ("If .satfinite is not specified, the accumulated value is wrapped instead"),
-//    and the contract wraps each sum at 32 bits. Sums modulo 2^32 do not depend on
-//    their order, so the hardware's order gives the ordered fold's bits: allowed in
-//    exact mode and without allow_reassociation.
-//  - f16/bf16 -> f32 (m16n8k16), and f32 -> f32 with allow_tf32 (m16n8k8 .tf32):
-//    the hardware sums in its own order and precision, so only in standard mode
-//    with allow_reassociation.
-std::optional<TensorCoreOp> tensor_core_op(const Emitter& E, const Node& n, const DimMap& m) {
-    const Node *a = n.operands[0], *b = n.operands[1];
-    if (E.options().sm < 80) return std::nullopt;
-    if (n.type.rank() != 2 || a->type.rank() != 2 || b->type.rank() != 2) return std::nullopt;
-    if (m.con_a.size() != 1 || m.out_a[0] < 0 || m.out_b[0] >= 0 || m.out_a[1] >= 0 || m.out_b[1] < 0) return std::nullopt;
-    Kind in = a->type.kind;
-    if (in == Kind::I8 && n.type.kind == Kind::I32) return TensorCoreOp{"s8", "m16n8k32", "signed char", 1, "(signed char)", Kind::I32};
-    if (E.exact() || !n.flag || n.type.kind != Kind::F32) return std::nullopt;
-    if (in == Kind::F16) return TensorCoreOp{"f16", "m16n8k16", "unsigned short", 2, "kc::f2h", Kind::F32};
-    if (in == Kind::BF16) return TensorCoreOp{"bf16", "m16n8k16", "unsigned short", 2, "kc::f2b", Kind::F32};
-    if (in == Kind::F32 && n.j) return TensorCoreOp{"tf32", "m16n8k8", "unsigned", 4, "kc::tf32", Kind::F32};
-    return std::nullopt;
+// The instruction of the contraction pass's choice (passes/contraction.cpp says
+// when each is exact or allowed).
+TensorCoreOp tensor_core_op(passes::TensorCoreShape shape) {
+    switch (shape) {
+        case passes::TensorCoreShape::s8_m16n8k32: return TensorCoreOp{"s8", "m16n8k32", "signed char", 1, "(signed char)", Kind::I32};
+        case passes::TensorCoreShape::f16_m16n8k16: return TensorCoreOp{"f16", "m16n8k16", "unsigned short", 2, "kc::f2h", Kind::F32};
+        case passes::TensorCoreShape::bf16_m16n8k16: return TensorCoreOp{"bf16", "m16n8k16", "unsigned short", 2, "kc::f2b", Kind::F32};
+        case passes::TensorCoreShape::tf32_m16n8k8: return TensorCoreOp{"tf32", "m16n8k8", "unsigned", 4, "kc::tf32", Kind::F32};
+        case passes::TensorCoreShape::none: break;
+    }
+    internal_fail("cuda: no tensor-core instruction for this mma");
 }
 
 void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const TensorCoreOp& op) {
     namespace fr = mma_fragment;
     const Node *a = n.operands[0], *b = n.operands[1], *acc = n.operands[2];
     const auto &ad = a->type.dims, &bd = b->type.dims;
-    auto am = static_cast<std::size_t>(m.out_a[0]), ak = static_cast<std::size_t>(m.con_a[0]);
-    auto bn = static_cast<std::size_t>(m.out_b[1]), bk = static_cast<std::size_t>(m.con_b[0]);
+    auto am = static_cast<std::size_t>(m.out[0].a), ak = static_cast<std::size_t>(m.contract[0].a);
+    auto bn = static_cast<std::size_t>(m.out[1].b), bk = static_cast<std::size_t>(m.contract[0].b);
     const int eb = op.bytes;
     const std::int64_t kstep = fr::kStepBytes / eb;
     std::int64_t M = ad[am].extent, N = bd[bn].extent, K = ad[ak].extent;
@@ -227,8 +200,9 @@ void tensor_cores(Emitter& E, const Node& n, const DimMap& m, const TensorCoreOp
 }  // namespace
 
 void emit_mma(Emitter& E, const Node& n) {
-    DimMap m(n.ints);
-    if (auto op = tensor_core_op(E, n, m)) tensor_cores(E, n, m, *op);
+    DimMap m = ir::mma_dims(n);
+    const passes::MmaPlan& plan = E.lowered().contractions.of(n);
+    if (plan.shape != passes::TensorCoreShape::none) tensor_cores(E, n, m, tensor_core_op(plan.shape));
     else ordered(E, n, m);
 }
 

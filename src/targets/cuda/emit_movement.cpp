@@ -23,12 +23,12 @@ std::string source_index(const Node& n, const std::string& e) {
     for (std::size_t d = 0; d < from.size(); ++d) {
         switch (n.op) {
             case OpCode::broadcast:
-                if (from[d].extent != 1) add(coord(e, to, static_cast<std::size_t>(n.ints[d])), fs[d]);
+                if (from[d].extent != 1) add(coord(e, to, static_cast<std::size_t>(ir::dim_map(n)[d])), fs[d]);
                 break;
-            case OpCode::permute: add(coord(e, to, d), fs[static_cast<std::size_t>(n.ints[d])]); break;
+            case OpCode::permute: add(coord(e, to, d), fs[static_cast<std::size_t>(ir::dim_map(n)[d])]); break;
             default: {  // slice
                 std::string idx = coord(e, to, d);
-                if (n.ints[d] != 0) idx = "(" + idx + " + " + num(n.ints[d]) + ")";
+                if (ir::slice_starts(n)[d] != 0) idx = "(" + idx + " + " + num(ir::slice_starts(n)[d]) + ")";
                 add(idx, fs[d]);
             }
         }
@@ -68,7 +68,7 @@ void emit_movement(Emitter& E, const Node& n) {
             // it where it is needed instead of moving it (masks like iota(c) == label
             // would otherwise stage a whole i64 tile).
             if (x->op == OpCode::iota) {
-                auto along = static_cast<std::size_t>(n.ints[0]);
+                auto along = static_cast<std::size_t>(ir::dim_map(n)[0]);
                 E.each_element(&n, [&](const std::string& e, const std::string& dst) {
                     E.line(dst + " = (long long)" + coord(e, n.type.dims, along) + ";");
                 });
@@ -100,7 +100,7 @@ void emit_movement(Emitter& E, const Node& n) {
             // out[p] = x[p with dim `axis` := idx[p]]; an index out of range gives 0.
             const auto& xd = x->type.dims;
             auto xs = strides_of(xd);
-            auto axis = static_cast<std::size_t>(n.i);
+            auto axis = static_cast<std::size_t>(ir::tile_dim(n));
             const Node* idx = n.operands[1];
             E.each_element(&n, [&](const std::string& e, const std::string& dst) {
                 std::string q = E.fresh("q");

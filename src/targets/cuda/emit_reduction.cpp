@@ -87,7 +87,7 @@ std::optional<RowReduction> row_reduction(const Emitter& E, const Node& n) {
     if (l.uniform) return std::nullopt;
     const auto& xd = x->type.dims;
     std::vector<bool> reduced(xd.size(), false);
-    for (auto a : n.ints) reduced[static_cast<std::size_t>(a)] = true;
+    for (auto a : ir::reduced_dims(n)) reduced[static_cast<std::size_t>(a)] = true;
     // Extent-1 dims do not move elements; past them, every reduced dim must follow every kept one.
     bool seen_reduced = false;
     for (std::size_t d = 0; d < xd.size(); ++d) {
@@ -247,7 +247,7 @@ void reduce(Emitter& E, const Node& n) {
     Kind k = n.type.kind;
     const auto& xd = x->type.dims;
     std::vector<bool> reduced(xd.size(), false);
-    for (auto a : n.ints) reduced[static_cast<std::size_t>(a)] = true;
+    for (auto a : ir::reduced_dims(n)) reduced[static_cast<std::size_t>(a)] = true;
     std::int64_t outs = n.type.count(), red = x->type.count() / outs;
     OpCode comb = combiner(n.op);
     std::string t = ctype(k);
@@ -313,7 +313,7 @@ std::string line_base(const std::vector<Dim>& xd, std::size_t axis, const std::s
 void arg_reduce(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
-    auto axis = static_cast<std::size_t>(n.i);
+    auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis];
     bool fl = is_float(x->type.kind);
     E.begin_shared(n);
@@ -348,7 +348,7 @@ void parallel_scan(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     Kind k = n.type.kind;
     const auto& xd = x->type.dims;
-    auto axis = static_cast<std::size_t>(n.i);
+    auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis], count = x->type.count(), slots = E.slots(x);
     std::string t = ctype(k), v = E.name(&n);
     E.line(t + " " + v + "[" + num(slots) + "];");
@@ -372,7 +372,7 @@ void scan(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     Kind k = n.type.kind;
     const auto& xd = x->type.dims;
-    auto axis = static_cast<std::size_t>(n.i);
+    auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     std::int64_t len = xd[axis].extent, stride = strides_of(xd)[axis], lines = x->type.count() / len;
     // Integer addition, max and min give the same bits in any order; float sums may
     // reassociate outside exact mode. Walking lines in order is better only when

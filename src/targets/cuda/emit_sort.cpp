@@ -11,10 +11,10 @@ void emit_sort(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     Kind xk = x->type.kind;
     const auto& xd = x->type.dims;
-    auto axis = static_cast<std::size_t>(n.i);
+    auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     bool topk = n.op == OpCode::topk_values || n.op == OpCode::topk_indices;
     bool indices = n.op == OpCode::sort_indices || n.op == OpCode::topk_indices;
-    std::int64_t len = xd[axis].extent, keep = topk ? n.j : len;
+    std::int64_t len = xd[axis].extent, keep = topk ? ir::topk_count(n) : len;
     auto xs = strides_of(xd), os = strides_of(n.type.dims);
     // NaN sorts above +inf; -0 and +0 are equal.
     auto less = [&](const std::string& a, const std::string& b) {

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "check/shape_rules.h"
+#include "ir/axis_names.h"
+#include "support/names.h"
+#include "targets/common/literals.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
 
@@ -53,35 +55,7 @@ int storage_bytes(Kind k) {
     }
 }
 
-std::string literal(Kind k, double f, std::int64_t i) {
-    if (k == Kind::Bool) return i ? "true" : "false";
-    if (!is_float(k)) {
-        bool wide = k == Kind::I64;
-        std::int64_t min = wide ? INT64_MIN : INT32_MIN;
-        if (i == min) return wide ? "(-9223372036854775807LL - 1)" : "(-2147483647 - 1)";
-        return std::to_string(i) + (wide ? "LL" : "");
-    }
-    bool f64 = k == Kind::F64;
-    if (!std::isfinite(f)) {
-        // Written as bits: there is no portable literal for inf or NaN.
-        char buf[64];
-        if (f64) {
-            std::uint64_t b;
-            std::memcpy(&b, &f, 8);
-            std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016" PRIx64 "LL)", b);
-        } else {
-            float x = static_cast<float>(f);
-            std::uint32_t b;
-            std::memcpy(&b, &x, 4);
-            std::snprintf(buf, sizeof buf, "__uint_as_float(0x%08" PRIx32 "u)", b);
-        }
-        return buf;
-    }
-    // Hex floats are exact; the value is representable in the register type.
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a%s", f, f64 ? "" : "f");
-    return buf;
-}
+std::string literal(Kind k, double f, std::int64_t i) { return targets::literal(k, f, i, targets::kCudaDialect); }
 
 std::string word_type(int bytes) {
     switch (bytes) {
@@ -109,63 +83,20 @@ std::string coord(const std::string& e, const std::vector<Dim>& dims, std::size_
 
 // ---- the emitter
 
-Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o) { choose_layout(); }
-
 namespace {
-
-// The most elements of its largest tile a thread holds before the CTA grows past 256
-// threads. A row tile lives in registers. Fewer per thread means more threads per
-// row, and each thread pays the fixed work of every reduction (shuffles, the
-// exchange) and of every load and store (addresses, masks): for bench/cuda_bench.cpp's
-// softmax over 8192 bf16 columns the instructions per row are 1.4x those of 32 per
-// thread at 8 per thread, and that kernel is close to bound by instruction issue.
-// At 32 per thread it needs 64 registers: four 256-thread CTAs per SM.
-// KILN_CUDA_ELEMENTS_PER_THREAD overrides it (for measuring other points; the
-// generated source, hence the cache key, differs).
-std::int64_t most_per_thread() {
-    const char* e = std::getenv("KILN_CUDA_ELEMENTS_PER_THREAD");
-    return e && std::atoi(e) > 0 ? std::atoi(e) : 32;
+passes::LowerOptions lower_options(const EmitOptions& o) {
+    passes::LowerOptions l;
+    l.target = passes::TargetKind::cuda;
+    l.precision = o.precision;
+    l.index64 = o.index64;
+    l.sm = o.sm;
+    return l;
 }
-
 }  // namespace
 
-// T: enough threads that the largest tile has about one element per thread, between
-// one warp and 256; past 256 x most_per_thread() elements, up to 1024. V (emit.h): the
-// longest run that makes one 16-byte access (8 f16/bf16, 4 f32/i32, 2 f64/i64; at
-// most 8 elements) among the kernel's global loads and stores, shortened until it
-// divides the tile's rows (a run never crosses a row, so it is contiguous in memory).
-void Emitter::choose_layout() {
-    std::int64_t& largest = largest_;
-    ir::walk(p_.body, [&](const Node& n) {
-        if (n.op == OpCode::loop || n.op == OpCode::yield || n.op == OpCode::stage) return;
-        largest = std::max(largest, n.type.count());
-        const Node* tile = n.op == OpCode::load ? &n : n.op == OpCode::store ? n.operands.back() : nullptr;
-        if (!tile || is_scalar(tile)) return;
-        int v = std::min(8, 16 / storage_bytes(tile->type.kind));
-        while (tile->type.dims.back().extent % v != 0) v /= 2;
-        vec_ = std::max(vec_, v);
-    });
-    threads_ = 32;
-    while (threads_ < largest && threads_ < 256) threads_ *= 2;
-    while (threads_ < 1024 && largest > threads_ * most_per_thread()) threads_ *= 2;
-}
-
-// A tile takes the kernel's run length V when every thread gets at least one whole
-// run and runs tile it exactly; otherwise the longest shorter run that does (1 at
-// worst: the plain cyclic layout).
-Emitter::Layout Emitter::layout(const Node* n) const {
-    Layout l;
-    l.count = n->type.count();
-    if (l.count == 1) {
-        l.uniform = true;
-        return l;
-    }
-    int v = vec_;
-    while (v > 1 && (l.count % v != 0 || l.count < std::int64_t{threads_} * v)) v /= 2;
-    l.vec = v;
-    std::int64_t round = std::int64_t{threads_} * v;
-    l.runs = (l.count + round - 1) / round;
-    return l;
+Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o), lowered_(passes::lower(p, lower_options(o))) {
+    threads_ = lowered_.layouts->threads;
+    largest_ = lowered_.layouts->largest;
 }
 
 std::string Emitter::element(const Node* n, const std::string& j) const {
@@ -197,31 +128,14 @@ std::string Emitter::fresh(const std::string& stem) { return stem + std::to_stri
 
 std::string Emitter::at(const Node* n, const std::string& j) { return is_scalar(n) ? name(n) : name(n) + "[" + j + "]"; }
 
-void Emitter::line(const std::string& s) { body_ << std::string(static_cast<std::size_t>(indent_) * 4, ' ') << s << "\n"; }
-void Emitter::open(const std::string& s) {
-    line(s.empty() ? "{" : s + " {");
-    ++indent_;
-}
-void Emitter::close(const std::string& tail) {
-    --indent_;
-    line(tail);
-}
-void Emitter::otherwise() {
-    close("} else {");
-    ++indent_;
-}
+
 
 void Emitter::note(const Node& n, const std::string& lowering) {
     noted_.insert(&n);
     std::string where = n.loc.known() ? "  [" + n.loc.str() + "]" : "";
-    Layout l = layout(&n);
-    std::string distribution = is_scalar(&n)  ? "uniform scalar"
-                               : l.uniform    ? "uniform (every thread holds the element)"
-                               : l.vec == 1   ? "cyclic over " + std::to_string(threads_) + " threads, " + std::to_string(l.slots()) + "/thread"
-                                              : "runs of " + std::to_string(l.vec) + " over " + std::to_string(threads_) + " threads, " +
-                                                std::to_string(l.slots()) + "/thread";
+    std::string distribution = layout(&n).describe(threads_, is_scalar(&n));
     notes_.push_back(name(&n) + " = " + std::string(detail::op_name(n.op)) + " " + std::string(kind_name(n.type.kind)) + " " +
-                     check::dims_str(n.type.dims) + ": " + distribution + (lowering.empty() ? "" : "; " + lowering) + where);
+                     ir::dims_str(n.type.dims) + ": " + distribution + (lowering.empty() ? "" : "; " + lowering) + where);
 }
 
 void Emitter::unsupported(const Node& n, const std::string& why) const {
@@ -356,58 +270,60 @@ std::string Emitter::stage(const Node* x) {
 // ---- regions
 
 void Emitter::region(const ir::Region& r) {
-    for (const Node* n : r.nodes) node(*n);
+    for (const Node* n : r.nodes)
+        if (lowered_.is_live(*n)) node(*n);
 }
 
 void Emitter::node(const Node& n) {
     dispatch(n);
     // Every value appears in the plan; ops that did not describe their lowering are
     // thread-local (elementwise) or uniform (scalars).
-    bool has_value = n.op != OpCode::loop && n.op != OpCode::yield && n.op != OpCode::stage && n.op != OpCode::store &&
-                     n.op != OpCode::loop_result;
+    bool has_value = ir::has_result(n.op) && n.op != OpCode::loop_result;
     if (has_value && !noted_.count(&n)) note(n, is_scalar(&n) ? "" : "thread-local");
 }
 
 void Emitter::dispatch(const Node& n) {
-    switch (n.op) {
-        case OpCode::loop:
-            if (&n == p_.grid) grid(n);
-            else loop(n);
-            return;
-        case OpCode::yield: return;  // loops read their body's yield directly
-        case OpCode::stage: line("// stage \"" + n.s + "\""); return;
-        case OpCode::loop_result: return;  // named when its loop was emitted
-        case OpCode::region_arg: internal_fail("cuda: region_arg in a node list");
-        case OpCode::constant: case OpCode::param: case OpCode::view_extent: case OpCode::view_stride: leaf(n); return;
-        case OpCode::load: case OpCode::store: emit_memory(*this, n); return;
-        case OpCode::broadcast: case OpCode::reshape: case OpCode::permute: case OpCode::slice: case OpCode::gather:
-        case OpCode::reindex: case OpCode::mem_store: case OpCode::mem_load:
-            emit_movement(*this, n);
-            return;
-        case OpCode::reduce_add: case OpCode::reduce_max: case OpCode::reduce_min: case OpCode::argmax: case OpCode::argmin:
-        case OpCode::scan_add: case OpCode::scan_max: case OpCode::scan_min:
-            emit_reduction(*this, n);
-            return;
-        case OpCode::sort_values: case OpCode::sort_indices: case OpCode::topk_values: case OpCode::topk_indices:
-            emit_sort(*this, n);
-            return;
-        case OpCode::mma: emit_mma(*this, n); return;
-        default: emit_elementwise(*this, n); return;
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::control:
+            if (n.op == OpCode::loop) {
+                if (&n == p_.grid) grid(n);
+                else loop(n);
+            } else if (n.op == OpCode::stage) {
+                line("// stage \"" + support::source_text(ir::stage_label(n)) + "\"");
+            } else if (n.op == OpCode::region_arg) {
+                internal_fail("cuda: region_arg in a node list");
+            }
+            return;  // loops read their body's yield directly; loop results are named with their loop
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::iota) return emit_elementwise(*this, n);
+            return leaf(n);
+        case ir::OpCategory::memory:
+            if (n.op == OpCode::load || n.op == OpCode::store) return emit_memory(*this, n);
+            return emit_movement(*this, n);  // memory<T> resources hold values unchanged
+        case ir::OpCategory::shape:
+            if (n.op == OpCode::full) return emit_elementwise(*this, n);
+            return emit_movement(*this, n);
+        case ir::OpCategory::movement: return emit_movement(*this, n);
+        case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: return emit_reduction(*this, n);
+        case ir::OpCategory::sort: return emit_sort(*this, n);
+        case ir::OpCategory::contraction: return emit_mma(*this, n);
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast:
+            return emit_elementwise(*this, n);
     }
 }
 
 void Emitter::leaf(const Node& n) {
     const std::string& v = name(&n);
     std::string t = ctype(n.type.kind);
-    switch (n.op) {
-        case OpCode::param: {
-            std::string a = "a" + num(n.i);
-            line("const " + t + " " + v + " = " + (n.type.kind == Kind::Bool ? a + " != 0" : a) + ";");
-            return;
-        }
-        case OpCode::view_extent: line("const long long " + v + " = a" + num(n.i) + "_e" + num(n.j) + ";"); return;
-        case OpCode::view_stride: line("const long long " + v + " = a" + num(n.i) + "_s" + num(n.j) + ";"); return;
-        default: break;
+    if (n.op == OpCode::param) {
+        std::string a = "a" + num(ir::param_index(n));
+        line("const " + t + " " + v + " = " + (n.type.kind == Kind::Bool ? a + " != 0" : a) + ";");
+        return;
+    }
+    if (n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
+        line("const long long " + v + " = a" + num(ir::param_index(n)) + (n.op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(n)) + ";");
+        return;
     }
     // constant
     const auto& d = *n.data;
@@ -476,11 +392,12 @@ void Emitter::grid(const Node& loop) {
 }
 
 void Emitter::loop(const Node& loop) {
-    static const char* kinds[] = {"parallel", "serial", "pipeline"};
     int rank = ir::loop_rank(loop);
     auto ext = extents_of(*this, loop);
-    line(std::string("// ") + kinds[loop.i] + " loop" + (loop.i == 2 ? " (window " + num(loop.j) + ": runs as a serial loop)" : ""));
-    if (loop.i == 0) fail(loop.loc, "parallel", "not supported on cuda: a parallel nest inside another nest");
+    auto kind = ir::loop_kind(loop);
+    line("// " + std::string(ir::loop_kind_name(kind)) + " loop" +
+         (kind == detail::LoopKind::pipeline ? " (window " + num(ir::pipeline_window(loop)) + ": runs as a serial loop)" : ""));
+    if (kind == detail::LoopKind::parallel) fail(loop.loc, "parallel", "not supported on cuda: a parallel nest inside another nest");
     // Carried values live in variables declared before the loop; the body's
     // carried arguments and the loop's results are those variables.
     std::vector<std::string> carried;
@@ -498,7 +415,7 @@ void Emitter::loop(const Node& loop) {
         carried.push_back(v);
     }
     for (const Node* r : loop.parent->nodes)
-        if (r->op == OpCode::loop_result && r->operands[0] == &loop) alias(r, carried[static_cast<std::size_t>(r->i)]);
+        if (r->op == OpCode::loop_result && r->operands[0] == &loop) alias(r, carried[static_cast<std::size_t>(ir::slot(*r))]);
     std::string count = fresh("n");
     std::string product;
     for (auto& x : ext) product += (product.empty() ? "" : " * ") + ("kc::imax(" + x + ", 0LL)");
@@ -558,7 +475,7 @@ std::string kernel_signature(const ir::Program& p) {
 
 EmittedKernel Emitter::emit() {
     ir::walk(p_.body, [&](const Node& n) {
-        if ((n.op == OpCode::load || n.op == OpCode::store) && n.j == static_cast<std::int64_t>(bounds::check))
+        if (ir::has_attr(n.op, ir::attr_bounds) && ir::bounds_policy(n) == bounds::check)
             fail(n.loc, n.op == OpCode::load ? "load" : "store",
                  "device code cannot raise: bounds::check is not supported on cuda; use bounds::zero or bounds::assume");
     });
@@ -569,14 +486,15 @@ EmittedKernel Emitter::emit() {
     k.entry = "kiln_" + id;
     // The canonical GEMM also gets a TMA + wgmma kernel in the same module (emit_gemm.h).
     std::string gemm;
-    if (auto m = match_gemm(p_, o_)) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
+    if (const auto& m = lowered_.contractions.gemm) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
     k.threads = threads_;
     // The scratch area, then the two exchange areas.
     k.shared_bytes = shared_max_ + 2 * exchange_max_;
     k.values = notes_;
+    k.contractions = passes::contraction_report(lowered_);
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
-    src << "// kiln: kernel '" << p_.name << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
+    src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
         << (o_.index64 ? 64 : 32) << "-bit offsets, sm_" << o_.sm << ")\n";
     src << prelude(math_);
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
@@ -595,7 +513,7 @@ EmittedKernel Emitter::emit() {
         src << "    unsigned char* const kiln_exchange0 = kiln_smem + " << shared_max_ << ";\n";
         src << "    unsigned char* const kiln_exchange1 = kiln_smem + " << shared_max_ + exchange_max_ << ";\n";
     }
-    src << body_.str() << "}\n";
+    src << body_.text() << "}\n";
     src << gemm;
     k.source = src.str();
     if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;

@@ -9,6 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/lower.h"
+#include "targets/common/source_writer.h"
 #include "targets/cuda/emit.h"
 
 namespace kiln::cu {
@@ -43,14 +45,9 @@ public:
 
     // ---- layout (emit.h): where each element of a tile lives. Every op family goes
     // through these (or each_element / each_owned / stage, built on them).
-    struct Layout {
-        std::int64_t count = 1;  // elements
-        int vec = 1;             // V: a run of V row-major-consecutive elements per slot group
-        std::int64_t runs = 1;   // runs per thread; the last ones may lie past the tile's end
-        bool uniform = false;    // a one-element tile that every thread holds, like a scalar
-        std::int64_t slots() const { return runs * vec; }
-    };
-    Layout layout(const Node* n) const;
+    using Layout = passes::CudaLayout;
+    Layout layout(const Node* n) const { return lowered_.layouts->of(n); }
+    const passes::Lowered& lowered() const { return lowered_; }
     std::int64_t slots(const Node* n) const { return layout(n).slots(); }  // register slots per thread
     // The element held in slot j of this thread, and the first element of its run q
     // (j and q: int expressions, constants once loops are unrolled).
@@ -64,10 +61,10 @@ public:
     void alias(const Node* n, const std::string& existing) { names_[n] = existing; }
     std::string fresh(const std::string& stem);                         // a unique local name
     std::string at(const Node* n, const std::string& j = "j");          // "v3[j]", or "v3" for a scalar
-    void line(const std::string& s);
-    void open(const std::string& s);                                    // "s {" then indent
-    void close(const std::string& tail = "}");
-    void otherwise();                                                   // "} else {" at the open block's level
+    void line(const std::string& s) { body_.line(s); }
+    void open(const std::string& s) { body_.open(s); }                 // "s {" then indent
+    void close(const std::string& tail = "}") { body_.close(tail); }
+    void otherwise() { body_.otherwise(); }                              // "} else {" at the open block's level
     void note(const Node& n, const std::string& lowering);              // one plan line
     void use_math() { math_ = true; }
     void count_tensor_core_op() { ++tensor_core_mmas_; }
@@ -108,17 +105,15 @@ private:
     void loop(const Node& loop);
     void leaf(const Node& n);
     std::string file_scope_constant(const Node& n);
-    void choose_layout();
     void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
 
     const ir::Program& p_;
     EmitOptions o_;
+    passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     int threads_ = 32;
-    int vec_ = 1;  // the kernel's widest run (elements), from its global loads and stores
     std::int64_t largest_ = 1;  // elements of the largest tile
-    std::ostringstream body_;
+    targets::SourceWriter body_{1};
     std::ostringstream constants_;  // file-scope arrays for tile constants
-    int indent_ = 1;
     int next_name_ = 0;
     std::unordered_map<const Node*, std::string> names_;
     std::vector<std::string> notes_;
@@ -147,9 +142,14 @@ void emit_mma(Emitter& e, const Node& n);          // ordered contraction or ten
 // register values; scalar_ops.cpp). `exact` selects kiln math for
 // transcendental functions; standard mode uses CUDA's.
 std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x);
+// An elementwise node (ir::is_elementwise) over its operands' expressions.
+std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& operands);
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
 std::string cast_expr(Kind from, Kind to, const std::string& x);
+// A value of kind k between its storage type in device memory and its register type.
+std::string from_storage(Kind k, const std::string& x);
+std::string to_storage(Kind k, const std::string& x);
 // One rounding to kind k of a result computed in float (f16/bf16/f32) or double.
 std::string round_float(Kind k, const std::string& x);
 std::string round_double(Kind k, const std::string& x);

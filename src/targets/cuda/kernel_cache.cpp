@@ -1,7 +1,8 @@
 #include "targets/cuda/kernel_cache.h"
 
+#include "targets/common/dump.h"
+
 #include <charconv>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -23,12 +24,6 @@ constexpr const char* kArtifactFormat = "cuda-artifacts-1";
 // sm_90's opt-in shared memory per CTA, the limit when compiling with no device.
 constexpr std::int64_t kOfflineSharedLimit = 227 * 1024;
 const std::string kOfflineArch = "sm_90a";  // what a compile with no device targets
-
-void write_file(const std::filesystem::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out << bytes;
-    if (!out.good()) throw Error("cuda: cannot write " + p.string());
-}
 
 // The numbers of the first place in `log` that reads "N1<text1>N2<text2>...",
 // each N a decimal number, preceded by `lead`. (No std::regex: building one
@@ -130,7 +125,6 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     std::string joined;
     for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
     cache::KeyBuilder key;
-    key.add("kiln", KILN_VERSION);
     key.add("artifacts", kArtifactFormat);
     key.add("target", "cuda");
     key.add("arch", arch);
@@ -139,27 +133,42 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     key.add("index_width", o.index64 ? "64" : "32");
     key.add("source", k->kernel.source);
     k->key = key.hex();
+    targets::dump_source(p.name, k->key, k->kernel.source, "cu");
     return k;
 }
 
 // The compiled artifacts of `k`: the disk cache's verified bytes, or NVRTC's
-// output, published first. Only a miss loads NVRTC.
+// output, published first. Only a miss loads NVRTC. A cache that cannot be used
+// or cannot take the entry (read-only, full) costs only the caching: NVRTC's
+// output is then used as it is (DiskCache warns once).
 void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
-    auto cache = cache::DiskCache::open();
+    auto cache = cache::DiskCache::open_or_warn();
     const std::string_view names[] = {"kernel.ptx", "kernel.cubin", "nvrtc.log"};
-    auto files = cache.read(k.key, names);
+    std::optional<std::vector<std::string>> files;
+    if (cache) files = cache->read(k.key, names);
     k.from_disk = files.has_value();
     if (!files) {
-        cache.publish(k.key, [&](const std::filesystem::path& staging) {
-            NvrtcOutput out = nvrtc_compile(k.kernel.source, k.kernel.entry + ".cu", nvrtc_options(o, k.arch));
-            write_file(staging / "kernel.cu", k.kernel.source);
-            write_file(staging / "kernel.ptx", out.ptx);
-            write_file(staging / "kernel.cubin", out.cubin);
-            write_file(staging / "nvrtc.log", out.log);
-        });
-        std::string why;
-        files = cache.read(k.key, names, &why);
-        if (!files) throw Error("cuda: the cache entry just published for kernel '" + k.kernel.entry + "' cannot be read: " + why);
+        std::optional<NvrtcOutput> out;
+        auto compile = [&] {
+            if (!out) out = nvrtc_compile(k.kernel.source, k.kernel.entry + ".cu", nvrtc_options(o, k.arch));
+        };
+        std::optional<std::filesystem::path> published;
+        if (cache)
+            published = cache->try_publish(k.key, [&](const std::filesystem::path& staging) {
+                compile();
+                cache::write_new_file(staging / "kernel.cu", k.kernel.source);
+                cache::write_new_file(staging / "kernel.ptx", out->ptx);
+                cache::write_new_file(staging / "kernel.cubin", out->cubin);
+                cache::write_new_file(staging / "nvrtc.log", out->log);
+            });
+        if (published) {
+            std::string why;
+            files = cache->read(k.key, names, &why);
+            if (!files) throw Error("cuda: the cache entry just published for kernel '" + k.kernel.entry + "' cannot be read: " + why);
+        } else {
+            compile();
+            files = std::vector<std::string>{std::move(out->ptx), std::move(out->cubin), std::move(out->log)};
+        }
     }
     k.ptx = std::move((*files)[0]);
     k.cubin = std::move((*files)[1]);

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "interp/eval.h"
-#include "interp/semantics.h"
+#include "ir/attrs.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
@@ -16,117 +16,10 @@ using detail::Arg;
 using detail::OpCode;
 using ir::Node;
 
-bool needs_64bit_offsets(const std::vector<Arg>& args) {
-    for (const Arg& a : args) {
-        if (!a.is_view) continue;
-        // check_host_view has ruled out negative values and overflow of the span.
-        std::int64_t last = 0;
-        bool empty = false;
-        for (std::size_t d = 0; d < a.extents.size(); ++d) {
-            if (a.extents[d] == 0) empty = true;
-            else last += (a.extents[d] - 1) * a.strides[d];
-        }
-        if (!empty && last > std::numeric_limits<std::int32_t>::max() - 1) return true;
-    }
-    return false;
-}
-
-namespace {
-
-// The program's scalars evaluated on the host before a launch: parameters, view
-// extents and strides, constants, and arithmetic on them, with the interpreter's
-// semantics. Integer index arithmetic (grid and loop extents are usually
-// ceil_div of a view's extent) takes a direct path through ref::int_binary, the
-// function the interpreter's eval applies to integer elements, without eval's
-// allocations; every other op goes through ref::eval itself.
-class HostScalars {
-public:
-    explicit HostScalars(const std::vector<Arg>& args) : args_(args) {}
-
-    // An integer scalar; `where` is the loop whose extent needs it (for errors).
-    std::int64_t integer(const Node* n, const Node& where) {
-        for (std::size_t k = 0; k < std::min(count_, kInline); ++k)
-            if (ints_[k].first == n) return ints_[k].second;
-        for (const auto& [node, v] : more_ints_)
-            if (node == n) return v;
-        std::int64_t v = 0;
-        Kind k = n->type.kind;
-        bool wide = k == Kind::I8 || k == Kind::I32 || k == Kind::I64;  // not bool: eval's path
-        switch (n->op) {
-            case OpCode::constant: v = wide && n->data->ints.size() == 1 ? n->data->ints[0] : value(n, where)->ints.at(0); break;
-            case OpCode::view_extent: v = args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]; break;
-            case OpCode::view_stride: v = args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]; break;
-            case OpCode::param:
-                v = wide ? ref::wrap_to(k, args_[static_cast<std::size_t>(n->i)].i) : value(n, where)->ints.at(0);
-                break;
-            case OpCode::add: case OpCode::sub: case OpCode::mul: case OpCode::div: case OpCode::mod: case OpCode::maximum:
-            case OpCode::minimum:
-                v = wide ? ref::int_binary(n->op, k, integer(n->operands[0], where), integer(n->operands[1], where))
-                         : value(n, where)->ints.at(0);
-                break;
-            default: v = value(n, where)->ints.at(0);
-        }
-        if (count_ < kInline) ints_[count_] = {n, v};
-        else more_ints_.emplace_back(n, v);
-        ++count_;
-        return v;
-    }
-
-private:
-    // Any scalar, through the interpreter's eval.
-    ref::DataPtr value(const Node* n, const Node& where) {
-        if (auto it = values_.find(n); it != values_.end()) return it->second;
-        auto scalar_int = [](std::int64_t v) {
-            auto d = std::make_shared<ir::EagerData>();
-            d->ints.push_back(v);
-            return ref::DataPtr(d);
-        };
-        ref::DataPtr v;
-        switch (n->op) {
-            case OpCode::constant: v = n->data; break;
-            case OpCode::view_extent: v = scalar_int(args_[static_cast<std::size_t>(n->i)].extents[static_cast<std::size_t>(n->j)]); break;
-            case OpCode::view_stride: v = scalar_int(args_[static_cast<std::size_t>(n->i)].strides[static_cast<std::size_t>(n->j)]); break;
-            case OpCode::param: {
-                const Arg& a = args_[static_cast<std::size_t>(n->i)];
-                auto d = std::make_shared<ir::EagerData>();
-                if (is_float(n->type.kind)) d->floats.push_back(ref::round_to(n->type.kind, a.f));
-                else d->ints.push_back(ref::wrap_to(n->type.kind, a.i));
-                v = d;
-                break;
-            }
-            case OpCode::load: case OpCode::store: case OpCode::loop: case OpCode::loop_result: case OpCode::region_arg:
-            case OpCode::yield: case OpCode::stage:
-                fail(where.loc, "parallel", "not supported on cuda: the grid's extent depends on a " + std::string(detail::op_name(n->op)) +
-                                                ", which the host cannot evaluate before the launch");
-            default: {
-                std::vector<ref::DataPtr> keep;
-                std::vector<const ir::EagerData*> in;
-                for (const Node* o : n->operands) {
-                    keep.push_back(value(o, where));
-                    in.push_back(keep.back().get());
-                }
-                v = ref::eval(*n, in);
-            }
-        }
-        values_[n] = v;
-        return v;
-    }
-
-    const std::vector<Arg>& args_;
-    // A handful: a linear search beats hashing, and an array on the stack spares a
-    // warm launch any allocation.
-    static constexpr std::size_t kInline = 32;
-    std::pair<const Node*, std::int64_t> ints_[kInline];
-    std::vector<std::pair<const Node*, std::int64_t>> more_ints_;
-    std::size_t count_ = 0;
-    std::unordered_map<const Node*, ref::DataPtr> values_;
-};
-
-}  // namespace
 
 std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) {
     if (!p.grid) return 1;
-    HostScalars scalars(args);
+    passes::HostScalars scalars(args);
     std::int64_t total = 1;
     for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
         std::int64_t e = scalars.integer(p.grid->operands[static_cast<std::size_t>(k)], *p.grid);
@@ -160,9 +53,9 @@ template <class Add> void for_each_slot(const ir::Program& p, const std::vector<
             // The register type of the kind, holding the value the interpreter would (rounded / wrapped).
             switch (p.params[i].kind) {
                 case Kind::F64: push(a.f); break;
-                case Kind::F32: case Kind::F16: case Kind::BF16: push(static_cast<float>(ref::round_to(p.params[i].kind, a.f))); break;
+                case Kind::F32: case Kind::F16: case Kind::BF16: push(static_cast<float>(passes::scalar_param_float(p.params[i].kind, a.f))); break;
                 case Kind::I64: push(a.i); break;
-                default: push(static_cast<std::int32_t>(ref::wrap_to(p.params[i].kind, a.i)));
+                default: push(static_cast<std::int32_t>(passes::scalar_param_int(p.params[i].kind, a.i)));
             }
             continue;
         }
@@ -220,30 +113,41 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         grid->body->nodes[static_cast<std::size_t>(g.k_loop)]->op != OpCode::loop)
         internal_fail("cuda: a GEMM kernel for a program without its k loop");
     const Node& loop = *grid->body->nodes[static_cast<std::size_t>(g.k_loop)];
-    HostScalars scalars(args);
+    passes::HostScalars scalars(args);
     std::int64_t grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
     std::int64_t grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
     std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
-    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)], &C = args[static_cast<std::size_t>(g.c)];
+    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
     auto covered = [&](std::int64_t blocks, std::int64_t tile, std::int64_t extent) {
         return blocks <= 0 ? 0 : blocks > extent / tile ? extent : std::min(extent, blocks * tile);
     };
-    // What the program's tiles cover: C's rows and columns, and the k range.
-    std::int64_t rows = covered(grid_m, g.program_bm, C.extents[0]), cols = covered(grid_n, g.program_bn, C.extents[1]);
-    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], B.extents[0]));
+    // What the program's tiles cover: the outputs' rows and columns (each output
+    // is clipped to its own extents in the kernel), and the k range.
+    std::int64_t out_rows = 0, out_cols = 0;
+    for (int o : g.outputs) {
+        out_rows = std::max(out_rows, args[static_cast<std::size_t>(o)].extents[0]);
+        out_cols = std::max(out_cols, args[static_cast<std::size_t>(o)].extents[1]);
+    }
+    std::int64_t rows = covered(grid_m, g.program_bm, out_rows), cols = covered(grid_n, g.program_bn, out_cols);
+    std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
+    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
     auto tma_view = [&](const Arg& v) {
         return v.strides[1] == 1 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 && v.strides[0] > 0 && (v.strides[0] * 2) % 16 == 0 &&
                v.extents[0] > 0 && v.extents[1] > 0 && v.extents[0] <= kMax && v.extents[1] <= kMax;
     };
     if (!tma_view(A) || !tma_view(B)) return reject("A or B does not suit TMA (unit inner stride, 16-byte aligned base and row stride)");
-    int elem = g.out == Kind::F32 ? 4 : 2;
-    if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
-        return reject("C does not allow paired stores (unit inner stride, even row stride, aligned base)");
+    for (int o : g.outputs) {
+        const Arg& C = args[static_cast<std::size_t>(o)];
+        int elem = kind_bytes(C.kind);
+        if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
+            return reject("output argument " + std::to_string(o) + " does not allow paired stores (unit inner stride, even row stride, aligned base)");
+    }
     if (rows == 0 || cols == 0 || depth == 0 || rows > kMax || cols > kMax || depth > kMax) return reject("an empty or too large problem");
     auto L = std::make_unique<GemmLaunch>();
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
-    // 64 n x bk. The k extent is clipped to what the program's k loop covers.
+    // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
+    // to what the program's k loop covers.
     auto request = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer) {
         TiledMapRequest r;
         r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -262,7 +166,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
     TensorMapCache& maps = tensor_map_cache();
     if (!maps.get(d, request(A, std::min(A.extents[1], depth), A.extents[0], g.bm), L->maps[0]) ||
-        !maps.get(d, request(B, B.extents[1], std::min(B.extents[0], depth), g.bk), L->maps[1]))
+        !maps.get(d, g.b_kmajor ? request(B, std::min(B.extents[1], depth), B.extents[0], g.bn)
+                                : request(B, B.extents[1], std::min(B.extents[0], depth), g.bk),
+                  L->maps[1]))
         return reject("cuTensorMapEncodeTiled refused A or B");
     std::int64_t tiles_n = (cols + g.bn - 1) / g.bn, tiles = (rows + g.bm - 1) / g.bm * tiles_n;
     std::int64_t k_tiles = (depth + g.bk - 1) / g.bk;

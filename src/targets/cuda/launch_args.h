@@ -10,15 +10,14 @@
 #include <kiln/target.h>
 
 #include "ir/ir.h"
+#include "passes/index_width.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
 
-// True when some view's reachable span (its largest element offset + 1) does not
-// fit in 32 bits; then the kernel computes offsets in 64 bits.
-bool needs_64bit_offsets(const std::vector<detail::Arg>& args);
+using passes::needs_64bit_offsets;
 
 // Instances of the program's parallel nest for these arguments (1 without one),
 // evaluated on the host from the same IR the kernel evaluates. Fails like the

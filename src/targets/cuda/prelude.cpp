@@ -1,24 +1,6 @@
 #include "targets/cuda/prelude.h"
 
-// Included only so that the build system records the dependency: the text of these
-// headers is embedded below with .incbin, and a change to them must rebuild this file.
-#include <kiln/detail/kmath.h>
-#include <kiln/detail/kround.h>
-
-// The headers' bytes, NUL-terminated, in read-only data (KILN_SOURCE_DIR is the
-// source tree, set by CMake for the kiln library).
-#define KILN_EMBED(symbol, path)                                   \
-    asm(".pushsection .rodata\n"                                   \
-        ".global " #symbol "\n"                                    \
-        ".hidden " #symbol "\n"                                    \
-        ".type " #symbol ", @object\n" #symbol ":\n"               \
-        ".incbin \"" KILN_SOURCE_DIR "/include/kiln/detail/" path "\"\n" \
-        ".byte 0\n"                                                \
-        ".popsection\n")
-KILN_EMBED(kiln_cuda_kround_text, "kround.h");
-KILN_EMBED(kiln_cuda_kmath_text, "kmath.h");
-extern "C" const char kiln_cuda_kround_text[];
-extern "C" const char kiln_cuda_kmath_text[];
+#include "targets/common/embedded_text.h"
 
 namespace kiln::cu {
 
@@ -120,8 +102,8 @@ std::string prelude(bool with_math) {
     std::string s = "// kiln CUDA prelude: kiln/detail/kround.h";
     s += with_math ? ", kiln/detail/kmath.h" : "";
     s += ", device helpers\n";
-    s += kiln_cuda_kround_text;
-    if (with_math) s += kiln_cuda_kmath_text;
+    s += embedded::kround_h();
+    if (with_math) s += embedded::kmath_h();
     s += kHelpers;
     return s;
 }

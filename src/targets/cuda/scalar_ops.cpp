@@ -15,7 +15,6 @@ namespace kiln::cu {
 namespace {
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
 std::string call(const std::string& f, const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; }
-int bits(Kind k) { return k == Kind::I8 ? 8 : k == Kind::I32 ? 32 : 64; }
 }  // namespace
 
 std::string round_float(Kind k, const std::string& x) {
@@ -57,56 +56,39 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
         case OpCode::sqrt: return f64 ? call("__dsqrt_rn", x) : round_float(k, call("__fsqrt_rn", x));
         default: break;
     }
-    const char* kiln_fn = nullptr;
-    const char* cuda_fn = nullptr;
-    switch (op) {
-        case OpCode::exp: kiln_fn = "kiln_rt::k_exp", cuda_fn = "exp"; break;
-        case OpCode::log: kiln_fn = "kiln_rt::k_log", cuda_fn = "log"; break;
-        case OpCode::rsqrt: kiln_fn = "kiln_rt::k_rsqrt", cuda_fn = "rsqrt"; break;
-        case OpCode::tanh: kiln_fn = "kiln_rt::k_tanh", cuda_fn = "tanh"; break;
-        case OpCode::erf: kiln_fn = "kiln_rt::k_erf", cuda_fn = "erf"; break;
-        case OpCode::sin: kiln_fn = "kiln_rt::k_sin", cuda_fn = "sin"; break;
-        case OpCode::cos: kiln_fn = "kiln_rt::k_cos", cuda_fn = "cos"; break;
-        default: internal_fail("cuda: float unary op " + std::string(detail::op_name(op)));
-    }
+    if (!ir::is_math(op)) internal_fail("cuda: float unary op " + std::string(detail::op_name(op)));
+    std::string kiln_fn = "kiln_rt::" + std::string(ir::traits(op).kiln_fn), cuda_fn(ir::traits(op).device_fn);
     if (e.exact()) {
         e.use_math();
         return round_double(k, call(kiln_fn, "(double)" + x));
     }
     if (f64) return call(cuda_fn, x);
-    return round_float(k, call(std::string(cuda_fn) + "f", x));
+    return round_float(k, call(cuda_fn + "f", x));
 }
 
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b) {
     if (is_float(k)) {
-        std::string sym;
-        switch (op) {
-            case OpCode::add: sym = " + "; break;
-            case OpCode::sub: sym = " - "; break;
-            case OpCode::mul: sym = " * "; break;
-            case OpCode::div: sym = " / "; break;
-            case OpCode::maximum: return call("kc::kmax", a, b);
-            case OpCode::minimum: return call("kc::kmin", a, b);
-            case OpCode::pow:
-                if (e.exact()) {
-                    e.use_math();
-                    return round_double(k, call("kiln_rt::k_pow", "(double)" + a, "(double)" + b));
-                }
-                return k == Kind::F64 ? call("pow", a, b) : round_float(k, call("powf", a, b));
-            default: internal_fail("cuda: float binary op " + std::string(detail::op_name(op)));
+        std::string sym(ir::infix_operator(op));
+        if (!sym.empty()) return round_float(k, "(" + a + " " + sym + " " + b + ")");
+        if (op == OpCode::maximum) return call("kc::kmax", a, b);
+        if (op == OpCode::minimum) return call("kc::kmin", a, b);
+        if (!ir::is_math(op)) internal_fail("cuda: float binary op " + std::string(detail::op_name(op)));
+        if (e.exact()) {
+            e.use_math();
+            return round_double(k, call("kiln_rt::" + std::string(ir::traits(op).kiln_fn), "(double)" + a, "(double)" + b));
         }
-        return round_float(k, "(" + a + sym + b + ")");
+        std::string fn(ir::traits(op).device_fn);
+        return k == Kind::F64 ? call(fn, a, b) : round_float(k, call(fn + "f", a, b));
     }
     switch (op) {
         case OpCode::maximum: return call("kc::imax", a, b);
         case OpCode::minimum: return call("kc::imin", a, b);
-        case OpCode::logical_and: return "(" + a + " & " + b + ")";
-        case OpCode::logical_or: return "(" + a + " | " + b + ")";
-        case OpCode::logical_xor: return "(" + a + " ^ " + b + ")";
+        case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor:
+            return "(" + a + " " + std::string(ir::infix_operator(op)) + " " + b + ")";
         case OpCode::div:
         case OpCode::mod: {
             std::string f = op == OpCode::div ? "kiln_rt::idiv" : "kiln_rt::imod";
-            std::string r = f + "((long long)" + a + ", (long long)" + b + ", " + std::to_string(bits(k)) + ")";
+            std::string r = f + "((long long)" + a + ", (long long)" + b + ", " + std::to_string(int_bits(k)) + ")";
             return k == Kind::I64 ? r : "(int)" + r;  // already wrapped to the width
         }
         default: break;
@@ -120,17 +102,22 @@ std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, con
 }
 
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b) {
-    const char* sym = nullptr;
-    switch (op) {
-        case OpCode::eq: sym = " == "; break;
-        case OpCode::ne: sym = " != "; break;
-        case OpCode::lt: sym = " < "; break;
-        case OpCode::le: sym = " <= "; break;
-        case OpCode::gt: sym = " > "; break;
-        case OpCode::ge: sym = " >= "; break;
-        default: internal_fail("cuda: comparison " + std::string(detail::op_name(op)));
+    return "(" + a + " " + std::string(ir::infix_operator(op)) + " " + b + ")";
+}
+
+std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& x) {
+    Kind k = n.type.kind;
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::unary: return unary_expr(e, n.op, k, x[0]);
+        case ir::OpCategory::binary: return binary_expr(e, n.op, k, x[0], x[1]);
+        case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
+        case ir::OpCategory::select: return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
+        case ir::OpCategory::cast: return cast_expr(n.operands[0]->type.kind, k, x[0]);
+        case ir::OpCategory::leaf: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
+        case ir::OpCategory::scan: case ir::OpCategory::contraction: case ir::OpCategory::movement: case ir::OpCategory::sort:
+        case ir::OpCategory::memory: case ir::OpCategory::control: break;
     }
-    return "(" + a + sym + b + ")";
+    internal_fail("cuda: '" + std::string(detail::op_name(n.op)) + "' is not elementwise");
 }
 
 std::string cast_expr(Kind from, Kind to, const std::string& x) {
@@ -144,7 +131,7 @@ std::string cast_expr(Kind from, Kind to, const std::string& x) {
         return round_float(to, x);  // between float-held kinds: the value is exact in float
     }
     if (is_float(from)) {  // truncate toward zero, saturate, NaN -> 0
-        std::string r = "kiln_rt::f64_to_int_sat((double)" + x + ", " + std::to_string(bits(to)) + ")";
+        std::string r = "kiln_rt::f64_to_int_sat((double)" + x + ", " + std::to_string(int_bits(to)) + ")";
         return to == Kind::I64 ? r : "(int)" + r;
     }
     if (is_float(to)) {

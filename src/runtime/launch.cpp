@@ -5,7 +5,7 @@
 
 #include <kiln/target.h>
 
-#include "targets/target_impl.h"
+#include "runtime/executable_launch.h"
 
 namespace kiln {
 

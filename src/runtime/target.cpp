@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln {
@@ -63,6 +63,8 @@ Target default_target() {
 }
 
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc) {
+    if (!k) detail::empty_kernel("launch", loc);
+    detail::check_args(*k.shared_impl(), args, loc, /*with_data=*/true);
     std::string why = t.unavailable_reason();
     if (!why.empty()) fail(loc, "launch", "target '" + t.name() + "' is not available: " + why);
     auto program = detail::specialize(*k.shared_impl(), args, loc);

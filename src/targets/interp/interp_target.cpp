@@ -1,6 +1,6 @@
 // The interpreter as a target: the reference semantics, sequential pid order.
 #include "interp/run_kernel.h"
-#include "targets/target_impl.h"
+#include "targets/common/target_impl.h"
 
 namespace kiln::detail {
 

@@ -8,7 +8,8 @@
 #include <numeric>
 #include <mutex>
 
-#include "targets/target_impl.h"
+#include "runtime/executable_launch.h"
+#include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln::detail {
@@ -137,6 +138,7 @@ void run_executable(const ExecutableImpl& e, LaunchRequest& req) {
         if (!why.empty()) fail(req.loc, "launch", "target '" + t.name() + "' is not available: " + why);
         e.available.store(true, std::memory_order_relaxed);
     }
+    check_args(*e.kernel.shared_impl(), req.args, req.loc, /*with_data=*/true);
     auto program = specialize(*e.kernel.shared_impl(), req.args, req.loc);
     e.remember(program, req.args);
     t.impl().run(*program, req.args, req.options, req.loc);

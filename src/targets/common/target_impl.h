@@ -31,11 +31,6 @@ struct TargetImpl {
     virtual double time_launch(const std::function<void()>& launch, bool flush_l2);
 };
 
-// Launches through a compiled handle (executable.cpp): run_default runs such a
-// launch with run_executable while its target is still the handle's.
-bool runs_executable(const LaunchRequest& req);
-void run_executable(const ExecutableImpl& e, LaunchRequest& req);
-
 // The targets kiln knows; each file under targets/ provides one factory.
 std::shared_ptr<TargetImpl> make_interp_target(InterpOptions o);
 std::shared_ptr<TargetImpl> make_cpu_target();

@@ -1,0 +1,270 @@
+#include "passes/gemm_match.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/attrs.h"
+#include "passes/host_scalars.h"
+
+namespace kiln::passes {
+
+using detail::OpCode;
+using ir::Node;
+
+namespace {
+
+bool scalar(const Node* n) { return n->type.dims.empty(); }
+
+std::optional<std::int64_t> int_constant(const Node* n) {
+    if (n->op != OpCode::constant || !scalar(n) || is_float(n->type.kind) || n->data->ints.size() != 1) return std::nullopt;
+    return n->data->ints[0];
+}
+
+// n == index * extent (either operand order).
+bool index_times(const Node* n, const Node* index, std::int64_t extent) {
+    if (n->op != OpCode::mul || n->operands.size() != 2) return false;
+    const Node *x = n->operands[0], *y = n->operands[1];
+    if (x != index) std::swap(x, y);
+    return x == index && int_constant(y) == extent;
+}
+
+// A rank-0 computation that touches no memory: index arithmetic the kernel does
+// not need (the GEMM kernel derives its own coordinates).
+bool harmless_scalar(const Node* n) { return scalar(n) && ir::category(n->op) != ir::OpCategory::memory && n->op != OpCode::loop; }
+
+bool zero_tile(const Node* n) {
+    if (n->op == OpCode::full) {
+        const Node* x = n->operands[0];
+        return x->op == OpCode::constant && x->data->floats.size() == 1 && x->data->floats[0] == 0.0;
+    }
+    if (n->op != OpCode::constant || !n->data || n->data->floats.empty()) return false;
+    return std::all_of(n->data->floats.begin(), n->data->floats.end(), [](double v) { return v == 0.0; });
+}
+
+EpilogueVaries join(EpilogueVaries a, EpilogueVaries b) {
+    if (a == b || b == EpilogueVaries::scalar) return a;
+    if (a == EpilogueVaries::scalar) return b;
+    return EpilogueVaries::tile;  // rows with cols, or anything with tile
+}
+
+class Matcher {
+public:
+    explicit Matcher(const ir::Program& p) : p_(p) {}
+
+    std::optional<GemmMatch> run(std::string* why) {
+        bool ok = match();
+        if (why) *why = ok ? "" : why_;
+        if (!ok) return std::nullopt;
+        return m_;
+    }
+
+private:
+    bool no(const std::string& why) {
+        why_ = why;
+        return false;
+    }
+
+    const detail::ParamSig* view(const Node* access, int rank, bool writable) const {
+        int i = ir::param_index(*access);
+        if (i < 0 || static_cast<std::size_t>(i) >= p_.params.size()) return nullptr;
+        const auto& q = p_.params[static_cast<std::size_t>(i)];
+        return q.is_view && q.rank == rank && (!writable || q.writable) ? &q : nullptr;
+    }
+
+    bool match() {
+        const Node* grid = p_.grid;
+        if (!grid || ir::loop_rank(*grid) != 2 || !ir::loop_inits(*grid).empty()) return no("no 2-D parallel nest");
+        m_.grid = grid;
+        for (const Node* n : p_.body.nodes)
+            if (n != grid && !harmless_scalar(n)) return no("work outside the parallel nest");
+        const ir::Region& g = *grid->body;
+        const Node *loop = nullptr, *result = nullptr;
+        for (const Node* n : g.nodes) {
+            if (n->op == OpCode::loop) {
+                if (loop) return no("more than one loop in the nest");
+                loop = n;
+            } else if (n->op == OpCode::store) {
+                m_.stores.push_back(n);
+            } else if (n->op == OpCode::loop_result) {
+                result = n;
+            }
+        }
+        if (!loop || !result || m_.stores.empty()) return no("no k loop with a carried accumulator and a store");
+        if (!match_loop(loop)) return false;
+        if (result->operands[0] != loop || ir::slot(*result) != 0) return no("the stored value is not the k loop's result");
+        m_.loop = loop;
+        m_.result = result;
+        m_.k_loop = static_cast<int>(std::find(g.nodes.begin(), g.nodes.end(), loop) - g.nodes.begin());
+        if (!match_epilogue(g)) return false;
+        return true;
+    }
+
+    bool match_loop(const Node* loop) {
+        if (ir::loop_kind(*loop) == detail::LoopKind::parallel || ir::loop_rank(*loop) != 1 || ir::loop_inits(*loop).size() != 1)
+            return no("the k loop is not a 1-D loop carrying one value");
+        const Node* init = ir::loop_inits(*loop)[0];
+        if (init->type.kind != Kind::F32 || init->type.rank() != 2 || !zero_tile(init)) return no("the accumulator does not start as f32 zeros");
+        init_ = init;
+        const ir::Region& body = *loop->body;
+        const Node *t = body.args[0], *acc = body.args[1];
+        const Node *mma = nullptr, *yield = nullptr;
+        for (const Node* n : body.nodes) {
+            if (n->op == OpCode::mma) mma = n;
+            else if (n->op == OpCode::yield) yield = n;
+            else if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
+                return no("the k loop has a " + std::string(detail::op_name(n->op)) + " besides the GEMM");
+        }
+        if (!mma || !yield || yield->operands.size() != 1 || yield->operands[0] != mma) return no("the k loop is not acc = mma(load, load, acc)");
+        if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
+        ir::MmaDims dims = ir::mma_dims(*mma);
+        bool bt = dims.is_matmul_bt();
+        if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
+        const Node *a = mma->operands[0], *b = mma->operands[1];
+        if (mma->operands[2] != acc || a->op != OpCode::load || b->op != OpCode::load || a == b)
+            return no("the mma's operands are not the loop's loads and accumulator");
+        for (const Node* n : body.nodes)
+            if (n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
+        if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
+            return no("the operands are not both f16 or both bf16");
+        if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
+        for (const Node* l : {a, b}) {
+            const auto* q = view(l, 2, false);
+            if (ir::has_fallback(*l) || l->operands.size() != 2 || !q || q->kind != l->type.kind)
+                return no("a load is not a plain 2-D tile of a view");
+        }
+        std::int64_t bm = a->type.dims[0].extent, bk = a->type.dims[1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
+        // Origins: A at (m0, t * bk); B at (t * bk, n0), or (n0, t * bk) when stored [N, K].
+        const Node *b_k = b->operands[bt ? 1 : 0], *b_n = b->operands[bt ? 0 : 1];
+        if (!index_times(a->operands[1], t, bk) || !index_times(b_k, t, bk)) return no("the k origins are not t * bk");
+        const Node* gi = m_.grid->body->args[0];
+        const Node* gj = m_.grid->body->args[1];
+        if (index_times(a->operands[0], gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
+        else if (index_times(a->operands[0], gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
+        else return no("the block origins are not grid index * tile extent");
+        m_.load_a = a;
+        m_.load_b = b;
+        m_.mma = mma;
+        m_.b_kmajor = bt;
+        m_.bm = bm;
+        m_.bn = bn;
+        m_.bk = bk;
+        m_.m0 = a->operands[0];
+        m_.n0 = b_n;
+        return true;
+    }
+
+    // Origin `o` is the block's m (or n) origin: the same node the loads use, or
+    // the same grid index times the same tile extent.
+    bool is_origin(const Node* o, bool m) const {
+        const Node* ref = m ? m_.m0 : m_.n0;
+        const Node* index = m_.grid->body->args[static_cast<std::size_t>(m ? m_.m_axis : 1 - m_.m_axis)];
+        return o == ref || index_times(o, index, m ? m_.bm : m_.bn);
+    }
+
+    // Classifies the epilogue: every value the stores read, back to the loop's
+    // result, host-evaluable scalars and the epilogue's own loads.
+    bool match_epilogue(const ir::Region& g) {
+        const auto& acc_dims = m_.result->type.dims;
+        std::unordered_map<const Node*, EpilogueVaries> varies{{m_.result, EpilogueVaries::tile}};
+        std::unordered_set<const Node*> in_nest(g.nodes.begin(), g.nodes.end());
+        // Program order: operands come before their uses.
+        for (const Node* n : g.nodes) {
+            if (n == m_.loop || n == m_.result || n == init_ || n->op == OpCode::yield) continue;
+            if (n->op == OpCode::store) {
+                if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
+                if (!is_origin(n->operands[0], true) || !is_origin(n->operands[1], false)) return no("a store is not at the tile's block origin");
+                const Node* v = n->operands.back();
+                if (v->type.dims != acc_dims) return no("a store's tile is not the accumulator's shape");
+                if (!varies.count(v)) return no("a stored value is not computed from the accumulator by the epilogue");
+                Kind k = v->type.kind;
+                if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
+                if (ir::param_index(*n) == ir::param_index(*m_.load_a) || ir::param_index(*n) == ir::param_index(*m_.load_b))
+                    return no("an output view is also an operand of the mma");
+                continue;
+            }
+            if (harmless_scalar(n) && host_evaluable(*n)) continue;
+            if (harmless_scalar(n) && !uses_any(n, varies)) continue;  // index arithmetic of the nest
+            auto v = classify(n, varies, acc_dims);
+            if (!v) {
+                // A value nothing in the epilogue reads (dead code) is harmless.
+                if (!read_by_later(n, g)) continue;
+                return false;
+            }
+            varies[n] = *v;
+            m_.epilogue.push_back({n, *v});
+        }
+        return true;
+    }
+
+    static bool uses_any(const Node* n, const std::unordered_map<const Node*, EpilogueVaries>& known) {
+        return std::any_of(n->operands.begin(), n->operands.end(), [&](const Node* o) { return known.count(o) != 0; });
+    }
+    static bool read_by_later(const Node* n, const ir::Region& g) {
+        bool after = false;
+        for (const Node* x : g.nodes) {
+            if (x == n) after = true;
+            else if (after && std::find(x->operands.begin(), x->operands.end(), n) != x->operands.end()) return true;
+        }
+        return false;
+    }
+
+    // What an epilogue node varies with, or nullopt (with why_) when the kernel
+    // cannot compute it per output element.
+    std::optional<EpilogueVaries> classify(const Node* n, const std::unordered_map<const Node*, EpilogueVaries>& varies,
+                                           const std::vector<detail::Dim>& acc_dims) {
+        auto operand = [&](const Node* o) -> std::optional<EpilogueVaries> {
+            if (auto it = varies.find(o); it != varies.end()) return it->second;
+            if (scalar(o) && host_evaluable(*o)) return EpilogueVaries::scalar;
+            return std::nullopt;
+        };
+        std::string op(detail::op_name(n->op));
+        if (n->op == OpCode::load) {
+            if (ir::has_fallback(*n) && !operand(n->operands.back())) return no_v("the epilogue load's fallback is not a scalar");
+            int rank = ir::access_rank(*n);
+            if (!view(n, rank, false)) return no_v("an epilogue load is not of a view");
+            if (rank == 2 && n->type.dims == acc_dims && is_origin(n->operands[0], true) && is_origin(n->operands[1], false))
+                return EpilogueVaries::tile;
+            if (rank == 1 && n->type.dims.size() == 1 && n->type.dims[0].extent == m_.bn && is_origin(n->operands[0], false))
+                return EpilogueVaries::cols;
+            if (rank == 1 && n->type.dims.size() == 1 && n->type.dims[0].extent == m_.bm && is_origin(n->operands[0], true))
+                return EpilogueVaries::rows;
+            return no_v("an epilogue load is not the output's block, nor a vector at its m or n origin");
+        }
+        if (n->op == OpCode::broadcast || n->op == OpCode::full) {
+            auto x = operand(n->operands[0]);
+            if (!x) return no_v("the epilogue broadcasts a value it cannot compute per element");
+            if (n->type.dims != acc_dims) return no_v("the epilogue broadcasts to a shape other than the accumulator's");
+            return x;  // the same value along the broadcast dims
+        }
+        if (!ir::is_elementwise(n->op)) return no_v("the epilogue has a " + op + " that is not elementwise");
+        EpilogueVaries v = EpilogueVaries::scalar;
+        for (const Node* o : n->operands) {
+            auto x = operand(o);
+            if (!x) return no_v("the epilogue's " + op + " reads a value computed outside the epilogue");
+            if (!scalar(o) && o->type.dims != n->type.dims) return no_v("the epilogue's " + op + " mixes shapes");
+            v = join(v, *x);
+        }
+        if (!scalar(n) && n->type.dims != acc_dims && v == EpilogueVaries::tile) return no_v("the epilogue changes the tile's shape");
+        return v;
+    }
+    std::optional<EpilogueVaries> no_v(const std::string& why) {
+        why_ = why;
+        return std::nullopt;
+    }
+
+    const ir::Program& p_;
+    GemmMatch m_;
+    const Node* init_ = nullptr;
+    std::string why_;
+};
+
+}  // namespace
+
+bool GemmMatch::plain_epilogue() const {
+    return std::all_of(epilogue.begin(), epilogue.end(), [](const EpilogueValue& v) { return v.node->op == OpCode::cast; });
+}
+
+std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why) { return Matcher(p).run(why); }
+
+}  // namespace kiln::passes

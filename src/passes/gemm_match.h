@@ -1,0 +1,73 @@
+// The canonical GEMM, recognised by its dataflow (seed 001): a parallel nest over
+// (m-block, n-block) tiles whose k loop carries an f32 accumulator through the mma
+// of two tiles loaded from views, followed by an epilogue and stores. The
+// contraction pass records the match; the CUDA target builds a TMA + wgmma kernel
+// from it (targets/cuda/emit_gemm.h). Target-neutral: the reasons a kernel is not
+// the canonical GEMM are about the program, not the device.
+//
+// The pattern (every part is checked; anything else keeps the ordinary lowering):
+//   parallel(gm, gn) [i, j]                       (either axis order)
+//     m0 = i * bm; n0 = j * bn                    (i64 scalars)
+//     acc = zeros<f32>([bm, bn])
+//     serial or pipeline (kt) [t] carrying acc:
+//       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16, no fallback)
+//       b = B[t * bk, n0] of [bk, bn]             or B[n0, t * bk] of [bn, bk] (B stored
+//                                                   [N, K], as a linear layer's weight)
+//       acc = mma(a, b, acc)                      (allow_reassociation)
+//     epilogue: elementwise ops (and broadcasts) over the accumulator and
+//       - scalars: constants, parameters, host-evaluable scalars;
+//       - vectors loaded along n: V[n0] of [bn] (a bias, a per-column scale);
+//       - vectors loaded along m: V[m0] of [bm] (a per-row scale);
+//       - tiles loaded at the block: R[m0, n0] of [bm, bn] (a residual);
+//     C[m0, n0].store(...) of [bm, bn], one or more (e.g. pre- and post-activation)
+// Because reassociation is allowed and every epilogue value at output (r, c)
+// depends only on the inputs at (r, c), (c), (r), the kernel may tile differently
+// from the program: it computes every element the program's tiles cover, C[r, c]
+// for r < gm * bm and c < gn * bn, as the sum over k < kt * bk of A[r, k] B[k, c]
+// with out-of-range operands read as zero, then the epilogue at (r, c).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace kiln::passes {
+
+// What an epilogue value varies with, over the output tile.
+enum class EpilogueVaries { scalar, rows, cols, tile };
+
+struct EpilogueValue {
+    const ir::Node* node = nullptr;
+    EpilogueVaries varies = EpilogueVaries::scalar;
+};
+
+// The matched nodes of one program.
+struct GemmMatch {
+    const ir::Node* grid = nullptr;   // the parallel nest over (m-block, n-block)
+    const ir::Node* loop = nullptr;   // the k loop
+    const ir::Node* result = nullptr; // its final accumulator
+    const ir::Node* mma = nullptr;
+    const ir::Node* load_a = nullptr;
+    const ir::Node* load_b = nullptr;
+    bool b_kmajor = false;            // B is stored [N, K] and loaded [bn, bk]
+    // The epilogue's values in program order, from the loop's result to the stored
+    // values (loads, broadcasts, elementwise ops); scalars it reads that are not in
+    // this list are host-evaluable (constants, parameters, their arithmetic).
+    std::vector<EpilogueValue> epilogue;
+    std::vector<const ir::Node*> stores;     // each C[m0, n0] of [bm, bn]
+    std::int64_t bm = 0, bn = 0, bk = 0;     // the program's tile
+    int m_axis = 0;                          // the grid axis of the m-blocks (the other: n-blocks)
+    int k_loop = -1;                         // the k loop's position in the parallel nest's body
+    const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
+    const ir::Node* n0 = nullptr;
+    // The epilogue only stores the accumulator (possibly converted).
+    bool plain_epilogue() const;
+};
+
+// The match, or nullopt with `why` saying which part differs.
+std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why);
+
+}  // namespace kiln::passes

@@ -1,0 +1,53 @@
+// What lowering produces: the traced program (unchanged: passes do not rewrite
+// the IR yet, they annotate it) and each pass's decisions about it, which the
+// emitters read and `kiln ir --after PASS` prints. lower.h runs the passes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <kiln/target.h>
+
+#include "ir/ir.h"
+#include "passes/contraction.h"
+#include "passes/cuda_layout.h"
+#include "passes/pipeline_analysis.h"
+
+namespace kiln::passes {
+
+enum class TargetKind { interp, cpu, cuda };
+std::string_view target_name(TargetKind t);
+
+struct LowerOptions {
+    TargetKind target = TargetKind::interp;
+    Precision precision = Precision::standard;
+    bool index64 = false;  // 64-bit element offsets (index_width sets it from the launch's views)
+    int sm = 90;           // cuda: compute capability major * 10 + minor
+    const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
+    bool exact() const { return precision == Precision::exact; }
+};
+
+struct Lowered {
+    const ir::Program* program = nullptr;
+    LowerOptions options;
+    std::vector<std::string> passes_run;  // in order
+
+    // dce: the values and effects the program needs (a node not in `live` is dead).
+    bool dce_done = false;
+    std::unordered_set<const ir::Node*> live;
+    bool is_live(const ir::Node& n) const { return !dce_done || live.count(&n) != 0; }
+    // host_scalars: scalars a launch can evaluate on the host (extents, trip counts).
+    std::unordered_set<const ir::Node*> host;
+    // index_width: why offsets are 64-bit, if they are.
+    std::string index_reason;
+    // contraction: one plan per mma, and the canonical GEMM when the program is one.
+    Contractions contractions;
+    // cuda_layout: where each value's elements live in a CTA.
+    std::optional<CudaLayouts> layouts;
+    // pipeline_analysis: the pipeline loops' stages and prefetchable loads.
+    std::vector<PipelinePlan> pipelines;
+};
+
+}  // namespace kiln::passes
