@@ -2,7 +2,9 @@
 
 kiln kernels called from PyTorch on CUDA tensors on a non-default stream, compared
 bit for bit with the same kernels launched from C++ (kiln_interop_reference), then
-captured in a CUDA graph and replayed 100 times on changing inputs. Writes JSON to
+captured in a CUDA graph and replayed 100 times on changing inputs; launches that
+return without waiting and overlap across streams; DLPack both ways on the device;
+torch.compile around the custom op. Writes JSON to
 argv[1]. Needs torch with CUDA, the kiln package on PYTHONPATH, KILN_TEST_KERNELS
 (the exported library) and KILN_INTEROP_REFERENCE (the C++ program).
 """
@@ -102,7 +104,45 @@ torch.cuda.synchronize()
 check("CUDA graph of both kernels replayed 100 times equals direct launches", replays_ok,
       seconds=time.perf_counter() - start)
 
-# 3. torch.compile traces around the custom op.
+# 3. Asynchronous: behind a long sleep on a stream, a kiln launch on it returns at
+#    once, leaving the stream busy (no synchronisation of the stream or the context);
+#    a kiln launch on a second stream finishes while the first is still asleep (the
+#    streams overlap). torch.cuda._sleep spins for a number of clock cycles.
+sleep_cycles = 2_000_000_000  # ~1 s at the H200's ~2 GHz: far longer than any launch's host cost
+busy, other = torch.cuda.Stream(), torch.cuda.Stream()
+y_busy, y_other = torch.empty_like(x), torch.empty_like(x)
+torch.cuda.synchronize()
+with torch.cuda.stream(busy):
+    torch.cuda._sleep(sleep_cycles)
+    start = time.perf_counter()
+    lib.softmax(x, y_busy)
+    enqueue_s = time.perf_counter() - start
+    still_busy = not busy.query()
+with torch.cuda.stream(other):
+    lib.softmax(x, y_other)
+other.synchronize()
+overlapped = not busy.query()
+torch.cuda.synchronize()
+check("a launch behind a sleeping stream returns without waiting", still_busy and enqueue_s < 0.1, enqueue_ms=enqueue_s * 1e3)
+check("a launch on a second stream completes while the first still sleeps", overlapped)
+check("both asynchronous launches equal the first", torch.equal(y_busy, y) and torch.equal(y_other, y))
+
+# 4. DLPack both ways on the device: a torch CUDA tensor as a kiln.Tensor and back is
+#    the same memory, and a kiln launch on the kiln.Tensor writes the torch tensor.
+xt = torch.randn(rows, cols, device="cuda")
+yt = torch.zeros_like(xt)
+kx, ky = kiln.from_dlpack(xt), kiln.from_dlpack(yt)
+back = torch.from_dlpack(ky)
+check("torch -> kiln -> torch on CUDA is the same memory", back.data_ptr() == yt.data_ptr() and back.device == yt.device,
+      kiln_device=list(ky.__dlpack_device__()))
+lib.softmax(kx, ky)
+torch.cuda.synchronize()
+want = torch.empty_like(xt)
+lib.softmax(xt, want)
+torch.cuda.synchronize()
+check("a launch on kiln.Tensors imported from torch writes the torch tensor", torch.equal(yt, want) and torch.equal(back, want))
+
+# 5. torch.compile traces around the custom op.
 def doubled_softmax(t):
     out = torch.empty_like(t)
     softmax_op(t, out)
