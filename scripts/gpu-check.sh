@@ -5,8 +5,11 @@
 # runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
 # benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
-# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz
-# (fuzz runs only when named, with FUZZ_COUNT programs, default 10000).
+# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz,
+# interop (fuzz runs only when named, with FUZZ_COUNT programs, default 10000;
+# interop only when named: scripts/gpu-interop-check.sh in its own build with the
+# Python extension, needing python3 with torch (CUDA) and Python's headers, and
+# nanobind from ./.deps; results in $OUT/interop).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -21,9 +24,12 @@ export PATH=/usr/local/cuda/bin:$PATH
 step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
 steps=${STEPS:-tests,catalog,sanitizers,bench,gemm}
 want() { [[ ",$steps," == *",$1,"* ]]; }
+# The interop step builds its own tree: with only it, the full build is skipped.
+if [[ -n $(tr -d ',' <<<"${steps//interop/}") ]]; then
 step "build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+fi
 kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
 if want tests; then
@@ -58,5 +64,11 @@ fi
 if want fuzz; then
     step "kiln fuzz --count ${FUZZ_COUNT:-10000} --targets interp,cpu"
     "$kiln" fuzz --count "${FUZZ_COUNT:-10000}" --seed 1 --targets interp,cpu --jobs "$(nproc)" >"$out/fuzz.log" 2>&1; tail -3 "$out/fuzz.log" | tee -a "$out/summary.txt"
+fi
+if want interop; then
+    step "interop: PyTorch CUDA tensors through DLPack, side streams, overlap, CUDA graph x100, launch overhead"
+    OUT="$out/interop" KILN_BUILD_DIR="$build-interop" scripts/gpu-interop-check.sh >"$out/interop.log" 2>&1
+    echo "exit $?" | tee -a "$out/summary.txt"
+    [[ -f "$out/interop/summary.txt" ]] && tee -a "$out/summary.txt" <"$out/interop/summary.txt"
 fi
 step "done"

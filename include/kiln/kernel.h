@@ -167,10 +167,13 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> 
 template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { using type = std::tuple<std::remove_cvref_t<A>...>; };
 
 struct KernelImpl;
-struct LaunchHead;  // target.h
+struct LaunchHead;  // target.h: the target or first argument of a launch, and where it was written
 // Using an empty Kernel (default-constructed or moved from) is an error, not a crash.
 [[noreturn]] void empty_kernel(std::string_view what, Loc loc);
 }  // namespace detail
+class Target;
+class Executable;  // executable.h: a kernel compiled for a target
+class Capture;     // executable.h: a kernel traced for argument shapes
 
 // A kernel: a name, the traced lambda, and the programs traced from it so far
 // (one per signature of statically used extents).
@@ -181,6 +184,9 @@ public:
     explicit operator bool() const { return impl_ != nullptr; }  // false: empty
     const std::string& name(Loc loc = Loc::here()) const;
     const std::vector<detail::ParamSig>& params(Loc loc = Loc::here()) const;
+    // Programs traced so far: one per specialisation the launches have met (a new
+    // value of an extent used statically traces again; KILN_WARN_RETRACE=1 says so).
+    int traces(Loc loc = Loc::here()) const;
     const detail::KernelImpl& impl(Loc loc = Loc::here()) const {
         if (!impl_) detail::empty_kernel("kernel", loc);
         return *impl_;
@@ -191,9 +197,18 @@ public:
     // the launch handler stack to the default target. The first argument carries
     // the line of the call (detail::LaunchHead), which launch errors name. Defined
     // in target.h.
-    template <class... Args> void launch(detail::LaunchHead first, Args&&... args) const;
+    template <class... Args> void launch(detail::LaunchHead head, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
+
+    // A compiled handle on a target with fixed options (executable.h). With shapes
+    // (tensor_shape(m, n) for views, values for scalars) the program is traced and
+    // compiled now, ahead of any launch; without, on each new shape's first launch.
+    Executable compile(const Target& t, CompileOptions o = {}, Loc loc = Loc::here()) const;
+    template <class S0, class... S> requires(!std::is_same_v<S0, Loc>)
+    Executable compile(const Target& t, CompileOptions o, const S0& s0, const S&... shapes) const;
+    // The program for argument shapes, traced and verified (seed 004's capture).
+    template <class... S> Capture capture(const S&... shapes) const;
 
 private:
     std::shared_ptr<detail::KernelImpl> impl_;

@@ -44,6 +44,12 @@ public:
 
     // Internal: an extent read from view `param`, dimension `dim` (or its stride).
     static Extent from_view(int param, int dim, std::int64_t value, bool stride);
+    // Declares the extent dynamic (View::dynamic_extent): a static use is then an
+    // error naming `loc`, rather than a specialisation on the launch's value.
+    Extent& declare_dynamic(Loc loc) {
+        dynamic_at_ = loc;
+        return *this;
+    }
     const std::vector<std::pair<int, int>>& deps() const { return deps_; }
     std::int64_t peek() const { return value_; }  // the value without specialising (kiln internal)
 
@@ -53,6 +59,7 @@ private:
     detail::Value sym_;                          // traced i64 scalar; empty when constant
     std::vector<std::pair<int, int>> deps_;      // (view param, dim) it depends on (dim < 0: stride)
     bool runtime_ = false;
+    Loc dynamic_at_;                             // where it was declared dynamic (unknown: it was not)
 };
 
 inline Extent ceil_div(const Extent& a, const Extent& b) { return (a + b - Extent(1)) / b; }

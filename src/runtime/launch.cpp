@@ -5,6 +5,8 @@
 
 #include <kiln/target.h>
 
+#include "runtime/executable_launch.h"
+
 namespace kiln {
 
 namespace {
@@ -48,6 +50,10 @@ void run_grid(std::int64_t n, const std::function<void(std::int64_t)>& f) {
 void run_default(LaunchRequest& req) {
     if (!req.is_kernel()) {
         run_grid(req.instances, req.closure);
+        return;
+    }
+    if (detail::runs_executable(req)) {
+        detail::run_executable(*req.executable, req);
         return;
     }
     Target t = req.target ? *req.target : default_target();

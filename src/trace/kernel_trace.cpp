@@ -2,6 +2,8 @@
 #include "trace/kernel_trace.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "check/shape_rules.h"
 #include "check/verify.h"
@@ -62,6 +64,19 @@ bool matches(const ir::Program& p, const std::vector<Arg>& args) {
     return true;
 }
 
+// With KILN_WARN_RETRACE set, says on stderr that a kernel was traced again and
+// which launch values its new program is specialised on (Kernel::traces() counts).
+void note_retrace(const KernelImpl& k, const ir::Program& p) {
+    const char* env = std::getenv("KILN_WARN_RETRACE");
+    if (!env || !*env || std::string_view(env) == "0") return;
+    std::string values;
+    for (const auto& s : p.specializations)
+        values += (values.empty() ? "" : ", ") + std::string("argument ") + std::to_string(s.param) +
+                  (s.dim >= 0 ? " extent " + std::to_string(s.dim) : " stride " + std::to_string(-s.dim - 1)) + " = " + std::to_string(s.value);
+    std::fprintf(stderr, "kiln: kernel '%s' (%s) traced again, program %zu, for %s\n", k.name.c_str(), k.loc.str().c_str(),
+                 k.programs.size(), values.empty() ? "new arguments" : values.c_str());
+}
+
 }  // namespace
 
 std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc) {
@@ -92,6 +107,7 @@ std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<A
     }
     check::verify(*p);
     k.programs.push_back(p);
+    if (k.traces.fetch_add(1) > 0) note_retrace(k, *p);
     return p;
 }
 
@@ -200,4 +216,5 @@ void empty_kernel(std::string_view what, Loc loc) {
 namespace kiln {
 const std::string& Kernel::name(Loc loc) const { return impl(loc).name; }
 const std::vector<detail::ParamSig>& Kernel::params(Loc loc) const { return impl(loc).params; }
+int Kernel::traces(Loc loc) const { return impl(loc).traces.load(); }
 }  // namespace kiln

@@ -19,6 +19,11 @@ std::int64_t Extent::get() const {
         fail({}, "shape",
              "a tile shape depends on a dynamic extent computed inside the kernel; such an extent can bound a loop "
              "(nest.serial / nest.pipeline) but not size a tile: mask with ite instead");
+    if (dynamic_at_.known())
+        fail(dynamic_at_, "extent",
+             "declared dynamic (dynamic_extent) but used where a static number is needed (a tile shape, a host number); "
+             "that would specialise the kernel on each launch's value: use extent() to allow it, or keep the extent in "
+             "loop bounds and index arithmetic");
     if (!deps_.empty())
         if (auto* b = trace::Builder::current())
             for (auto [param, dim] : deps_) {
@@ -48,6 +53,7 @@ Extent Extent::combine(const Extent& a, const Extent& b, detail::OpCode op) {
     for (auto& d : b.deps_)
         if (std::find(r.deps_.begin(), r.deps_.end(), d) == r.deps_.end()) r.deps_.push_back(d);
     if (!r.deps_.empty() && detail::tracing()) r.sym_ = detail::binary(op, a.symbolic(), b.symbolic(), Loc{});
+    r.dynamic_at_ = a.dynamic_at_.known() ? a.dynamic_at_ : b.dynamic_at_;
     return r;
 }
 

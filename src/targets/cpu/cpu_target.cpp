@@ -114,6 +114,8 @@ public:
         return native::plan_text(p, args, spec, e, cc ? native::cache_key(e, spec, *cc) : "", cc, why);
     }
 
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override { compiled(p, args, opts); }
+
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
         if (assembly) fail(p.loc, "source", "the cpu target shows its generated C++; it has no assembly view");
         return native::emit_cpp(p, native::launch_spec(p, args, opts).emit).source;

@@ -37,6 +37,8 @@ inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
 inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 inline constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // out-of-bounds elements read as zero
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;         // no implicit ordering with the legacy default stream
+inline constexpr unsigned CU_EVENT_DEFAULT = 0;
 inline constexpr int CU_MEMORYTYPE_DEVICE = 2;
 
 // cuMemcpy2DAsync's description of a pitched copy (CUDA_MEMCPY2D in cuda.h; the
@@ -79,6 +81,13 @@ struct DriverApi {
     CUresult (*cuLaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                unsigned shared_bytes, CUstream stream, void** params, void** extra);
     CUresult (*cuStreamSynchronize)(CUstream stream);
+    CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);
+    CUresult (*cuStreamDestroy)(CUstream stream);                                    // cuStreamDestroy_v2
+    CUresult (*cuCtxGetCurrent)(CUcontext* ctx);
+    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // _v2
+    CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // _v2
+    CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);  // _v2
+    CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream);
     CUresult (*cuEventCreate)(CUevent* event, unsigned flags);
     CUresult (*cuEventRecord)(CUevent event, CUstream stream);
     CUresult (*cuEventSynchronize)(CUevent event);
@@ -98,29 +107,38 @@ struct DriverApi {
     CUresult (*cuMemcpy2DAsync)(const Memcpy2D* copy, CUstream stream);                // cuMemcpy2DAsync_v2
 };
 
-// What was found: the driver's entry points, the device kiln uses (ordinal 0)
-// and its properties. Probed once per process.
+// What was found: the driver's entry points, a device and its properties.
+// Probed once per process and device.
 struct Device {
     DriverApi api{};
-    CUcontext context = nullptr;  // the primary context of device 0
+    CUcontext context = nullptr;  // the device's primary context (the one the CUDA runtime, and so PyTorch, uses)
     CUdevice ordinal = 0;
     int cc_major = 0, cc_minor = 0;
     int multiprocessors = 0;
     int max_shared_bytes = 0;     // per block, opt-in limit
     int driver_version = 0;
     std::string name;
+    std::string arch_name;        // arch(), found once
     std::string arch() const;     // NVRTC --gpu-architecture value: "sm_90a" on Hopper
 };
 
 // The device, or nullptr when there is none; `why` (if given) then says what is
 // missing: "no CUDA driver (libcuda.so.1 not found)", "no CUDA device", ...
 const Device* device(std::string* why = nullptr);
+// Device `ordinal` (0 is device()), opened on first use; nullptr with `why` when
+// there is no such device.
+const Device* device_at(int ordinal, std::string* why = nullptr);
 // The device, or a kiln::Error naming `what` and the reason there is none.
 const Device& require_device(std::string_view what);
+const Device& require_device(int ordinal, std::string_view what);
 
-// Makes the device's primary context current on the calling thread (once per thread).
+// Makes the device's primary context current on the calling thread. Another
+// library (PyTorch, CuPy) may have made another context current since, so the
+// driver is asked which one is (a thread-local read in the driver).
 void make_current(const Device& d);
 // Throws kiln::Error("cuda: <what>: <error name>: <error text>") unless r is success.
 void check(const Device& d, CUresult r, std::string_view what);
+// "<error name>: <error text>".
+std::string error_text(const Device& d, CUresult r);
 
 }  // namespace kiln::cu

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <initializer_list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -22,6 +23,7 @@ namespace {
 constexpr const char* kArtifactFormat = "cuda-artifacts-1";
 // sm_90's opt-in shared memory per CTA, the limit when compiling with no device.
 constexpr std::int64_t kOfflineSharedLimit = 227 * 1024;
+const std::string kOfflineArch = "sm_90a";  // what a compile with no device targets
 
 // The numbers of the first place in `log` that reads "N1<text1>N2<text2>...",
 // each N a decimal number, preceded by `lead`. (No std::regex: building one
@@ -89,8 +91,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // program object with the same source (a kernel traced again) reuses the module
 // already loaded rather than loading another copy.
 // A variant is what the caller chooses of EmitOptions (a field added there must
-// be added here) and the architecture: precision, index width, arch.
-using Variant = std::tuple<int, bool, std::string>;
+// be added here), the architecture, and the device the module is loaded on
+// (-1: compiled offline): precision, index width, arch, device.
+using Variant = std::tuple<int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -98,7 +101,8 @@ struct ProgramKernels {
 struct Loaded {
     std::mutex mutex;
     std::unordered_map<const ir::Program*, ProgramKernels> by_program;
-    std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> by_key;
+    // By cache key and device: a module is loaded into each device's context once.
+    std::map<std::pair<std::string, int>, std::shared_ptr<const CompiledKernel>> by_key;
 };
 Loaded& loaded() {
     static auto* l = new Loaded;  // never destroyed: modules stay loaded until exit
@@ -210,8 +214,9 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 }
 
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev) {
-    std::string arch = dev ? dev->arch() : "sm_90a";
-    Variant variant{static_cast<int>(o.precision), o.index64, arch};
+    const std::string& arch = dev ? dev->arch_name : kOfflineArch;
+    const int device = dev ? dev->ordinal : -1;
+    Variant variant{static_cast<int>(o.precision), o.index64, arch, device};
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return !dev || k->function; };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
@@ -228,12 +233,12 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
     std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
     std::shared_ptr<const CompiledKernel> k;
-    if (auto same = l.by_key.find(fresh->key); same != l.by_key.end() && usable(same->second)) {
+    if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && usable(same->second)) {
         k = same->second;
     } else {
         fetch_artifacts(*fresh, eo);
         if (dev) load(*fresh, p, *dev);
-        k = l.by_key[fresh->key] = fresh;
+        k = l.by_key[{fresh->key, device}] = fresh;
     }
     if (!owner.expired()) {  // a program not shared-owned is not remembered by address
         if (at == l.by_program.end()) {

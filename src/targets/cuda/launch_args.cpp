@@ -33,16 +33,19 @@ std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) 
 
 namespace {
 
-// Appends the slots of pack_params's parameters to `slots`.
-void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
-    std::size_t count = slots.size();
+std::size_t slot_count(const std::vector<Arg>& args) {
+    std::size_t count = 0;
     for (const Arg& a : args) count += a.is_view ? 1 + a.extents.size() + a.strides.size() : 1;
-    slots.reserve(count);
+    return count;
+}
+
+// Calls add(slot) for each of pack_params's parameters, in order.
+template <class Add> void for_each_slot(const ir::Program& p, const std::vector<Arg>& args, Add&& add) {
     auto push = [&](const auto& value) {
         std::uint64_t slot = 0;
         static_assert(sizeof value <= sizeof slot);
         std::memcpy(&slot, &value, sizeof value);
-        slots.push_back(slot);
+        add(slot);
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const Arg& a = args[i];
@@ -62,7 +65,30 @@ void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vecto
     }
 }
 
+// Appends the slots of pack_params's parameters to `slots`.
+void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
+    slots.reserve(slots.size() + slot_count(args));
+    for_each_slot(p, args, [&](std::uint64_t s) { slots.push_back(s); });
+}
+
 }  // namespace
+
+void InlineParams::pack(const ir::Program& p, const std::vector<Arg>& args) {
+    count_ = slot_count(args);
+    std::uint64_t* slots = slots_;
+    if (count_ > kInline) {
+        heap_slots_.resize(count_);
+        heap_pointers_.resize(count_);
+        slots = heap_slots_.data();
+    }
+    void** out = pointers();
+    std::size_t k = 0;
+    for_each_slot(p, args, [&](std::uint64_t s) {
+        slots[k] = s;
+        out[k] = &slots[k];
+        ++k;
+    });
+}
 
 PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
     PackedParams out;

@@ -33,6 +33,27 @@ struct PackedParams {
 };
 PackedParams pack_params(const ir::Program& p, const std::vector<detail::Arg>& args);
 
+// The same parameters in a buffer that lives on the caller's stack for the usual
+// few (so that a warm launch allocates nothing), on the heap beyond. Pinned in
+// memory: `pointers()` points into it.
+class InlineParams {
+public:
+    InlineParams() = default;
+    InlineParams(const InlineParams&) = delete;
+    InlineParams& operator=(const InlineParams&) = delete;
+    void** pointers() { return heap_pointers_.empty() ? pointers_ : heap_pointers_.data(); }
+    std::size_t size() const { return count_; }
+    void pack(const ir::Program& p, const std::vector<detail::Arg>& args);
+
+private:
+    static constexpr std::size_t kInline = 96;  // 8 views of rank 4 and their strides, and more
+    std::uint64_t slots_[kInline];
+    void* pointers_[kInline];
+    std::vector<std::uint64_t> heap_slots_;
+    std::vector<void*> heap_pointers_;
+    std::size_t count_ = 0;
+};
+
 // A launch of the Hopper GEMM kernel (emit_gemm.h): the tensor maps of A and B,
 // then the kernel's own scalars (tile counts, covered rows and columns), then
 // pack_params's parameters. Pinned in memory: `pointers` points into it.
