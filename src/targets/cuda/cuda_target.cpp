@@ -46,8 +46,10 @@ public:
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
         std::int64_t instances = cu::grid_instances(p, args);
         if (instances == 0) return;
-        // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
-        auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
+        // A CTA runs instances_per_cta instances side by side; instances beyond the
+        // grid's x limit are covered by the kernel's grid-stride loop.
+        const std::int64_t per_cta = std::max(1, k->kernel.instances_per_cta);
+        auto grid = static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
         cu::make_current(d);
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
         if (k->gemm_function)
@@ -83,19 +85,26 @@ public:
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
           << "-bit offsets\n";
-        s << "  grid: " << cu::grid_instances(p, args) << " CTAs (one per program instance";
+        const std::int64_t instances = cu::grid_instances(p, args), per_cta = std::max(1, k->kernel.instances_per_cta);
+        std::string nest;
         if (p.grid) {
-            s << " of [";
+            nest = " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
-                s << (a ? ", " : "") << ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
-            s << "]";
+                nest += (a ? ", " : "") + ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
+            nest += "]";
         }
-        s << "), " << k->kernel.threads << " threads each, serial and pipeline nests as loops inside\n";
+        if (per_cta == 1)
+            s << "  grid: " << instances << " CTAs (one per program instance" << nest << "), " << k->kernel.threads << " threads each";
+        else
+            s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
+              << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
+        s << ", serial and pipeline nests as loops inside\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
         if (k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
-              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded\n";
+              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
+              << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
