@@ -17,7 +17,7 @@
 // and y normal, |a| >= 2^-102 so that r is exact, and the quotient well inside the
 // normal range. Quotients outside that window (zeros, infinities, NaNs, subnormals,
 // near overflow) take the IEEE division itself. tests/unit/divide_by_test.cpp checks
-// it against a / b on 10^7 random pairs and on the window's edges.
+// it against a / b on 8 million random pairs and on the window's edges.
 #ifndef KILN_DIVIDE_BY_H
 #define KILN_DIVIDE_BY_H
 
