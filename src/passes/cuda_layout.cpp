@@ -352,12 +352,19 @@ std::string first_staged(const CudaLayouts& c, const Lowered& l) {
     return found;
 }
 
-// The parameter vectors an instance holds beside its tiles: loads distributed as
-// the columns of a tile.
-std::int64_t column_vectors(const CudaLayouts& c) {
-    std::int64_t n = 0;
-    for (auto& [node, l] : c.values) n += node->op == OpCode::load && !l.uniform && l.holds == CudaHolds::columns;
-    return n;
+// The parameter vectors an instance holds beside its tiles (loads distributed as
+// the columns of a tile): how many, and their elements together.
+struct Vectors {
+    std::int64_t count = 0, elements = 0;
+};
+Vectors column_vectors(const CudaLayouts& c) {
+    Vectors v;
+    for (auto& [node, l] : c.values)
+        if (node->op == OpCode::load && !l.uniform && l.holds == CudaHolds::columns) {
+            ++v.count;
+            v.elements += l.cols;
+        }
+    return v;
 }
 
 }  // namespace
@@ -373,18 +380,24 @@ void cuda_layout(Lowered& l) {
     measure(l, base);
     CudaLayouts c = base;
     Assignment(l, c).run();  // 32 threads: only to count the vectors held
-    const std::int64_t vectors = column_vectors(c);
-    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (vectors == 0 ? 1 : vectors <= 2 ? 2 : 4));
+    const Vectors vectors = column_vectors(c);
+    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (vectors.count == 0 ? 1 : vectors.count <= 2 ? 2 : 4));
     c = base;
     while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
     while (c.threads < 1024 && c.largest > c.threads * most) c.threads *= 2;
+    // A 1024-thread CTA has at most 64 registers a thread: where the tile and the
+    // vectors held beside it need more than about 32 of them (several rows sharing
+    // three vectors), 512 threads with up to 128 registers hold them without a spill.
+    const std::int64_t held = c.largest + vectors.elements;
+    auto fit = [held](int threads) { return threads == 1024 && held > 1024 * 32 && held <= 512 * 80 ? 512 : threads; };
+    c.threads = fit(c.threads);
     Assignment(l, c).run();
     std::string staged = first_staged(c, l);
     if (!l.program->grid) c.packing_why = "one instance";
     else if (!staged.empty()) c.packing_why = staged;
     else {
         CudaLayouts p = base;
-        p.threads = static_cast<int>(std::min<std::int64_t>(1024, pow2_ceil((p.largest + most - 1) / most)));
+        p.threads = fit(static_cast<int>(std::min<std::int64_t>(1024, pow2_ceil((p.largest + most - 1) / most))));
         p.instances_per_cta = std::max(1, 256 / p.threads);
         Assignment(l, p).run();
         if (first_staged(p, l).empty()) c = std::move(p);

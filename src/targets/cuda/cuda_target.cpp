@@ -105,6 +105,12 @@ public:
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
+        // The one reason a kernel whose values all have register layouts still leaves
+        // the fast path: they do not fit (a row wider than a CTA's registers hold;
+        // rows are not split over CTAs).
+        if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0)
+            s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads
+              << "-thread CTA, and ptxas spills them to local memory (rows are not split over CTAs)\n";
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
