@@ -5,8 +5,10 @@
 # runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
 # benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
-# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz
-# (fuzz runs only when named, with FUZZ_COUNT programs, default 10000).
+# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, rows,
+# fuzz (fuzz runs only when named, with FUZZ_COUNT programs, default 10000; rows is
+# scripts/gpu-rows.sh: the row kernels checked, then benchmarked against Triton and
+# torch.compile). Objects are position-independent: rows loads kiln as a shared library.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -19,10 +21,10 @@ if [[ -d .deps ]]; then
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
-steps=${STEPS:-tests,catalog,sanitizers,bench,gemm}
+steps=${STEPS:-tests,catalog,sanitizers,bench,gemm,rows}
 want() { [[ ",$steps," == *",$1,"* ]]; }
 step "build"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
@@ -54,6 +56,9 @@ fi
 if want gemm; then
 step "GEMM benchmark (vs cuBLAS)"
 [[ -x "$build/bench/kiln_gemm_bench" ]] && "$build/bench/kiln_gemm_bench" "$out/bench-gemm.json" 2>&1 | tee "$out/bench-gemm.log" | tail -14 | tee -a "$out/summary.txt"
+fi
+if want rows; then
+    OUT="$out" KILN_BUILD_DIR="$build" scripts/gpu-rows.sh
 fi
 if want fuzz; then
     step "kiln fuzz --count ${FUZZ_COUNT:-10000} --targets interp,cpu"
