@@ -247,10 +247,15 @@ private:
                 if (n.op == OpCode::broadcast) d = broadcast(n);
                 else if (n.op == OpCode::permute && n.type.dims.size() == 2 && ir::dim_map(n)[0] == 1)
                     d = {CudaLowering::padded_transpose, ""};
-                else if (n.op == OpCode::permute || n.op == OpCode::slice) d = {CudaLowering::staged, ""};
+                else if (n.op == OpCode::permute || n.op == OpCode::slice)
+                    d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " moves elements between threads"};
                 break;
             case ir::OpCategory::reduction: d = reduction(n); break;
             case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: case ir::OpCategory::sort: case ir::OpCategory::movement:
+                // Each result element reads elements that other threads hold, in an
+                // order no register layout gives.
+                d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " reads elements other threads hold"};
+                break;
             case ir::OpCategory::contraction:
                 d = {CudaLowering::staged, ""};
                 break;

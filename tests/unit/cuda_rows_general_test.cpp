@@ -139,9 +139,9 @@ TEST(CudaRowsGeneral, WideRowsKeepRegisterLayoutsAndThePlanSaysWhenTheySpill) {
 
 TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
     REQUIRE_NVRTC();
-    // A per-row statistic broadcast along the rows of a transposed tile: the operand
-    // is the result's rows in one use and its columns in the other, so one of the
-    // broadcasts stages, and the plan's line says which distribution it needed.
+    // A per-row statistic subtracted from a tile and from its transpose: the
+    // transpose stages (in padded rows) and so does the broadcast that the transpose
+    // turns into neither rows nor columns; the plan says why on each line.
     auto k = kernel("mixed", [](View<const f32, 2> x, View<f32, 2> y) {
         auto r = axis("r", 32), c = axis("c", 32);
         for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), 32))))) {
@@ -155,5 +155,11 @@ TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
     a.in<f32>({64, 32});
     a.out<f32>({64, 32});
     std::string plan = cuda_text(k, a.args, Precision::standard, What::plan);
-    EXPECT_TRUE(contains(plan, "one instance per CTA: ") || contains(plan, "staged through shared memory (")) << plan;
+    // The kernel-wide line: why instances are not packed several per CTA.
+    const int line = __LINE__ - 8;  // the store above
+    EXPECT_TRUE(contains(plan, "one instance per CTA: permute at cuda_rows_general_test.cpp:" + std::to_string(line) + " stages through shared memory"))
+        << plan;
+    // The value's line: the transpose in padded rows, and the broadcast that stages, with its reason.
+    EXPECT_TRUE(contains(plan, "transposed through shared memory, rows padded to an odd pitch of 33")) << plan;
+    EXPECT_TRUE(contains(plan, "staged through shared memory (the operand spans both the rows and the columns of the result)")) << plan;
 }

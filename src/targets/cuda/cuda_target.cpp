@@ -99,6 +99,7 @@ public:
             s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
               << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
         s << ", serial and pipeline nests as loops inside\n";
+        if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
         if (k->resources.known)

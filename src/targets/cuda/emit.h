@@ -67,6 +67,7 @@ struct EmittedKernel {
     int threads = 0;                  // per CTA
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
+    std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")
     std::vector<std::string> values;  // plan lines: each value's layout and lowering

@@ -551,6 +551,7 @@ EmittedKernel Emitter::emit() {
     if (const auto& m = lowered_.contractions.gemm) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
     k.threads = threads_ * instances_;
     k.instances_per_cta = instances_;
+    if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
     // Per instance: the scratch area, then the two exchange areas.
     const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;
     k.shared_bytes = per_instance * instances_;
