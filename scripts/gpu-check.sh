@@ -8,7 +8,7 @@
 # steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, rows,
 # fuzz (fuzz runs only when named, with FUZZ_COUNT programs, default 10000; rows is
 # scripts/gpu-rows.sh: the row kernels checked, then benchmarked against Triton and
-# torch.compile). Objects are position-independent: rows loads kiln as a shared library.
+# torch.compile).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -24,7 +24,7 @@ step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
 steps=${STEPS:-tests,catalog,sanitizers,bench,gemm,rows}
 want() { [[ ",$steps," == *",$1,"* ]]; }
 step "build"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"

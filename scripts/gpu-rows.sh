@@ -2,8 +2,8 @@
 # The row kernels on a GPU machine: correctness first, then the benchmark.
 #   OUT=dir scripts/gpu-rows.sh                  (alone: configures and builds what it needs)
 #   STEPS=rows scripts/gpu-check.sh             (as gpu-check's `rows` step, after its build)
-# 1. builds kiln_rows_bench (a shared library: objects position-independent, as
-#    gpu-check.sh configures them) and the kiln tool, in $KILN_BUILD_DIR (build-gpu);
+# 1. builds kiln_rows_bench (a shared library over libkiln.a, not part of `all`) and
+#    the kiln tool, in $KILN_BUILD_DIR (build-gpu, gpu-check's);
 # 2. checks the catalog's row entries on cuda: standard precision at the medium size
 #    (ragged widths 1000, 4000, 5123) against their f64 references, exact precision
 #    bit for bit against the interpreter (the CudaRows* layout tests need no device:
@@ -34,10 +34,8 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
         extra+=(-DOPENSSL_ROOT_DIR="$PWD/.deps" -DOPENSSL_USE_STATIC_LIBS=TRUE -DKILN_GTEST_SOURCE="$PWD/.deps/googletest"
                 -DCMAKE_CXX_FLAGS="-isystem $PWD/.deps/include")
     fi
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON "${extra[@]}" >"$out/configure-rows.log" 2>&1 ||
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure-rows.log" 2>&1 ||
         { tail -30 "$out/configure-rows.log"; exit 1; }
-elif ! grep -q "CMAKE_POSITION_INDEPENDENT_CODE:BOOL=ON" "$build/CMakeCache.txt"; then
-    cmake -DCMAKE_POSITION_INDEPENDENT_CODE=ON "$build" >"$out/configure-rows.log" 2>&1
 fi
 step "rows: build (kiln_rows_bench, kiln)"
 cmake --build "$build" -j "$(nproc)" --target kiln_rows_bench kiln_tool >"$out/build-rows.log" 2>&1 ||
