@@ -21,7 +21,8 @@ const std::vector<std::string> kOrder = {
     "scan_sum", "scan_max", "transpose", "gemm", "gemm_f16", "gemm_bf16", "gemm_i8", "gemm_epilogue", "linear", "bias_gelu_residual",
     "statistics_losses", "softmax_norm", "residual_layernorm", "sparse_cross_entropy", "flash_attention", "conv2d",
     "depthwise_pool", "sobel_median", "sort_topk", "segmented_sum", "nested_regions", "manual_gemm", "vecadd",
-    "block_matmul", "attention", "causal_attention"};
+    "block_matmul", "attention", "causal_attention", "layernorm_affine", "rmsnorm_weighted", "log_softmax", "cross_entropy",
+    "residual_layernorm_bf16", "swiglu", "column_sum"};
 }  // namespace
 
 bool register_entry(Entry (*make)()) {

@@ -5,11 +5,12 @@
 # runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
 # benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
-# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz,
-# interop (fuzz runs only when named, with FUZZ_COUNT programs, default 10000;
-# interop only when named: scripts/gpu-interop-check.sh in its own build with the
-# Python extension, needing python3 with torch (CUDA) and Python's headers, and
-# nanobind from ./.deps; results in $OUT/interop).
+# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, rows,
+# fuzz, interop (fuzz runs only when named, with FUZZ_COUNT programs, default 10000;
+# rows is scripts/gpu-rows.sh: the row kernels checked, then benchmarked against
+# Triton and torch.compile; interop only when named: scripts/gpu-interop-check.sh in
+# its own build with the Python extension, needing python3 with torch (CUDA) and
+# Python's headers, and nanobind from ./.deps; results in $OUT/interop).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -22,7 +23,7 @@ if [[ -d .deps ]]; then
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
-steps=${STEPS:-tests,catalog,sanitizers,bench,gemm}
+steps=${STEPS:-tests,catalog,sanitizers,bench,gemm,rows}
 want() { [[ ",$steps," == *",$1,"* ]]; }
 # The interop step builds its own tree: with only it, the full build is skipped.
 if [[ -n $(tr -d ',' <<<"${steps//interop/}") ]]; then
@@ -60,6 +61,9 @@ fi
 if want gemm; then
 step "GEMM benchmark (vs cuBLAS)"
 [[ -x "$build/bench/kiln_gemm_bench" ]] && "$build/bench/kiln_gemm_bench" "$out/bench-gemm.json" 2>&1 | tee "$out/bench-gemm.log" | tail -14 | tee -a "$out/summary.txt"
+fi
+if want rows; then
+    OUT="$out" KILN_BUILD_DIR="$build" scripts/gpu-rows.sh
 fi
 if want fuzz; then
     step "kiln fuzz --count ${FUZZ_COUNT:-10000} --targets interp,cpu"

@@ -59,8 +59,10 @@ public:
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
         std::int64_t instances = cu::grid_instances(p, args);
         if (instances == 0) return;
-        // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
-        auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
+        // A CTA runs instances_per_cta instances side by side; instances beyond the
+        // grid's x limit are covered by the kernel's grid-stride loop.
+        const std::int64_t per_cta = std::max(1, k->kernel.instances_per_cta);
+        auto grid = static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
         cu::make_current(d);
         cu::CUstream stream = stream_ ? stream_->handle : nullptr;
         cu::NvtxRange range(p.name.c_str());
@@ -104,19 +106,33 @@ public:
         if (stream_) s << "  launches: enqueued on stream " << static_cast<const void*>(stream_->handle) << " of device " << ordinal_
                        << " without waiting (a failure is reported at the stream's next synchronisation)\n";
         else s << "  launches: on device " << ordinal_ << ", each waited for (a failure is reported at its launch)\n";
-        s << "  grid: " << cu::grid_instances(p, args) << " CTAs (one per program instance";
+        const std::int64_t instances = cu::grid_instances(p, args), per_cta = std::max(1, k->kernel.instances_per_cta);
+        std::string nest;
         if (p.grid) {
-            s << " of [";
+            nest = " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
-                s << (a ? ", " : "") << ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
-            s << "]";
+                nest += (a ? ", " : "") + ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
+            nest += "]";
         }
-        s << "), " << k->kernel.threads << " threads each, serial and pipeline nests as loops inside\n";
+        if (per_cta == 1)
+            s << "  grid: " << instances << " CTAs (one per program instance" << nest << "), " << k->kernel.threads << " threads each";
+        else
+            s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
+              << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
+        s << ", serial and pipeline nests as loops inside\n";
+        if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
         if (k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
-              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded\n";
+              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
+              << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
+        // The one reason a kernel whose values all have register layouts still leaves
+        // the fast path: they do not fit (a row wider than a CTA's registers hold;
+        // rows are not split over CTAs).
+        if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0)
+            s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads
+              << "-thread CTA, and ptxas spills them to local memory (rows are not split over CTAs)\n";
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";

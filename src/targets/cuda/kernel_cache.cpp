@@ -231,14 +231,25 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             if (v == variant && usable(k)) return k;
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
-    std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
     std::shared_ptr<const CompiledKernel> k;
-    if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && usable(same->second)) {
-        k = same->second;
-    } else {
-        fetch_artifacts(*fresh, eo);
-        if (dev) load(*fresh, p, *dev);
-        k = l.by_key[{fresh->key, device}] = fresh;
+    for (;;) {
+        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
+        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && usable(same->second)) {
+            k = same->second;
+        } else {
+            fetch_artifacts(*fresh, eo);
+            // A register cap that makes ptxas spill costs more than the occupancy it buys
+            // (local memory traffic in a kernel bound by memory traffic): ask for half
+            // the resident threads (twice the registers) until it fits or none is asked.
+            const Resources& r = fresh->resources;
+            if (r.known && r.spill_store_bytes + r.spill_load_bytes > 0 && fresh->kernel.min_ctas > 1) {
+                eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
+                continue;
+            }
+            if (dev) load(*fresh, p, *dev);
+            k = l.by_key[{fresh->key, device}] = fresh;
+        }
+        break;
     }
     if (!owner.expired()) {  // a program not shared-owned is not remembered by address
         if (at == l.by_program.end()) {
