@@ -53,9 +53,19 @@ template <class T> Arg to_arg(const Scalar<T>& s) {
     Arg a;
     a.is_view = false;
     a.kind = kind_of<T>;
-    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get());
-    else a.i = static_cast<std::int64_t>(s.get());
+    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get(Loc{}));
+    else a.i = static_cast<std::int64_t>(s.get(Loc{}));
     return a;
+}
+// What a launch takes: views, tensors, kiln scalars and numbers. Anything else
+// stops here with kiln's message rather than at a failed overload of to_arg.
+template <class A> concept LaunchArgument = requires(A&& a) { to_arg(std::forward<A>(a)); };
+template <class A> Arg checked_arg(A&& a) {
+    if constexpr (LaunchArgument<A>) return to_arg(std::forward<A>(a));
+    else {
+        static_assert(always_false<A>::value, "kiln: a launch argument is a view (x.view(), view(ptr, extents)), a Tensor, a Scalar<T> or a number");
+        return Arg{};
+    }
 }
 struct TargetImpl;
 }  // namespace detail
@@ -88,7 +98,7 @@ struct LaunchHead {
     Loc loc;
     LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
     template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target>)
-    LaunchHead(A&& a, std::source_location s = std::source_location::current()) : arg(to_arg(a)), loc{s.file_name(), s.line()} {}
+    LaunchHead(A&& a, std::source_location s = std::source_location::current()) : arg(checked_arg(a)), loc{s.file_name(), s.line()} {}
 };
 }  // namespace detail
 
@@ -119,7 +129,7 @@ using LaunchHandler = std::function<void(LaunchRequest&, const Next& next)>;
 // Installs a handler for the current scope (innermost first).
 class HandlerScope {
 public:
-    explicit HandlerScope(LaunchHandler h);
+    explicit HandlerScope(LaunchHandler h, Loc loc = Loc::here());
     ~HandlerScope();
     HandlerScope(const HandlerScope&) = delete;
     HandlerScope& operator=(const HandlerScope&) = delete;
@@ -127,7 +137,7 @@ public:
 private:
     std::size_t depth_;
 };
-[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h) { return HandlerScope(std::move(h)); }
+[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h, Loc loc = Loc::here()) { return HandlerScope(std::move(h), loc); }
 
 void dispatch(LaunchRequest& req);                                  // through the handler stack
 void run_default(LaunchRequest& req);                               // what the bottom handler does
@@ -145,7 +155,7 @@ template <class... Args> void Kernel::launch(detail::LaunchHead first, Args&&...
     req.args.reserve(sizeof...(Args) + 1);
     if (first.target) req.target = std::move(first.target);
     else req.args.push_back(std::move(first.arg));
-    (req.args.push_back(detail::to_arg(args)), ...);
+    (req.args.push_back(detail::checked_arg(args)), ...);
     dispatch(req);
 }
 
@@ -154,7 +164,7 @@ std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args);
 }
 template <class... Args> std::string Kernel::ir(Args&&... args) const {
     std::vector<detail::Arg> a;
-    (a.push_back(detail::to_arg(args)), ...);
+    (a.push_back(detail::checked_arg(args)), ...);
     return detail::kernel_ir(*this, a);
 }
 

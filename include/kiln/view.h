@@ -149,7 +149,8 @@ inline Placement host() { return {Device::host}; }
 namespace detail {
 // Device memory belongs to the CUDA target; these hooks move bytes there and back.
 struct DeviceBuffer;
-std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes);
+// Fails naming `loc` (the .to() call) when no device can hold the buffer.
+std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes, Loc loc = {});
 void device_upload(DeviceBuffer& b, const void* src, std::size_t bytes);
 void device_download(const DeviceBuffer& b, void* dst, std::size_t bytes);
 void* device_pointer(const DeviceBuffer& b);
@@ -188,12 +189,12 @@ public:
     HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_), device()}; }
 
     // A copy resident where a target runs; t.to(host()) copies back.
-    Tensor to(Placement p) const {
+    Tensor to(Placement p, Loc loc = Loc::here()) const {
         Tensor r;
         r.extents_ = extents_;
         std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
         if (p.device == Device::cuda) {
-            r.dev_ = detail::device_alloc(bytes);
+            r.dev_ = detail::device_alloc(bytes, loc);
             if (dev_) {
                 std::vector<T> tmp(static_cast<std::size_t>(size()));
                 detail::device_download(*dev_, tmp.data(), bytes);
