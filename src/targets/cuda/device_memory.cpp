@@ -19,8 +19,11 @@ struct DeviceBuffer {
     }
 };
 
-std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes) {
-    const auto& d = cu::require_device("device memory");
+std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes, Loc loc) {
+    std::string why;
+    const cu::Device* found = cu::device(&why);
+    if (!found) fail(loc, "to", "cannot copy a tensor to cuda: " + why);
+    const cu::Device& d = *found;
     cu::make_current(d);
     auto b = std::make_shared<DeviceBuffer>();
     b->device = &d;
