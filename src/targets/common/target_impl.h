@@ -20,6 +20,15 @@ struct TargetImpl {
     virtual std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts);
     // Generated source (and, where the target has one, the assembly text).
     virtual std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly);
+    // Compiles several programs ahead of their launches, as one batch where the
+    // target can (the cpu target: one host-compiler run); launching them later
+    // compiles nothing more. Only a saving: a target may do nothing here.
+    struct Pending {
+        const ir::Program* program = nullptr;
+        const std::vector<Arg>* args = nullptr;
+        CompileOptions options;
+    };
+    virtual void prepare(const std::vector<Pending>&) {}
 };
 
 // The targets kiln knows; each file under targets/ provides one factory.
