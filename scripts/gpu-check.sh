@@ -71,7 +71,7 @@ if want fuzz; then
         grep -E '^[0-9]+ programs:|^precision standard:|^exit ' "$log" | tee -a "$out/summary.txt"
         for failed in $(grep -oE '^program [0-9]+:' "$log" | grep -oE '[0-9]+' | head -5); do
             "$kiln" fuzz --minimize "$failed" --targets "$targets" --precision "$precision" >"$out/fuzz-minimized-$failed.log" 2>&1
-            echo "program $failed ($targets, $precision) minimized: $(grep -E 'edits kept' "$out/fuzz-minimized-$failed.log"); see fuzz-minimized-$failed.log" | tee -a "$out/summary.txt"
+            echo "program $failed ($targets, $precision) minimized: $(tail -1 "$out/fuzz-minimized-$failed.log"); see fuzz-minimized-$failed.log" | tee -a "$out/summary.txt"
         done
     done
 fi
