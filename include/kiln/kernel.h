@@ -100,7 +100,7 @@ inline Range parallel(const Shape& domain, exec::Scope, Loc loc = Loc::here()) {
 // reindex(x, shape, f): out[p] = x[f(p)], f maps each result element (a Nest over
 // the result's axes) to a coordinate of x; out-of-range coordinates give 0.
 template <Element T, class F> Tile<T> reindex(const Tile<T>& x, const Shape& s, F&& f, Loc loc = Loc::here()) {
-    auto dims = s.dims();
+    auto dims = s.dims(loc);
     Nest element(detail::element_nest(dims));
     Coord c = f(static_cast<const Nest&>(element));
     return Tile<T>(detail::reindex(x.value(), dims, c.values, loc));
@@ -142,13 +142,20 @@ enum class Precision : std::uint8_t {
     exact,     // bit-exact with the interpreter on every target: pinned orders, no FMA, kiln math
     standard,  // the default: reductions and mma may reassociate (tensor cores, trees)
 };
+// Element offsets: automatic is the contract's rule (32-bit when every view's
+// reachable span fits, else 64-bit); wide asks for 64-bit offsets always, which
+// gives the same results (a way to test the wide paths without 2^31-element views).
+enum class IndexWidth : std::uint8_t { automatic, wide };
 struct CompileOptions {
     Precision precision = Precision::standard;
+    IndexWidth index_width = IndexWidth::automatic;
 };
 
 namespace detail {
 // What a kernel parameter is, from the lambda's parameter type.
-template <class P> struct ParamTraits;
+template <class P> struct ParamTraits {
+    static_assert(always_false<P>::value, "kiln: a kernel's parameters are View<T, R> (tensors) and Scalar<T> (numbers)");
+};
 template <class T, int R> struct ParamTraits<View<T, R>> {
     static ParamSig sig() {
         using E = std::remove_const_t<T>;
@@ -222,6 +229,10 @@ template <class F, class... P, std::size_t... I> void call_traced(F& f, std::tup
 }  // namespace detail
 
 template <class F> Kernel kernel(std::string name, F f, Loc loc = Loc::here()) {
+    // The parameter types are the launch signature, so they must be written out.
+    static_assert(requires { &F::operator(); },
+                  "kiln: kernel(name, f) takes a lambda whose parameters are typed (View<T, R>, Scalar<T>); a generic lambda "
+                  "(auto parameters) or a non-callable has no signature to launch with");
     using Args = typename detail::LambdaArgs<F>::type;
     std::vector<detail::ParamSig> sigs;
     std::apply([&](auto*... p) { (sigs.push_back(detail::ParamTraits<std::remove_pointer_t<decltype(p)>>::sig()), ...); },

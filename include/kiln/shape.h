@@ -21,6 +21,12 @@ public:
     Extent(std::int64_t constant) : value_(constant) {}  // NOLINT: integers are extents
     template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, std::int64_t>)
     Extent(I constant) : value_(static_cast<std::int64_t>(constant)) {}  // NOLINT
+    // Without this a floating-point number would convert to the integer
+    // constructor above and be truncated silently (axis("m", 2.5) of extent 2).
+    template <class F> requires std::is_floating_point_v<F>
+    Extent(F) {  // NOLINT
+        static_assert(always_false<F>::value, "kiln: extents and coordinates are whole numbers; convert a floating-point number explicitly");
+    }
 
     // The static value; records the specialisation when it depends on a view.
     std::int64_t get() const;
@@ -96,8 +102,9 @@ public:
     explicit Shape(std::vector<Axis> axes) : axes_(std::move(axes)) {}
     const std::vector<Axis>& axes() const { return axes_; }
     int rank() const { return static_cast<int>(axes_.size()); }
-    // Static dims for a tile of this shape (specialises dynamic extents).
-    std::vector<detail::Dim> dims() const;
+    // Static dims for a tile of this shape (specialises dynamic extents). An error
+    // names the axis's line, or `use` (where the tile is made) for a plain extent.
+    std::vector<detail::Dim> dims(Loc use = {}) const;
 
 private:
     std::vector<Axis> axes_;

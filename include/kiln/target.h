@@ -60,9 +60,19 @@ template <class T> Arg to_arg(const Scalar<T>& s) {
     Arg a;
     a.is_view = false;
     a.kind = kind_of<T>;
-    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get());
-    else a.i = static_cast<std::int64_t>(s.get());
+    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get(Loc{}));
+    else a.i = static_cast<std::int64_t>(s.get(Loc{}));
     return a;
+}
+// What a launch takes: views, tensors, kiln scalars and numbers. Anything else
+// stops here with kiln's message rather than at a failed overload of to_arg.
+template <class A> concept LaunchArgument = requires(A&& a) { to_arg(std::forward<A>(a)); };
+template <class A> Arg checked_arg(A&& a) {
+    if constexpr (LaunchArgument<A>) return to_arg(std::forward<A>(a));
+    else {
+        static_assert(always_false<A>::value, "kiln: a launch argument is a view (x.view(), view(ptr, extents)), a Tensor, a Scalar<T> or a number");
+        return Arg{};
+    }
 }
 struct TargetImpl;
 struct ExecutableImpl;
@@ -118,7 +128,7 @@ using LaunchHandler = std::function<void(LaunchRequest&, const Next& next)>;
 // Installs a handler for the current scope (innermost first).
 class HandlerScope {
 public:
-    explicit HandlerScope(LaunchHandler h);
+    explicit HandlerScope(LaunchHandler h, Loc loc = Loc::here());
     ~HandlerScope();
     HandlerScope(const HandlerScope&) = delete;
     HandlerScope& operator=(const HandlerScope&) = delete;
@@ -126,7 +136,7 @@ public:
 private:
     std::size_t depth_;
 };
-[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h) { return HandlerScope(std::move(h)); }
+[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h, Loc loc = Loc::here()) { return HandlerScope(std::move(h), loc); }
 
 void dispatch(LaunchRequest& req);                                  // through the handler stack
 void run_default(LaunchRequest& req);                               // what the bottom handler does
@@ -160,7 +170,7 @@ void set_launch_options(LaunchRequest& req, const CompileOptions& o);
 template <class A> void add_launch_arg(LaunchRequest& req, A& a) {
     if constexpr (std::is_same_v<std::remove_cv_t<A>, Precision>) set_launch_options(req, CompileOptions{.precision = a});
     else if constexpr (std::is_same_v<std::remove_cv_t<A>, CompileOptions>) set_launch_options(req, a);
-    else req.args.push_back(to_arg(a));
+    else req.args.push_back(checked_arg(a));
 }
 // What a launch is given first: the target, or the first argument. A parameter
 // pack cannot be followed by a defaulted location, so this records where the
@@ -205,7 +215,7 @@ std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args);
 }
 template <class... Args> std::string Kernel::ir(Args&&... args) const {
     std::vector<detail::Arg> a;
-    (a.push_back(detail::to_arg(args)), ...);
+    (a.push_back(detail::checked_arg(args)), ...);
     return detail::kernel_ir(*this, a);
 }
 

@@ -167,7 +167,8 @@ namespace detail {
 // on the placement's stream when it has one (a download waits for it).
 struct DeviceBuffer;
 std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes);  // device 0, synchronous copies
-std::shared_ptr<DeviceBuffer> device_alloc(const Placement& where, std::size_t bytes);
+// Fails naming `loc` (the .to() call) when no device can hold the buffer.
+std::shared_ptr<DeviceBuffer> device_alloc(const Placement& where, std::size_t bytes, Loc loc = {});
 void device_upload(DeviceBuffer& b, const void* src, std::size_t bytes);
 void device_download(const DeviceBuffer& b, void* dst, std::size_t bytes);
 void device_copy(DeviceBuffer& to, const DeviceBuffer& from, std::size_t bytes);
@@ -211,12 +212,12 @@ public:
     // A copy resident where a target runs; t.to(host()) copies back. With a
     // stream-bound target (x.to(cuda(stream))) the copy is ordered on that stream,
     // and so are the tensor's later copies; copying back waits for that stream only.
-    Tensor to(const Placement& p) const {
+    Tensor to(const Placement& p, Loc loc = Loc::here()) const {
         Tensor r;
         r.extents_ = extents_;
         std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
         if (p.device == Device::cuda) {
-            r.dev_ = detail::device_alloc(p, bytes);
+            r.dev_ = detail::device_alloc(p, bytes, loc);
             if (dev_) detail::device_copy(*r.dev_, *dev_, bytes);
             else detail::device_upload(*r.dev_, host_.data(), bytes);
         } else {

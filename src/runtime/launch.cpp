@@ -29,9 +29,9 @@ void dispatch_at(LaunchRequest& req, std::size_t level) {
 }
 }  // namespace
 
-HandlerScope::HandlerScope(LaunchHandler h) : depth_(t_handlers.size()) {
-    if (!h) throw Error("handle_launch: empty handler");
-    if (t_visible != t_handlers.size()) throw Error("handle_launch: a handler cannot be installed from inside another handler");
+HandlerScope::HandlerScope(LaunchHandler h, Loc loc) : depth_(t_handlers.size()) {
+    if (!h) fail(loc, "handle_launch", "empty handler");
+    if (t_visible != t_handlers.size()) fail(loc, "handle_launch", "a handler cannot be installed from inside another handler");
     t_handlers.push_back(std::move(h));
     t_visible = t_handlers.size();
 }

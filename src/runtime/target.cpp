@@ -65,6 +65,17 @@ Target default_target() {
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc) {
     if (!k) detail::empty_kernel("launch", loc);
     detail::check_args(*k.shared_impl(), args, loc, /*with_data=*/true);
+    // Where each view's memory lives is an argument check like the others: found
+    // before anything runs, at the launch's line, whether or not the target can
+    // run on this machine.
+    const Device where = t.impl().device();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (!args[i].is_view || args[i].device == where) continue;
+        const std::string arg = "kernel '" + k.name() + "' argument " + std::to_string(i);
+        if (where == Device::cuda)
+            fail(loc, "launch", arg + " is in host memory; the cuda target runs on device memory (copy it with .to(cuda()))");
+        fail(loc, "launch", arg + " is in device memory; the " + t.name() + " target runs on host memory (copy it back with .to(host()))");
+    }
     std::string why = t.unavailable_reason();
     if (!why.empty()) fail(loc, "launch", "target '" + t.name() + "' is not available: " + why);
     auto program = detail::specialize(*k.shared_impl(), args, loc);

@@ -168,12 +168,16 @@ Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
     auto& b = builder(loc, "load");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (shape.rank() != p.rank) fail(loc, "load", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
-    auto dims = shape.dims();
+    auto dims = shape.dims(loc);
     for (auto& d : dims)
         if (d.extent <= 0) fail(loc, "load", "non-positive shape: " + check::dims_str(dims));
     auto operands = origin_nodes(b, origin, p.rank, loc, "load", param);
     if (fallback) {
         if (fallback->type.kind != p.kind || !fallback->type.dims.empty()) fail(loc, "load", "the fallback must be a scalar of the view's kind");
+        // Only bounds::zero reads a fallback: a fallback beside another policy is a
+        // mistake about what that policy does.
+        if (policy == bounds::check) fail(loc, "load", "a fallback with bounds::check is never read (out-of-range elements raise); use bounds::zero");
+        if (policy == bounds::assume) fail(loc, "load", "a fallback with bounds::assume is never read (accesses are assumed in range); use bounds::zero");
         operands.push_back(b.node_of(*fallback));
     }
     ir::Node* n = b.make(OpCode::load, Type{p.kind, dims}, std::move(operands), loc);
@@ -193,7 +197,10 @@ void store_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
         fail(loc, "store", describe_param(b.program(), param) + " is read-only; declare it " + writable + " to write to it");
     }
     if (shape.rank() != p.rank) fail(loc, "store", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
-    auto dims = shape.dims();
+    auto dims = shape.dims(loc);
+    // As for a load: an empty or negative window is the mistake, not the value's shape.
+    for (auto& d : dims)
+        if (d.extent <= 0) fail(loc, "store", "non-positive shape: " + check::dims_str(dims));
     Value v = conform_store(value, dims, loc, "store");
     auto operands = origin_nodes(b, origin, p.rank, loc, "store", param);
     operands.push_back(b.node_of(v));

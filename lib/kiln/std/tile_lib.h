@@ -76,7 +76,7 @@ Tile<T> attention(const Tile<T>& q, const Tile<T>& k, const Tile<T>& v, std::int
             o = add(mul_rows(o, alpha, loc), dot(p, vb, loc), loc);
             m = m_new;
         }
-        auto ob = div_rows(o, l, loc).to_vector();
+        auto ob = div_rows(o, l, loc).to_vector(loc);
         std::copy(ob.begin(), ob.end(), out.begin() + q0 * vs[1]);
     }
     return from_vec(out, qs[0], vs[1], loc);

@@ -23,7 +23,7 @@ namespace {
 cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions& opts) {
     cu::EmitOptions o;
     o.precision = opts.precision;
-    o.index64 = cu::needs_64bit_offsets(args);
+    o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);
     return o;
 }
 

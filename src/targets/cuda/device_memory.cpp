@@ -27,8 +27,11 @@ struct DeviceBuffer {
     }
 };
 
-std::shared_ptr<DeviceBuffer> device_alloc(const Placement& where, std::size_t bytes) {
-    const auto& d = cu::require_device(where.ordinal, "device memory");
+std::shared_ptr<DeviceBuffer> device_alloc(const Placement& where, std::size_t bytes, Loc loc) {
+    std::string why;
+    const cu::Device* found = cu::device_at(where.ordinal, &why);
+    if (!found) fail(loc, "to", "cannot copy a tensor to cuda: " + why);
+    const cu::Device& d = *found;
     cu::make_current(d);
     auto b = std::make_shared<DeviceBuffer>();
     b->device = &d;

@@ -70,6 +70,8 @@ struct EmittedKernel {
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")
+    std::string shared_op;            // that op ("mma") and its line, which a too-large kernel's error names
+    Loc shared_loc;
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one

@@ -596,9 +596,11 @@ EmittedKernel Emitter::emit() {
     src << gemm;
     k.source = src.str();
     if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;
-    if (shared_max_node_)
-        k.shared_site = std::string(detail::op_name(shared_max_node_->op)) +
-                        (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");
+    if (shared_max_node_) {
+        k.shared_op = detail::op_name(shared_max_node_->op);
+        k.shared_loc = shared_max_node_->loc;
+        k.shared_site = k.shared_op + (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");
+    }
     return k;
 }
 

@@ -115,10 +115,13 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
-    if (k->kernel.shared_bytes > shared_limit)
-        fail(p.loc, "cuda", "kernel '" + p.name + "': " + k->kernel.shared_site + " stages " + std::to_string(k->kernel.shared_bytes) +
-                                " bytes through shared memory, more than the " + std::to_string(shared_limit) +
-                                " a CTA can have; use smaller tiles");
+    // Named at the op that needs the most (the user's line), else at the kernel.
+    if (k->kernel.shared_bytes > shared_limit) {
+        const bool at_op = k->kernel.shared_loc.known();
+        fail(at_op ? k->kernel.shared_loc : p.loc, at_op ? k->kernel.shared_op : "cuda",
+             (at_op ? "" : "kernel '" + p.name + "': ") + "stages " + std::to_string(k->kernel.shared_bytes) +
+                 " bytes through shared memory on cuda, more than the " + std::to_string(shared_limit) + " a CTA can have; use smaller tiles");
+    }
     std::string why;
     std::string nvrtc = nvrtc_identity(&why);
     if (nvrtc.empty()) throw Error("cuda: cannot compile kernel '" + p.name + "': " + why);
