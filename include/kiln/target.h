@@ -147,7 +147,6 @@ void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);
 
 namespace detail {
-template <class A> concept LaunchArgument = requires(A& a) { to_arg(a); };
 // Writes a launch argument into `a` in place: a view's extents and strides reuse
 // a's vectors (a warm launch through an executable allocates nothing).
 template <class T> void assign_arg(Arg& a, const HostView<T>& v) {
