@@ -110,6 +110,9 @@ struct Recipe {
 // most 64 elements.
 struct Limits {
     std::int64_t max_tile_elements = 1024;
+    // A target runs device code, which cannot raise: no bounds::check accesses
+    // (the cuda target refuses them when compiling, by design).
+    bool device_code = false;
 };
 
 Recipe make_recipe(std::uint64_t seed, const Limits& limits = {});
