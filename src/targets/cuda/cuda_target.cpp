@@ -6,6 +6,7 @@
 
 #include "ir/attrs.h"
 #include "ir/axis_names.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
@@ -44,7 +45,7 @@ public:
                                         " is in host memory; the cuda target runs on device memory (copy it with .to(cuda()))");
         const cu::Device& d = cu::require_device("kernel '" + p.name + "'");
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
-        std::int64_t instances = cu::grid_instances(p, args);
+        std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
         auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
@@ -83,7 +84,7 @@ public:
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
           << "-bit offsets\n";
-        s << "  grid: " << cu::grid_instances(p, args) << " CTAs (one per program instance";
+        s << "  grid: " << passes::grid_instances(p, args) << " CTAs (one per program instance";
         if (p.grid) {
             s << " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
