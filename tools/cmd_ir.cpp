@@ -23,7 +23,8 @@ passes::TargetKind target_kind(const std::string& name) {
     if (name == "interp") return passes::TargetKind::interp;
     if (name == "cpu") return passes::TargetKind::cpu;
     if (name == "cuda") return passes::TargetKind::cuda;
-    throw Error("--target: the middle end lowers for interp, cpu or cuda, not '" + name + "'");
+    if (name == "metal") return passes::TargetKind::metal;
+    throw Error("--target: the middle end lowers for interp, cpu, cuda or metal, not '" + name + "'");
 }
 
 int run(const IrOptions& o) {
@@ -48,7 +49,7 @@ Command ir_command(CLI::App& app) {
     auto* sub = app.add_subcommand("ir", "the Tile IR of an entry's kernel (for its first case's arguments), optionally lowered");
     sub->add_option("name", o->name, "catalog entry (`kiln list` shows them)")->required();
     add_size_option(*sub, o->size);
-    sub->add_option("--target", o->target, "lower for this target (interp, cpu, cuda; default cuda when --after is given)");
+    sub->add_option("--target", o->target, "lower for this target (interp, cpu, cuda, metal; default cuda when --after is given)");
     sub->add_option("--after", o->after, "stop after this pass and print the annotated IR (default: the whole pipeline)");
     add_precision_option(*sub, o->precision);
     return {sub, [o] { return run(*o); }};

@@ -235,7 +235,7 @@ TEST(LaunchErrors, ReadOnlyIntoWritable) {
     const Tensor<f32> y({2});
     expect_error([&] { k.launch(interp(), y.view()); }, "is written, but a read-only view was passed");
 }
-TEST(LaunchErrors, UnknownTargetName) { expect_error([] { (void)target_named("tpu"); }, "target: unknown target 'tpu' (known: interp, cpu, cuda, auto)"); }
+TEST(LaunchErrors, UnknownTargetName) { expect_error([] { (void)target_named("tpu"); }, "target: unknown target 'tpu' (known: interp, cpu, cuda, metal, auto)"); }
 TEST(LaunchErrors, UnknownKilnTargetVariable) {
     ::setenv("KILN_TARGET", "metalx", 1);
     expect_error([] { (void)default_target(); }, "KILN_TARGET='metalx' is not a known target", false);
