@@ -43,6 +43,8 @@ int run(const FuzzOptions& o) {
         if (std::find(resolved.begin(), resolved.end(), real) != resolved.end())
             throw UsageError("fuzz compares targets: --targets names " + real + " twice" + (name == real ? "" : " ('" + name + "' is " + real + " here)"));
         resolved.push_back(real);
+        // Device code cannot raise: programs for a device target use no bounds::check.
+        c.limits.device = c.limits.device || real == "cuda" || real == "metal";
     }
     if (resolved.size() < 2) throw UsageError("fuzz compares targets: --targets needs at least two different ones, got " + joined(o.targets, ","));
     c.compile = parse_precision(o.precision);
