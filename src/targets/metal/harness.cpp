@@ -10,6 +10,7 @@
 #include "targets/metal/emit_msl.h"
 #include "targets/metal/launch_block.h"
 #include "targets/metal/metal_target.h"
+#include "targets/metal/shim_module.h"
 
 namespace kiln::mtl {
 
@@ -28,12 +29,28 @@ std::string quoted(const std::string& s) {
     return q + "\"";
 }
 
+// Writes dir/name (name may hold a subfolder: "data/arg0.bin").
 void write(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+    const std::filesystem::path file = dir / name;
     try {
-        cache::replace_file(dir, name, text);
+        cache::replace_file(file.parent_path(), file.filename().string(), text);
     } catch (const cache::IoError& e) {
         throw Error("metal-harness: cannot write " + (dir / name).string() + ": " + e.detail());
     }
+}
+
+// Builds shim/kernel.so from shim/kernel.cpp (which includes kernel.metal) with the
+// float flags of kiln's own shim builds (host_compiler.cpp, shim_module.cpp), but
+// for the build machine's generic ISA.
+std::string build_shim_script() {
+    std::string extra;
+    for (const auto& f : shim_flags()) extra += " " + f;
+    return "#!/bin/sh\n"
+           "# Compiles kernel.metal as C++ against kiln's Metal shim (shim/metal_stdlib); then\n"
+           "# `python3 run.py --shim shim/kernel.so` checks its outputs bit for bit.\n"
+           "set -e\ncd \"$(dirname \"$0\")\"\n"
+           "${CXX:-c++} -std=c++20 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -fno-math-errno -fno-trapping-math -w" + extra +
+           " -I shim -I . shim/kernel.cpp -o shim/kernel.so\n";
 }
 
 }  // namespace
@@ -51,7 +68,8 @@ std::string write_harness(const std::filesystem::path& dir, const HarnessLaunch&
     std::ostringstream m;
     m << "{\n  \"name\": " << quoted(h.name) << ",\n  \"entry\": " << quoted(e.entry) << ",\n  \"lowering\": " << quoted(lowering)
       << ",\n  \"precision\": " << quoted(h.options.precision == Precision::exact ? "exact" : "standard") << ",\n  \"threads_per_group\": "
-      << e.threads_per_group << ",\n  \"groups\": " << groups << ",\n  \"instances\": " << instances << ",\n  \"buffers\": [\n";
+      << e.threads_per_group << ",\n  \"groups\": " << groups << ",\n  \"instances\": " << instances << ",\n  \"launch_index\": " << p.params.size()
+      << ",\n  \"shim_stack_bytes\": " << shim_stack_bytes(e) << ",\n  \"buffers\": [\n";
     bool first = true;
     for (std::size_t k = 0; k < h.args.size(); ++k) {
         const detail::Arg& a = h.args[k];
@@ -89,6 +107,12 @@ std::string write_harness(const std::filesystem::path& dir, const HarnessLaunch&
     write(dir, "manifest.json", m.str());
     write(dir, "kernel.metal", e.source);
     write(dir, "run.py", std::string(embedded::run_py()));
+    // The same kernel.metal through kiln's C++ shim, on any machine (build_shim.sh, then run.py --shim).
+    std::filesystem::create_directories(dir / "shim", ec);
+    if (ec) throw Error("metal-harness: cannot create " + (dir / "shim").string() + ": " + ec.message());
+    write(dir, "shim/kernel.cpp", shim_glue(p, e));
+    write(dir, "shim/metal_stdlib", std::string(embedded::metal_stdlib()));
+    write(dir, "build_shim.sh", build_shim_script());
     std::ostringstream readme;
     readme << "# kiln Metal harness: " << h.name << "\n\n"
            << "Written by `kiln metal-harness`. On a Mac with Python 3:\n\n"
@@ -96,6 +120,8 @@ std::string write_harness(const std::filesystem::path& dir, const HarnessLaunch&
            << "`run.py` compiles `kernel.metal` (kiln's generated MSL, function `" << e.entry << "`) with fast math off, binds\n"
            << "the buffers of `data/` by index (`manifest.json`), dispatches " << groups << " threadgroup(s) of " << e.threads_per_group
            << " threads and compares the\noutputs with the interpreter's: it exits 0 on a match, 1 on a mismatch, 2 if it cannot run.\n\n"
+           << "Without a Mac, `sh build_shim.sh && python3 run.py --shim shim/kernel.so` runs the same `kernel.metal`\n"
+           << "through kiln's C++ shim (`shim/metal_stdlib`), where every output must match bit for bit.\n\n"
            << "Lowering: " << e.lowering << ".\n"
            << (e.simdgroup ? "The matrix units round each 8x8 block in their own order, so float outputs must lie within the\n"
                              "error bound of the f64 reference (`*.bound.f64`, the catalog's error analysis).\n"

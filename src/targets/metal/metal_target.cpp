@@ -82,7 +82,7 @@ public:
         const std::int64_t groups = mtl::dispatch_groups(c->kernel.simdgroup, c->kernel.threads_per_group, instances);
         // Threadgroups in chunks over the launcher threads; each thread's stack (per-thread
         // lowering) or each fiber's (simdgroup) holds a thread's private tiles.
-        const long stack = static_cast<long>(std::max<std::int64_t>(256 << 10, 4 * c->kernel.private_bytes + (256 << 10)));
+        const long stack = static_cast<long>(mtl::shim_stack_bytes(c->kernel));
         const int threads = native::launch_threads();
         const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(groups, std::int64_t{threads} * 4));
         const std::int64_t per = (groups + chunks - 1) / chunks;

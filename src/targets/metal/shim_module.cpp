@@ -1,5 +1,6 @@
 #include "targets/metal/shim_module.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -42,6 +43,8 @@ std::string shim_glue(const ir::Program& p, const Emitted& e) {
     s += "}\n";
     return s;
 }
+
+std::int64_t shim_stack_bytes(const Emitted& e) { return std::max<std::int64_t>(256 << 10, 4 * e.private_bytes + (256 << 10)); }
 
 std::string shim_key(const Emitted& e, const std::string& glue, const native::HostCompiler& compiler) {
     cache::KeyBuilder key;

@@ -37,6 +37,10 @@ const std::vector<std::string>& shim_flags();
 // The glue for kernel `e` of program `p` (C++; see above).
 std::string shim_glue(const ir::Program& p, const Emitted& e);
 
+// The stack each fiber (or, in the per-thread lowering, each launcher thread)
+// needs for kernel e's private tiles.
+std::int64_t shim_stack_bytes(const Emitted& e);
+
 // The cache key of the shared object: everything it is built from.
 std::string shim_key(const Emitted& e, const std::string& glue, const native::HostCompiler& compiler);
 

@@ -11,6 +11,11 @@ function, threadgroups, the buffers by index) and how outputs are compared:
     8x8 blocks the matrix units compute in their own order.
 Needs Python 3 and PyObjC's Metal bindings (pip install pyobjc-framework-Metal).
 Exit status: 0 match, 1 mismatch, 2 could not run.
+
+`python3 run.py --shim shim/kernel.so` runs the same kernel.metal through kiln's
+C++ shim instead (build it with build_shim.sh, on any machine with a C++20
+compiler): there every output must match the interpreter bit for bit, in either
+lowering, since the shim computes each 8x8 block in the interpreter's order.
 """
 import json
 import math
@@ -115,20 +120,58 @@ def run(here, manifest, Metal):
     if commands.error() is not None:
         print("the kernel failed on the device: %s" % commands.error())
         return 2
+    outputs = {o["index"]: bytes(buffers[o["index"]].contents().as_buffer(o["bytes"])) for o in manifest["outputs"]}
+    return report(manifest, outputs, here)
+
+
+def report(manifest, outputs, here, check=None):
+    """Compares each output (bytes by argument index); prints one line per output."""
     failed = 0
     for output in manifest["outputs"]:
-        got = bytes(buffers[output["index"]].contents().as_buffer(output["bytes"]))
-        problem = compare(output, got, here)
+        if check is not None:
+            output = dict(output, check=check)
+        problem = compare(output, outputs[output["index"]], here)
         status = "ok" if problem is None else "MISMATCH: " + problem
         print("%s argument %d (%s, %s): %s" % (manifest["name"], output["index"], output["kind"], output["check"], status))
         failed += problem is not None
     return 1 if failed else 0
 
 
+def run_shim(here, manifest, library):
+    """The launch on kiln's C++ shim (shim/kernel.so): every threadgroup on this thread."""
+    import ctypes
+    shim = ctypes.CDLL(os.path.abspath(library))
+    run = shim.kiln_metal_run
+    run.restype = ctypes.c_int
+    run.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_long, ctypes.c_long, ctypes.c_long,
+                    ctypes.c_long, ctypes.c_char_p, ctypes.c_int]
+    launch_index = manifest["launch_index"]
+    pointers = (ctypes.c_void_p * max(launch_index, 1))()
+    keep = {}
+    for b in manifest["buffers"]:
+        data = read(here, b["file"])
+        buf = ctypes.create_string_buffer(data, max(len(data), 16))
+        keep[b["index"]] = buf
+        if b["index"] != launch_index:
+            pointers[b["index"]] = ctypes.cast(buf, ctypes.c_void_p)
+    error = ctypes.create_string_buffer(512)
+    groups = manifest["groups"]
+    if run(pointers, ctypes.cast(keep[launch_index], ctypes.c_void_p), 0, groups, groups, manifest["shim_stack_bytes"], error, 512) != 0:
+        print("the kernel failed in the shim: %s" % error.value.decode())
+        return 2
+    outputs = {o["index"]: keep[o["index"]].raw[: o["bytes"]] for o in manifest["outputs"]}
+    return report(manifest, outputs, here, check="bitwise")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "manifest.json")) as f:
         manifest = json.load(f)
+    if len(sys.argv) == 3 and sys.argv[1] == "--shim":
+        return run_shim(here, manifest, sys.argv[2])
+    if len(sys.argv) != 1:
+        print("usage: python3 run.py [--shim shim/kernel.so]")
+        return 2
     try:
         import Metal
     except ImportError:
