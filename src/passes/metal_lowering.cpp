@@ -22,9 +22,10 @@ bool simdgroup_mma(const Node& n, const LowerOptions& o, std::string& why) {
     if (o.metal_thread_only) return why = "KILN_METAL_LOWERING=thread keeps one instance per thread", false;
     if (o.exact()) return why = "exact precision keeps the contract's order (the matrix units fuse and reorder a block's sums)", false;
     const Node *a = n.operands[0], *b = n.operands[1];
-    if (n.type.rank() != 2 || a->type.rank() != 2 || b->type.rank() != 2 || !ir::mma_dims(n).is_matmul())
-        return why = "not a 2-D product a[m, k] b[k, n] (simdgroup matrices take that form)", false;
-    const std::int64_t m = a->type.dims[0].extent, k = a->type.dims[1].extent, nn = b->type.dims[1].extent;
+    const ir::MmaDims dims = ir::mma_dims(n);
+    if (n.type.rank() != 2 || a->type.rank() != 2 || b->type.rank() != 2 || !(dims.is_matmul() || dims.is_matmul_bt()))
+        return why = "not a 2-D product a[m, k] b[k, n] or a[m, k] b[n, k] (simdgroup matrices take those forms)", false;
+    const std::int64_t m = a->type.dims[0].extent, k = a->type.dims[1].extent, nn = b->type.dims[dims.is_matmul_bt() ? 0 : 1].extent;
     if (m % 8 || k % 8 || nn % 8)
         return why = "its extents " + std::to_string(m) + "x" + std::to_string(nn) + "x" + std::to_string(k) +
                      " (m x n x k) are not multiples of 8 (simdgroup matrices are 8x8)", false;

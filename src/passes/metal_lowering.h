@@ -5,7 +5,8 @@
 //     the device, in any precision;
 //   - simdgroup: one instance per 32-lane simdgroup (a threadgroup of one
 //     simdgroup), its tiles in threadgroup memory, each op's elements (or lines)
-//     strided across the lanes behind a barrier, and the contractions whose
+//     strided across the lanes behind a barrier, and the 2-D contractions
+//     a[m, k] b[k, n] or a[m, k] b[n, k] (b loaded transposed) whose
 //     extents are multiples of 8 run as 8x8 blocks on simdgroup matrices
 //     (simdgroup_float8x8 / simdgroup_half8x8 multiply-accumulate).
 // The matrix units fuse and reorder a block's products and sums, so the

@@ -102,13 +102,15 @@ INSTANTIATE_TEST_SUITE_P(Catalog, MetalCatalog, ::testing::ValuesIn(entry_names(
 
 // The 8x8 products of the catalog take the matrix units in standard precision.
 TEST(MetalLowering, TheCatalogsEightByEightProductsTakeSimdgroupMatrices) {
-    for (const char* name : {"gemm", "block_matmul", "attention"}) {
+    for (const char* name : {"gemm", "gemm_f16", "block_matmul", "attention", "causal_attention"}) {
         auto cases = catalog::find(name)->cases(catalog::Size::small, 1);
         const auto args = host_args(cases.front());
         auto program = detail::specialize(*cases.front().kernel.shared_impl(), args, Loc::here());
         const mtl::Emitted m = mtl::emit_msl(*program, {});
         EXPECT_TRUE(m.simdgroup) << name << ": " << m.lowering;
         EXPECT_NE(m.source.find("simdgroup_float8x8"), std::string::npos) << name;
+        // causal_attention's q k^T takes k as [n, k], loaded transposed.
+        if (std::string(name) == "causal_attention") EXPECT_NE(m.source.find("ulong2(0, 0), true);"), std::string::npos);
     }
 }
 

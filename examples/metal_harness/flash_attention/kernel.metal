@@ -1,5 +1,5 @@
 // kiln metal kernel 'flash_attention': generated Metal Shading Language (kiln/src/targets/metal).
-// metal lowering: per-thread (one instance per thread); not simdgroup: the first mma (flash_attention.cpp:49): not a 2-D product a[m, k] b[k, n] (simdgroup matrices take that form); standard precision; 32-bit element offsets.
+// metal lowering: per-thread (one instance per thread); not simdgroup: the first mma (flash_attention.cpp:49): not a 2-D product a[m, k] b[k, n] or a[m, k] b[n, k] (simdgroup matrices take those forms); standard precision; 32-bit element offsets.
 // Buffers: the views by parameter number, then the launch block (64-bit words: instances, each view's extents and
 // strides, each scalar). Threadgroups of 64 threads.
 #include <metal_stdlib>

@@ -2,8 +2,8 @@
 // out[o] = round(out[o] + round(a * b)).
 //   - ordered: each output is one work item folding its contraction in that
 //     order (both lowerings; bit-exact everywhere);
-//   - simdgroup blocks (passes/metal_lowering.h): a 2-D product whose extents are
-//     multiples of 8 runs as 8x8 blocks, C_ij = acc_ij, then for each k-block
+//   - simdgroup blocks (passes/metal_lowering.h): a 2-D product (b as [k, n], or
+//     as [n, k] loaded transposed) whose extents are multiples of 8 runs as 8x8 blocks, C_ij = acc_ij, then for each k-block
 //     C_ij = A_ik B_kj + C_ij with simdgroup_multiply_accumulate. Chained in k
 //     order, the blocks see the contraction points in the contract's order, which
 //     is what kiln's shim computes; a device's matrix unit fuses and reorders
@@ -54,7 +54,8 @@ void Emitter::mma_ordered(const Node& n) {
 
 void Emitter::mma_blocks(const Node& n) {
     const Node *a = n.operands[0], *b = n.operands[1], *acc = n.operands[2];
-    const std::int64_t M = a->type.dims[0].extent, K = a->type.dims[1].extent, N = b->type.dims[1].extent;
+    const bool bt = ir::mma_dims(n).is_matmul_bt();  // b is [N, K]: its blocks load transposed
+    const std::int64_t M = a->type.dims[0].extent, K = a->type.dims[1].extent, N = b->type.dims[bt ? 0 : 1].extent;
     const bool half = passes::metal_half_blocks(n);
     const std::string type = half ? "simdgroup_half8x8" : "simdgroup_float8x8";
     std::string A = storage(a).name, B = storage(b).name, C = storage(acc).name, O = storage(&n).name;
@@ -81,7 +82,8 @@ void Emitter::mma_blocks(const Node& n) {
     line("simdgroup_load(mc, " + C + " + bi * " + std::to_string(8 * N) + " + bj * 8, " + Ns + ");");
     open("for (int bk = 0; bk < " + std::to_string(K / 8) + "; ++bk)");
     line("simdgroup_load(ma, " + A + " + bi * " + std::to_string(8 * K) + " + bk * 8, " + Ks + ");");
-    line("simdgroup_load(mb, " + B + " + bk * " + std::to_string(8 * N) + " + bj * 8, " + Ns + ");");
+    if (bt) line("simdgroup_load(mb, " + B + " + bj * " + std::to_string(8 * K) + " + bk * 8, " + Ks + ", ulong2(0, 0), true);");
+    else line("simdgroup_load(mb, " + B + " + bk * " + std::to_string(8 * N) + " + bj * 8, " + Ns + ");");
     line("simdgroup_multiply_accumulate(mc, ma, mb, mc);");
     close();
     line("simdgroup_store(mc, " + O + " + bi * " + std::to_string(8 * N) + " + bj * 8, " + Ns + ");");
