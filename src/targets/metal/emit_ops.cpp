@@ -165,7 +165,9 @@ void Emitter::emit_sort(const Node& n) {
     });
 }
 
-// out[p] = x[p with dim `axis` := index[p]], 0 when the index is outside.
+// out[p] = x[p with dim `axis` := index[p]], 0 when the index is outside. As in
+// the interpreter, x's other dims take p's coordinates in order (p may have
+// fewer dims than x: the axis is then not one of p's).
 void Emitter::emit_gather(const Node& n) {
     const Node *x = n.operands[0], *index = n.operands[1];
     const auto& xd = x->type.dims;
@@ -173,10 +175,11 @@ void Emitter::emit_gather(const Node& n) {
     auto xs = ir::strides_of(xd);
     const auto others = others_of(xd.size(), axis);
     for_each_element(n, [&](const std::string& e) {
-        const auto c = coordinates(e, n.type.dims);
+        auto c = coordinates(e, n.type.dims);
+        c.resize(others.size(), "0");
         line("const long j = " + read(index, e) + ";");
         line(write(&n, e, "j >= 0 && j < " + std::to_string(xd[axis].extent) + " ? " +
-                              read(x, linear(pick(c, others), pick(xs, others)) + " + (int)j * " + std::to_string(xs[axis])) + " : " +
+                              read(x, linear(c, pick(xs, others)) + " + (int)j * " + std::to_string(xs[axis])) + " : " +
                               zero(n.type.kind)));
     });
 }
