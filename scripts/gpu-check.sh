@@ -4,7 +4,9 @@
 # scripts/vendor-deps.sh when the system lacks GoogleTest/CLI11/OpenSSL headers),
 # runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
-# benchmark. Results go to $OUT (default bench/results/gpu-<date>).
+# benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
+# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz
+# (fuzz runs only when named, with FUZZ_COUNT programs, default 10000).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -16,14 +18,19 @@ if [[ -d .deps ]]; then
             -DCMAKE_CXX_FLAGS="-isystem $PWD/.deps/include")
 fi
 export PATH=/usr/local/cuda/bin:$PATH
-step() { echo "== $*" | tee -a "$out/summary.txt"; }
+step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
+steps=${STEPS:-tests,catalog,sanitizers,bench,gemm}
+want() { [[ ",$steps," == *",$1,"* ]]; }
 step "build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
+if want tests; then
 step "cuda tests"
-"$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' 2>&1 | tail -25 | tee "$out/cuda-tests.log" | tail -3 | tee -a "$out/summary.txt"
+"$build/tests/kiln_unit_tests" --gtest_filter='Cuda*' >"$out/cuda-tests.log" 2>&1; grep -E '^\[  (PASSED|FAILED)' "$out/cuda-tests.log" | tee -a "$out/summary.txt"
+fi
+if want catalog; then
 for p in standard exact; do
     step "kiln run --all --target cuda --precision $p"
     "$kiln" run --all --target cuda --precision "$p" --seed 7 >"$out/run-$p.log" 2>&1; tail -1 "$out/run-$p.log" | tee -a "$out/summary.txt"
@@ -32,12 +39,24 @@ step "kiln run --all --target cuda --size medium"
 "$kiln" run --all --target cuda --size medium --seed 7 >"$out/run-medium.log" 2>&1; tail -1 "$out/run-medium.log" | tee -a "$out/summary.txt"
 step "kiln compare --all --targets interp,cuda --precision exact"
 "$kiln" compare --all --targets interp,cuda --precision exact --seed 7 >"$out/compare-exact.log" 2>&1; tail -1 "$out/compare-exact.log" | tee -a "$out/summary.txt"
-if command -v compute-sanitizer >/dev/null; then
+fi
+if want sanitizers && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
         step "compute-sanitizer --tool $tool (catalog, small)"
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$kiln" run --all --target cuda --size small --seed 7 >"$out/sanitizer-$tool.log" 2>&1
         echo "exit $? ; $(grep -E 'ERROR SUMMARY|passed,' "$out/sanitizer-$tool.log" | tail -2 | tr '\n' ' ')" | tee -a "$out/summary.txt"
     done
 fi
+if want bench; then
 step "benchmark"
 [[ -x "$build/bench/kiln_cuda_bench" ]] && "$build/bench/kiln_cuda_bench" "$out/bench-cuda.json" 2>&1 | tee "$out/bench.log" | tail -12 | tee -a "$out/summary.txt"
+fi
+if want gemm; then
+step "GEMM benchmark (vs cuBLAS)"
+[[ -x "$build/bench/kiln_gemm_bench" ]] && "$build/bench/kiln_gemm_bench" "$out/bench-gemm.json" 2>&1 | tee "$out/bench-gemm.log" | tail -14 | tee -a "$out/summary.txt"
+fi
+if want fuzz; then
+    step "kiln fuzz --count ${FUZZ_COUNT:-10000} --targets interp,cpu"
+    "$kiln" fuzz --count "${FUZZ_COUNT:-10000}" --seed 1 --targets interp,cpu --jobs "$(nproc)" >"$out/fuzz.log" 2>&1; tail -3 "$out/fuzz.log" | tee -a "$out/summary.txt"
+fi
+step "done"
