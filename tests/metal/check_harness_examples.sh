@@ -2,7 +2,8 @@
 # The Mac harnesses committed in examples/metal_harness/ are what `kiln metal-harness`
 # writes today (regenerated and compared file by file), and each one's kernel.metal,
 # built against the shim it carries (build_shim.sh), matches its expected outputs bit
-# for bit through the same run.py a Mac runs (run.py --shim).
+# for bit through the same run.py a Mac runs (run.py --shim), built by the host's c++
+# and, for gemm, by clang++ when installed.
 # Usage: check_harness_examples.sh KILN SOURCE_DIR
 set -u
 kiln=$1; examples=$2/examples/metal_harness
@@ -22,5 +23,10 @@ for entry in gemm softmax_norm flash_attention; do
     fi
     python3 "$work/$entry/run.py" --shim "$work/$entry/shim/kernel.so" || { echo "FAIL $entry: run.py --shim"; status=1; }
 done
+# The shim is plain C++20: clang++ builds the same MSL too, when it is installed.
+if command -v clang++ > /dev/null; then
+    CXX=clang++ sh "$work/gemm/build_shim.sh" > "$work/clang.build" 2>&1 &&
+        python3 "$work/gemm/run.py" --shim "$work/gemm/shim/kernel.so" || { echo "FAIL gemm with clang++:"; head -n 20 "$work/clang.build"; status=1; }
+fi
 [ $status -eq 0 ] && echo "harness examples: unchanged, and bit-exact through the shim"
 exit $status
