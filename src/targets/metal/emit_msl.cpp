@@ -240,7 +240,13 @@ Emitted Emitter::emit() {
     simdgroup_ = lowered_.contractions.metal->simdgroup;
     slots_ = launch_slots(p_);
     check_supported();
+    // Without a parallel nest the program is one instance: in the per-thread lowering
+    // one thread runs it (the others of its threadgroup would run it again, and read
+    // what the first one stored); the simdgroup lowering shares it out over the lanes.
+    const bool one_thread = !p_.grid && !simdgroup_;
+    if (one_thread) open("if (kiln_group == 0 && kiln_lane == 0)");
     emit_nodes(p_.body.nodes);
+    if (one_thread) close();
     if (private_bytes_ > kMaxPrivateBytes)
         fail(p_.loc, "kernel", "kernel '" + p_.name + "': an instance's tiles need " + support::byte_size(static_cast<double>(private_bytes_)) +
                                    " of private memory on the metal target, more than its limit of " +

@@ -77,6 +77,11 @@ inline ulong kiln_store_f64(kf64 x) { return x.bits; }
 inline bool kiln_signbit(float x) { return (as_type<uint>(x) >> 31) != 0; }
 // |x|: -0 -> +0, NaN unchanged.
 inline float kiln_abs(float x) { return x < 0.0f || (x == 0.0f && kiln_signbit(x)) ? -x : x; }
+// The same on kf64: the sign bit cleared, except for a NaN (unchanged).
+inline kf64 kiln_abs64(kf64 x) {
+    const ulong magnitude = x.bits & 0x7fffffffffffffffUL;
+    return magnitude > 0x7ff0000000000000UL ? x : kf64_from_bits(magnitude);
+}
 // maximum/minimum: NaN propagates, max(-0, +0) = +0, min(-0, +0) = -0 (kiln_rt::k_max).
 inline float kiln_max(float a, float b) {
     if (a != a || b != b) return a + b;
