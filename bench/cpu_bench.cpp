@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -25,6 +24,8 @@
 #include <unistd.h>
 
 #include <kiln/kiln.h>
+
+#include "rows_json.h"
 
 #include "cache/disk_cache.h"
 #include "targets/cpu/module_cache.h"
@@ -194,18 +195,13 @@ std::vector<Row> cache_rows(const std::string& argv0) {
 
 void print_rows(const std::vector<Row>& rows, const std::string& json) {
     std::printf("%-52s %12s %12s %7s  %s\n", "what", "kiln", "peer", "ratio", "check");
-    std::ofstream out(json);
-    out << "[\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = rows[i];
         double ratio = r.peer > 0 ? r.kiln / r.peer : 0;
         std::printf("%-52s %8.3f %-4s %8.3f %-4s %7.3f  %s %s\n", r.what.c_str(), r.kiln, r.unit.c_str(), r.peer, r.unit.c_str(), ratio,
                     r.check.c_str(), r.peer_name.c_str());
-        out << "  {\"what\": \"" << r.what << "\", \"kiln\": " << r.kiln << ", \"peer\": " << r.peer << ", \"unit\": \"" << r.unit
-            << "\", \"peer_name\": \"" << r.peer_name << "\", \"ratio\": " << ratio << ", \"check\": \"" << r.check << "\"}"
-            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
-    out << "]\n";
+    write_rows_json(rows, json, [](const Row& r) { return r.peer > 0 ? r.kiln / r.peer : 0; });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <kiln/kiln.h>
+#include <nlohmann/json.hpp>
 
 using namespace kiln;
 
@@ -140,13 +142,10 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
-    FILE* f = std::fopen(out, "w");
-    if (!f) return 1;
-    std::fprintf(f, "[\n");
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        std::fprintf(f, "  {\"shape\": \"%s\", \"kiln_tflops\": %.2f, \"cublas_tflops\": %.2f, \"ratio\": %.4f, \"rel_l2\": %.3e}%s\n",
-                     rows[i].name.c_str(), rows[i].kiln, rows[i].peer, rows[i].kiln / rows[i].peer, rows[i].err, i + 1 < rows.size() ? "," : "");
-    std::fprintf(f, "]\n");
-    std::fclose(f);
-    return 0;
+    nlohmann::json json = nlohmann::json::array();
+    for (const Row& r : rows)
+        json.push_back({{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"rel_l2", r.err}});
+    std::ofstream file(out);
+    file << json.dump(2) << "\n";
+    return file.flush() ? 0 : 1;
 }

@@ -5,8 +5,14 @@
 # runs the CUDA tests, the catalog on cuda in both precision modes, the bit-exact
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
 # benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
-# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, fuzz
-# (fuzz runs only when named, with FUZZ_COUNT programs, default 10000).
+# steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, rows,
+# fuzz, interop. fuzz runs only when named: FUZZ_COUNT programs, default 10000, in
+# each of three campaigns, interp vs cpu, interp vs cuda exact and standard; failures
+# minimized. rows is scripts/gpu-rows.sh: the row kernels checked, then benchmarked
+# against Triton and torch.compile. interop runs only when named:
+# scripts/gpu-interop-check.sh in its own build with the Python extension, needing
+# python3 with torch (CUDA) and Python's headers, and nanobind from ./.deps; results
+# in $OUT/interop.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/gpu-$(date +%Y%m%d)}
@@ -19,11 +25,14 @@ if [[ -d .deps ]]; then
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 step() { echo "== $* ($(date -u +%H:%M:%S))" | tee -a "$out/summary.txt"; }
-steps=${STEPS:-tests,catalog,sanitizers,bench,gemm}
+steps=${STEPS:-tests,catalog,sanitizers,bench,gemm,rows}
 want() { [[ ",$steps," == *",$1,"* ]]; }
+# The interop step builds its own tree: with only it, the full build is skipped.
+if [[ -n $(tr -d ',' <<<"${steps//interop/}") ]]; then
 step "build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+fi
 kiln="$build/tools/kiln"
 { echo "commit ${KILN_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee -a "$out/summary.txt"
 if want tests; then
@@ -55,8 +64,32 @@ if want gemm; then
 step "GEMM benchmark (vs cuBLAS)"
 [[ -x "$build/bench/kiln_gemm_bench" ]] && "$build/bench/kiln_gemm_bench" "$out/bench-gemm.json" 2>&1 | tee "$out/bench-gemm.log" | tail -14 | tee -a "$out/summary.txt"
 fi
+if want rows; then
+    OUT="$out" KILN_BUILD_DIR="$build" scripts/gpu-rows.sh
+fi
 if want fuzz; then
-    step "kiln fuzz --count ${FUZZ_COUNT:-10000} --targets interp,cpu"
-    "$kiln" fuzz --count "${FUZZ_COUNT:-10000}" --seed 1 --targets interp,cpu --jobs "$(nproc)" >"$out/fuzz.log" 2>&1; tail -3 "$out/fuzz.log" | tee -a "$out/summary.txt"
+    # The differential fuzzer: interp vs cpu, interp vs cuda bit for bit (exact), and
+    # interp vs cuda within each program's derived bound (standard); seeds apart so
+    # the three campaigns check different programs. Each failing program (the first
+    # five of a campaign) is minimized into $out/fuzz-minimized-<seed>.log.
+    n=${FUZZ_COUNT:-10000}
+    for campaign in "interp,cpu exact 1" "interp,cuda exact 1000001" "interp,cuda standard 2000001"; do
+        read -r targets precision seed <<<"$campaign"
+        log="$out/fuzz-${targets/,/-}-$precision.log"
+        step "kiln fuzz --count $n --seed $seed --targets $targets --precision $precision"
+        "$kiln" fuzz --count "$n" --seed "$seed" --targets "$targets" --precision "$precision" --jobs "$(nproc)" --batch 16 >"$log" 2>&1
+        echo "exit $?" >>"$log"
+        grep -E '^[0-9]+ programs:|^precision standard:|^exit ' "$log" | tee -a "$out/summary.txt"
+        for failed in $(grep -oE '^program [0-9]+:' "$log" | grep -oE '[0-9]+' | head -5); do
+            "$kiln" fuzz --minimize "$failed" --targets "$targets" --precision "$precision" >"$out/fuzz-minimized-$failed.log" 2>&1
+            echo "program $failed ($targets, $precision) minimized: $(tail -1 "$out/fuzz-minimized-$failed.log"); see fuzz-minimized-$failed.log" | tee -a "$out/summary.txt"
+        done
+    done
+fi
+if want interop; then
+    step "interop: PyTorch CUDA tensors through DLPack, side streams, overlap, CUDA graph x100, launch overhead"
+    OUT="$out/interop" KILN_BUILD_DIR="$build-interop" scripts/gpu-interop-check.sh >"$out/interop.log" 2>&1
+    echo "exit $?" | tee -a "$out/summary.txt"
+    [[ -f "$out/interop/summary.txt" ]] && tee -a "$out/summary.txt" <"$out/interop/summary.txt"
 fi
 step "done"

@@ -2,7 +2,7 @@
 // (tests/unit/gemm_kernels.h): bias vector + relu, residual tile with a scalar
 // scale, per-row scale (its vector shorter than the rows: the rest read zero), pre-
 // and post-activation outputs, and a weight stored [N, K]. Each against an f64
-// reference from the same rounded inputs on a ragged shape, every element written,
+// reference from the same rounded inputs on a ragged shape (odd row strides too), every element written,
 // and the TMA kernel (not the fallback) must have run. Without a device every test skips.
 #include <gtest/gtest.h>
 
@@ -98,6 +98,16 @@ TEST(CudaGemmEpilogueDevice, PerRowScaleShorterThanTheRows) {
 TEST(CudaGemmEpilogueDevice, PreAndPostActivation) {
     REQUIRE_DEVICE();
     check(Epilogue::two_outputs, false, 300, 264, 200);
+}
+
+// Odd extents make every row stride odd (201 and 263 bf16: not a multiple of 16
+// bytes), which TMA cannot describe: A and B are staged into padded copies
+// (gemm_staging.h), and C is written element by element where a pair would be
+// misaligned. The TMA kernel must still run, and every element must be right.
+TEST(CudaGemmEpilogueDevice, RowStridesTmaCannotDescribe) {
+    REQUIRE_DEVICE();
+    check(Epilogue::bias_relu, false, 301, 263, 201);
+    check(Epilogue::two_outputs, true, 129, 515, 777);
 }
 
 TEST(CudaGemmEpilogueDevice, WeightStoredNByK) {

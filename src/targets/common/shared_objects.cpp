@@ -32,7 +32,7 @@ struct Slot {
 
 std::mutex g_mutex;
 std::unordered_map<std::string, std::shared_ptr<Slot>> g_slots;
-ModuleStats g_stats;
+SharedObjectStats g_stats;
 
 // Where the files of a build that failed are kept for the bug report: a fresh
 // private directory, so that no one else's file or symlink is ever written
@@ -159,7 +159,7 @@ const SharedObject& load_shared_object(const cache::DiskCache* disk, const std::
     return *in_slot(key, [&] { return std::optional<SharedObject>(build(disk, key, request, compiler)); });
 }
 
-ModuleStats module_stats() {
+SharedObjectStats shared_object_stats() {
     std::lock_guard<std::mutex> g(g_mutex);
     return g_stats;
 }

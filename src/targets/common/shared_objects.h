@@ -48,12 +48,12 @@ const SharedObject& load_shared_object(const cache::DiskCache* disk, const std::
                                        const HostCompiler& compiler);
 
 // What this process has done to get shared objects (tests and `kiln` report these).
-struct ModuleStats {
+struct SharedObjectStats {
     std::int64_t memory_hits = 0;   // already loaded here
     std::int64_t disk_hits = 0;     // loaded from the on-disk cache
     std::int64_t compiled = 0;      // built by the host compiler
     double compile_seconds = 0;     // total time spent compiling
 };
-ModuleStats module_stats();
+SharedObjectStats shared_object_stats();
 
 }  // namespace kiln::native

@@ -1,12 +1,15 @@
-// Compiled cpu kernels by cache key: the shared objects (targets/common/
-// shared_objects.h) that export kiln_grid and kiln_run (cpu_abi.h).
+// Compiled kernels by cache key: this process's loaded shared objects (a warm
+// launch is one map lookup), backed by kiln's on-disk cache (a fresh process
+// loads a published entry without compiling), backed by the host compiler.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cache/disk_cache.h"
-#include "targets/common/shared_objects.h"
 #include "targets/cpu/cpu_abi.h"
+#include "targets/common/host_compiler.h"
 
 namespace kiln::native {
 
@@ -19,9 +22,34 @@ struct Module {
 // cache) holds it (a verified entry); null otherwise. Never compiles.
 const Module* find_module(const cache::DiskCache* disk, const std::string& key);
 
-// The module for `key` (a cache::KeyBuilder digest that covers `source`), built
-// from `source` on a miss everywhere (load_shared_object).
+// The module for `key` (a cache::KeyBuilder digest that covers `source`). On a
+// miss everywhere, compiles `source`, into the cache when it takes the entry,
+// else in a private temporary directory. The compiler rejecting the source is an
+// internal error quoting the compiler and naming a saved copy of the source; a
+// compiler that cannot build a trivial program either is a kiln::Error.
 const Module& load_module(const cache::DiskCache* disk, const std::string& key, const std::string& source, const std::string& kernel_name,
                           const HostCompiler& compiler);
+
+// Several kernels built with one host-compiler run (a fuzz campaign's batch): one
+// shared object holding every kernel of `sources` (key -> generated source) that
+// this process has not loaded yet, each in a namespace of its own with its entry
+// points renamed; the prelude every source begins with is compiled once. Each
+// kernel then loads by its key like any other (find_module, load_module), from
+// this process's memory only: the batch is not put in the on-disk cache, whose
+// entries are one kernel each. Returns how many kernels were compiled.
+struct BatchSource {
+    std::string key, source, kernel_name;
+};
+int load_batch(const std::vector<BatchSource>& sources, const HostCompiler& compiler);
+
+// What this process has done to get modules (tests and `kiln` report these).
+struct ModuleStats {
+    std::int64_t memory_hits = 0;   // already loaded here
+    std::int64_t disk_hits = 0;     // loaded from the on-disk cache
+    std::int64_t compiled = 0;      // built by the host compiler
+    double compile_seconds = 0;     // total time spent compiling
+    std::int64_t batches = 0;       // host-compiler runs of load_batch (each built several kernels)
+};
+ModuleStats module_stats();
 
 }  // namespace kiln::native

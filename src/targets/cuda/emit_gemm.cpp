@@ -6,6 +6,7 @@
 #include "targets/cuda/emit_gemm.h"
 
 #include <algorithm>
+#include <set>
 
 #include "targets/cuda/emitter.h"
 #include "targets/common/embedded_text.h"
@@ -171,8 +172,9 @@ private:
     }
 
     // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
-    // an even column of a row-major view (the launcher checks the alignment), else
-    // the elements in range one by one.
+    // an even column where the view allows it (unit inner stride, even row stride,
+    // a base aligned for the pair: uniform over the launch, so the branch never
+    // diverges), else the elements in range one by one, at any strides.
     void store(const Node& st) {
         const Node* v = st.operands.back();
         Kind k = v->type.kind;
@@ -181,11 +183,18 @@ private:
         std::string pair = k == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
                                           : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + to_storage(k, y0) + " | (unsigned)" +
                                                 to_storage(k, y1) + " << 16;";
+        std::string pairs = a + "_pairs";
+        if (paired_views_.insert(a).second)
+            scalars_ += "    const bool " + pairs + " = " + a + "_s1 == 1 && ((" + a + "_s0 | (long long)(reinterpret_cast<unsigned long long>(" + a +
+                    ") / sizeof(*" + a + "))) & 1) == 0;\n";
         body_ += "        if (r < " + a + "_e0) {\n";
         body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
-        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
-        body_ += "            if (c + 1 < lim) " + pair + "\n";
-        body_ += "            else if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c * " + a + "_s1;\n";
+        body_ += "            if (" + pairs + " && c + 1 < lim) " + pair + "\n";
+        body_ += "            else {\n";
+        body_ += "                if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "                if (c + 1 < lim) p[" + a + "_s1] = " + to_storage(k, y1) + ";\n";
+        body_ += "            }\n";
         body_ += "        }\n";
     }
 
@@ -195,6 +204,7 @@ private:
     std::vector<const Node*> names_;
     std::unordered_map<const Node*, std::string> at_[2], column_names_[2];
     std::unordered_map<const Node*, std::string> scalar_names_;
+    std::set<std::string> paired_views_;  // outputs whose "<a>_pairs" flag is declared
 };
 
 }  // namespace
@@ -249,8 +259,8 @@ std::string GemmKernel::describe() const {
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
-           "; taken when A, B and the outputs suit TMA and paired stores (16-byte aligned base and row stride, unit inner stride), "
-           "else the kernel above";
+           "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a staged copy "
+           "(any row stride), else the kernel above";
 }
 
 }  // namespace kiln::cu
