@@ -47,8 +47,6 @@ std::vector<Target> compared_targets(const FuzzOptions& o) {
         if (std::find(resolved.begin(), resolved.end(), real) != resolved.end())
             throw UsageError("fuzz compares targets: --targets names " + real + " twice" + (name == real ? "" : " ('" + name + "' is " + real + " here)"));
         resolved.push_back(real);
-        // Device code cannot raise: programs for a device target use no bounds::check.
-        c.limits.device = c.limits.device || real == "cuda" || real == "metal";
     }
     // One target agrees with itself vacuously: a campaign needs two different ones.
     if (resolved.size() < 2) throw UsageError("fuzz compares targets: --targets needs at least two different ones, got " + joined(o.targets, ","));
@@ -81,6 +79,8 @@ int run(const FuzzOptions& o) {
     if (o.count < 1) throw UsageError("--count must be at least 1");
     fuzz::CampaignOptions c;
     c.targets = compared_targets(o);
+    // Device code cannot raise: programs for a device target use no bounds::check.
+    for (const Target& t : c.targets) c.limits.device = c.limits.device || t.name() == "cuda" || t.name() == "metal";
     c.compile = parse_precision(o.precision);
     if (o.minimize_option && o.minimize_option->count() > 0) return run_minimize(o, c.targets, c.compile);
     c.seed = resolve_seed(o.seed);
