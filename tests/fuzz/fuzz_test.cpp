@@ -110,7 +110,7 @@ namespace {
 // the same seeds without cuda do, now and then.
 TEST(Fuzz, ProgramsForDeviceCodeNeverUseBoundsCheck) {
     Limits device;
-    device.device_code = true;
+    device.device = true;
     int checked_on_host = 0;
     for (std::uint64_t seed = 1; seed <= 400; ++seed) {
         const Recipe d = make_recipe(seed, device);

@@ -1,7 +1,7 @@
 // Finding, identifying and running the host compiler. Processes are started with
 // posix_spawn (safe in a multithreaded program) and their output read through a
 // pipe.
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -263,9 +263,11 @@ const HostCompiler* host_compiler(std::string* why_not) {
     return &*p.compiler;
 }
 
-bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log) {
+bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log,
+                           const std::vector<std::string>& extra) {
     std::vector<std::string> argv = c.command;
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
     argv.insert(argv.end(), {"-o", output.string(), source.string()});
     int rc = run_process(argv, log);
     if (rc == -1 && log->empty()) *log = "could not run " + c.command[0] + " (or it was killed by a signal)";

@@ -1,4 +1,5 @@
-// The cpu target's launcher threads: a process-wide pool whose workers have
+// The launcher threads of the targets that run generated code on the host (the
+// cpu target, the metal target's shim): a process-wide pool whose workers have
 // stacks large enough for a kernel's tiles (fixed-size local arrays).
 #pragma once
 

@@ -2,7 +2,7 @@
 // a job is posted, claim task numbers from a shared counter, and the last one out
 // wakes the poster. A job that needs more workers or deeper stacks than the pool
 // has replaces the pool first.
-#include "targets/cpu/thread_pool.h"
+#include "targets/common/thread_pool.h"
 
 #include <pthread.h>
 

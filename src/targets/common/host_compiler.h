@@ -32,9 +32,11 @@ const HostCompiler* host_compiler(std::string* why_not);
 // with *why_not set. host_compiler() is this for the process's $CXX.
 std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string* why_not);
 
-// Compiles `source` into the shared object `output`. On failure returns false
-// and leaves the compiler's output in *log.
-bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log);
+// Compiles `source` into the shared object `output`, with `extra` flags after the
+// compiler's own (a target's: include directories, dialect switches). On failure
+// returns false and leaves the compiler's output in *log.
+bool compile_shared_object(const HostCompiler& c, const std::filesystem::path& source, const std::filesystem::path& output, std::string* log,
+                           const std::vector<std::string>& extra = {});
 
 // Whether the compiler builds a trivial shared object in `dir` with the kernels'
 // flags; its output in *log. One that cannot has failed for reasons of its own or
