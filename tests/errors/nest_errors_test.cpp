@@ -57,6 +57,6 @@ TEST(NestErrors, Kernels) {
         {__LINE__, [] { Kernel k; k.launch(interp()); },                                 "launch: this Kernel is empty (default-constructed or moved from); assign it a kernel(name, lambda) first"},
         {__LINE__, [] { Kernel k; (void)k.name(); },                                     "kernel: this Kernel is empty (default-constructed or moved from); assign it a kernel(name, lambda) first"},
         {__LINE__, [] { launch(-1, [](std::int64_t) {}); },                              "launch: negative instance count -1"},
-        {__LINE__, [] { launch(4, nullptr); },                                           "launch: no kernel function"},
+        {__LINE__, [] { launch(4, Closure{}); },                                         "launch: no kernel function"},
     });
 }
