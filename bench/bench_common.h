@@ -1,19 +1,18 @@
 // What the CPU benchmarks share: timing (median of repeated runs after a
-// warm-up), random inputs, and the table and JSON they print. The JSON is
-// written by hand in the project's existing style (nlohmann-json is coming on
-// another branch; until it is on main, this stays).
+// warm-up), random inputs, and the table and JSON they print (rows_json.h).
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <kiln/kiln.h>
+
+#include "rows_json.h"
 
 namespace kiln_bench {
 
@@ -55,18 +54,12 @@ struct Row {
 // Prints the table and writes it as JSON to `json`; ratio = kiln / peer.
 inline void print_rows(const std::vector<Row>& rows, const std::string& json) {
     std::printf("%-52s %12s %12s %7s  %s\n", "what", "kiln", "peer", "ratio", "check");
-    std::ofstream out(json);
-    out << "[\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& r = rows[i];
+    for (const auto& r : rows) {
         double ratio = r.peer > 0 ? r.kiln / r.peer : 0;
         std::printf("%-52s %8.3f %-4s %8.3f %-4s %7.3f  %s %s\n", r.what.c_str(), r.kiln, r.unit.c_str(), r.peer, r.unit.c_str(), ratio,
                     r.check.c_str(), r.peer_name.c_str());
-        out << "  {\"what\": \"" << r.what << "\", \"kiln\": " << r.kiln << ", \"peer\": " << r.peer << ", \"unit\": \"" << r.unit
-            << "\", \"peer_name\": \"" << r.peer_name << "\", \"ratio\": " << ratio << ", \"check\": \"" << r.check << "\"}"
-            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
-    out << "]\n";
+    write_rows_json(rows, json, [](const Row& r) { return r.peer > 0 ? r.kiln / r.peer : 0; });
 }
 
 }  // namespace kiln_bench

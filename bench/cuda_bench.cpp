@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +22,8 @@
 #include <nvrtc.h>
 
 #include <kiln/kiln.h>
+
+#include "rows_json.h"
 
 using namespace kiln;
 using Clock = std::chrono::steady_clock;
@@ -222,18 +223,13 @@ std::vector<Row> cache_rows(const std::string& argv0) {
 
 void print_rows(const std::vector<Row>& rows, const std::string& json) {
     std::printf("%-58s %14s %14s %8s  %s\n", "what", "kiln", "peer", "ratio", "check");
-    std::ofstream out(json);
-    out << "[\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = rows[i];
         double ratio = r.peer > 0 && r.kiln > 0 ? r.kiln / r.peer : 0;
         std::printf("%-58s %10.3f %-3s %10.3f %-3s %8.3f  %s (%s)\n", r.what.c_str(), r.kiln, r.unit.c_str(), r.peer, r.unit.c_str(), ratio,
                     r.check.c_str(), r.peer_name.c_str());
-        out << "  {\"what\": \"" << r.what << "\", \"kiln\": " << r.kiln << ", \"peer\": " << r.peer << ", \"unit\": \"" << r.unit
-            << "\", \"peer_name\": \"" << r.peer_name << "\", \"ratio\": " << ratio << ", \"check\": \"" << r.check << "\"}"
-            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
-    out << "]\n";
+    write_rows_json(rows, json, [](const Row& r) { return r.peer > 0 && r.kiln > 0 ? r.kiln / r.peer : 0; });
 }
 
 }  // namespace

@@ -8,7 +8,8 @@ set(kiln_embedded_files
   ${PROJECT_SOURCE_DIR}/include/kiln/detail/kmath.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_abi.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_prelude.h
-  ${PROJECT_SOURCE_DIR}/src/targets/cuda/emit_gemm_sm90.cuh)
+  ${PROJECT_SOURCE_DIR}/src/targets/cuda/emit_gemm_sm90.cuh
+  ${PROJECT_SOURCE_DIR}/src/targets/cuda/divide_by.h)
 set(kiln_embedded_h ${PROJECT_BINARY_DIR}/generated/targets/common/embedded_text.h)
 set(kiln_embedded_cpp ${PROJECT_BINARY_DIR}/generated/targets/common/embedded_text.cpp)
 string(REPLACE ";" "|" kiln_embedded_arg "${kiln_embedded_files}")

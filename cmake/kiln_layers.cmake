@@ -20,7 +20,8 @@ function(kiln_layer name)
   endforeach()
   add_library(kiln_${name} OBJECT ${sources} ${L_GENERATED})
   target_include_directories(kiln_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated
-                                                  ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/lib)
+                                                  ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/lib
+                                                  ${PROJECT_SOURCE_DIR}/third_party/dlpack/include)
   target_compile_features(kiln_${name} PRIVATE cxx_std_20)
   target_compile_options(kiln_${name} PRIVATE -Wall -Wextra -Werror=switch)
   target_compile_definitions(kiln_${name} PRIVATE KILN_VERSION="${PROJECT_VERSION}")

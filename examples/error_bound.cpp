@@ -132,6 +132,14 @@ Bounded log(const Bounded& a) {
     return function_value(z, -std::log1p(-a.error / a.value), a.kind);
 }
 
+Bounded rsqrt(const Bounded& a) {
+    // 1/sqrt is decreasing and convex: the lower end of the interval moves it most
+    // (and must stay above 0).
+    const double z = 1 / std::sqrt(a.value);
+    if (!(a.value > a.error)) return {z, kInf, a.kind};
+    return function_value(z, 1 / std::sqrt(a.value - a.error) - z, a.kind);
+}
+
 Bounded tanh(const Bounded& a) {
     // tanh' = 1 - tanh^2 is largest where |x| is smallest on the interval.
     const double nearest = std::max(std::abs(a.value) - a.error, 0.0);

@@ -83,6 +83,9 @@ Bounded sqrt(const Bounded& a);
 Bounded exp(const Bounded& a);
 Bounded log(const Bounded& a);
 Bounded tanh(const Bounded& a);
+// 1/sqrt(a) in one operation (rsqrt: kiln's own is correctly rounded, a target's
+// within kMathUlps), of an operand the kernel never computes at or below 0.
+Bounded rsqrt(const Bounded& a);
 
 // The sum of `terms` in any order (a reduction a target may reassociate), where no
 // term passes more than `depth` roundings: gamma(depth) * sum(|x_i| + e_i) on top of

@@ -177,18 +177,25 @@ std::optional<AnyTile> BodyGen::mma_onto(const AnyTile& acc, Kind in) {
     auto contracted = subset(free, 1, 2);
     if (contracted.empty()) return std::nullopt;
     std::vector<int> a_axes = contracted, b_axes = contracted;
-    for (int u : out) {
-        auto side = rng_.below(3);  // a only, b only, or both (a batch axis)
-        if (side != 1) a_axes.push_back(u);
-        if (side != 0) b_axes.push_back(u);
+    if (out.size() == 2 && contracted.size() == 1 && rng_.chance(50)) {
+        // The plain matrix product a[m, k] b[k, n] -> acc[m, n]: the form tensor cores take.
+        a_axes = {out[0], contracted[0]};
+        b_axes = {contracted[0], out[1]};
+    } else {
+        for (int u : out) {
+            auto side = rng_.below(3);  // a only, b only, or both (a batch axis)
+            if (side != 1) a_axes.push_back(u);
+            if (side != 0) b_axes.push_back(u);
+        }
+        rng_.shuffle(a_axes);
+        rng_.shuffle(b_axes);
     }
-    rng_.shuffle(a_axes);
-    rng_.shuffle(b_axes);
     if (count(a_axes) > max_elements_ || count(b_axes) > max_elements_ ||
         count(out) * count(contracted) > 8 * max_elements_)
         return std::nullopt;
     AnyTile a = fit(pick(), in, a_axes), b = fit(pick(), in, b_axes);
-    const MmaOptions options{.allow_reassociation = rng_.chance(50)};
+    // tf32 is a permission for f32 operands only (elsewhere it is an error).
+    const MmaOptions options{.allow_reassociation = rng_.chance(50), .allow_tf32 = in == Kind::F32 && rng_.chance(30)};
     return with_kind(kind_of_tile(acc), [&](auto acc_tag) -> std::optional<AnyTile> {
         using C = typename decltype(acc_tag)::type;
         return with_kind(in, [&](auto in_tag) -> std::optional<AnyTile> {

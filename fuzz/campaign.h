@@ -16,12 +16,17 @@ struct CampaignOptions {
     std::vector<Target> targets;  // the first is the reference
     CompileOptions compile{.precision = Precision::exact};
     int jobs = 1;                 // programs checked at once
+    // Programs compiled together: each job generates `batch` programs and has every
+    // target compile them ahead as one batch where it can (the cpu target: one
+    // host-compiler run for all), then checks them one by one.
+    int batch = 1;
     Limits limits;
 };
 
 struct Summary {
     std::int64_t programs = 0, same = 0, differs = 0, invalid = 0, internal = 0;
     std::int64_t raised = 0;       // of `same`: programs every target aborted with one error
+    std::int64_t checked = 0, unchecked = 0;  // precision standard: output elements with a finite bound, and without
     double seconds = 0;
     std::vector<Result> failures;  // in seed order
     bool passed() const { return programs == same; }

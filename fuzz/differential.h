@@ -1,7 +1,9 @@
-// One fuzz program run on several targets from identical buffers, and what each
-// wrote compared byte for byte: the exact-precision contract says every target
-// writes exactly the interpreter's bytes (any f32/f64 NaN matching any NaN:
-// kiln/detail/identical.h says why).
+// One fuzz program run on several targets from identical buffers, each placed
+// where its target runs (placement.h), and what each wrote compared: in precision
+// exact byte for byte, as the contract says every target writes exactly the
+// interpreter's bytes (any f32/f64 NaN matching any NaN: kiln/detail/identical.h
+// says why); in precision standard element by element within the bound derived
+// from the program (standard_bound.h).
 #pragma once
 
 #include <cstdint>
@@ -44,12 +46,18 @@ struct Result {
     Verdict verdict = Verdict::same;
     std::string detail;  // the first difference or the error, empty when same
     bool raised = false; // same: every target raised the same error (a bounds::check overrun)
+    // Precision standard: output elements compared within a finite bound, and
+    // those with none (the program's values there may differ without limit).
+    std::int64_t checked = 0, unchecked = 0;
 };
 
 // Generates program `seed` and runs it on `targets` (the first is the reference).
 Result check_program(std::uint64_t seed, const std::vector<Target>& targets, const CompileOptions& options, const Limits& limits = {});
+// The same for a recipe (a shrunk one: minimize.h).
+Result check_recipe(const Recipe& r, const std::vector<Target>& targets, const CompileOptions& options);
 
-// The program's recipe, IR and the first target's result, for a report.
+// The program's recipe and IR, for a report.
 std::string show_program(std::uint64_t seed, const Limits& limits = {});
+std::string show_recipe(const Recipe& r);
 
 }  // namespace kiln::fuzz

@@ -95,7 +95,7 @@ ViewPlan make_view(Rng& rng, const Recipe& r, Role role) {
     // Inouts are read and written at one region, before and after the loop.
     v.in_loop = r.loop.present && role != Role::inout && rng.chance(output ? 25 : 45);
     const bool rewritten = output && v.in_loop && rng.chance(30);
-    for (int a : random_axes(rng, r.axes, 3, r.max_tile_elements)) {
+    for (int a : random_axes(rng, r.axes, rng.chance(25) ? 4 : 3, r.max_tile_elements)) {  // with the unit dims below, 1-D to 8-D views
         DimPlan d;
         d.axis = a;
         for (std::size_t g = 0; g < r.grid.size(); ++g)
@@ -158,6 +158,7 @@ bool always_in_range(const Recipe& r, const ViewPlan& v) {
 void choose_bounds(Rng& rng, Recipe& r) {
     std::vector<ViewPlan*> overrun;
     for (ViewPlan& v : r.views) {
+        if (v.fallback) continue;  // a fallback is read under bounds::zero only (a load with one refuses the others)
         if (!always_in_range(r, v)) {
             overrun.push_back(&v);
             continue;
@@ -186,7 +187,9 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
     Recipe r;
     r.seed = seed;
     Rng rng(seed);
-    r.max_tile_elements = limits.max_tile_elements * (rng.chance(10) ? 8 : 1);
+    const bool many_instances = rng.chance(4);
+    r.max_tile_elements = many_instances ? std::min<std::int64_t>(64, limits.max_tile_elements) : limits.max_tile_elements * (rng.chance(10) ? 8 : 1);
+    r.wide_index = rng.chance(10);
     r.axes = make_axes(rng, r.max_tile_elements);
     std::vector<int> free(r.axes.size());
     std::iota(free.begin(), free.end(), 0);
@@ -203,10 +206,11 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
         g.extent = rng.between(1, 4);
         g.axis = take_axis();
     }
-    // Sometimes many instances, for the launcher's scheduling.
-    if (!r.grid.empty() && rng.chance(8)) {
+    // Sometimes more instances, for the launchers' scheduling; now and then very
+    // many (CTAs spread over every SM, and the grid-stride loop past the first wave).
+    if (!r.grid.empty() && (many_instances || rng.chance(8))) {
         auto& g = r.grid[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(r.grid.size())))];
-        g.extent = rng.between(5, 24);
+        g.extent = many_instances ? rng.between(64, 2048) : rng.between(5, 24);
     }
     // A serial or pipeline loop nests inside the grid (the DSL opens one from a Nest).
     r.loop.present = !r.grid.empty() && rng.chance(55);
@@ -267,6 +271,7 @@ std::string describe(const Recipe& r) {
     std::ostringstream s;
     s << "axes";
     for (auto& a : r.axes) s << " " << a.name << "=" << a.extent;
+    if (r.wide_index) s << "; 64-bit offsets";
     s << "; grid [";
     for (std::size_t g = 0; g < r.grid.size(); ++g) {
         const auto& gd = r.grid[g];

@@ -101,10 +101,13 @@ struct Recipe {
     std::uint64_t data_seed = 0;      // the launch buffers' contents
     std::int64_t max_tile_elements = 0;  // no tile of the program is larger
     bool may_raise = false;           // a bounds::check access may overrun: targets must raise alike
+    bool wide_index = false;          // compiled with 64-bit element offsets (CompileOptions::index_width)
 };
 
 // Limits that keep one program quick on the interpreter. One program in ten gets
-// tiles eight times larger, so that the targets' large-frame paths run too.
+// tiles eight times larger, so that the targets' large-frame paths run too; one in
+// twenty-five a grid of 64 to 2048 instances (many CTAs on cuda) over tiles of at
+// most 64 elements.
 struct Limits {
     std::int64_t max_tile_elements = 1024;
 };

@@ -118,4 +118,20 @@ void fill_elements(Rng& rng, Kind k, Style style, unsigned char* bytes, std::int
     }
 }
 
+double element_value(Kind k, const unsigned char* p) {
+    switch (k) {
+        case Kind::Bool: return p[0];
+        case Kind::I8: return static_cast<std::int8_t>(p[0]);
+        case Kind::I32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
+        case Kind::I64: { std::int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
+        case Kind::F16: { std::uint16_t b; std::memcpy(&b, p, 2); return f16::from_bits(b).to_double(); }
+        case Kind::BF16: { std::uint16_t b; std::memcpy(&b, p, 2); return bf16::from_bits(b).to_double(); }
+        case Kind::F32: { float x; std::memcpy(&x, p, 4); return x; }
+        case Kind::F64: break;
+    }
+    double x;
+    std::memcpy(&x, p, 8);
+    return x;
+}
+
 }  // namespace kiln::fuzz

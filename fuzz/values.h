@@ -28,4 +28,7 @@ enum class Style : std::uint8_t {
 // Fills `count` elements of kind k at `bytes` (storage layout of the kind).
 void fill_elements(Rng& rng, Kind k, Style style, unsigned char* bytes, std::int64_t count);
 
+// The element of kind k stored at p, as a double (integers exactly up to 2^53).
+double element_value(Kind k, const unsigned char* p);
+
 }  // namespace kiln::fuzz

@@ -3,7 +3,7 @@
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in g++ cmake ninja-build libgtest-dev libgmock-dev libcli11-dev libssl-dev libopenblas-dev pkg-config; do
+for pkg in g++ cmake ninja-build libgtest-dev libgmock-dev libcli11-dev libssl-dev libopenblas-dev pkg-config nlohmann-json3-dev python3-dev python3-venv; do
     have "$pkg" || need+=("$pkg")
 done
 if ((${#need[@]})); then

@@ -7,6 +7,7 @@
 
 #include "case_args.h"
 #include "commands.h"
+#include "json_report.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -23,6 +24,7 @@ struct BenchOptions {
     std::string precision = "standard";
     int reps = 10;
     SeedOption seed;
+    JsonReport json;
 };
 
 template <class F> double seconds(F&& f) {
@@ -38,9 +40,10 @@ double median(std::vector<double> v) {
 }
 
 // Times one case and prints its line; false when its outputs are wrong or kiln raised an error.
-bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const BenchOptions& o, std::size_t width, Progress& progress) {
+bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, BenchOptions& o, std::size_t width, Progress& progress) {
     const CompileOptions options = parse_precision(o.precision);
     const std::string head = column(e.name, width) + column(c.shape, kShapeWidth);
+    nlohmann::json record = {{"entry", e.name}, {"shape", c.shape}};
     try {
         // Arguments are placed once, so device copies are outside every timing. A
         // target's run() returns when the launch has finished, so its wall time is the launch.
@@ -53,6 +56,8 @@ bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const
         if (!check.ok) {
             progress.clear();
             std::cout << head << "FAIL: " << check.detail << std::endl;
+            record.update({{"ok", false}, {"detail", check.detail}});
+            o.json.add_case(std::move(record));
             return false;
         }
         std::vector<double> warm;
@@ -63,16 +68,21 @@ bool bench_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const
         progress.clear();
         std::cout << head << column(format_duration(trace), 10) << column(format_duration(compile), 10) << column(format_duration(trace + first), 10)
                   << format_duration(warm_median) << std::endl;
+        record.update({{"ok", true}, {"trace_s", trace}, {"compile_s", compile}, {"first_call_s", trace + first}, {"warm_median_s", warm_median},
+                       {"warm_s", warm}});
+        o.json.add_case(std::move(record));
         return true;
     } catch (const Error& err) {
         progress.clear();
         std::cout << head << "ERROR" << std::endl;
         print_error(err);
+        record.update({{"ok", false}, {"error", err.what()}});
+        o.json.add_case(std::move(record));
         return false;
     }
 }
 
-int run(const BenchOptions& o) {
+int run(BenchOptions& o) {
     auto entries = select_entries(o.selection);
     Target t = select_target(o.target, true);
     const catalog::Size size = parse_size(o.size);
@@ -83,9 +93,11 @@ int run(const BenchOptions& o) {
     std::cout << column("entry", width) << column("shape", kShapeWidth) << column("trace", 10) << column("compile", 10) << column("first call", 10)
               << "warm" << std::endl;
 
-    return for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
+    o.json.settings() = {{"command", "bench"}, {"target", t.name()}, {"size", size_name(size)}, {"precision", o.precision}, {"seed", seed},
+                         {"reps", o.reps}};
+    return o.json.finish(for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
         return bench_one(e, c, t, o, width, progress);
-    });
+    }));
 }
 
 }  // namespace
@@ -99,6 +111,7 @@ Command bench_command(CLI::App& app) {
     sub->add_option("--reps", o->reps, "warm launches to take the median of")->check(CLI::PositiveNumber)->capture_default_str();
     add_seed_option(*sub, o->seed);
     add_precision_option(*sub, o->precision);
+    o->json.add_option(*sub);
     return {sub, [o] { return run(*o); }};
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "json_report.h"
 #include "kiln/detail/identical.h"
 #include "options.h"
 #include "progress.h"
@@ -20,6 +21,7 @@ struct CompareOptions {
     std::string size = "small";
     std::string precision = "exact";
     SeedOption seed;
+    JsonReport json;
 };
 
 // The first element that is not identical (kiln/detail/identical.h), described; nothing when the outputs are identical.
@@ -39,7 +41,7 @@ std::optional<std::string> first_difference(const std::vector<catalog::Buffer>& 
     return std::nullopt;
 }
 
-int run(const CompareOptions& o) {
+int run(CompareOptions& o) {
     // A target compared with itself agrees vacuously.
     const std::string asked = "--targets " + o.targets.at(0) + "," + o.targets.at(1);
     if (o.targets.at(0) == o.targets.at(1)) throw UsageError("compare needs two different targets; " + asked + " names " + o.targets.at(0) + " twice");
@@ -53,6 +55,8 @@ int run(const CompareOptions& o) {
     std::cout << "kiln compare: " << a.name() << " vs " << b.name() << ", size " << size_name(size) << ", precision " << o.precision
               << ", seed " << seed << " (repeat with --seed " << seed << ")" << std::endl;
 
+    o.json.settings() = {{"command", "compare"}, {"targets", {a.name(), b.name()}}, {"size", size_name(size)}, {"precision", o.precision},
+                         {"seed", seed}};
     const std::size_t width = name_width(entries);
     Tally tally;
     Progress progress(entries.size());
@@ -70,6 +74,7 @@ int run(const CompareOptions& o) {
         for (std::size_t k = 0; k < cases_a->size(); ++k) {
             progress.show(i, e.name + " " + (*cases_a)[k].shape);
             const std::string head = column(e.name, width) + column((*cases_a)[k].shape, kShapeWidth);
+            nlohmann::json record = {{"entry", e.name}, {"shape", (*cases_a)[k].shape}};
             try {
                 auto out_a = catalog::run_outputs((*cases_a)[k], a, options);
                 auto out_b = catalog::run_outputs((*cases_b)[k], b, options);
@@ -77,16 +82,20 @@ int run(const CompareOptions& o) {
                 progress.clear();
                 std::cout << head << (diff ? "differs: " + *diff : "identical") << std::endl;
                 tally.add(!diff);
+                record.update({{"ok", !diff}, {"identical", !diff}});
+                if (diff) record["difference"] = *diff;
             } catch (const Error& err) {
                 progress.clear();
                 std::cout << head << "ERROR" << std::endl;
                 print_error(err);
                 tally.add(false);
+                record.update({{"ok", false}, {"error", err.what()}});
             }
+            o.json.add_case(std::move(record));
         }
     }
     progress.clear();
-    return tally.print();
+    return o.json.finish(tally.print());
 }
 
 }  // namespace
@@ -103,6 +112,7 @@ Command compare_command(CLI::App& app) {
     add_size_option(*sub, o->size);
     add_seed_option(*sub, o->seed);
     add_precision_option(*sub, o->precision);
+    o->json.add_option(*sub);
     return {sub, [o] { return run(*o); }};
 }
 

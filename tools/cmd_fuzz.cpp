@@ -1,12 +1,15 @@
 // kiln fuzz: the differential fuzzer. Random well-typed kernels (fuzz/) run on
-// the targets from identical buffers; every byte each target writes must equal
-// the first target's. Program i of a run has seed S+i, so any failure reproduces
-// alone: kiln fuzz --count 1 --seed <its seed> --show.
+// the targets from identical buffers, each placed where its target runs; every
+// byte each target writes must equal the first target's (precision exact), or lie
+// within the bound derived from the program (precision standard). Program i of a
+// run has seed S+i, so any failure reproduces alone: kiln fuzz --count 1 --seed
+// <its seed> --show; kiln fuzz --minimize <its seed> shrinks it first.
 #include <algorithm>
 #include <iostream>
 
 #include "commands.h"
 #include "fuzz/campaign.h"
+#include "fuzz/minimize.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -20,8 +23,12 @@ struct FuzzOptions {
     SeedOption seed;
     std::vector<std::string> targets = {"interp", "cpu"};
     int jobs = 1;
+    int batch = 1;
     std::string precision = "exact";
     bool show = false;
+    std::uint64_t minimize = 0;
+    CLI::Option* minimize_option = nullptr;
+    std::vector<std::string> shrink;  // edits applied to program --seed (minimize.h)
 };
 
 std::string joined(const std::vector<std::string>& v, const char* sep) {
@@ -30,24 +37,68 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
     return s;
 }
 
-int run(const FuzzOptions& o) {
-    if (o.count < 1) throw UsageError("--count must be at least 1");
-    fuzz::CampaignOptions c;
-    c.seed = resolve_seed(o.seed);
-    c.count = o.count;
-    // One target agrees with itself vacuously: a campaign needs two different ones.
+// The targets to compare, each able to run here, no two the same.
+std::vector<Target> compared_targets(const FuzzOptions& o) {
+    std::vector<Target> targets;
     std::vector<std::string> resolved;
     for (const auto& name : o.targets) {
-        c.targets.push_back(select_target(name, true));
-        const std::string& real = c.targets.back().name();
+        targets.push_back(select_target(name, true));
+        const std::string& real = targets.back().name();
         if (std::find(resolved.begin(), resolved.end(), real) != resolved.end())
             throw UsageError("fuzz compares targets: --targets names " + real + " twice" + (name == real ? "" : " ('" + name + "' is " + real + " here)"));
         resolved.push_back(real);
     }
+    // One target agrees with itself vacuously: a campaign needs two different ones.
     if (resolved.size() < 2) throw UsageError("fuzz compares targets: --targets needs at least two different ones, got " + joined(o.targets, ","));
+    return targets;
+}
+
+void print_failure(const fuzz::Result& r, const std::string& reproduce) {
+    std::cout << "program " << r.seed << ": " << fuzz::verdict_name(r.verdict) << ": " << r.detail << "\n  reproduce: " << reproduce << std::endl;
+}
+
+// --minimize SEED: the smallest recipe found that fails like program SEED.
+int run_minimize(const FuzzOptions& o, const std::vector<Target>& targets, const CompileOptions& compile) {
+    const std::string flags = " --targets " + joined(o.targets, ",") + " --precision " + o.precision;
+    std::cout << "kiln fuzz: minimizing program " << o.minimize << " on " << joined(o.targets, " vs ") << ", precision " << o.precision << std::endl;
+    auto m = fuzz::minimize(o.minimize, targets, compile, {}, [](const fuzz::Minimized& step) {
+        std::cout << "  kept " << step.edits.back() << " (" << step.tried << " programs tried)" << std::endl;
+    });
+    if (m.original.verdict == fuzz::Verdict::same) {
+        std::cout << "program " << o.minimize << " does not fail: nothing to minimize" << std::endl;
+        return kExitOk;
+    }
+    std::cout << "\n" << fuzz::show_recipe(m.recipe);
+    std::string edits = joined(m.edits, ",");
+    print_failure(m.result, "kiln fuzz --count 1 --seed " + std::to_string(o.minimize) + (edits.empty() ? "" : " --shrink " + edits) + flags + " --show");
+    std::cout << m.edits.size() << " edits kept of " << m.tried << " programs tried" << std::endl;
+    return kExitFailed;
+}
+
+int run(const FuzzOptions& o) {
+    if (o.count < 1) throw UsageError("--count must be at least 1");
+    fuzz::CampaignOptions c;
+    c.targets = compared_targets(o);
     c.compile = parse_precision(o.precision);
+    if (o.minimize_option && o.minimize_option->count() > 0) return run_minimize(o, c.targets, c.compile);
+    c.seed = resolve_seed(o.seed);
+    c.count = o.count;
     c.jobs = o.jobs;
+    c.batch = o.batch;
     const std::string target_list = joined(o.targets, ",");
+    if (!o.shrink.empty()) {
+        if (o.count != 1) throw UsageError("--shrink edits one program: use it with --count 1");
+        const fuzz::Recipe r = fuzz::apply_edits(fuzz::make_recipe(c.seed, c.limits), o.shrink);
+        if (o.show) std::cout << fuzz::show_recipe(r) << "\n";
+        const fuzz::Result res = fuzz::check_recipe(r, c.targets, c.compile);
+        if (res.verdict == fuzz::Verdict::same) {
+            std::cout << "program " << c.seed << " shrunk by " << joined(o.shrink, ",") << ": same on every target" << std::endl;
+            return kExitOk;
+        }
+        print_failure(res, "kiln fuzz --count 1 --seed " + std::to_string(c.seed) + " --shrink " + joined(o.shrink, ",") + " --targets " +
+                               target_list + " --precision " + o.precision + " --show");
+        return kExitFailed;
+    }
     std::cout << "kiln fuzz: " << c.count << " programs (seeds " << c.seed << ".." << c.seed + static_cast<std::uint64_t>(c.count) - 1 << ") on "
               << joined(o.targets, " vs ") << ", precision " << o.precision << std::endl;
     if (o.show)
@@ -57,9 +108,8 @@ int run(const FuzzOptions& o) {
     auto summary = fuzz::run_campaign(c, [&](const fuzz::Result& r, std::int64_t done) {
         if (r.verdict != fuzz::Verdict::same) {
             progress.clear();
-            std::cout << "program " << r.seed << ": " << fuzz::verdict_name(r.verdict) << ": " << r.detail << "\n"
-                      << "  reproduce: kiln fuzz --count 1 --seed " << r.seed << " --targets " << target_list << " --precision " << o.precision
-                      << " --show" << std::endl;
+            print_failure(r, "kiln fuzz --count 1 --seed " + std::to_string(r.seed) + " --targets " + target_list + " --precision " + o.precision +
+                                 " --show (or --minimize " + std::to_string(r.seed) + " to shrink it first)");
         }
         progress.show(static_cast<std::size_t>(done), "program " + std::to_string(r.seed));
     });
@@ -67,6 +117,9 @@ int run(const FuzzOptions& o) {
     std::cout << summary.programs << " programs: " << summary.same << " identical, " << summary.differs << " differ, " << summary.invalid
               << " invalid, " << summary.internal << " internal errors (" << format_duration(summary.seconds) << "; " << summary.raised
               << " of the identical raised the same error on every target)" << std::endl;
+    if (c.compile.precision == Precision::standard)
+        std::cout << "precision standard: " << summary.checked << " output elements compared within their bounds, " << summary.unchecked
+                  << " left unchecked (no finite bound: a comparison, an index or a division on values that may differ)" << std::endl;
     return summary.passed() ? kExitOk : kExitFailed;
 }
 
@@ -82,8 +135,14 @@ Command fuzz_command(CLI::App& app) {
         ->check(CLI::IsMember(kTargetNames))
         ->capture_default_str();
     sub->add_option("--jobs", o->jobs, "programs checked at once")->check(CLI::Range(1, 256))->capture_default_str();
+    sub->add_option("--batch", o->batch, "programs compiled together, in one host-compiler run on the cpu target")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     add_precision_option(*sub, o->precision);
     sub->add_flag("--show", o->show, "print each program's recipe and IR first (use with --count 1)");
+    o->minimize_option = sub->add_option("--minimize", o->minimize, "shrink failing program SEED while it still fails, and print it")
+                             ->excludes("--count");
+    sub->add_option("--shrink", o->shrink, "edits (as --minimize prints them) applied to program --seed")->delimiter(',');
     return {sub, [o] { return run(*o); }};
 }
 

@@ -4,6 +4,7 @@
 
 #include "case_args.h"
 #include "commands.h"
+#include "library_kernel.h"
 #include "options.h"
 #include "targets/common/target_impl.h"
 
@@ -12,12 +13,19 @@ namespace kiln::cli {
 namespace {
 struct PlanOptions {
     std::string name;
+    std::string library;             // a user's library of exported kernels, instead of the catalog
+    std::vector<std::string> args;   // its arguments' shapes (64x128) and scalar values
     std::string target;
     std::string size = "small";
     std::string precision = "standard";
 };
 
 int run(const PlanOptions& o) {
+    if (!o.library.empty()) {
+        const std::string text = describe_library_kernel(o.library, o.name, o.args, 1, o.target == "auto" ? "" : o.target, o.precision);
+        std::cout << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+        return kExitOk;
+    }
     const catalog::Entry& e = select_entry(o.name);
     Target t = select_target(o.target, false);
     catalog::Case c = first_case(e, parse_size(o.size));
@@ -33,7 +41,10 @@ int run(const PlanOptions& o) {
 Command plan_command(CLI::App& app) {
     auto o = std::make_shared<PlanOptions>();
     auto* sub = app.add_subcommand("plan", "the schedule plan a target makes for an entry's kernel");
-    sub->add_option("name", o->name, "catalog entry (`kiln list` shows them)")->required();
+    sub->add_option("name", o->name, "catalog entry (`kiln list` shows them), or a kernel of --library")->required();
+    sub->add_option("--library", o->library, "a shared library of kernels exported with KILN_EXPORT_KERNEL")->type_name("PATH");
+    sub->add_option("--arg", o->args, "with --library: each argument in order, a view's shape (64x128) or a scalar's value")
+        ->type_name("SHAPE|NUMBER");
     add_target_option(*sub, o->target)->required();
     add_size_option(*sub, o->size);
     add_precision_option(*sub, o->precision);

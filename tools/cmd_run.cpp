@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "json_report.h"
 #include "options.h"
 #include "progress.h"
 #include "report.h"
@@ -22,13 +23,15 @@ struct RunOptions {
     std::string precision = "standard";
     SeedOption seed;
     std::uint64_t seeds = 0;  // --seeds: how many consecutive seeds (0: the one seed, a line per case run)
+    JsonReport json;
 };
 
 // Runs one case and prints its line (clearing the progress line first); false when
 // it failed or kiln raised an error.
 bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const CompileOptions& options, std::size_t width,
-             Progress& progress) {
+             Progress& progress, JsonReport& json) {
     const std::string head = column(e.name, width) + column(t.name(), 6) + column(c.shape, kShapeWidth);
+    nlohmann::json record = {{"entry", e.name}, {"shape", c.shape}, {"target", t.name()}};
     try {
         // Only the launch is timed: the reference is f64 host code, often slower than the kernel.
         auto start = std::chrono::steady_clock::now();
@@ -38,16 +41,22 @@ bool run_one(const catalog::Entry& e, catalog::Case& c, const Target& t, const C
         progress.clear();
         std::cout << head << "err/bound " << column(format_error(check.worst), 7) << "max_abs " << column(format_error(check.max_abs), 7)
                   << column(format_duration(took.count()), 9) << (check.ok ? "ok" : "FAIL: " + check.detail) << std::endl;
+        record.update({{"ok", check.ok}, {"err_bound", check.worst}, {"max_abs", check.max_abs}, {"seconds", took.count()}});
+        if (!check.ok) record["detail"] = check.detail;
+        json.add_case(std::move(record));
         return check.ok;
     } catch (const Error& err) {
         progress.clear();
         std::cout << head << "ERROR" << std::endl;
         print_error(err);
+        record.update({{"ok", false}, {"error", err.what()}});
+        json.add_case(std::move(record));
         return false;
     }
 }
 
-int run(const RunOptions& o) {
+int run(RunOptions& o) {
+    if (o.seeds > 0 && o.json.enabled()) throw UsageError("--json records one run's cases; it does not combine with --seeds");
     auto entries = select_entries(o.selection);
     Target target = select_target(o.target, true);
     const catalog::Size size = parse_size(o.size);
@@ -62,10 +71,11 @@ int run(const RunOptions& o) {
     }
     std::cout << ", seed " << seed << " (repeat with --seed " << seed << ")" << std::endl;
 
+    o.json.settings() = {{"command", "run"}, {"target", target.name()}, {"size", size_name(size)}, {"precision", o.precision}, {"seed", seed}};
     const std::size_t width = name_width(entries);
-    return for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
-        return run_one(e, c, target, options, width, progress);
-    });
+    return o.json.finish(for_each_case(entries, size, seed, width, [&](const catalog::Entry& e, catalog::Case& c, Progress& progress) {
+        return run_one(e, c, target, options, width, progress, o.json);
+    }));
 }
 
 }  // namespace
@@ -81,6 +91,7 @@ Command run_command(CLI::App& app) {
                                          "case's worst error/bound ratio")
         ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
     add_precision_option(*sub, o->precision);
+    o->json.add_option(*sub);
     return {sub, [o] { return run(*o); }};
 }
 

@@ -51,12 +51,12 @@ __global__ void __launch_bounds__(kg::GemmShape<BM, BN, BK, ST>::threads, 1)
     gemm(const __grid_constant__ kg::TensorMap ta, const __grid_constant__ kg::TensorMap tb, unsigned short* C, long long M, long long N,
          long long ldc, long long tiles_n, long long tiles, int k_tiles) {
     extern __shared__ unsigned char smem[];
-    auto epi = [&](long long r, long long c, float v0, float v1) {
+    auto epi = kg::make_epilogue([](long long) { return 0; }, [&](long long r, long long c, int, float v0, float v1) {
         if (r >= M) return;
         unsigned short* p = C + r * ldc + c;
         if (c + 1 < N) *reinterpret_cast<unsigned*>(p) = to16(v0, BF) | (unsigned)to16(v1, BF) << 16;
         else if (c < N) p[0] = to16(v0, BF);
-    };
+    });
     kg::gemm_sm90<BM, BN, BK, ST, false, Mma<BN, BF>>(&ta, &tb, tiles_n, tiles, k_tiles, smem, epi);
 }
 

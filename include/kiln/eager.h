@@ -112,14 +112,14 @@ template <class T, class U> void write_back(std::vector<T>& v, std::int64_t p, c
 }  // namespace detail
 // store: writes t's elements from off; raises on an out-of-range window.
 template <class T, class U> void store(std::vector<T>& v, std::int64_t off, const Tile<U>& t, Loc loc = Loc::here()) {
-    auto vals = t.to_vector();
+    auto vals = t.to_vector(loc);
     detail::check_window(static_cast<std::int64_t>(v.size()), off, static_cast<std::int64_t>(vals.size()), static_cast<std::int64_t>(vals.size()), 1,
                          static_cast<std::int64_t>(vals.size()), "store", loc);
     for (std::size_t k = 0; k < vals.size(); ++k) detail::write_back(v, off + static_cast<std::int64_t>(k), vals, k);
 }
 // store_clipped: drops the writes that fall outside the vector.
-template <class T, class U> void store_clipped(std::vector<T>& v, std::int64_t off, const Tile<U>& t, Loc = Loc::here()) {
-    auto vals = t.to_vector();
+template <class T, class U> void store_clipped(std::vector<T>& v, std::int64_t off, const Tile<U>& t, Loc loc = Loc::here()) {
+    auto vals = t.to_vector(loc);
     for (std::size_t k = 0; k < vals.size(); ++k) {
         std::int64_t p = off + static_cast<std::int64_t>(k);
         if (p >= 0 && p < static_cast<std::int64_t>(v.size())) detail::write_back(v, p, vals, k);
@@ -130,7 +130,7 @@ template <class T, class U> void store_rows(std::vector<T>& v, std::int64_t off,
     auto shape = t.shape();
     if (shape.size() != 2) fail(loc, "store_rows", "needs a 2-D tile");
     detail::check_window(static_cast<std::int64_t>(v.size()), off, shape[0] * shape[1], stride, shape[0], shape[1], "store_rows", loc);
-    auto vals = t.to_vector();
+    auto vals = t.to_vector(loc);
     for (std::int64_t r = 0; r < shape[0]; ++r)
         for (std::int64_t c = 0; c < shape[1]; ++c)
             detail::write_back(v, off + r * stride + c, vals, static_cast<std::size_t>(r * shape[1] + c));

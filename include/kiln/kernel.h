@@ -100,7 +100,7 @@ inline Range parallel(const Shape& domain, exec::Scope, Loc loc = Loc::here()) {
 // reindex(x, shape, f): out[p] = x[f(p)], f maps each result element (a Nest over
 // the result's axes) to a coordinate of x; out-of-range coordinates give 0.
 template <Element T, class F> Tile<T> reindex(const Tile<T>& x, const Shape& s, F&& f, Loc loc = Loc::here()) {
-    auto dims = s.dims();
+    auto dims = s.dims(loc);
     Nest element(detail::element_nest(dims));
     Coord c = f(static_cast<const Nest&>(element));
     return Tile<T>(detail::reindex(x.value(), dims, c.values, loc));
@@ -142,13 +142,20 @@ enum class Precision : std::uint8_t {
     exact,     // bit-exact with the interpreter on every target: pinned orders, no FMA, kiln math
     standard,  // the default: reductions and mma may reassociate (tensor cores, trees)
 };
+// Element offsets: automatic is the contract's rule (32-bit when every view's
+// reachable span fits, else 64-bit); wide asks for 64-bit offsets always, which
+// gives the same results (a way to test the wide paths without 2^31-element views).
+enum class IndexWidth : std::uint8_t { automatic, wide };
 struct CompileOptions {
     Precision precision = Precision::standard;
+    IndexWidth index_width = IndexWidth::automatic;
 };
 
 namespace detail {
 // What a kernel parameter is, from the lambda's parameter type.
-template <class P> struct ParamTraits;
+template <class P> struct ParamTraits {
+    static_assert(always_false<P>::value, "kiln: a kernel's parameters are View<T, R> (tensors) and Scalar<T> (numbers)");
+};
 template <class T, int R> struct ParamTraits<View<T, R>> {
     static ParamSig sig() {
         using E = std::remove_const_t<T>;
@@ -167,10 +174,13 @@ template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> 
 template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> { using type = std::tuple<std::remove_cvref_t<A>...>; };
 
 struct KernelImpl;
-struct LaunchHead;  // target.h
+struct LaunchHead;  // target.h: the target or first argument of a launch, and where it was written
 // Using an empty Kernel (default-constructed or moved from) is an error, not a crash.
 [[noreturn]] void empty_kernel(std::string_view what, Loc loc);
 }  // namespace detail
+class Target;
+class Executable;  // executable.h: a kernel compiled for a target
+class Capture;     // executable.h: a kernel traced for argument shapes
 
 // A kernel: a name, the traced lambda, and the programs traced from it so far
 // (one per signature of statically used extents).
@@ -181,6 +191,9 @@ public:
     explicit operator bool() const { return impl_ != nullptr; }  // false: empty
     const std::string& name(Loc loc = Loc::here()) const;
     const std::vector<detail::ParamSig>& params(Loc loc = Loc::here()) const;
+    // Programs traced so far: one per specialisation the launches have met (a new
+    // value of an extent used statically traces again; KILN_WARN_RETRACE=1 says so).
+    int traces(Loc loc = Loc::here()) const;
     const detail::KernelImpl& impl(Loc loc = Loc::here()) const {
         if (!impl_) detail::empty_kernel("kernel", loc);
         return *impl_;
@@ -191,9 +204,18 @@ public:
     // the launch handler stack to the default target. The first argument carries
     // the line of the call (detail::LaunchHead), which launch errors name. Defined
     // in target.h.
-    template <class... Args> void launch(detail::LaunchHead first, Args&&... args) const;
+    template <class... Args> void launch(detail::LaunchHead head, Args&&... args) const;
     // The Tile IR traced for these arguments, as text.
     template <class... Args> std::string ir(Args&&... args) const;
+
+    // A compiled handle on a target with fixed options (executable.h). With shapes
+    // (tensor_shape(m, n) for views, values for scalars) the program is traced and
+    // compiled now, ahead of any launch; without, on each new shape's first launch.
+    Executable compile(const Target& t, CompileOptions o = {}, Loc loc = Loc::here()) const;
+    template <class S0, class... S> requires(!std::is_same_v<S0, Loc>)
+    Executable compile(const Target& t, CompileOptions o, const S0& s0, const S&... shapes) const;
+    // The program for argument shapes, traced and verified (seed 004's capture).
+    template <class... S> Capture capture(const S&... shapes) const;
 
 private:
     std::shared_ptr<detail::KernelImpl> impl_;
@@ -207,6 +229,10 @@ template <class F, class... P, std::size_t... I> void call_traced(F& f, std::tup
 }  // namespace detail
 
 template <class F> Kernel kernel(std::string name, F f, Loc loc = Loc::here()) {
+    // The parameter types are the launch signature, so they must be written out.
+    static_assert(requires { &F::operator(); },
+                  "kiln: kernel(name, f) takes a lambda whose parameters are typed (View<T, R>, Scalar<T>); a generic lambda "
+                  "(auto parameters) or a non-callable has no signature to launch with");
     using Args = typename detail::LambdaArgs<F>::type;
     std::vector<detail::ParamSig> sigs;
     std::apply([&](auto*... p) { (sigs.push_back(detail::ParamTraits<std::remove_pointer_t<decltype(p)>>::sig()), ...); },

@@ -12,4 +12,6 @@
 #include <kiln/view.h>
 #include <kiln/kernel.h>
 #include <kiln/target.h>
+#include <kiln/executable.h>
+#include <kiln/bench.h>
 #include <kiln/std/tile_lib.h>

@@ -87,10 +87,10 @@ template <class X> auto to_f64(const X& x, Loc loc = Loc::here()) { return cast<
 
 // ---- construction
 template <Element T> Tile<T> zeros(const Shape& s, Loc loc = Loc::here()) {
-    return Tile<T>(detail::full(detail::lift_literal<T>(0), s.dims(), loc));
+    return Tile<T>(detail::full(detail::lift_literal<T>(0), s.dims(loc), loc));
 }
 template <Element T, class V> Tile<T> full(const Shape& s, const V& v, Loc loc = Loc::here()) {
-    return Tile<T>(detail::full(detail::lift<T>(v), s.dims(), loc));
+    return Tile<T>(detail::full(detail::lift<T>(v), s.dims(loc), loc));
 }
 inline Tile<i64> iota(const Axis& a, Loc loc = Loc::here()) {
     return Tile<i64>(detail::iota(detail::Dim{a.size(), a.id()}, loc));
@@ -98,7 +98,7 @@ inline Tile<i64> iota(const Axis& a, Loc loc = Loc::here()) {
 
 // ---- shape
 template <Element T> Tile<T> reshape(const Tile<T>& x, const Shape& s, Loc loc = Loc::here()) {
-    return Tile<T>(detail::reshape(x.value(), s.dims(), loc));
+    return Tile<T>(detail::reshape(x.value(), s.dims(loc), loc));
 }
 template <Element T> Tile<T> permute(const Tile<T>& x, std::vector<int> order, Loc loc = Loc::here()) {
     return Tile<T>(detail::permute(x.value(), order, loc));
@@ -115,14 +115,19 @@ template <Element T> Tile<T> transpose(const Tile<T>& x, Loc loc = Loc::here()) 
 
 // ---- reductions: fold left to right in row-major order (the pinned order).
 namespace detail {
+// A combiner is one of kiln's (add, maximum, minimum): the pinned orders and every
+// target know those; a lambda would be opaque to them.
+template <class Fn> concept KilnCombiner = requires { Fn::code; };
 template <class Fn> constexpr OpCode reduce_code() {
-    if constexpr (Fn::code == OpCode::add) return OpCode::reduce_add;
+    if constexpr (!KilnCombiner<Fn>) static_assert(always_false<Fn>::value, "kiln: reduce combines with add, maximum or minimum");
+    else if constexpr (Fn::code == OpCode::add) return OpCode::reduce_add;
     else if constexpr (Fn::code == OpCode::maximum) return OpCode::reduce_max;
     else if constexpr (Fn::code == OpCode::minimum) return OpCode::reduce_min;
     else static_assert(always_false<Fn>::value, "kiln: reduce combines with add, maximum or minimum");
 }
 template <class Fn> constexpr OpCode scan_code() {
-    if constexpr (Fn::code == OpCode::add) return OpCode::scan_add;
+    if constexpr (!KilnCombiner<Fn>) static_assert(always_false<Fn>::value, "kiln: scan combines with add, maximum or minimum");
+    else if constexpr (Fn::code == OpCode::add) return OpCode::scan_add;
     else if constexpr (Fn::code == OpCode::maximum) return OpCode::scan_max;
     else if constexpr (Fn::code == OpCode::minimum) return OpCode::scan_min;
     else static_assert(always_false<Fn>::value, "kiln: scan combines with add, maximum or minimum");
@@ -150,6 +155,39 @@ template <Element T, class Fn> Tile<T> scan(const Tile<T>& x, const Axis& a, Fn,
     return Tile<T>(detail::scan(detail::scan_code<Fn>(), x.value(), a.id(), loc));
 }
 
+// ---- positional forms: a dimension by its position (negative: from the end), for
+// anonymous tiles (seed 000's rows and columns). The tile standard library is
+// written with these and the forms above.
+namespace detail {
+inline int position(int rank, int dim, Loc loc, std::string_view op) {
+    int d = dim < 0 ? dim + rank : dim;
+    if (d < 0 || d >= rank) fail(loc, op, "dimension " + std::to_string(dim) + " of a rank-" + std::to_string(rank) + " tile");
+    return d;
+}
+}  // namespace detail
+// Folds dimension `dim` (the pinned order), keeping it with extent 1.
+template <Element T, class Fn> Tile<T> reduce_dim(const Tile<T>& x, int dim, Fn, Loc loc = Loc::here()) {
+    int d = detail::position(x.rank(), dim, loc, "reduce_dim");
+    return Tile<T>(detail::reduce(detail::reduce_code<Fn>(), x.value(), {-(d + 1)}, true, loc));
+}
+// The position of axis `a` among x's dimensions.
+template <Element T> int dim_of(const Tile<T>& x, const Axis& a, Loc loc = Loc::here()) {
+    return detail::axis_position(x.type(), a.id(), loc, "dim_of");
+}
+// The sub-tile at `start` with `sizes` elements along each dimension.
+template <Element T>
+Tile<T> slice(const Tile<T>& x, std::vector<std::int64_t> start, std::vector<std::int64_t> sizes, Loc loc = Loc::here()) {
+    return Tile<T>(detail::slice(x.value(), start, sizes, loc));
+}
+// x spread over like's dimensions (named axes by identity, extent-1 dimensions stretched).
+template <Element T, Element U> Tile<T> broadcast_like(const Tile<T>& x, const Tile<U>& like, Loc loc = Loc::here()) {
+    return Tile<T>(detail::broadcast_to(x.value(), like.type().dims, loc));
+}
+// Zeros of x's shape and kind.
+template <Element T> Tile<T> zeros_like(const Tile<T>& x, Loc loc = Loc::here()) {
+    return Tile<T>(detail::full(detail::lift_literal<T>(0), x.type().dims, loc));
+}
+
 // ---- contraction. Axes shared by a and b but absent from acc are contracted; the
 // result has acc's shape and kind. Each output is acc, then + round(a*b) for each
 // contraction point in order (the pinned order); allow_reassociation lets targets
@@ -165,10 +203,20 @@ Tile<C> mma(const Tile<A>& a, const Tile<A>& b, const Tile<C>& acc, MmaOptions o
                   "kiln: mma operand/accumulator kinds: same kind, f16|bf16 -> f32, or i8 -> i32");
     return Tile<C>(detail::mma(a.value(), b.value(), acc.value(), {o.allow_reassociation, o.allow_tf32}, loc));
 }
+template <Element A, Element B, Element C> requires(!std::is_same_v<A, B>)
+Tile<C> mma(const Tile<A>&, const Tile<B>&, const Tile<C>&, MmaOptions = {}, Loc = Loc::here()) {
+    static_assert(always_false<A>::value, "kiln: mma's operands have different element kinds; convert one with cast<T>()");
+    return Tile<C>(detail::Value{});
+}
 
 // ---- data movement inside tiles
 template <Element T> Tile<T> gather(const Tile<T>& x, const Tile<i64>& index, const Axis& a, Loc loc = Loc::here()) {
     return Tile<T>(detail::gather(x.value(), index.value(), a.id(), loc));
+}
+template <Element T, Element I> requires(!std::is_same_v<I, i64>)
+Tile<T> gather(const Tile<T>&, const Tile<I>&, const Axis&, Loc = Loc::here()) {
+    static_assert(always_false<I>::value, "kiln: gather's index is a Tile<i64>; convert it with cast<i64>()");
+    return Tile<T>(detail::Value{});
 }
 template <Element T> struct Sorted {
     Tile<T> values;

@@ -21,6 +21,12 @@ public:
     Extent(std::int64_t constant) : value_(constant) {}  // NOLINT: integers are extents
     template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, std::int64_t>)
     Extent(I constant) : value_(static_cast<std::int64_t>(constant)) {}  // NOLINT
+    // Without this a floating-point number would convert to the integer
+    // constructor above and be truncated silently (axis("m", 2.5) of extent 2).
+    template <class F> requires std::is_floating_point_v<F>
+    Extent(F) {  // NOLINT
+        static_assert(always_false<F>::value, "kiln: extents and coordinates are whole numbers; convert a floating-point number explicitly");
+    }
 
     // The static value; records the specialisation when it depends on a view.
     std::int64_t get() const;
@@ -44,6 +50,12 @@ public:
 
     // Internal: an extent read from view `param`, dimension `dim` (or its stride).
     static Extent from_view(int param, int dim, std::int64_t value, bool stride);
+    // Declares the extent dynamic (View::dynamic_extent): a static use is then an
+    // error naming `loc`, rather than a specialisation on the launch's value.
+    Extent& declare_dynamic(Loc loc) {
+        dynamic_at_ = loc;
+        return *this;
+    }
     const std::vector<std::pair<int, int>>& deps() const { return deps_; }
     std::int64_t peek() const { return value_; }  // the value without specialising (kiln internal)
 
@@ -53,6 +65,7 @@ private:
     detail::Value sym_;                          // traced i64 scalar; empty when constant
     std::vector<std::pair<int, int>> deps_;      // (view param, dim) it depends on (dim < 0: stride)
     bool runtime_ = false;
+    Loc dynamic_at_;                             // where it was declared dynamic (unknown: it was not)
 };
 
 inline Extent ceil_div(const Extent& a, const Extent& b) { return (a + b - Extent(1)) / b; }
@@ -89,8 +102,9 @@ public:
     explicit Shape(std::vector<Axis> axes) : axes_(std::move(axes)) {}
     const std::vector<Axis>& axes() const { return axes_; }
     int rank() const { return static_cast<int>(axes_.size()); }
-    // Static dims for a tile of this shape (specialises dynamic extents).
-    std::vector<detail::Dim> dims() const;
+    // Static dims for a tile of this shape (specialises dynamic extents). An error
+    // names the axis's line, or `use` (where the tile is made) for a plain extent.
+    std::vector<detail::Dim> dims(Loc use = {}) const;
 
 private:
     std::vector<Axis> axes_;

@@ -4,15 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <kiln/kernel.h>
+#include <kiln/stream.h>
 
 namespace kiln {
 
@@ -28,19 +31,23 @@ struct Arg {
     std::vector<std::int64_t> strides;
     double f = 0;          // scalar value (floats)
     std::int64_t i = 0;    // scalar value (ints, bools)
+    int ordinal = 0;       // the CUDA device of device memory
 };
 template <class T> Arg to_arg(const HostView<T>& v) {
     using E = std::remove_const_t<T>;
-    return Arg{true, kind_of<E>, const_cast<E*>(v.data), std::is_const_v<T>, v.device, v.extents, v.strides, 0, 0};
+    return Arg{true, kind_of<E>, const_cast<E*>(v.data), std::is_const_v<T>, v.device, v.extents, v.strides, 0, 0, v.ordinal};
 }
 template <class T> Arg to_arg(Tensor<T>& t) {
-    Arg a{true, kind_of<T>, t.data(), false, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0};
+    Arg a{true, kind_of<T>, t.data(), false, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0, t.ordinal()};
     return a;
 }
 template <class T> Arg to_arg(const Tensor<T>& t) {
-    Arg a{true, kind_of<T>, const_cast<T*>(t.data()), true, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0};
+    Arg a{true, kind_of<T>, const_cast<T*>(t.data()), true, t.device(), t.extents(), row_major_strides(t.extents()), 0, 0, t.ordinal()};
     return a;
 }
+// Anything that knows its launch argument (a foreign tensor: dlpack.h).
+template <class T> requires requires(const T& t) { { t.launch_arg() } -> std::same_as<Arg>; }
+Arg to_arg(const T& t) { return t.launch_arg(); }
 template <class T> requires std::is_arithmetic_v<T> Arg to_arg(T x) {
     Arg a;
     a.is_view = false;
@@ -53,11 +60,22 @@ template <class T> Arg to_arg(const Scalar<T>& s) {
     Arg a;
     a.is_view = false;
     a.kind = kind_of<T>;
-    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get());
-    else a.i = static_cast<std::int64_t>(s.get());
+    if constexpr (FloatElement<T>) a.f = static_cast<double>(s.get(Loc{}));
+    else a.i = static_cast<std::int64_t>(s.get(Loc{}));
     return a;
 }
+// What a launch takes: views, tensors, kiln scalars and numbers. Anything else
+// stops here with kiln's message rather than at a failed overload of to_arg.
+template <class A> concept LaunchArgument = requires(A&& a) { to_arg(std::forward<A>(a)); };
+template <class A> Arg checked_arg(A&& a) {
+    if constexpr (LaunchArgument<A>) return to_arg(std::forward<A>(a));
+    else {
+        static_assert(always_false<A>::value, "kiln: a launch argument is a view (x.view(), view(ptr, extents)), a Tensor, a Scalar<T> or a number");
+        return Arg{};
+    }
+}
 struct TargetImpl;
+struct ExecutableImpl;
 }  // namespace detail
 
 // Where a launch runs. interp(): the reference; cpu(): generated C++; cuda(): the GPU.
@@ -77,24 +95,14 @@ private:
 struct InterpOptions {
     bool checked = true;  // report out-of-range accesses (check/assume) and cross-instance conflicts
 };
-namespace detail {
-// Kernel::launch's first argument, a target or the kernel's first argument, with
-// the line launch was called from: a defaulted std::source_location cannot
-// follow launch's parameter pack, so it rides on this conversion, which happens
-// at the call.
-struct LaunchHead {
-    std::optional<Target> target;
-    Arg arg;
-    Loc loc;
-    LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
-    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target>)
-    LaunchHead(A&& a, std::source_location s = std::source_location::current()) : arg(to_arg(a)), loc{s.file_name(), s.line()} {}
-};
-}  // namespace detail
-
 Target interp(InterpOptions options = {});
 Target cpu();
+// CUDA device 0 (or `device`): each launch waits for its kernel, so a failure is
+// reported at its launch. Bound to a stream (stream.h), launches are enqueued
+// without waiting and failures surface at the stream's next synchronisation.
 Target cuda();
+Target cuda(int device);
+Target cuda(const Stream& stream);
 // "interp", "cpu", "cuda" or "auto" (cuda when a device is present, else cpu).
 Target target_named(const std::string& name, Loc loc = Loc::here());
 Target default_target();  // $KILN_TARGET, else interp
@@ -111,6 +119,7 @@ struct LaunchRequest {
     std::optional<Target> target;  // the caller's choice; empty: the default target
     CompileOptions options;
     Loc loc;
+    const detail::ExecutableImpl* executable = nullptr;  // set by Executable::launch (executable.h)
     bool is_kernel() const { return kernel != nullptr; }
 };
 using Next = std::function<void(LaunchRequest&)>;
@@ -119,7 +128,7 @@ using LaunchHandler = std::function<void(LaunchRequest&, const Next& next)>;
 // Installs a handler for the current scope (innermost first).
 class HandlerScope {
 public:
-    explicit HandlerScope(LaunchHandler h);
+    explicit HandlerScope(LaunchHandler h, Loc loc = Loc::here());
     ~HandlerScope();
     HandlerScope(const HandlerScope&) = delete;
     HandlerScope& operator=(const HandlerScope&) = delete;
@@ -127,7 +136,7 @@ public:
 private:
     std::size_t depth_;
 };
-[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h) { return HandlerScope(std::move(h)); }
+[[nodiscard]] inline HandlerScope handle_launch(LaunchHandler h, Loc loc = Loc::here()) { return HandlerScope(std::move(h), loc); }
 
 void dispatch(LaunchRequest& req);                                  // through the handler stack
 void run_default(LaunchRequest& req);                               // what the bottom handler does
@@ -137,15 +146,66 @@ void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::
 // Runs a kernel on a target now (no handlers): used by targets' callers and tools.
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);
 
-template <class... Args> void Kernel::launch(detail::LaunchHead first, Args&&... args) const {
-    if (!impl_) detail::empty_kernel("launch", first.loc);
+namespace detail {
+// Writes a launch argument into `a` in place: a view's extents and strides reuse
+// a's vectors (a warm launch through an executable allocates nothing).
+template <class T> void assign_arg(Arg& a, const HostView<T>& v) {
+    using E = std::remove_const_t<T>;
+    a.is_view = true;
+    a.kind = kind_of<E>;
+    a.data = const_cast<E*>(v.data);
+    a.read_only = std::is_const_v<T>;
+    a.device = v.device;
+    a.extents.assign(v.extents.begin(), v.extents.end());
+    a.strides.assign(v.strides.begin(), v.strides.end());
+    a.f = 0;
+    a.i = 0;
+    a.ordinal = v.ordinal;
+}
+template <class T> void assign_arg(Arg& a, HostView<T>& v) { assign_arg(a, std::as_const(v)); }
+template <class A> void assign_arg(Arg& a, A& x) { a = to_arg(x); }
+// Per-launch options, accepted right after the target: k.launch(cpu(), Precision::exact, x, y).
+void set_launch_options(LaunchRequest& req, const CompileOptions& o);
+template <class A> void add_launch_arg(LaunchRequest& req, A& a) {
+    if constexpr (std::is_same_v<std::remove_cv_t<A>, Precision>) set_launch_options(req, CompileOptions{.precision = a});
+    else if constexpr (std::is_same_v<std::remove_cv_t<A>, CompileOptions>) set_launch_options(req, a);
+    else req.args.push_back(checked_arg(a));
+}
+// What a launch is given first: the target, or the first argument. A parameter
+// pack cannot be followed by a defaulted location, so this records where the
+// launch was written (its constructors take the caller's source location; the
+// conversion happens at the call).
+//
+// Without a target, the first argument is referred to, not copied: it lives until
+// the launch returns (the end of the call's full expression), and write_first
+// writes it into the request's argument in place.
+struct LaunchHead {
+    std::optional<Target> target;
+    Loc loc;
+    LaunchHead(const Target& t, std::source_location s = std::source_location::current()) : target(t), loc{s.file_name(), s.line()} {}
+    template <class A> requires(!std::is_same_v<std::remove_cvref_t<A>, Target> && LaunchArgument<A>)
+    LaunchHead(A&& a, std::source_location s = std::source_location::current())
+        : loc{s.file_name(), s.line()},
+          first_(const_cast<void*>(static_cast<const void*>(&a))),
+          write_([](Arg& out, void* p) { assign_arg(out, *static_cast<std::remove_reference_t<A>*>(p)); }) {}
+    bool has_first() const { return write_ != nullptr; }
+    void write_first(Arg& out) const { write_(out, first_); }
+
+private:
+    void* first_ = nullptr;
+    void (*write_)(Arg&, void*) = nullptr;
+};
+}  // namespace detail
+
+template <class... Args> void Kernel::launch(detail::LaunchHead head, Args&&... args) const {
+    if (!impl_) detail::empty_kernel("launch", head.loc);
     LaunchRequest req;
     req.kernel = this;
-    req.loc = first.loc;
+    req.loc = head.loc;
     req.args.reserve(sizeof...(Args) + 1);
-    if (first.target) req.target = std::move(first.target);
-    else req.args.push_back(std::move(first.arg));
-    (req.args.push_back(detail::to_arg(args)), ...);
+    if (head.target) req.target = std::move(head.target);
+    else head.write_first(req.args.emplace_back());
+    (detail::add_launch_arg(req, args), ...);
     dispatch(req);
 }
 
@@ -154,7 +214,7 @@ std::string kernel_ir(const Kernel& k, const std::vector<Arg>& args);
 }
 template <class... Args> std::string Kernel::ir(Args&&... args) const {
     std::vector<detail::Arg> a;
-    (a.push_back(detail::to_arg(args)), ...);
+    (a.push_back(detail::checked_arg(args)), ...);
     return detail::kernel_ir(*this, a);
 }
 

@@ -89,8 +89,8 @@ public:
     // Eager inspection (outside kernels).
     std::vector<std::int64_t> shape() const;
     int rank() const { return type().rank(); }
-    std::vector<T> to_vector() const;
-    T at(std::initializer_list<std::int64_t> index) const;
+    std::vector<T> to_vector(Loc loc = Loc::here()) const;
+    T at(std::initializer_list<std::int64_t> index, Loc loc = Loc::here()) const;
 
     Tile& operator+=(detail::AnyOperand<T> b) { return *this = Tile(detail::binary(detail::OpCode::add, value(), b.v, b.loc)); }
     Tile& operator-=(detail::AnyOperand<T> b) { return *this = Tile(detail::binary(detail::OpCode::sub, value(), b.v, b.loc)); }
@@ -135,11 +135,11 @@ public:
 
     detail::Value value() const { return detail::read(var_); }
     // The number itself (eager only).
-    T get() const;
+    T get(Loc loc = Loc::here()) const;
     // Not for bool: `!s`, `s && t` and `s || t` convert their operands to bool
     // contextually, explicit conversions included, so an operator bool here made
     // them ambiguous (or, beside a bool literal, an eager read of a traced value).
-    explicit operator T() const requires(!std::is_same_v<T, bool>) { return get(); }
+    explicit operator T() const requires(!std::is_same_v<T, bool>) { return get(Loc{}); }
 
     Scalar& operator+=(detail::NonTileOperand<T> b) { return *this = Scalar(detail::binary(detail::OpCode::add, value(), b.v, b.loc)); }
     Scalar& operator-=(detail::NonTileOperand<T> b) { return *this = Scalar(detail::binary(detail::OpCode::sub, value(), b.v, b.loc)); }
@@ -216,7 +216,30 @@ concept BadLiteral = is_value_v<V> && std::is_arithmetic_v<L> && !LiteralFor<typ
                       "integer tile?); convert explicitly");                                                           \
     }
 KILN_BAD_LITERAL(+) KILN_BAD_LITERAL(-) KILN_BAD_LITERAL(*) KILN_BAD_LITERAL(/)
+KILN_BAD_LITERAL(==) KILN_BAD_LITERAL(!=) KILN_BAD_LITERAL(<) KILN_BAD_LITERAL(<=) KILN_BAD_LITERAL(>) KILN_BAD_LITERAL(>=)
 #undef KILN_BAD_LITERAL
+
+// Operators a kind has no meaning for: the friendlier message instead of "no match
+// for operator%" (floats), "operator&&" or "operator!" (numbers; the last would
+// otherwise reach a Scalar's explicit conversion to its number and read it eagerly).
+namespace detail {
+template <class X> concept FloatKilnValue = is_value_v<X> && FloatElement<typename wrapped_kind<X>::type>;
+template <class X> concept NumberKilnValue = is_value_v<X> && !std::is_same_v<typename wrapped_kind<X>::type, bool>;
+}  // namespace detail
+template <class A, class B> requires(detail::FloatKilnValue<A> || detail::FloatKilnValue<B>)
+void operator%(const A&, const B&) {
+    static_assert(always_false<A>::value, "kiln: % takes integer kinds (floats have no remainder operator here)");
+}
+#define KILN_BOOL_ONLY(OP)                                                                                      \
+    template <class A, class B> requires(detail::NumberKilnValue<A> || detail::NumberKilnValue<B>)              \
+    void operator OP(const A&, const B&) {                                                                        \
+        static_assert(always_false<A>::value, "kiln: && || and ! take bool tiles and scalars; compare first (x > 0)"); \
+    }
+KILN_BOOL_ONLY(&&) KILN_BOOL_ONLY(||)
+#undef KILN_BOOL_ONLY
+template <class A> requires detail::NumberKilnValue<A> void operator!(const A&) {
+    static_assert(always_false<A>::value, "kiln: && || and ! take bool tiles and scalars; compare first (x > 0)");
+}
 
 // Value traits used by the generic functions in ops.h.
 namespace detail {
@@ -288,30 +311,31 @@ template <Element T> std::vector<std::int64_t> Tile<T>::shape() const {
     for (auto& d : type().dims) s.push_back(d.extent);
     return s;
 }
-template <Element T> std::vector<T> Tile<T>::to_vector() const {
+template <Element T> std::vector<T> Tile<T>::to_vector(Loc loc) const {
     auto v = value();
-    const auto& d = detail::eager_data(v, {}, "to_vector");
+    const auto& d = detail::eager_data(v, loc, "to_vector");
     std::vector<T> out;
     for (std::size_t k = 0; k < static_cast<std::size_t>(v.type.count()); ++k) out.push_back(detail::element_from<T>(d, k));
     return out;
 }
-template <Element T> T Tile<T>::at(std::initializer_list<std::int64_t> index) const {
+template <Element T> T Tile<T>::at(std::initializer_list<std::int64_t> index, Loc loc) const {
     auto v = value();
-    const auto& d = detail::eager_data(v, {}, "at");
-    if (static_cast<int>(index.size()) != v.type.rank()) fail({}, "at", "index rank differs from the tile's rank");
+    const auto& d = detail::eager_data(v, loc, "at");
+    if (static_cast<int>(index.size()) != v.type.rank())
+        fail(loc, "at", "an index of rank " + std::to_string(index.size()) + " for a tile of shape " + detail::type_str(v.type));
     std::int64_t pos = 0;
     std::size_t k = 0;
     for (auto i : index) {
         auto e = v.type.dims[k++].extent;
-        if (i < 0 || i >= e) fail({}, "at", "index " + std::to_string(i) + " outside extent " + std::to_string(e));
+        if (i < 0 || i >= e) fail(loc, "at", "index " + std::to_string(i) + " outside extent " + std::to_string(e) + " (dimension " + std::to_string(k - 1) + ")");
         pos = pos * e + i;
     }
     return detail::element_from<T>(d, static_cast<std::size_t>(pos));
 }
-template <Element T> T Scalar<T>::get() const {
+template <Element T> T Scalar<T>::get(Loc loc) const {
     auto v = value();
-    const auto& d = detail::eager_data(v, {}, "get");
-    if (v.type.count() != 1) fail({}, "get", "not a single value: shape " + detail::type_str(v.type));
+    const auto& d = detail::eager_data(v, loc, "get");
+    if (v.type.count() != 1) fail(loc, "get", "not a single value: shape " + detail::type_str(v.type));
     return detail::element_from<T>(d, 0);
 }
 

@@ -89,6 +89,12 @@ public:
         return detail::view_extent(param_, D, false, loc);
     }
     Extent stride(int d, Loc loc = Loc::here()) const { return detail::view_extent(param_, d, true, loc); }
+    // Specialisation under control (Triton's tl.constexpr role): static_extent bakes
+    // the launch's value into the program (a launch with another value traces a new
+    // one); dynamic_extent promises the program never depends on the value, and a
+    // static use of it is an error rather than a silent specialisation.
+    Extent static_extent(int d, Loc loc = Loc::here()) const { return Extent(detail::view_extent(param_, d, false, loc).get()); }
+    Extent dynamic_extent(int d, Loc loc = Loc::here()) const { return detail::view_extent(param_, d, false, loc).declare_dynamic(loc); }
 
     Tile<element_type> operator[](const detail::SelectionAt& s) const {
         return Tile<element_type>(detail::load_view(param_, s.selection.origin, s.selection.extent, s.selection.policy, nullptr, s.loc));
@@ -122,6 +128,7 @@ template <class T> struct HostView {
     std::vector<std::int64_t> extents;
     std::vector<std::int64_t> strides;
     Device device = Device::host;
+    int ordinal = 0;  // which CUDA device, for device memory
 };
 namespace detail {
 // What is wrong with a view's extents and strides ("" when nothing): no
@@ -140,19 +147,33 @@ HostView<T> view(T* data, std::vector<std::int64_t> extents, std::vector<std::in
     static_assert(Element<std::remove_const_t<T>>, "kiln: unsupported element type for a view");
     if (strides.empty()) strides = detail::row_major_strides(extents);
     if (auto why = detail::view_problem(data, static_cast<int>(sizeof(T)), extents, strides); !why.empty()) fail(loc, "view", why);
-    return HostView<T>{data, std::move(extents), std::move(strides), Device::host};
+    return HostView<T>{data, std::move(extents), std::move(strides), Device::host, 0};
 }
 
-struct Placement { Device device = Device::host; };
-inline Placement host() { return {Device::host}; }
+namespace detail {
+struct StreamState;  // stream.h
+}
+// Where a tensor goes: the host, or a CUDA device (and the stream its copies are
+// ordered on; none: synchronous copies).
+struct Placement {
+    Device device = Device::host;
+    int ordinal = 0;
+    std::shared_ptr<detail::StreamState> stream;
+};
+inline Placement host() { return Placement{}; }
 
 namespace detail {
-// Device memory belongs to the CUDA target; these hooks move bytes there and back.
+// Device memory belongs to the CUDA target; these hooks move bytes there and back,
+// on the placement's stream when it has one (a download waits for it).
 struct DeviceBuffer;
-std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes);
+std::shared_ptr<DeviceBuffer> device_alloc(std::size_t bytes);  // device 0, synchronous copies
+// Fails naming `loc` (the .to() call) when no device can hold the buffer.
+std::shared_ptr<DeviceBuffer> device_alloc(const Placement& where, std::size_t bytes, Loc loc = {});
 void device_upload(DeviceBuffer& b, const void* src, std::size_t bytes);
 void device_download(const DeviceBuffer& b, void* dst, std::size_t bytes);
+void device_copy(DeviceBuffer& to, const DeviceBuffer& from, std::size_t bytes);
 void* device_pointer(const DeviceBuffer& b);
+int device_ordinal(const DeviceBuffer& b);
 }  // namespace detail
 
 // An owning, row-major tensor, on the host or resident on a device.
@@ -184,23 +205,21 @@ public:
     const T& operator[](std::int64_t i) const { return host_.at(static_cast<std::size_t>(i)); }
     std::vector<T>& values() { return host_; }
     const std::vector<T>& values() const { return host_; }
-    HostView<T> view() { return HostView<T>{data(), extents_, detail::row_major_strides(extents_), device()}; }
-    HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_), device()}; }
+    int ordinal() const { return dev_ ? detail::device_ordinal(*dev_) : 0; }
+    HostView<T> view() { return HostView<T>{data(), extents_, detail::row_major_strides(extents_), device(), ordinal()}; }
+    HostView<const T> view() const { return HostView<const T>{data(), extents_, detail::row_major_strides(extents_), device(), ordinal()}; }
 
-    // A copy resident where a target runs; t.to(host()) copies back.
-    Tensor to(Placement p) const {
+    // A copy resident where a target runs; t.to(host()) copies back. With a
+    // stream-bound target (x.to(cuda(stream))) the copy is ordered on that stream,
+    // and so are the tensor's later copies; copying back waits for that stream only.
+    Tensor to(const Placement& p, Loc loc = Loc::here()) const {
         Tensor r;
         r.extents_ = extents_;
         std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
         if (p.device == Device::cuda) {
-            r.dev_ = detail::device_alloc(bytes);
-            if (dev_) {
-                std::vector<T> tmp(static_cast<std::size_t>(size()));
-                detail::device_download(*dev_, tmp.data(), bytes);
-                detail::device_upload(*r.dev_, tmp.data(), bytes);
-            } else {
-                detail::device_upload(*r.dev_, host_.data(), bytes);
-            }
+            r.dev_ = detail::device_alloc(p, bytes, loc);
+            if (dev_) detail::device_copy(*r.dev_, *dev_, bytes);
+            else detail::device_upload(*r.dev_, host_.data(), bytes);
         } else {
             r.host_.resize(static_cast<std::size_t>(size()));
             if (dev_) detail::device_download(*dev_, r.host_.data(), bytes);

@@ -22,13 +22,22 @@ std::string point_str(const std::vector<std::int64_t>& p) {
 }  // namespace
 
 void prove_layout(const Layout& l, Loc loc) {
-    auto dims = l.shape.dims();
+    auto dims = l.shape.dims(loc);
     if (l.strides.size() != dims.size())
         fail(loc, "memory", "layout has " + std::to_string(l.strides.size()) + " strides for a rank-" + std::to_string(dims.size()) + " shape");
     for (auto& d : dims)
         if (d.extent <= 0) fail(loc, "memory", "non-positive shape: " + check::dims_str(dims));
     for (auto s : l.strides)
         if (s < 0) fail(loc, "memory", "negative stride " + std::to_string(s) + " in layout");
+    // The resource holds every offset up to the largest: the tile limit (2^40
+    // elements) bounds it too, checked without overflow (the sums below rely on it).
+    std::int64_t last = 0;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+        std::int64_t reach = 0;
+        if (__builtin_mul_overflow(dims[k].extent - 1, l.strides[k], &reach) || __builtin_add_overflow(last, reach, &last) ||
+            last >= (std::int64_t{1} << 40))
+            fail(loc, "memory", "the layout spans more than 2^40 elements");
+    }
     // Total and in bounds by construction: every logical point has an offset, and the
     // allocation spans the largest one.
     // Injective: with strides sorted ascending, each stride exceeding the span of the

@@ -175,7 +175,8 @@ private:
         for (int k = 0; k < rank; ++k) {
             ext.push_back(int_of(loop.operands[static_cast<std::size_t>(k)]));
             if (ext.back() < 0) fail(loop.loc, "parallel", "negative grid extent " + std::to_string(ext.back()));
-            total *= ext.back();
+            // As the cpu and cuda targets do: a product that wrapped would run some other grid.
+            if (__builtin_mul_overflow(total, ext.back(), &total)) fail(loop.loc, "parallel", "the grid has more than 2^63 instances");
         }
         auto saved = env_;
         for (std::int64_t pid = 0; pid < total; ++pid) {

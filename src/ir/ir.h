@@ -92,6 +92,7 @@ struct PrintHooks {
     std::function<bool(const Node&)> show;
     std::function<std::string(const Node&)> note;
     std::vector<std::string> header;
+    bool locations = true;  // "@file:line" after each node (golden tests leave them out)
 };
 std::string print(const Program& p, const PrintHooks& hooks);
 std::string print_type(const Program& p, const Type& t);

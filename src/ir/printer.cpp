@@ -143,7 +143,7 @@ std::string print_type(const Program&, const Type& t) {
 
 std::string print(const Program& p) { return print_impl(p, true); }
 
-std::string print(const Program& p, const PrintHooks& hooks) { return print_impl(p, true, &hooks); }
+std::string print(const Program& p, const PrintHooks& hooks) { return print_impl(p, hooks.locations, &hooks); }
 
 std::string print_structure(const Program& p) { return print_impl(p, false); }
 

@@ -1,9 +1,20 @@
-#include "passes/cuda_layout.h"
-
+// The cuda_layout pass (cuda_layout.h): the instance's threads, each value's
+// distribution and each op's lowering.
+//
+// Values that must share a distribution (the operands and result of an
+// elementwise op, a reshape, a loop's carried value in all its forms) form one
+// class. A class takes, in this order of preference: the projection a reduction
+// produces in registers (a row statistic, column sums), the projection a broadcast
+// of it needs (a weight vector held as the columns of the tile it scales), or its
+// own natural distribution. Where a broadcast's operand or a reduction's result
+// still differs from what the fast path needs, the op stages through shared memory
+// and its decision says why; `kiln plan` prints both.
 #include <algorithm>
-#include <cstdlib>
+#include <functional>
+#include <map>
 
 #include "ir/attrs.h"
+#include "passes/cuda_layout.h"
 #include "passes/lowered.h"
 #include "support/environment.h"
 
@@ -14,72 +25,388 @@ using detail::OpCode;
 namespace {
 
 // The most elements of its largest tile a thread holds before the CTA grows past 256
-// threads. A row tile lives in registers. Fewer per thread means more threads per
-// row, and each thread pays the fixed work of every reduction (shuffles, the
-// exchange) and of every load and store (addresses, masks): for bench/cuda_bench.cpp's
-// softmax over 8192 bf16 columns the instructions per row are 1.4x those of 32 per
-// thread at 8 per thread, and that kernel is close to bound by instruction issue.
-// At 32 per thread it needs 64 registers: four 256-thread CTAs per SM.
-// KILN_CUDA_ELEMENTS_PER_THREAD overrides it (for measuring other points; the
-// generated source, hence the cache key, differs).
+// threads (and, for packed instances, the elements a thread aims for). A row tile
+// lives in registers. Fewer per thread means more threads per row, and each thread
+// pays the fixed work of every reduction (shuffles, the exchange) and of every load
+// and store (addresses, masks): for bench/cuda_bench.cpp's softmax over 8192 bf16
+// columns the instructions per row are 1.4x those of 32 per thread at 8 per thread,
+// and that kernel is close to bound by instruction issue. At 32 per thread it needs
+// 64 registers: four 256-thread CTAs per SM. KILN_CUDA_ELEMENTS_PER_THREAD overrides
+// it (for measuring other points; the generated source, hence the cache key, differs).
 std::int64_t most_per_thread() { return support::env_integer("KILN_CUDA_ELEMENTS_PER_THREAD", 1, 4096).value_or(32); }
 
-}  // namespace
-
-std::string CudaLayout::describe(int threads, bool scalar) const {
-    if (scalar) return "uniform scalar";
-    if (uniform) return "uniform (every thread holds the element)";
-    if (vec == 1) return "cyclic over " + std::to_string(threads) + " threads, " + std::to_string(slots()) + "/thread";
-    return "runs of " + std::to_string(vec) + " over " + std::to_string(threads) + " threads, " + std::to_string(slots()) + "/thread";
+std::int64_t pow2_ceil(std::int64_t x) {
+    std::int64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
 }
 
-// A tile takes the kernel's run length V when every thread gets at least one whole
-// run and runs tile it exactly; otherwise the longest shorter run that does (1 at
-// worst: the plain cyclic layout).
-CudaLayout CudaLayouts::for_count(std::int64_t count) const {
-    CudaLayout l;
-    l.count = count;
-    if (count == 1) {
-        l.uniform = true;
-        return l;
-    }
-    int v = vec;
-    while (v > 1 && (count % v != 0 || count < std::int64_t{threads} * v)) v /= 2;
-    l.vec = v;
-    std::int64_t round = std::int64_t{threads} * v;
-    l.runs = (count + round - 1) / round;
+bool scalar(const ir::Node* n) { return n->type.dims.empty(); }
+std::int64_t last_extent(const ir::Node* n) { return n->type.dims.empty() ? 1 : n->type.dims.back().extent; }
+std::string where(const ir::Node* n) { return std::string(detail::op_name(n->op)) + (n->loc.known() ? " at " + n->loc.str() : ""); }
+
+CudaLayout columns_of(CudaLayout l) {
+    l.holds = CudaHolds::columns;
+    l.count = l.cols;
+    l.rows = 1;
+    l.row_rounds = 1;
+    l.uniform = l.count == 1;
     return l;
 }
 
-CudaLayout CudaLayouts::of(const ir::Node* n) const {
-    auto it = values.find(n);
-    return it != values.end() ? it->second : for_count(n->type.count());
+CudaLayout rows_of(CudaLayout l) {
+    l.holds = CudaHolds::rows;
+    l.count = l.rows;
+    l.cols = 1;
+    l.vec = 1;
+    l.row_runs = 1;
+    l.uniform = l.count == 1;
+    return l;
 }
 
-// T: enough threads that the largest tile has about one element per thread, between
-// one warp and 256; past 256 x most_per_thread() elements, up to 1024. V: the
-// longest run that makes one 16-byte access (at most 8 elements) among the
-// kernel's global loads and stores, shortened until it divides the tile's rows (a
-// run never crosses a row, so it is contiguous in memory).
-void cuda_layout(Lowered& l) {
-    CudaLayouts c;
-    auto widen_runs = [&](const ir::Node* tile) {
-        if (tile->type.dims.empty()) return;
-        int v = std::min(8, 16 / kind_bytes(tile->type.kind));
-        while (tile->type.dims.back().extent % v != 0) v /= 2;
-        c.vec = std::max(c.vec, v);
-    };
+// What a reduction reduces, in terms of its operand's rows and columns.
+enum class Reduces { row, columns, all, other };
+
+Reduces reduces(const ir::Node& n) {
+    const auto& dims = n.operands[0]->type.dims;
+    auto red = ir::reduced_dims(n);
+    std::vector<bool> r(dims.size(), false);
+    for (auto d : red) r[static_cast<std::size_t>(d)] = true;
+    bool last = !dims.empty() && r.back(), leading = true, any_leading = false;
+    for (std::size_t d = 0; d + 1 < dims.size(); ++d) {
+        // A reduced or kept extent-1 dim moves nothing either way.
+        if (dims[d].extent == 1) continue;
+        leading = leading && r[d];
+        any_leading = any_leading || r[d];
+    }
+    if (last && leading) return Reduces::all;
+    if (last && !any_leading) return Reduces::row;
+    if (!last && leading) return Reduces::columns;
+    return Reduces::other;
+}
+
+// The operand dims of a broadcast, as the result dims they map to: along the rows
+// (the operand is the result's columns), along the columns (its rows), or neither.
+Reduces broadcast_along(const ir::Node& n) {
+    const auto& from = n.operands[0]->type.dims;
+    auto map = ir::dim_map(n);
+    const std::size_t last = n.type.dims.size() - 1;
+    bool only_last = true, only_leading = true;
+    std::int64_t previous = -1;
+    for (std::size_t d = 0; d < from.size(); ++d) {
+        if (from[d].extent == 1) continue;
+        auto to = static_cast<std::size_t>(map[d]);
+        only_last = only_last && to == last;
+        only_leading = only_leading && to != last && static_cast<std::int64_t>(to) > previous;
+        previous = static_cast<std::int64_t>(to);
+    }
+    if (only_last) return Reduces::columns;  // operand = the result's columns
+    if (only_leading) return Reduces::row;    // operand = the result's rows
+    return Reduces::other;
+}
+
+struct Classes {
+    std::unordered_map<const ir::Node*, const ir::Node*> parent;
+    const ir::Node* find(const ir::Node* n) {
+        auto it = parent.find(n);
+        if (it == parent.end()) return parent[n] = n;
+        if (it->second == n) return n;
+        return it->second = find(it->second);
+    }
+    void unite(const ir::Node* a, const ir::Node* b) {
+        if (scalar(a) || scalar(b) || a->type.count() != b->type.count()) return;
+        const ir::Node *x = find(a), *y = find(b);
+        if (x != y) parent[y] = x;
+    }
+};
+
+class Assignment {
+public:
+    Assignment(const Lowered& l, CudaLayouts& c) : l_(l), c_(c) {}
+
+    void run() {
+        collect();
+        for (const ir::Node* n : values_) {
+            const ir::Node* root = classes_.find(n);
+            auto& best = shape_[root];
+            if (!best || n->type.dims.size() > best->type.dims.size()) best = n;
+        }
+        std::unordered_map<const ir::Node*, CudaLayout> natural;
+        for (auto& [root, n] : shape_) natural[root] = c_.tile(n->type.count() / last_extent(n), last_extent(n), c_.vec);
+        layout_ = natural;
+        // Producers' projections first, then consumers'; a few rounds reach a fixed point
+        // (a projection depends on another class, which depends on no projection of it).
+        for (int round = 0; round < 4; ++round) {
+            std::unordered_map<const ir::Node*, CudaLayout> produced, wanted;
+            for (const ir::Node* n : nodes_) propose(*n, produced, wanted);
+            auto next = natural;
+            for (auto& [root, l] : wanted) next[root] = l;
+            for (auto& [root, l] : produced) next[root] = l;
+            bool same = true;
+            for (auto& [root, l] : next) same = same && layout_[root].same_distribution(l) && layout_[root].holds == l.holds;
+            layout_ = std::move(next);
+            if (same) break;
+        }
+        for (const ir::Node* n : values_) c_.values[n] = of(n);
+        for (const ir::Node* n : nodes_) decide(*n);
+    }
+
+private:
+    CudaLayout of(const ir::Node* n) {
+        if (scalar(n) || n->type.count() == 1) {
+            CudaLayout u;
+            u.uniform = true;
+            u.threads = c_.threads;
+            return u;
+        }
+        return layout_.at(classes_.find(n));
+    }
+
+    void collect() {
+        ir::walk(l_.program->body, [&](const ir::Node& n) {
+            if (!l_.is_live(n)) return;
+            nodes_.push_back(&n);
+            if (ir::has_result(n.op) && n.op != OpCode::loop && !scalar(&n)) values_.push_back(&n);
+            if (n.op == OpCode::loop && n.body)
+                for (std::size_t a = static_cast<std::size_t>(ir::loop_rank(n)); a < n.body->args.size(); ++a)
+                    if (!scalar(n.body->args[a])) values_.push_back(n.body->args[a]);
+            unite(n);
+        });
+        for (const ir::Node* n : values_) classes_.find(n);
+    }
+
+    void unite(const ir::Node& n) {
+        switch (ir::category(n.op)) {
+            case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+            case ir::OpCategory::cast:
+                for (const ir::Node* o : n.operands) classes_.unite(&n, o);
+                return;
+            case ir::OpCategory::shape:
+                if (n.op == OpCode::reshape) classes_.unite(&n, n.operands[0]);
+                return;
+            case ir::OpCategory::memory:
+                if (n.op == OpCode::mem_store || n.op == OpCode::mem_load) classes_.unite(&n, n.operands[0]);
+                return;
+            case ir::OpCategory::control:
+                if (n.op == OpCode::loop && n.body && &n != l_.program->grid) {
+                    auto rank = static_cast<std::size_t>(ir::loop_rank(n));
+                    const ir::Node* y = n.body->nodes.empty() ? nullptr : n.body->nodes.back();
+                    for (std::size_t c = rank; c < n.operands.size(); ++c) {
+                        classes_.unite(n.operands[c], n.body->args[c]);
+                        if (y && y->op == OpCode::yield && c - rank < y->operands.size()) classes_.unite(n.body->args[c], y->operands[c - rank]);
+                    }
+                    for (const ir::Node* r : n.parent->nodes)
+                        if (r->op == OpCode::loop_result && r->operands[0] == &n)
+                            classes_.unite(r, n.body->args[rank + static_cast<std::size_t>(ir::slot(*r))]);
+                }
+                return;
+            case ir::OpCategory::contraction:
+                classes_.unite(&n, n.operands[2]);  // the accumulator is read slot by slot
+                return;
+            case ir::OpCategory::movement:
+                // gather's indices and reindex's coordinates are read slot by slot.
+                for (std::size_t i = 1; i < n.operands.size(); ++i) classes_.unite(&n, n.operands[i]);
+                return;
+            case ir::OpCategory::leaf: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction: case ir::OpCategory::scan:
+            case ir::OpCategory::sort:
+                return;
+        }
+    }
+
+    bool row_tile(const ir::Node* x, const CudaLayout& l) { return !l.uniform && l.holds == CudaHolds::tile && l.cols == last_extent(x) && l.count == x->type.count(); }
+
+    void propose(const ir::Node& n, std::unordered_map<const ir::Node*, CudaLayout>& produced,
+                 std::unordered_map<const ir::Node*, CudaLayout>& wanted) {
+        if (scalar(&n) || n.type.count() == 1) return;
+        if (ir::category(n.op) == ir::OpCategory::reduction) {
+            const ir::Node* x = n.operands[0];
+            CudaLayout lx = of(x);
+            if (!row_tile(x, lx)) return;
+            Reduces r = reduces(n);
+            if (r == Reduces::row && n.type.count() == lx.rows) produced.emplace(classes_.find(&n), rows_of(lx));
+            if (r == Reduces::columns && n.type.count() == lx.cols) produced.emplace(classes_.find(&n), columns_of(lx));
+            return;
+        }
+        if (n.op != OpCode::broadcast) return;
+        const ir::Node* o = n.operands[0];
+        if (scalar(o) || o->type.count() == 1 || o->op == OpCode::iota || o->op == OpCode::full) return;
+        CudaLayout lb = of(&n);
+        if (!row_tile(&n, lb)) return;
+        Reduces along = broadcast_along(n);
+        if (along == Reduces::columns && o->type.count() == lb.cols) wanted.emplace(classes_.find(o), columns_of(lb));
+        if (along == Reduces::row && o->type.count() == lb.rows) wanted.emplace(classes_.find(o), rows_of(lb));
+    }
+
+    void decide(const ir::Node& n) {
+        CudaDecision d;
+        switch (ir::category(n.op)) {
+            case ir::OpCategory::memory:
+                if (n.op == OpCode::load || n.op == OpCode::store) d = access(n);
+                break;
+            case ir::OpCategory::shape:
+                if (n.op == OpCode::broadcast) d = broadcast(n);
+                else if (n.op == OpCode::permute && n.type.dims.size() == 2 && ir::dim_map(n)[0] == 1)
+                    d = {CudaLowering::padded_transpose, ""};
+                else if (n.op == OpCode::permute || n.op == OpCode::slice)
+                    d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " moves elements between threads"};
+                break;
+            case ir::OpCategory::reduction: d = reduction(n); break;
+            case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: case ir::OpCategory::sort: case ir::OpCategory::movement:
+                // Each result element reads elements that other threads hold, in an
+                // order no register layout gives.
+                d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " reads elements other threads hold"};
+                break;
+            case ir::OpCategory::contraction:
+                d = {CudaLowering::staged, ""};
+                break;
+            case ir::OpCategory::binary:
+                if (n.op == OpCode::div) d = division(n);
+                break;
+            case ir::OpCategory::leaf: case ir::OpCategory::unary: case ir::OpCategory::compare: case ir::OpCategory::select:
+            case ir::OpCategory::cast: case ir::OpCategory::control:
+                break;
+        }
+        if (d.how != CudaLowering::local) c_.decisions[&n] = d;
+    }
+
+    CudaDecision access(const ir::Node& n) {
+        const ir::Node* tile = n.op == OpCode::load ? &n : n.operands.back();
+        CudaLayout l = of(tile);
+        if (scalar(tile) || l.uniform) return {CudaLowering::element_access, ""};
+        if (l.holds == CudaHolds::rows || l.vec == 1) return {CudaLowering::element_access, l.vec == 1 ? "" : "one element per row held"};
+        const std::int64_t last = last_extent(tile);
+        bool contiguous = last == l.cols || tile->type.dims.size() == 1 || (l.cols % l.vec == 0 && last % l.vec == 0);
+        if (!contiguous) return {CudaLowering::element_access, "runs of " + std::to_string(l.vec) + " would cross the rows of the view"};
+        return {CudaLowering::vector_access, ""};
+    }
+
+    CudaDecision broadcast(const ir::Node& n) {
+        const ir::Node* o = n.operands[0];
+        if (o->op == OpCode::iota || o->op == OpCode::full) return {CudaLowering::recompute, ""};
+        CudaLayout lo = of(o), lb = of(&n);
+        if (scalar(o) || lo.uniform) return {CudaLowering::broadcast_free, ""};
+        if (!row_tile(&n, lb)) return {CudaLowering::staged, "the result is not distributed as rows of its last axis"};
+        Reduces along = broadcast_along(n);
+        if (along == Reduces::other) return {CudaLowering::staged, "the operand spans both the rows and the columns of the result"};
+        CudaLayout want = along == Reduces::columns ? columns_of(lb) : rows_of(lb);
+        if (lo.same_distribution(want)) return {CudaLowering::broadcast_free, ""};
+        return {CudaLowering::staged, "the operand is distributed as " + lo.describe(false) + ", not as " + want.describe(false) +
+                                          " (it has another use that needs that)"};
+    }
+
+    // A float division by one value per row (a broadcast that moves nothing of a
+    // uniform value or of a row projection), or by a uniform value: the reciprocal
+    // once per divisor (standard precision; the quotients are the correctly rounded
+    // ones either way, divide_by.h).
+    CudaDecision division(const ir::Node& n) {
+        Kind k = n.type.kind;
+        if (l_.options.exact() || !(k == Kind::F32 || k == Kind::F16 || k == Kind::BF16) || scalar(&n)) return {};
+        const ir::Node* d = n.operands[1];
+        if (scalar(d) || of(d).uniform) return {CudaLowering::shared_divisor, "", d};
+        if (d->op != OpCode::broadcast || c_.decision(d).how != CudaLowering::broadcast_free) return {};
+        const ir::Node* source = d->operands[0];
+        CudaLayout ls = of(source);
+        bool rows = ls.holds == CudaHolds::rows || (ls.holds == CudaHolds::tile && ls.cols == 1 && ls.vec == 1);
+        if (scalar(source) || ls.uniform || (rows && of(&n).holds == CudaHolds::tile)) return {CudaLowering::shared_divisor, "", source};
+        return {};
+    }
+
+    CudaDecision reduction(const ir::Node& n) {
+        const ir::Node* x = n.operands[0];
+        CudaLayout lx = of(x);
+        if (l_.options.exact() && is_float(n.type.kind) && n.op == OpCode::reduce_add)
+            return {CudaLowering::ordered_fold, "exact precision folds a float sum in the contract's order"};
+        if (lx.uniform) return {CudaLowering::staged, ""};
+        if (!row_tile(x, lx)) return {CudaLowering::staged, "the operand is not distributed as rows of a tile"};
+        switch (reduces(n)) {
+            case Reduces::row: return {CudaLowering::row_reduce, ""};
+            case Reduces::columns: return {CudaLowering::column_reduce, ""};
+            case Reduces::all: return {lx.rows == 1 ? CudaLowering::row_reduce : CudaLowering::full_reduce, ""};
+            case Reduces::other: break;
+        }
+        return {CudaLowering::staged, "the reduced axes are neither the last one nor the leading ones"};
+    }
+
+    const Lowered& l_;
+    CudaLayouts& c_;
+    Classes classes_;
+    std::vector<const ir::Node*> nodes_, values_;
+    std::unordered_map<const ir::Node*, const ir::Node*> shape_;  // each class's widest-rank member
+    std::unordered_map<const ir::Node*, CudaLayout> layout_;
+};
+
+// Kernel-wide facts: the widest run and the largest tile.
+void measure(const Lowered& l, CudaLayouts& c) {
     ir::walk(l.program->body, [&](const ir::Node& n) {
         if (!l.is_live(n)) return;
         if (ir::has_result(n.op)) c.largest = std::max(c.largest, n.type.count());
-        if (n.op == OpCode::load) widen_runs(&n);
-        if (n.op == OpCode::store) widen_runs(n.operands.back());
+        const ir::Node* tile = n.op == OpCode::load ? &n : n.op == OpCode::store ? n.operands.back() : nullptr;
+        if (tile && !tile->type.dims.empty()) c.vec = std::max(c.vec, std::min(8, 16 / kind_bytes(tile->type.kind)));
     });
-    while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
-    while (c.threads < 1024 && c.largest > c.threads * most_per_thread()) c.threads *= 2;
+}
+
+// The first op that stages through shared memory, if any.
+std::string first_staged(const CudaLayouts& c, const Lowered& l) {
+    std::string found;
     ir::walk(l.program->body, [&](const ir::Node& n) {
-        if (ir::has_result(n.op) && l.is_live(n)) c.values[&n] = c.for_count(n.type.count());
+        if (!found.empty() || !l.is_live(n)) return;
+        auto d = c.decision(&n).how;
+        if (d == CudaLowering::staged || d == CudaLowering::ordered_fold || d == CudaLowering::padded_transpose)
+            found = where(&n) + " stages through shared memory";
     });
+    return found;
+}
+
+// The parameter vectors an instance holds beside its tiles (loads distributed as
+// the columns of a tile): how many, and their elements together.
+struct Vectors {
+    std::int64_t count = 0, elements = 0;
+};
+Vectors column_vectors(const CudaLayouts& c) {
+    Vectors v;
+    for (auto& [node, l] : c.values)
+        if (node->op == OpCode::load && !l.uniform && l.holds == CudaHolds::columns) {
+            ++v.count;
+            v.elements += l.cols;
+        }
+    return v;
+}
+
+}  // namespace
+
+// T: enough threads that the largest tile has about one element per thread, between
+// one warp and 256; past 256 x most_per_thread() elements, up to 1024. A program
+// whose every op lowers in registers instead runs several instances per CTA of 256
+// threads, each on as few threads as hold its largest tile at most_per_thread()
+// elements each (fewer when it also holds broadcast vectors, which cost registers
+// too): one warp or a few lanes per narrow row.
+void cuda_layout(Lowered& l) {
+    CudaLayouts base;
+    measure(l, base);
+    CudaLayouts c = base;
+    Assignment(l, c).run();  // 32 threads: only to count the vectors held
+    const Vectors vectors = column_vectors(c);
+    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (vectors.count == 0 ? 1 : vectors.count <= 2 ? 2 : 4));
+    c = base;
+    while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
+    while (c.threads < 1024 && c.largest > c.threads * most) c.threads *= 2;
+    // A 1024-thread CTA has at most 64 registers a thread: where the tile and the
+    // vectors held beside it need more than about 32 of them (several rows sharing
+    // three vectors), 512 threads with up to 128 registers hold them without a spill.
+    const std::int64_t held = c.largest + vectors.elements;
+    auto fit = [held](int threads) { return threads == 1024 && held > 1024 * 32 && held <= 512 * 80 ? 512 : threads; };
+    c.threads = fit(c.threads);
+    Assignment(l, c).run();
+    std::string staged = first_staged(c, l);
+    if (!l.program->grid) c.packing_why = "one instance";
+    else if (!staged.empty()) c.packing_why = staged;
+    else {
+        CudaLayouts p = base;
+        p.threads = fit(static_cast<int>(std::min<std::int64_t>(1024, pow2_ceil((p.largest + most - 1) / most))));
+        p.instances_per_cta = std::max(1, 256 / p.threads);
+        Assignment(l, p).run();
+        if (first_staged(p, l).empty()) c = std::move(p);
+    }
     l.layouts = std::move(c);
 }
 

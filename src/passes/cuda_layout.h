@@ -1,19 +1,35 @@
 // Layout assignment for CUDA: where each value's elements live among the threads
-// of a CTA (one program instance). A tile is held in registers spread over the
-// CTA's T threads in runs of V row-major-consecutive elements, dealt to the
-// threads in turn: slot j of thread t holds element
-//     e = (j / V) * T * V + t * V + j % V
-// (V = 1 is the plain cyclic layout e = t + j * T). V is the kernel's 16-byte
-// vector length (8 for f16/bf16, 4 for f32, 2 for f64; from its global loads and
-// stores), shortened for a tile until it divides the tile's element count and
-// every thread has a whole run; a run never crosses a row when V divides the
-// innermost extent, so loads and stores move runs as vectors. A one-element tile,
-// like a scalar, is uniform: every thread holds it. Elementwise ops and reshapes
-// keep their operand's layout; other ops convert (the `conversion` of a value says
-// how: register reductions with shuffles, or staging through shared memory).
+// of a program instance, and how each op moves them. The emitter follows these
+// decisions (src/targets/cuda/emit.h); it does not make its own.
+//
+// Distribution. A tile is seen as `rows` x `cols` (cols: its last extent; rows: the
+// product of the others). Each row is cut into runs of V consecutive elements (the
+// last run of a row may be partial: a ragged width keeps its vector runs), dealt to
+// a group of G consecutive threads of the instance's T (G a power of two dividing
+// T; T / G rows are worked on side by side), K runs per thread per row, in RR
+// rounds of T / G rows. Slot j of thread t holds
+//     row = (j / (K V)) * (T / G) + t / G,
+//     col = ((j / V) % K) * G V + (t % G) V + j % V,
+// the element (row, col) when row < rows and col < cols (other slots hold nothing).
+// Narrow rows get small groups (one warp, or a few lanes, per row), wide rows all
+// T threads. A value may also hold a projection of a tile's distribution: the
+// `columns` one holds, in K V slots, the columns of each thread's runs (a vector
+// broadcast along the rows of that tile: weights, biases, column sums); the
+// `rows` one holds, in RR slots, the rows of its slots (a per-row statistic
+// broadcast along the columns: a row's maximum, mean, 1/rms). A broadcast whose
+// operand holds the projection of its result moves nothing, and a row reduction
+// produces its result in that projection directly. A one-element value (or a
+// scalar) is uniform: every thread holds it.
+//
+// Instances. A program whose ops all lower without staging tiles through shared
+// memory (elementwise, loads and stores, broadcasts that move nothing, register
+// reductions) may run several instances per CTA, each on its own T threads (as
+// few as its rows need: one warp or a few lanes per narrow row), so that a CTA
+// keeps enough bytes in flight; instances then synchronise on their own threads.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -23,24 +39,76 @@ namespace kiln::passes {
 
 struct Lowered;
 
+enum class CudaHolds { tile, columns, rows };
+
 struct CudaLayout {
-    std::int64_t count = 1;  // elements
-    int vec = 1;             // V: a run of V row-major-consecutive elements per slot group
-    std::int64_t runs = 1;   // runs per thread; the last ones may lie past the tile's end
-    bool uniform = false;    // a scalar or one-element tile that every thread holds
-    std::int64_t slots() const { return runs * vec; }
-    std::string describe(int threads, bool scalar) const;
+    std::int64_t count = 1;      // elements of the value
+    bool uniform = false;        // a scalar or one-element value that every thread holds
+    CudaHolds holds = CudaHolds::tile;
+    std::int64_t rows = 1, cols = 1;  // the distributed tile (the value itself when holds is tile)
+    int vec = 1;                 // V
+    int group = 1;               // G: threads per row
+    std::int64_t row_runs = 1;   // K: runs per thread per row
+    std::int64_t row_rounds = 1; // RR: rounds of T / G rows
+    int threads = 1;             // T: threads of an instance
+
+    std::int64_t slots() const;  // register slots per thread
+    int rows_per_round() const { return threads / group; }
+    // Whether a slot of some thread lies outside the value (it needs a guard).
+    bool ragged_rows() const;
+    bool ragged_cols() const;
+    bool ragged() const { return !uniform && (ragged_rows() || ragged_cols()); }
+    // Whether several threads hold the same element (projections, uniform values).
+    bool replicated() const;
+    // The element index held in slot j of thread t, or nothing (a host model of what
+    // the emitter's index expressions compute; tests check layouts with it).
+    std::optional<std::int64_t> element(int t, std::int64_t j) const;
+    // The same distribution, whatever the value's shape (a [1, C] tile and the
+    // columns projection of any [R, C] tile with the same runs are one).
+    bool same_distribution(const CudaLayout& o) const;
+    std::string describe(bool scalar) const;
+};
+
+// How the emitter lowers an op whose lowering depends on layouts.
+enum class CudaLowering {
+    local,             // thread-local (elementwise, reshape, an op on uniform values)
+    shared_divisor,    // a division whose divisor is one value per row (or uniform): its
+                       //   reciprocal once per row, three operations per quotient (divide_by.h)
+    broadcast_free,    // the operand holds the projection of the result: register moves only
+    recompute,         // a broadcast iota or fill: recomputed per element
+    row_reduce,        // over each row (the last axis) in registers, shuffles over the group
+    column_reduce,     // over the rows (leading axes) in registers, partials exchanged
+    full_reduce,       // every element of a tile in registers, shuffles and an exchange
+    ordered_fold,      // exact float sum: staged, one thread per output, in order
+    staged,            // the operand staged through shared memory
+    padded_transpose,  // a 2-D transpose staged in rows padded to an odd pitch (no bank conflicts)
+    vector_access,     // a load or store in runs (16-byte vectors when the view allows)
+    element_access,    // a load or store element by element
+};
+
+struct CudaDecision {
+    CudaLowering how = CudaLowering::local;
+    std::string why;   // for a slow path: why the fast one was not taken
+    const ir::Node* divisor = nullptr;  // shared_divisor: the value holding one divisor per row (or the uniform one)
 };
 
 struct CudaLayouts {
-    int threads = 32;           // per CTA
-    int vec = 1;                // the kernel's widest run (elements), from its global loads and stores
-    std::int64_t largest = 1;   // elements of the largest tile
+    int threads = 32;            // T: threads per program instance
+    int instances_per_cta = 1;   // P: instances a CTA runs side by side (P T threads)
+    int vec = 1;                 // the kernel's widest run (elements), from its global loads and stores
+    std::int64_t largest = 1;    // elements of the largest tile
+    std::string packing_why;     // why instances are not packed, when they could have been
     std::unordered_map<const ir::Node*, CudaLayout> values;
-    // The layout of a value (region arguments included: computed from its count).
+    std::unordered_map<const ir::Node*, CudaDecision> decisions;
+    // The layout of a value (region arguments included).
     CudaLayout of(const ir::Node* n) const;
-    CudaLayout for_count(std::int64_t count) const;
+    CudaDecision decision(const ir::Node* n) const;
+    // The natural distribution of a `rows` x `cols` tile of `count` elements.
+    CudaLayout tile(std::int64_t rows, std::int64_t cols, int vec) const;
+    int cta_threads() const { return threads * instances_per_cta; }
 };
+
+std::string describe(const CudaDecision& d);
 
 void cuda_layout(Lowered& l);
 

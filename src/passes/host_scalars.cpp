@@ -1,5 +1,7 @@
 #include "passes/host_scalars.h"
 
+#include <algorithm>
+
 #include "interp/semantics.h"
 #include "ir/attrs.h"
 
@@ -25,7 +27,9 @@ bool host_evaluable(const Node& n) {
 }
 
 std::int64_t HostScalars::integer(const Node* n, const Node& where) {
-    for (const auto& [node, v] : ints_)
+    for (std::size_t i = 0; i < std::min(count_, kInline); ++i)
+        if (ints_[i].first == n) return ints_[i].second;
+    for (const auto& [node, v] : more_ints_)
         if (node == n) return v;
     std::int64_t v = 0;
     Kind k = n->type.kind;
@@ -38,7 +42,9 @@ std::int64_t HostScalars::integer(const Node* n, const Node& where) {
     else if (ir::category(n->op) == ir::OpCategory::binary && wide && n->op != OpCode::pow)
         v = ref::int_binary(n->op, k, integer(n->operands[0], where), integer(n->operands[1], where));
     else v = value(n, where)->ints.at(0);
-    ints_.emplace_back(n, v);
+    if (count_ < kInline) ints_[count_] = {n, v};
+    else more_ints_.emplace_back(n, v);
+    ++count_;
     return v;
 }
 

@@ -27,7 +27,7 @@ bool host_evaluable(const ir::Node& n);
 // every other op goes through the interpreter's eval.
 class HostScalars {
 public:
-    explicit HostScalars(const std::vector<detail::Arg>& args) : args_(args) { ints_.reserve(32); }
+    explicit HostScalars(const std::vector<detail::Arg>& args) : args_(args) {}
 
     // An integer scalar; `where` names the op whose value needs it (for errors).
     std::int64_t integer(const ir::Node* n, const ir::Node& where);
@@ -38,7 +38,12 @@ private:
     ref::DataPtr value(const ir::Node* n, const ir::Node& where);
 
     const std::vector<detail::Arg>& args_;
-    std::vector<std::pair<const ir::Node*, std::int64_t>> ints_;  // a handful: a linear search beats hashing
+    // A handful: a linear search beats hashing, and an array on the stack spares a
+    // warm launch any allocation.
+    static constexpr std::size_t kInline = 32;
+    std::pair<const ir::Node*, std::int64_t> ints_[kInline];
+    std::vector<std::pair<const ir::Node*, std::int64_t>> more_ints_;
+    std::size_t count_ = 0;
     std::unordered_map<const ir::Node*, ref::DataPtr> values_;
 };
 

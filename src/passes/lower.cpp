@@ -94,27 +94,38 @@ Lowered lower(const ir::Program& p, const LowerOptions& o, std::string_view stop
     return l;
 }
 
-std::string print(const Lowered& l) {
+std::string print(const Lowered& l, bool locations) {
     ir::PrintHooks hooks;
     std::string header = "after " + (l.passes_run.empty() ? std::string("tracing") : l.passes_run.back()) + " for " +
                          std::string(target_name(l.options.target)) + ", " +
                          (l.options.exact() ? "exact" : "standard") + " precision";
     hooks.header.push_back(header);
     if (!l.index_reason.empty() || l.options.index64) hooks.header.push_back("64-bit offsets: " + l.index_reason);
-    if (l.layouts) hooks.header.push_back("CTA of " + std::to_string(l.layouts->threads) + " threads, runs of up to " +
-                                          std::to_string(l.layouts->vec) + " elements");
+    if (l.layouts) {
+        const CudaLayouts& c = *l.layouts;
+        std::string cta = c.instances_per_cta > 1 ? std::to_string(c.instances_per_cta) + " instances per CTA of " +
+                                                        std::to_string(c.cta_threads()) + " threads, " + std::to_string(c.threads) + " each"
+                                                  : "CTA of " + std::to_string(c.threads) + " threads";
+        hooks.header.push_back(cta + ", runs of up to " + std::to_string(c.vec) + " elements");
+        if (c.instances_per_cta == 1 && !c.packing_why.empty()) hooks.header.push_back("one instance per CTA: " + c.packing_why);
+    }
     if (l.contractions.gemm)
         hooks.header.push_back("canonical GEMM: tile " + std::to_string(l.contractions.gemm->bm) + "x" + std::to_string(l.contractions.gemm->bn) +
                                "x" + std::to_string(l.contractions.gemm->bk));
     else if (!l.contractions.gemm_why.empty())
         hooks.header.push_back(l.contractions.gemm_why);
+    hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };
     hooks.note = [&](const ir::Node& n) {
         std::string s;
         auto add = [&](const std::string& t) { s += (s.empty() ? "" : "; ") + t; };
         if (l.host.count(&n) && n.op != detail::OpCode::constant) add("host");
         if (auto it = l.contractions.mma.find(&n); it != l.contractions.mma.end()) add(it->second.describe());
-        if (l.layouts && ir::has_result(n.op) && !n.type.dims.empty()) add(l.layouts->of(&n).describe(l.layouts->threads, false));
+        if (l.layouts && ir::has_result(n.op) && !n.type.dims.empty()) add(l.layouts->of(&n).describe(false));
+        if (l.layouts) {
+            std::string d = describe(l.layouts->decision(&n));
+            if (!d.empty()) add(d);
+        }
         for (const PipelinePlan& pp : l.pipelines) {
             if (pp.loop == &n) add(pp.describe());
             for (const auto& ld : pp.loads)

@@ -18,7 +18,8 @@ Lowered lower(const ir::Program& p, const LowerOptions& o, std::string_view stop
 // The names of the target's passes, in order (for `kiln ir --after` and its errors).
 std::vector<std::string_view> pass_names(TargetKind target);
 
-// The program's text with each value's annotations from the passes that ran.
-std::string print(const Lowered& l);
+// The program's text with each value's annotations from the passes that ran
+// (with source locations unless `locations` is false).
+std::string print(const Lowered& l, bool locations = true);
 
 }  // namespace kiln::passes

@@ -1,6 +1,7 @@
 // Host views: validation of caller-supplied extents and strides.
 #include <kiln/view.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -35,14 +36,13 @@ std::string view_shape_problem(const std::vector<std::int64_t>& extents, const s
 
 std::string view_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides) {
     if (auto why = view_shape_problem(extents, strides); !why.empty()) return why;
-    std::int64_t elements = 1;
-    std::string shape;
-    for (auto e : extents) {
-        elements = e == 0 || elements == 0 ? 0 : elements;
-        shape += (shape.empty() ? "" : "x") + std::to_string(e);
+    // Checked on every launch: nothing is allocated unless there is a problem.
+    if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return "";  // an empty view reaches no memory: any pointer will do
+    if (!data) {
+        std::string shape;
+        for (auto e : extents) shape += (shape.empty() ? "" : "x") + std::to_string(e);
+        return "the data pointer is null, but the view (" + shape + ") has elements";
     }
-    if (elements == 0) return "";  // an empty view reaches no memory: any pointer will do
-    if (!data) return "the data pointer is null, but the view (" + shape + ") has elements";
     if (reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(element_bytes) != 0) {
         char at[32];
         std::snprintf(at, sizeof at, "%p", data);

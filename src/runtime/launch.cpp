@@ -5,6 +5,8 @@
 
 #include <kiln/target.h>
 
+#include "runtime/executable_launch.h"
+
 namespace kiln {
 
 namespace {
@@ -27,9 +29,9 @@ void dispatch_at(LaunchRequest& req, std::size_t level) {
 }
 }  // namespace
 
-HandlerScope::HandlerScope(LaunchHandler h) : depth_(t_handlers.size()) {
-    if (!h) throw Error("handle_launch: empty handler");
-    if (t_visible != t_handlers.size()) throw Error("handle_launch: a handler cannot be installed from inside another handler");
+HandlerScope::HandlerScope(LaunchHandler h, Loc loc) : depth_(t_handlers.size()) {
+    if (!h) fail(loc, "handle_launch", "empty handler");
+    if (t_visible != t_handlers.size()) fail(loc, "handle_launch", "a handler cannot be installed from inside another handler");
     t_handlers.push_back(std::move(h));
     t_visible = t_handlers.size();
 }
@@ -48,6 +50,10 @@ void run_grid(std::int64_t n, const std::function<void(std::int64_t)>& f) {
 void run_default(LaunchRequest& req) {
     if (!req.is_kernel()) {
         run_grid(req.instances, req.closure);
+        return;
+    }
+    if (detail::runs_executable(req)) {
+        detail::run_executable(*req.executable, req);
         return;
     }
     Target t = req.target ? *req.target : default_target();

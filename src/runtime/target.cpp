@@ -1,5 +1,7 @@
 // Targets by name, the default target, and running a kernel on one.
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 #include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
@@ -13,12 +15,23 @@ std::string TargetImpl::plan(const ir::Program& p, const std::vector<Arg>&, cons
 std::string TargetImpl::source(const ir::Program& p, const std::vector<Arg>&, const CompileOptions&, bool) {
     fail(p.loc, "source", "target '" + name() + "' generates no source");
 }
+double TargetImpl::time_launch(const std::function<void()>& launch, bool flush_l2) {
+    if (flush_l2) {
+        // Larger than any host's last-level cache; written, so no line of the inputs survives.
+        static std::vector<unsigned char> evict(std::size_t{256} << 20);
+        static unsigned char round = 0;
+        std::memset(evict.data(), ++round, evict.size());
+    }
+    auto start = std::chrono::steady_clock::now();
+    launch();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 }  // namespace detail
 
 const std::string& Target::name() const { return impl_->name(); }
 bool Target::available() const { return impl_->unavailable_reason().empty(); }
 std::string Target::unavailable_reason() const { return impl_->unavailable_reason(); }
-Target::operator Placement() const { return Placement{impl_->device()}; }
+Target::operator Placement() const { return impl_->placement(); }
 
 Target interp(InterpOptions options) { return Target(detail::make_interp_target(options)); }
 Target cpu() {
@@ -26,9 +39,11 @@ Target cpu() {
     return Target(t);
 }
 Target cuda() {
-    static auto t = detail::make_cuda_target();
+    static auto t = detail::make_cuda_target(0, nullptr);
     return Target(t);
 }
+Target cuda(int device) { return device == 0 ? cuda() : Target(detail::make_cuda_target(device, nullptr)); }
+Target cuda(const Stream& stream) { return Target(detail::make_cuda_target(stream.device(), stream.state())); }
 
 Target target_named(const std::string& name, Loc loc) {
     if (name == "interp") return interp();
@@ -50,6 +65,17 @@ Target default_target() {
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc) {
     if (!k) detail::empty_kernel("launch", loc);
     detail::check_args(*k.shared_impl(), args, loc, /*with_data=*/true);
+    // Where each view's memory lives is an argument check like the others: found
+    // before anything runs, at the launch's line, whether or not the target can
+    // run on this machine.
+    const Device where = t.impl().device();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (!args[i].is_view || args[i].device == where) continue;
+        const std::string arg = "kernel '" + k.name() + "' argument " + std::to_string(i);
+        if (where == Device::cuda)
+            fail(loc, "launch", arg + " is in host memory; the cuda target runs on device memory (copy it with .to(cuda()))");
+        fail(loc, "launch", arg + " is in device memory; the " + t.name() + " target runs on host memory (copy it back with .to(host()))");
+    }
     std::string why = t.unavailable_reason();
     if (!why.empty()) fail(loc, "launch", "target '" + t.name() + "' is not available: " + why);
     auto program = detail::specialize(*k.shared_impl(), args, loc);

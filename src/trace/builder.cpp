@@ -49,7 +49,7 @@ ir::Node* Builder::top_level(OpCode op, detail::Type type, Loc loc) {
 
 ir::Node* Builder::node_of(const detail::Value& v) {
     if (v.node) return v.node;
-    KILN_ASSERT(v.data);
+    if (!v.data) fail({}, "kernel", kEscapedValue);
     ir::Node* n = top_level(OpCode::constant, v.type, {});
     n->data = v.data;
     return n;
@@ -109,6 +109,11 @@ void Builder::close_loop(ir::Node* loop) {
             continue;
         }
         ir::Node* next = node_of(detail::read(e.var));
+        // Instances run independently, in any order and at once: a value one of them
+        // assigns cannot reach another. Refused here, for every target alike.
+        if (ir::loop_kind(*loop) == detail::LoopKind::parallel)
+            fail(next->loc.known() ? next->loc : loop->loc, "parallel",
+                 "a value assigned inside the parallel nest cannot be carried across instances (instances are independent)");
         if (next->type != e.init->type)
             fail(loop->loc, "loop",
                  "loop-carried value changes shape or kind: " + detail::type_str(e.init->type) + " before the loop, " +
@@ -141,7 +146,9 @@ detail::Value Builder::read(const detail::VarPtr& v) {
     if (v->trace != serial_) {
         // A tile captured from outside the kernel: a constant of this program. The
         // variable itself belongs to the caller and is left untouched.
-        if (v->value.node) fail({}, "kernel", "a traced value escaped from another kernel's trace");
+        // Handed on as a value with neither node nor data: the operation that uses it
+        // reports the mistake at its own line (frontend.cpp emit).
+        if (v->value.node) return detail::Value{nullptr, nullptr, v->value.type};
         detail::Value c = v->value;
         c.node = node_of(c);
         return c;

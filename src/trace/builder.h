@@ -31,6 +31,9 @@ struct Frame {
     std::unordered_map<std::uint64_t, std::size_t> by_var;
 };
 
+// A value traced by another kernel, read here (captured by reference, say).
+inline constexpr const char* kEscapedValue = "a traced value escaped from another kernel's trace";
+
 class Builder {
 public:
     Builder(ir::Program& program, const std::vector<detail::Arg>& args);

@@ -51,6 +51,8 @@ namespace {
 // Emits `proto` with the given operands: appended to the trace, or evaluated now.
 Value emit(Node& proto, const std::vector<Value>& operands) {
     if (auto* b = trace::Builder::current()) {
+        for (auto& v : operands)
+            if (!v.node && !v.data) fail(proto.loc, op_name(proto.op), trace::kEscapedValue);
         Node* n = b->program().make(proto.op);
         n->type = proto.type;
         n->raw = proto.raw;
@@ -252,6 +254,9 @@ static void check_mma_kinds(Kind in, Kind acc, Loc loc, std::string_view op) {
 Value mma(const Value& a, const Value& b, const Value& acc, MmaFlags flags, Loc loc) {
     require_same_kind(a, b, loc, "mma");
     check_mma_kinds(a.type.kind, acc.type.kind, loc, "mma");
+    // A precision request that no target could act on is a mistake, not a no-op.
+    if (flags.allow_tf32 && a.type.kind != Kind::F32)
+        fail(loc, "mma", "allow_tf32 applies to f32 operands; these are " + std::string(kind_name(a.type.kind)));
     Node n = proto(OpCode::mma, acc.type, loc);
     ir::set_dim_map(n, check::mma_map(a.type, b.type, acc.type, loc, "mma"));
     ir::set_mma_options(n, {flags.allow_reassociation, flags.allow_tf32});
@@ -320,7 +325,7 @@ Value topk(const Value& x, int axis, std::int64_t k, bool indices, Loc loc) {
 }
 
 Value mem_store(const Value& v, const Layout& l, mem::Resource r, Loc loc) {
-    auto dims = l.shape.dims();
+    auto dims = l.shape.dims(loc);
     Value c = v;
     if (v.type.dims != dims) {
         std::vector<std::int64_t> map;
@@ -361,8 +366,11 @@ Value eager_from(Kind k, std::int64_t rows, std::int64_t cols, const std::vector
 void check_window(std::int64_t size, std::int64_t off, std::int64_t count, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                   const char* op, Loc loc) {
     if (rows <= 0 || cols <= 0) fail(loc, op, "non-positive shape: " + std::to_string(rows) + "x" + std::to_string(cols));
+    // Rows that overlap are a different mistake from a window that leaves the buffer.
+    if (stride < cols && rows > 1)
+        fail(loc, op, "rows of " + std::to_string(cols) + " elements overlap: the row stride " + std::to_string(stride) + " is less than the width");
     std::int64_t last = off + (rows - 1) * stride + cols - 1;
-    if (off < 0 || last >= size || (stride < cols && rows > 1))
+    if (off < 0 || last >= size)
         fail(loc, op, "window of " + std::to_string(count) + " elements at offset " + std::to_string(off) + " (row stride " +
                           std::to_string(stride) + ") is outside a buffer of " + std::to_string(size) + " elements");
 }

@@ -2,6 +2,8 @@
 #include "trace/kernel_trace.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "check/shape_rules.h"
 #include "check/verify.h"
@@ -62,6 +64,19 @@ bool matches(const ir::Program& p, const std::vector<Arg>& args) {
     return true;
 }
 
+// With KILN_WARN_RETRACE set, says on stderr that a kernel was traced again and
+// which launch values its new program is specialised on (Kernel::traces() counts).
+void note_retrace(const KernelImpl& k, const ir::Program& p) {
+    const char* env = std::getenv("KILN_WARN_RETRACE");
+    if (!env || !*env || std::string_view(env) == "0") return;
+    std::string values;
+    for (const auto& s : p.specializations)
+        values += (values.empty() ? "" : ", ") + std::string("argument ") + std::to_string(s.param) +
+                  (s.dim >= 0 ? " extent " + std::to_string(s.dim) : " stride " + std::to_string(-s.dim - 1)) + " = " + std::to_string(s.value);
+    std::fprintf(stderr, "kiln: kernel '%s' (%s) traced again, program %zu, for %s\n", k.name.c_str(), k.loc.str().c_str(),
+                 k.programs.size(), values.empty() ? "new arguments" : values.c_str());
+}
+
 }  // namespace
 
 std::shared_ptr<KernelImpl> new_kernel(std::string name, std::vector<ParamSig> params, std::function<void()> trace, Loc loc) {
@@ -92,6 +107,7 @@ std::shared_ptr<const ir::Program> specialize(KernelImpl& k, const std::vector<A
     }
     check::verify(*p);
     k.programs.push_back(p);
+    if (k.traces.fetch_add(1) > 0) note_retrace(k, *p);
     return p;
 }
 
@@ -152,12 +168,16 @@ Value load_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
     auto& b = builder(loc, "load");
     const auto& p = b.program().params[static_cast<std::size_t>(param)];
     if (shape.rank() != p.rank) fail(loc, "load", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
-    auto dims = shape.dims();
+    auto dims = shape.dims(loc);
     for (auto& d : dims)
         if (d.extent <= 0) fail(loc, "load", "non-positive shape: " + check::dims_str(dims));
     auto operands = origin_nodes(b, origin, p.rank, loc, "load", param);
     if (fallback) {
         if (fallback->type.kind != p.kind || !fallback->type.dims.empty()) fail(loc, "load", "the fallback must be a scalar of the view's kind");
+        // Only bounds::zero reads a fallback: a fallback beside another policy is a
+        // mistake about what that policy does.
+        if (policy == bounds::check) fail(loc, "load", "a fallback with bounds::check is never read (out-of-range elements raise); use bounds::zero");
+        if (policy == bounds::assume) fail(loc, "load", "a fallback with bounds::assume is never read (accesses are assumed in range); use bounds::zero");
         operands.push_back(b.node_of(*fallback));
     }
     ir::Node* n = b.make(OpCode::load, Type{p.kind, dims}, std::move(operands), loc);
@@ -177,7 +197,10 @@ void store_view(int param, const Coord& origin, const Shape& shape, bounds::Poli
         fail(loc, "store", describe_param(b.program(), param) + " is read-only; declare it " + writable + " to write to it");
     }
     if (shape.rank() != p.rank) fail(loc, "store", "shape has rank " + std::to_string(shape.rank()) + " for " + describe_param(b.program(), param));
-    auto dims = shape.dims();
+    auto dims = shape.dims(loc);
+    // As for a load: an empty or negative window is the mistake, not the value's shape.
+    for (auto& d : dims)
+        if (d.extent <= 0) fail(loc, "store", "non-positive shape: " + check::dims_str(dims));
     Value v = conform_store(value, dims, loc, "store");
     auto operands = origin_nodes(b, origin, p.rank, loc, "store", param);
     operands.push_back(b.node_of(v));
@@ -200,4 +223,5 @@ void empty_kernel(std::string_view what, Loc loc) {
 namespace kiln {
 const std::string& Kernel::name(Loc loc) const { return impl(loc).name; }
 const std::vector<detail::ParamSig>& Kernel::params(Loc loc) const { return impl(loc).params; }
+int Kernel::traces(Loc loc) const { return impl(loc).traces.load(); }
 }  // namespace kiln

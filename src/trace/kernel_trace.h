@@ -1,6 +1,7 @@
 // Kernels and their specialised programs.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 #include <kiln/target.h>
@@ -16,6 +17,7 @@ struct KernelImpl {
     Loc loc;
     std::mutex mutex;
     std::vector<std::shared_ptr<const ir::Program>> programs;
+    std::atomic<int> traces{0};  // programs traced: one per specialisation met
 };
 
 // The arguments against the kernel's parameters: count, kind, rank, access, and

@@ -59,6 +59,9 @@ void close_nest(NestState& s) {
 }
 
 Value nest_index(const NestState& s, const Axis* a, Loc loc) {
+    // Dimensions are found by their axis's identity; a plain extent has none.
+    if (a && a->anonymous())
+        fail(loc, "index", "an anonymous dimension has no name to look up; give the nest's axes names (axis(\"name\", extent))");
     if (s.element) {
         if (!a) {
             if (s.element_dims.size() != 1) fail(loc, "index", "this element nest has " + std::to_string(s.element_dims.size()) + " dimensions; name the axis");

@@ -19,6 +19,11 @@ std::int64_t Extent::get() const {
         fail({}, "shape",
              "a tile shape depends on a dynamic extent computed inside the kernel; such an extent can bound a loop "
              "(nest.serial / nest.pipeline) but not size a tile: mask with ite instead");
+    if (dynamic_at_.known())
+        fail(dynamic_at_, "extent",
+             "declared dynamic (dynamic_extent) but used where a static number is needed (a tile shape, a host number); "
+             "that would specialise the kernel on each launch's value: use extent() to allow it, or keep the extent in "
+             "loop bounds and index arithmetic");
     if (!deps_.empty())
         if (auto* b = trace::Builder::current())
             for (auto [param, dim] : deps_) {
@@ -48,6 +53,7 @@ Extent Extent::combine(const Extent& a, const Extent& b, detail::OpCode op) {
     for (auto& d : b.deps_)
         if (std::find(r.deps_.begin(), r.deps_.end(), d) == r.deps_.end()) r.deps_.push_back(d);
     if (!r.deps_.empty() && detail::tracing()) r.sym_ = detail::binary(op, a.symbolic(), b.symbolic(), Loc{});
+    r.dynamic_at_ = a.dynamic_at_.known() ? a.dynamic_at_ : b.dynamic_at_;
     return r;
 }
 
@@ -90,16 +96,22 @@ Axis Axis::anonymous_dim(Extent extent) {
 // A tile's extents are positive (a view with an empty dimension cannot size
 // one) and at most 2^40 elements in all (frontend.cpp check_dims' limit, before
 // the product can overflow).
-std::vector<detail::Dim> Shape::dims() const {
+std::vector<detail::Dim> Shape::dims(Loc use) const {
     std::vector<detail::Dim> d;
     std::int64_t count = 1;
     for (const Axis& a : axes_) {
+        const Loc at = a.loc().known() ? a.loc() : use;
+        if (a.extent().is_runtime())
+            fail(at, "shape", (a.anonymous() ? std::string("a dimension") : "axis '" + a.name() + "'") +
+                                  " has an extent computed inside the kernel; such an extent can bound a loop (nest.serial / "
+                                  "nest.pipeline) but not size a tile: mask with ite instead");
         const std::int64_t e = a.size();
         if (e <= 0 && !a.extent().deps().empty())  // constants are checked where the tile is made
-            fail(a.loc(), "shape", (a.anonymous() ? std::string("a dimension") : "axis '" + a.name() + "'") + " of extent " + std::to_string(e) +
+            fail(at, "shape", (a.anonymous() ? std::string("a dimension") : "axis '" + a.name() + "'") + " of extent " + std::to_string(e) +
                                        " (read from a launch argument) sizes a tile; a tile's extents are positive");
         if (e > 0 && (__builtin_mul_overflow(count, e, &count) || count > (std::int64_t{1} << 40)))
-            fail(a.loc(), "shape", "tile too large: more than 2^40 elements (" + std::to_string(axes_.size()) + " dimensions, one of extent " + std::to_string(e) + ")");
+            fail(at, "shape", "tile too large: more than 2^40 elements (" + std::to_string(axes_.size()) + (axes_.size() == 1 ? " dimension" : " dimensions") +
+                                  ", one of extent " + std::to_string(e) + ")");
         d.push_back(detail::Dim{e, a.id()});
     }
     return d;

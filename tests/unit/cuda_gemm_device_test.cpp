@@ -2,7 +2,7 @@
 // against an f64 reference computed from the same rounded inputs, on shapes the
 // TMA kernel takes (ragged M, N and K included), on the catalog's small tile
 // (which the kernel re-tiles), with the program's epilogue, on views TMA cannot
-// take (the ordinary kernel runs), and across launches that reuse the encoded
+// read in place (staged into padded copies first), and across launches that reuse the encoded
 // tensor maps. Without a device every test skips.
 #include <gtest/gtest.h>
 
@@ -107,15 +107,22 @@ TEST(CudaGemmDevice, CatalogTileIsRetiled) {
     check<f16, f16>(h, 2048, 64, 2048, 1.0f, 0.0f, 1e-3, 0, 0, 0, false);
 }
 
-TEST(CudaGemmDevice, ViewsTmaCannotTakeRunTheOrdinaryKernel) {
+// Views TMA cannot read in place are staged into padded copies (gemm_staging.h):
+// the TMA kernel still runs (it looks up two maps) and the results are right.
+TEST(CudaGemmDevice, ViewsTmaCannotReadInPlaceAreStaged) {
     REQUIRE_DEVICE();
     auto k = scaled_gemm<bf16, bf16>(128, 128, 64, 0.0f);
+    auto lookups = [] { return cu::tensor_map_cache().counts().encodes + cu::tensor_map_cache().counts().hits; };
+    auto before = lookups();
     // Row strides of 90 and 140 bytes: not multiples of 16.
     check<bf16, bf16>(k, 100, 70, 45, 2.0f, 0.0f, 8e-3);
+    EXPECT_EQ(lookups(), before + 2) << "the TMA kernel did not run on staged copies";
     // Aligned strides but a base 2 bytes past a 16-byte boundary.
     check<bf16, bf16>(k, 130, 136, 72, 1.0f, 0.0f, 8e-3, 72, 136, 1);
-    // Padded rows (row stride > extent), aligned: TMA takes these.
+    EXPECT_EQ(lookups(), before + 4);
+    // Padded rows (row stride > extent), aligned: TMA reads these in place.
     check<bf16, bf16>(k, 130, 136, 72, 1.0f, 0.0f, 8e-3, 80, 144, 0);
+    EXPECT_EQ(lookups(), before + 6);
 }
 
 TEST(CudaGemmDevice, RepeatedLaunchesReuseTensorMapsAndNeverAStaleOne) {

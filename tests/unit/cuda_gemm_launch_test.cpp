@@ -38,9 +38,29 @@ cu::CUresult fake_encode(void* map, int data_type, unsigned rank, void* base, co
     return 0;
 }
 
+// ---- the stand-in stream-ordered allocator and pitched copy (gemm_staging.h)
+std::vector<cu::CUdeviceptr> g_allocated, g_freed;
+std::vector<cu::Memcpy2D> g_copies;
+cu::CUresult fake_alloc(cu::CUdeviceptr* p, std::size_t, cu::CUstream) {
+    *p = 0x7f0000000000ull + 0x100000000ull * g_allocated.size();
+    g_allocated.push_back(*p);
+    return 0;
+}
+cu::CUresult fake_free(cu::CUdeviceptr p, cu::CUstream) {
+    g_freed.push_back(p);
+    return 0;
+}
+cu::CUresult fake_copy(const cu::Memcpy2D* c, cu::CUstream) {
+    g_copies.push_back(*c);
+    return 0;
+}
+
 cu::Device fake_device() {
     cu::Device d;
     d.api.cuTensorMapEncodeTiled = &fake_encode;
+    d.api.cuMemAllocAsync = &fake_alloc;
+    d.api.cuMemFreeAsync = &fake_free;
+    d.api.cuMemcpy2DAsync = &fake_copy;
     d.multiprocessors = 132;
     return d;
 }
@@ -101,7 +121,8 @@ Compiled compile(const Problem& pr) {
 
 std::unique_ptr<cu::GemmLaunch> launch(const Compiled& c, const Problem& pr, std::string* why = nullptr) {
     static const cu::Device d = fake_device();
-    return cu::gemm_launch(*c.program, pr.args(), c.gemm, d, why);
+    cu::GemmStaging staging(d, nullptr);
+    return cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, why);
 }
 
 }  // namespace
@@ -176,11 +197,69 @@ TEST(CudaGemmLaunch, ARefusedEncodeIsNotCachedAndTheOrdinaryKernelRuns) {
     g_encodes = 0;
     std::string why;
     EXPECT_FALSE(launch(c, pr, &why));
-    EXPECT_EQ(why, "cuTensorMapEncodeTiled refused A or B");
+    EXPECT_EQ(why, "cuTensorMapEncodeTiled refused B");
     g_refused = nullptr;
     auto L = launch(c, pr);
     ASSERT_TRUE(L);
     EXPECT_EQ(describe(L->maps[1]).base, pr.b) << "the refusal must not have left a map behind";
+}
+
+// 8191-style rows (201 and 263 bf16: 402 and 526 bytes, not multiples of 16):
+// A and B are copied into scratch with rows padded to 208 and 264 elements, the
+// maps describe the copies, and the scratch is freed when the launch is done.
+TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
+    Problem pr{0x7e0000000000, 0x7e1000000000, 0x7e2000000000, 300, 263, 201};
+    Compiled c = compile(pr);
+    g_allocated.clear(), g_freed.clear(), g_copies.clear();
+    static const cu::Device d = fake_device();
+    {
+        cu::GemmStaging staging(d, nullptr);
+        std::string why;
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why);
+        ASSERT_TRUE(L) << why;
+        ASSERT_EQ(g_copies.size(), 2u);
+        const cu::Memcpy2D &a = g_copies[0], &b = g_copies[1];
+        EXPECT_EQ(a.src_device, pr.a);
+        EXPECT_EQ(a.src_pitch, 402u);
+        EXPECT_EQ(a.dst_device, g_allocated[0]);
+        EXPECT_EQ(a.dst_pitch, 416u);
+        EXPECT_EQ(a.width_bytes, 402u);
+        EXPECT_EQ(a.height, 300u);
+        EXPECT_EQ(b.src_device, pr.b);
+        EXPECT_EQ(b.src_pitch, 526u);
+        EXPECT_EQ(b.dst_pitch, 528u);
+        EXPECT_EQ(b.width_bytes, 526u);
+        EXPECT_EQ(b.height, 201u);
+        Described ma = describe(L->maps[0]), mb = describe(L->maps[1]);
+        EXPECT_EQ(ma.base, g_allocated[0]);
+        EXPECT_EQ(ma.stride_bytes, 416u);
+        EXPECT_EQ(ma.inner, 201u);
+        EXPECT_EQ(mb.base, g_allocated[1]);
+        EXPECT_EQ(mb.stride_bytes, 528u);
+        EXPECT_TRUE(g_freed.empty()) << "the copies must live until the kernel is enqueued";
+    }
+    EXPECT_EQ(g_freed, g_allocated);
+}
+
+TEST(CudaGemmLaunch, AnOperandThatCannotBeStagedNamesWhy) {
+    Problem pr{0x7e4000000000, 0x7e5000000000, 0x7e6000000000, 300, 264, 201};
+    Compiled c = compile(pr);
+    cu::Device d = fake_device();
+    d.api.cuMemAllocAsync = nullptr;
+    cu::GemmStaging staging(d, nullptr);
+    std::string why;
+    EXPECT_FALSE(cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why));
+    EXPECT_EQ(why, "A does not suit TMA (16-byte aligned base and row stride, unit inner stride) and the driver has no stream-ordered "
+                   "allocation to stage it in");
+    // A column-major A (inner stride 300): a pitched copy cannot transpose it.
+    HostView<const bf16> A{fake_address(pr.a), {300, 201}, {1, 300}, Device::cuda};
+    HostView<const bf16> B{fake_address(pr.b), {201, 264}, {264, 1}, Device::cuda};
+    HostView<bf16> C{fake_address(pr.c), {300, 264}, {264, 1}, Device::cuda};
+    cu::Device full = fake_device();
+    cu::GemmStaging staging2(full, nullptr);
+    EXPECT_FALSE(cu::gemm_launch(*c.program, args_of(A, B, C), c.gemm, full, staging2, &why));
+    EXPECT_EQ(why, "A does not suit TMA (16-byte aligned base and row stride, unit inner stride) and its inner stride is 300, not 1 "
+                   "(a copy would have to transpose it)");
 }
 
 TEST(CudaGemmLaunch, LaunchScalarsCoverTheProgramsTiles) {

@@ -32,19 +32,19 @@ template <FloatElement T> Tile<T> rms_norm_along(const Tile<T>& x, Along a, doub
 // log2(extent) whole-tile steps (an odd element waits aside and merges at the end),
 // and the running values never hold the large sums that make E[x^2] - E[x]^2 cancel.
 template <FloatElement T> std::pair<Tile<T>, Tile<T>> welford_along(const Tile<T>& x, Along a, Loc loc) {
-    const auto p = static_cast<std::size_t>(position_along(x, a, loc, "layer_norm_welford"));
+    const auto p = static_cast<std::size_t>(a.position);
     auto part = [&](const Tile<T>& t, std::int64_t start, std::int64_t size) {
         std::vector<std::int64_t> origin(t.type().dims.size(), 0), sizes;
         for (auto& d : t.type().dims) sizes.push_back(d.extent);
         origin[p] = start;
         sizes[p] = size;
-        return Tile<T>(slice(t.value(), origin, sizes, loc));
+        return slice(t, origin, sizes, loc);
     };
     struct State {
         Tile<T> mean, m2;
         double count;  // equal in every slot of a level, so a host number, exact up to 2^53
     };
-    State s{x, Tile<T>(full(lift_literal<T>(0), x.type().dims, loc)), 1};
+    State s{x, zeros_like(x, loc), 1};
     std::vector<State> aside;
     for (std::int64_t len = x.type().dims[p].extent; len > 1; len /= 2) {
         if (len % 2) {
@@ -66,7 +66,8 @@ template <FloatElement T> std::pair<Tile<T>, Tile<T>> welford_along(const Tile<T
         s.m2 = add(add(s.m2, b.m2, loc), mul(mul(delta, delta, loc), s.count * b.count / n, loc), loc);
         s.count = n;
     }
-    auto dims = reduced_dims(x, a, loc, "layer_norm_welford");
+    // The slices lost the reduced axis's name: reshape to x's own reduced dims.
+    auto dims = reduced_dims(x, a);
     return {Tile<T>(reshape(s.mean.value(), dims, loc)), Tile<T>(reshape(div(s.m2, s.count, loc).value(), dims, loc))};
 }
 

@@ -15,18 +15,12 @@
 
 namespace kiln {
 
-namespace detail {
-inline int last_dim(const Value& v) { return -v.type.rank(); }  // positional encoding of the last dim
-}  // namespace detail
-
 // R x 1: each row's maximum / sum, folded left to right.
 template <FloatElement T> Tile<T> row_max(const Tile<T>& t, Loc loc = Loc::here()) {
-    auto v = t.value();
-    return Tile<T>(detail::reduce(detail::OpCode::reduce_max, v, {detail::last_dim(v)}, true, loc));
+    return reduce_dim(t, -1, maximum, loc);
 }
 template <Element T> Tile<T> row_sum(const Tile<T>& t, Loc loc = Loc::here()) {
-    auto v = t.value();
-    return Tile<T>(detail::reduce(detail::OpCode::reduce_add, v, {detail::last_dim(v)}, true, loc));
+    return reduce_dim(t, -1, add, loc);
 }
 // Each element combined with its row's entry of an R x 1 tile.
 template <Element T> Tile<T> sub_rows(const Tile<T>& t, const Tile<T>& r, Loc loc = Loc::here()) {
@@ -58,15 +52,15 @@ Tile<T> attention(const Tile<T>& q, const Tile<T>& k, const Tile<T>& v, std::int
     std::vector<T> out(static_cast<std::size_t>(qs[0] * vs[1]));
     for (std::int64_t q0 = 0; q0 < qs[0]; q0 += block) {
         std::int64_t bq = std::min(block, qs[0] - q0);
-        auto qb = Tile<T>(detail::slice(q.value(), {q0, 0}, {bq, qs[1]}, loc));
-        auto m = Tile<T>(detail::full(detail::literal_float(kind_of<T>, -std::numeric_limits<double>::infinity()), {{bq, 0}, {1, 0}}, loc));
+        auto qb = slice(q, {q0, 0}, {bq, qs[1]}, loc);
+        auto m = full<T>(shape(bq, 1), -std::numeric_limits<double>::infinity(), loc);
         auto l = zeros<T>(bq, 1, loc);
         auto o = zeros<T>(bq, vs[1], loc);
         for (std::int64_t k0 = 0; k0 < ks[0]; k0 += block) {
             if (causal && k0 > q0 + bq - 1) break;  // key blocks past the query block
             std::int64_t bk = std::min(block, ks[0] - k0);
-            auto kb = Tile<T>(detail::slice(k.value(), {k0, 0}, {bk, ks[1]}, loc));
-            auto vb = Tile<T>(detail::slice(v.value(), {k0, 0}, {bk, vs[1]}, loc));
+            auto kb = slice(k, {k0, 0}, {bk, ks[1]}, loc);
+            auto vb = slice(v, {k0, 0}, {bk, vs[1]}, loc);
             auto s = mul(dot(qb, transpose(kb, loc), loc), scale, loc);
             if (causal) {
                 // Mask the upper triangle of the diagonal block: key index > query index.
@@ -82,7 +76,7 @@ Tile<T> attention(const Tile<T>& q, const Tile<T>& k, const Tile<T>& v, std::int
             o = add(mul_rows(o, alpha, loc), dot(p, vb, loc), loc);
             m = m_new;
         }
-        auto ob = div_rows(o, l, loc).to_vector();
+        auto ob = div_rows(o, l, loc).to_vector(loc);
         std::copy(ob.begin(), ob.end(), out.begin() + q0 * vs[1]);
     }
     return from_vec(out, qs[0], vs[1], loc);

@@ -14,17 +14,35 @@ struct TargetImpl {
     // Empty when usable here; otherwise why not (no compiler, no device, ...).
     virtual std::string unavailable_reason() const { return {}; }
     virtual Device device() const { return Device::host; }
+    // Where tensors for this target go (x.to(target)).
+    virtual Placement placement() const { return Placement{device(), 0, nullptr}; }
     // Runs a verified program on the arguments (compiling and caching as needed).
     virtual void run(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) = 0;
     // The schedule plan for a program, as text.
     virtual std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts);
     // Generated source (and, where the target has one, the assembly text).
     virtual std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly);
+    // Compiles (and caches) what run() would need for these argument shapes, without
+    // running anything: ahead-of-time compilation. Nothing to do for the interpreter.
+    virtual void prepare(const ir::Program&, const std::vector<Arg>&, const CompileOptions&, Loc) {}
+    // Runs `launch` (a launch on this target) and returns its time in seconds: the
+    // wall time (a host launch returns when its grid is done), or the device's
+    // time where the target has one. flush_l2 evicts the cache first, untimed.
+    virtual double time_launch(const std::function<void()>& launch, bool flush_l2);
+    // Compiles several programs ahead of their launches, as one batch where the
+    // target can (the cpu target: one host-compiler run); launching them later
+    // compiles nothing more. Only a saving: a target may do nothing here.
+    struct Pending {
+        const ir::Program* program = nullptr;
+        const std::vector<Arg>* args = nullptr;
+        CompileOptions options;
+    };
+    virtual void prepare_batch(const std::vector<Pending>&) {}
 };
 
 // The targets kiln knows; each file under targets/ provides one factory.
 std::shared_ptr<TargetImpl> make_interp_target(InterpOptions o);
 std::shared_ptr<TargetImpl> make_cpu_target();
-std::shared_ptr<TargetImpl> make_cuda_target();
+std::shared_ptr<TargetImpl> make_cuda_target(int ordinal, std::shared_ptr<StreamState> stream);
 
 }  // namespace kiln::detail

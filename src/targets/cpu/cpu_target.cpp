@@ -114,6 +114,25 @@ public:
         return native::plan_text(p, args, spec, e, cc ? native::cache_key(e, spec, *cc) : "", cc, why);
     }
 
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override { compiled(p, args, opts); }
+    // The programs' kernels that are in no cache yet, built by one host-compiler run.
+    void prepare_batch(const std::vector<Pending>& pending) override {
+        std::string why;
+        const native::HostCompiler* cc = native::host_compiler(&why);
+        if (!cc) return;  // the launches will say why
+        const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
+        const cache::DiskCache* disk = cache ? &*cache : nullptr;
+        std::vector<native::BatchSource> batch;
+        for (const Pending& q : pending) {
+            LaunchSpec spec = native::launch_spec(*q.program, *q.args, q.options);
+            native::Emitted e = native::emit_cpp(*q.program, spec.emit);
+            std::string key = native::cache_key(e, spec, *cc);
+            if (native::find_module(disk, key)) continue;
+            batch.push_back({std::move(key), std::move(e.source), q.program->name});
+        }
+        if (batch.size() > 1) native::load_batch(batch, *cc);
+    }
+
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
         if (assembly) fail(p.loc, "source", "the cpu target shows its generated C++; it has no assembly view");
         return native::emit_cpp(p, native::launch_spec(p, args, opts).emit).source;

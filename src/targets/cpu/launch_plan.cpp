@@ -19,7 +19,7 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
     s.precision = opts.precision;
     s.emit.exact = opts.precision == Precision::exact;
     s.emit.unit_inner.assign(p.params.size(), false);
-    s.emit.index64 = passes::needs_64bit_offsets(args);
+    s.emit.index64 = opts.index_width == IndexWidth::wide || passes::needs_64bit_offsets(args);
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
         if (!a.is_view) continue;

@@ -153,6 +153,69 @@ const Module& load_module(const cache::DiskCache* disk, const std::string& key, 
     return *in_slot(key, [&] { return std::optional<Module>(build(disk, key, source, kernel_name, compiler)); });
 }
 
+namespace {
+
+// Where every generated source's kernel part begins (emit_cpp.cpp): what comes
+// before is the prelude, the same text for every kernel.
+constexpr std::string_view kKernelPart = "\n// ---- kernel\n";
+
+}  // namespace
+
+int load_batch(const std::vector<BatchSource>& sources, const HostCompiler& compiler) {
+    std::vector<const BatchSource*> todo;
+    {
+        std::lock_guard<std::mutex> g(g_mutex);
+        for (const BatchSource& b : sources) {
+            auto it = g_slots.find(b.key);
+            if (it == g_slots.end() || !it->second->loaded) todo.push_back(&b);
+        }
+    }
+    if (todo.empty()) return 0;
+    // The shared prelude once (each source's own first line is its kernel's comment).
+    const std::string& first = todo.front()->source;
+    const auto head = first.find('\n') + 1, cut = first.find(kKernelPart);
+    if (cut == std::string::npos) internal_fail("cpu target: a generated source without its kernel part");
+    const std::string prelude = first.substr(head, cut - head);
+    std::string text = "// kiln cpu kernels: a batch of " + std::to_string(todo.size()) + " generated sources sharing one prelude.\n" + prelude;
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+        const std::string& src = todo[k]->source;
+        const auto at = src.find(kKernelPart);
+        if (at == std::string::npos || src.compare(src.find('\n') + 1, at - (src.find('\n') + 1), prelude) != 0)
+            internal_fail("cpu target: the sources of a batch do not share their prelude");
+        const std::string n = std::to_string(k);
+        text += "\n#define kiln_grid kiln_grid_" + n + "\n#define kiln_run kiln_run_" + n + "\nnamespace kiln_batch_" + n + " {" +
+                src.substr(at) + "}  // namespace kiln_batch_" + n + "\n#undef kiln_grid\n#undef kiln_run\n";
+    }
+    const auto start = std::chrono::steady_clock::now();
+    void* handle = nullptr;
+    try {
+        cache::ScratchDir scratch("kiln-cpu-batch");
+        cache::write_new_file(scratch.path() / "kernel.cpp", text);
+        std::string log;
+        // A batch the compiler rejects is built kernel by kernel instead (load_module),
+        // which names the one at fault.
+        if (!compile_shared_object(compiler, scratch.path() / "kernel.cpp", scratch.path() / "kernel.so", &log)) return 0;
+        const std::string so = (scratch.path() / "kernel.so").string();
+        handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);  // stays mapped once the scratch directory is gone
+        if (!handle) throw Error("cpu target: cannot load " + so + ": " + dlerror());
+    } catch (const cache::IoError& e) {
+        throw Error("cpu target: cannot build a batch of kernels: " + e.detail());
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+        Module m;
+        m.grid = reinterpret_cast<kiln_cpu::GridFn>(dlsym(handle, ("kiln_grid_" + std::to_string(k)).c_str()));
+        m.run = reinterpret_cast<kiln_cpu::RunFn>(dlsym(handle, ("kiln_run_" + std::to_string(k)).c_str()));
+        if (!m.grid || !m.run) internal_fail("cpu target: a batch lacks the entry points of kernel " + std::to_string(k));
+        in_slot(todo[k]->key, [&] { return std::optional<Module>(m); });
+    }
+    std::lock_guard<std::mutex> g(g_mutex);
+    g_stats.compiled += static_cast<std::int64_t>(todo.size());
+    g_stats.compile_seconds += seconds;
+    ++g_stats.batches;
+    return static_cast<int>(todo.size());
+}
+
 ModuleStats module_stats() {
     std::lock_guard<std::mutex> g(g_mutex);
     return g_stats;

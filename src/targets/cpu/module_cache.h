@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cache/disk_cache.h"
 #include "targets/cpu/cpu_abi.h"
@@ -29,12 +30,25 @@ const Module* find_module(const cache::DiskCache* disk, const std::string& key);
 const Module& load_module(const cache::DiskCache* disk, const std::string& key, const std::string& source, const std::string& kernel_name,
                           const HostCompiler& compiler);
 
+// Several kernels built with one host-compiler run (a fuzz campaign's batch): one
+// shared object holding every kernel of `sources` (key -> generated source) that
+// this process has not loaded yet, each in a namespace of its own with its entry
+// points renamed; the prelude every source begins with is compiled once. Each
+// kernel then loads by its key like any other (find_module, load_module), from
+// this process's memory only: the batch is not put in the on-disk cache, whose
+// entries are one kernel each. Returns how many kernels were compiled.
+struct BatchSource {
+    std::string key, source, kernel_name;
+};
+int load_batch(const std::vector<BatchSource>& sources, const HostCompiler& compiler);
+
 // What this process has done to get modules (tests and `kiln` report these).
 struct ModuleStats {
     std::int64_t memory_hits = 0;   // already loaded here
     std::int64_t disk_hits = 0;     // loaded from the on-disk cache
     std::int64_t compiled = 0;      // built by the host compiler
     double compile_seconds = 0;     // total time spent compiling
+    std::int64_t batches = 0;       // host-compiler runs of load_batch (each built several kernels)
 };
 ModuleStats module_stats();
 

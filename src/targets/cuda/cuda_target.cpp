@@ -2,6 +2,8 @@
 // the device's architecture (sm_90a offline), caches it, and launches one CTA per
 // program instance through the driver API. See emit.h for the execution model.
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "ir/attrs.h"
@@ -10,6 +12,8 @@
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvrtc.h"
+#include "targets/cuda/nvtx_range.h"
+#include "targets/cuda/stream_state.h"
 #include "targets/common/target_impl.h"
 
 namespace kiln::detail {
@@ -19,83 +23,116 @@ namespace {
 cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions& opts) {
     cu::EmitOptions o;
     o.precision = opts.precision;
-    o.index64 = cu::needs_64bit_offsets(args);
+    o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);
     return o;
 }
 
 class CudaTarget final : public TargetImpl {
 public:
+    CudaTarget(int ordinal, std::shared_ptr<StreamState> stream) : ordinal_(ordinal), stream_(std::move(stream)) {}
     const std::string& name() const override { return name_; }
     Device device() const override { return Device::cuda; }
+    Placement placement() const override { return Placement{Device::cuda, ordinal_, stream_}; }
 
     // Asked before every launch, so it only finds NVRTC's file: a launch whose
     // kernel is cached never loads NVRTC.
     std::string unavailable_reason() const override {
         std::string why;
-        if (!cu::device(&why)) return why;
+        if (!cu::device_at(ordinal_, &why)) return why;
         if (cu::nvrtc_identity(&why).empty()) return why;
         return {};
     }
 
     void run(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) override {
-        for (std::size_t i = 0; i < args.size(); ++i)
-            if (args[i].is_view && args[i].device != Device::cuda)
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (!args[i].is_view) continue;
+            if (args[i].device != Device::cuda)
                 fail(loc, "launch", "kernel '" + p.name + "' argument " + std::to_string(i) +
                                         " is in host memory; the cuda target runs on device memory (copy it with .to(cuda()))");
-        const cu::Device& d = cu::require_device("kernel '" + p.name + "'");
+            if (args[i].ordinal != ordinal_)
+                fail(loc, "launch", "kernel '" + p.name + "' argument " + std::to_string(i) + " is on CUDA device " +
+                                        std::to_string(args[i].ordinal) + ", the target on device " + std::to_string(ordinal_));
+        }
+        const cu::Device* dp = cu::device_at(ordinal_);
+        if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
+        const cu::Device& d = *dp;
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
         std::int64_t instances = cu::grid_instances(p, args);
         if (instances == 0) return;
-        // Instances beyond the grid's x limit are covered by the kernel's grid-stride loop.
-        auto grid = static_cast<unsigned>(std::min<std::int64_t>(instances, 0x7fffffff));
+        // A CTA runs instances_per_cta instances side by side; instances beyond the
+        // grid's x limit are covered by the kernel's grid-stride loop.
+        const std::int64_t per_cta = std::max(1, k->kernel.instances_per_cta);
+        auto grid = static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
         cu::make_current(d);
+        cu::CUstream stream = stream_ ? stream_->handle : nullptr;
+        cu::NvtxRange range(p.name.c_str());
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
-        if (k->gemm_function)
-            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d)) {
+        if (k->gemm_function) {
+            cu::GemmStaging staging(d, stream);
+            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
-                cu::check(d,
-                          d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
-                                               static_cast<unsigned>(gk.shared_bytes), nullptr, g->pointers.data(), nullptr),
-                          "launching kernel '" + p.name + "' (GEMM)");
-                cu::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
+                finish(d, p, loc,
+                       d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
+                                            static_cast<unsigned>(gk.shared_bytes), stream, g->pointers.data(), nullptr));
                 return;
             }
-        auto params = cu::pack_params(p, args);
-        cu::check(d,
-                    d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,
-                                         static_cast<unsigned>(k->kernel.shared_bytes), nullptr, params.pointers.data(), nullptr),
-                    "launching kernel '" + p.name + "'");
-        // Synchronous: a fault is reported at the launch that caused it.
-        cu::check(d, d.api.cuCtxSynchronize(), "kernel '" + p.name + "' failed");
+        }
+        cu::InlineParams params;
+        params.pack(p, args);
+        finish(d, p, loc,
+               d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,
+                                    static_cast<unsigned>(k->kernel.shared_bytes), stream, params.pointers(), nullptr));
+    }
+
+    // With no device, compiles offline for sm_90a (the disk cache keeps it for a Hopper machine sharing the cache).
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override {
+        cu::compiled_kernel(p, emit_options(args, opts), cu::device_at(ordinal_));
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
         auto o = emit_options(args, opts);
         if (!assembly) return cu::emit_kernel(p, o).source;
-        return cu::compiled_kernel(p, o, cu::device())->ptx;
+        return cu::compiled_kernel(p, o, cu::device_at(ordinal_))->ptx;
     }
 
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
-        const cu::Device* d = cu::device();
+        const cu::Device* d = cu::device_at(ordinal_);
         auto o = emit_options(args, opts);
         auto k = cu::compiled_kernel(p, o, d);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
           << "-bit offsets\n";
-        s << "  grid: " << cu::grid_instances(p, args) << " CTAs (one per program instance";
+        if (stream_) s << "  launches: enqueued on stream " << static_cast<const void*>(stream_->handle) << " of device " << ordinal_
+                       << " without waiting (a failure is reported at the stream's next synchronisation)\n";
+        else s << "  launches: on device " << ordinal_ << ", each waited for (a failure is reported at its launch)\n";
+        const std::int64_t instances = cu::grid_instances(p, args), per_cta = std::max(1, k->kernel.instances_per_cta);
+        std::string nest;
         if (p.grid) {
-            s << " of [";
+            nest = " of [";
             for (int a = 0; a < ir::loop_rank(*p.grid); ++a)
-                s << (a ? ", " : "") << ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
-            s << "]";
+                nest += (a ? ", " : "") + ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
+            nest += "]";
         }
-        s << "), " << k->kernel.threads << " threads each, serial and pipeline nests as loops inside\n";
+        if (per_cta == 1)
+            s << "  grid: " << instances << " CTAs (one per program instance" << nest << "), " << k->kernel.threads << " threads each";
+        else
+            s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
+              << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
+        s << ", serial and pipeline nests as loops inside\n";
+        if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
         if (k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
-              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded\n";
+              << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
+              << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
+        // The one reason a kernel whose values all have register layouts still leaves
+        // the fast path: they do not fit (a row wider than a CTA's registers hold;
+        // rows are not split over CTAs).
+        if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0)
+            s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads
+              << "-thread CTA, and ptxas spills them to local memory (rows are not split over CTAs)\n";
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
@@ -115,12 +152,66 @@ public:
         return s.str();
     }
 
+    // The device's time, from events on the target's stream around the launch;
+    // the L2 is flushed by writing a buffer larger than it on the same stream.
+    double time_launch(const std::function<void()>& launch, bool flush_l2) override {
+        const cu::Device& d = cu::require_device(ordinal_, "bench");
+        cu::make_current(d);
+        cu::CUstream s = stream_ ? stream_->handle : nullptr;
+        if (flush_l2) {
+            static std::mutex mutex;
+            static std::map<int, cu::CUdeviceptr> scratch;  // per device, kept for the process
+            constexpr std::size_t kBytes = std::size_t{256} << 20;
+            std::lock_guard<std::mutex> g(mutex);
+            cu::CUdeviceptr& p = scratch[ordinal_];
+            if (!p) cu::check(d, d.api.cuMemAlloc(&p, kBytes), "bench: the L2 flush buffer");
+            cu::check(d, d.api.cuMemsetD8Async(p, 0, kBytes, s), "bench: flushing L2");
+        }
+        cu::CUevent start = nullptr, end = nullptr;
+        cu::check(d, d.api.cuEventCreate(&start, cu::CU_EVENT_DEFAULT), "bench: cuEventCreate");
+        cu::check(d, d.api.cuEventCreate(&end, cu::CU_EVENT_DEFAULT), "bench: cuEventCreate");
+        struct Destroy {
+            const cu::Device& d;
+            cu::CUevent a, b;
+            ~Destroy() {
+                d.api.cuEventDestroy(a);
+                d.api.cuEventDestroy(b);
+            }
+        } destroy{d, start, end};
+        cu::check(d, d.api.cuEventRecord(start, s), "bench: cuEventRecord");
+        launch();
+        cu::check(d, d.api.cuEventRecord(end, s), "bench: cuEventRecord");
+        if (stream_) stream_->check(d.api.cuEventSynchronize(end), "a kernel failed", {});
+        else cu::check(d, d.api.cuEventSynchronize(end), "bench: cuEventSynchronize");
+        float ms = 0;
+        cu::check(d, d.api.cuEventElapsedTime(&ms, start, end), "bench: cuEventElapsedTime");
+        return ms * 1e-3;
+    }
+
 private:
+    // After cuLaunchKernel: on a stream, the launch is recorded and not waited for
+    // (a failure surfaces at the stream's next synchronisation, StreamState names
+    // it); without one, it is waited for, so a fault is reported at its own launch.
+    void finish(const cu::Device& d, const ir::Program& p, Loc loc, cu::CUresult launched) {
+        if (stream_) {
+            if (launched != cu::CUDA_SUCCESS) stream_->check(launched, "launching kernel '" + p.name + "'", loc);
+            stream_->record(p.name, loc);
+            return;
+        }
+        if (launched != cu::CUDA_SUCCESS) fail(loc, "cuda", "launching kernel '" + p.name + "': " + cu::error_text(d, launched));
+        if (cu::CUresult r = d.api.cuCtxSynchronize(); r != cu::CUDA_SUCCESS)
+            fail(loc, "cuda", "kernel '" + p.name + "' failed: " + cu::error_text(d, r));
+    }
+
     std::string name_ = "cuda";
+    int ordinal_ = 0;
+    std::shared_ptr<StreamState> stream_;  // null: synchronous launches on the legacy default stream
 };
 
 }  // namespace
 
-std::shared_ptr<TargetImpl> make_cuda_target() { return std::make_shared<CudaTarget>(); }
+std::shared_ptr<TargetImpl> make_cuda_target(int ordinal, std::shared_ptr<StreamState> stream) {
+    return std::make_shared<CudaTarget>(ordinal, std::move(stream));
+}
 
 }  // namespace kiln::detail

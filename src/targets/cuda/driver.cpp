@@ -2,6 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include <kiln/error.h>
 
 namespace kiln::cu {
@@ -35,6 +41,13 @@ bool bind(void* lib, DriverApi& api, std::string& missing) {
     sym(api.cuFuncGetAttribute, "cuFuncGetAttribute");
     sym(api.cuLaunchKernel, "cuLaunchKernel");
     sym(api.cuStreamSynchronize, "cuStreamSynchronize");
+    sym(api.cuStreamCreate, "cuStreamCreate");
+    sym(api.cuStreamDestroy, "cuStreamDestroy_v2");
+    sym(api.cuCtxGetCurrent, "cuCtxGetCurrent");
+    sym(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+    sym(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    sym(api.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+    sym(api.cuMemsetD8Async, "cuMemsetD8Async");
     sym(api.cuEventCreate, "cuEventCreate");
     sym(api.cuEventRecord, "cuEventRecord");
     sym(api.cuEventSynchronize, "cuEventSynchronize");
@@ -44,6 +57,10 @@ bool bind(void* lib, DriverApi& api, std::string& missing) {
     sym(api.cuGetErrorString, "cuGetErrorString");
     // Optional: without it the GEMM kernel is never launched (the ordinary one is).
     api.cuTensorMapEncodeTiled = reinterpret_cast<decltype(api.cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
+    // Optional: without them, operands TMA cannot read in place take the ordinary kernel.
+    api.cuMemAllocAsync = reinterpret_cast<decltype(api.cuMemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));
+    api.cuMemFreeAsync = reinterpret_cast<decltype(api.cuMemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
+    api.cuMemcpy2DAsync = reinterpret_cast<decltype(api.cuMemcpy2DAsync)>(dlsym(lib, "cuMemcpy2DAsync_v2"));
     return missing.empty();
 }
 
@@ -55,42 +72,57 @@ std::string error_text(const DriverApi& api, CUresult r) {
     return std::string(name ? name : "CUDA error " + std::to_string(r)) + (text ? std::string(": ") + text : "");
 }
 
+// The driver: its entry points and the number of devices, probed once.
+struct Driver {
+    DriverApi api{};
+    int count = 0;
+    std::string why;  // empty when the driver works and has a device
+};
+
+// The driver library is never closed and the probe never destroyed: device
+// buffers owned by static objects are freed during exit, after which a closed
+// library would be a crash.
+const Driver& driver() {
+    static const Driver* probed = [] {
+        auto* p = new Driver;
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            p->why = "no CUDA driver (libcuda.so.1 not found)";
+            return p;
+        }
+        std::string missing;
+        if (!bind(lib, p->api, missing)) {
+            p->why = "the CUDA driver is too old (libcuda.so.1 lacks " + missing + ")";
+            return p;
+        }
+        CUresult r = p->api.cuInit(0);
+        if (r == CUDA_ERROR_NO_DEVICE) {
+            p->why = "no CUDA device";
+            return p;
+        }
+        if (r != CUDA_SUCCESS) {
+            p->why = "the CUDA driver failed to initialise (" + error_text(p->api, r) + ")";
+            return p;
+        }
+        if (p->api.cuDeviceGetCount(&p->count) != CUDA_SUCCESS || p->count == 0) {
+            p->count = 0;
+            p->why = "no CUDA device";
+        }
+        return p;
+    }();
+    return *probed;
+}
+
 struct Probe {
     Device device;
     bool ok = false;
     std::string why;
 };
 
-// The driver library is never closed and the probe never destroyed: device
-// buffers owned by static objects are freed during exit, after which a closed
-// library would be a crash.
-Probe* probe() {
+Probe* open_device(const Driver& drv, int ordinal) {
     auto* p = new Probe;
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        p->why = "no CUDA driver (libcuda.so.1 not found)";
-        return p;
-    }
-    std::string missing;
-    DriverApi& api = p->device.api;
-    if (!bind(lib, api, missing)) {
-        p->why = "the CUDA driver is too old (libcuda.so.1 lacks " + missing + ")";
-        return p;
-    }
-    CUresult r = api.cuInit(0);
-    if (r == CUDA_ERROR_NO_DEVICE) {
-        p->why = "no CUDA device";
-        return p;
-    }
-    if (r != CUDA_SUCCESS) {
-        p->why = "the CUDA driver failed to initialise (" + error_text(api, r) + ")";
-        return p;
-    }
-    int count = 0;
-    if (api.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
-        p->why = "no CUDA device";
-        return p;
-    }
+    const DriverApi& api = drv.api;
+    p->device.api = api;
     Device& d = p->device;
     char name[256] = {};
     auto attr = [&](int a) {
@@ -98,8 +130,9 @@ Probe* probe() {
         api.cuDeviceGetAttribute(&v, a, d.ordinal);
         return v;
     };
-    if ((r = api.cuDeviceGet(&d.ordinal, 0)) != CUDA_SUCCESS || (r = api.cuDeviceGetName(name, sizeof name - 1, d.ordinal)) != CUDA_SUCCESS) {
-        p->why = "CUDA device 0 cannot be opened (" + error_text(api, r) + ")";
+    CUresult r;
+    if ((r = api.cuDeviceGet(&d.ordinal, ordinal)) != CUDA_SUCCESS || (r = api.cuDeviceGetName(name, sizeof name - 1, d.ordinal)) != CUDA_SUCCESS) {
+        p->why = "CUDA device " + std::to_string(ordinal) + " cannot be opened (" + error_text(api, r) + ")";
         return p;
     }
     d.name = name;
@@ -107,6 +140,7 @@ Probe* probe() {
     d.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     d.multiprocessors = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     d.max_shared_bytes = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    d.arch_name = d.arch();
     api.cuDriverGetVersion(&d.driver_version);
     // Generated code uses bf16 conversions and mma.sync m16n8k16 (sm_80 and newer).
     if (d.cc_major < 8) {
@@ -122,9 +156,30 @@ Probe* probe() {
     return p;
 }
 
-const Probe& the_probe() {
-    static const Probe* p = probe();
-    return *p;
+// Each device is opened (its primary context retained) when first asked for, so
+// that a process using one GPU of eight holds no context on the others.
+constexpr int kMaxDevices = 64;
+const Probe* the_probe(int ordinal) {
+    static std::atomic<const Probe*> probes[kMaxDevices] = {};
+    static std::mutex opening;
+    if (ordinal >= 0 && ordinal < kMaxDevices)
+        if (const Probe* p = probes[ordinal].load(std::memory_order_acquire)) return p;
+    const Driver& drv = driver();
+    if (!drv.why.empty() || ordinal < 0 || ordinal >= drv.count || ordinal >= kMaxDevices) {
+        static std::mutex failed_mutex;
+        static std::vector<std::unique_ptr<Probe>> failed;  // answers for a bad ordinal, kept so that pointers stay valid
+        std::lock_guard<std::mutex> g(failed_mutex);
+        auto p = std::make_unique<Probe>();
+        p->why = !drv.why.empty() ? drv.why
+                                  : "no CUDA device " + std::to_string(ordinal) + " (this machine has " + std::to_string(drv.count) + ")";
+        failed.push_back(std::move(p));
+        return failed.back().get();
+    }
+    std::lock_guard<std::mutex> g(opening);
+    if (const Probe* p = probes[ordinal].load(std::memory_order_acquire)) return p;
+    const Probe* p = open_device(drv, ordinal);
+    probes[ordinal].store(p, std::memory_order_release);
+    return p;
 }
 
 }  // namespace
@@ -135,28 +190,40 @@ std::string Device::arch() const {
     return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + (cc_major == 9 ? "a" : "");
 }
 
-const Device* device(std::string* why) {
-    const Probe& p = the_probe();
-    if (why) *why = p.why;
-    return p.ok ? &p.device : nullptr;
+const Device* device_at(int ordinal, std::string* why) {
+    const Probe* p = the_probe(ordinal);
+    if (why) *why = p->why;
+    return p->ok ? &p->device : nullptr;
 }
 
-const Device& require_device(std::string_view what) {
+const Device* device(std::string* why) { return device_at(0, why); }
+
+const Device& require_device(int ordinal, std::string_view what) {
     std::string why;
-    const Device* d = device(&why);
+    const Device* d = device_at(ordinal, &why);
     if (!d) throw Error("cuda: " + std::string(what) + ": " + why);
     return *d;
 }
 
+const Device& require_device(std::string_view what) { return require_device(0, what); }
+
 void make_current(const Device& d) {
-    thread_local CUcontext current = nullptr;
-    if (current == d.context) return;
+    CUcontext current = nullptr;
+    if (d.api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == d.context) return;
     check(d, d.api.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
-    current = d.context;
 }
+
+std::string error_text(const Device& d, CUresult r) { return error_text(d.api, r); }
 
 void check(const Device& d, CUresult r, std::string_view what) {
     if (r != CUDA_SUCCESS) throw Error("cuda: " + std::string(what) + ": " + error_text(d.api, r));
 }
 
+}  // namespace kiln::cu
+
+namespace kiln::cu {
+// CUDA_MEMCPY2D on LP64: two 56-byte sides (x, y, type with its padding, four
+// pointers-or-sizes) and the width and height.
+static_assert(sizeof(Memcpy2D) == 128 && offsetof(Memcpy2D, dst_x_bytes) == 56 && offsetof(Memcpy2D, width_bytes) == 112,
+              "Memcpy2D must have CUDA_MEMCPY2D's layout");
 }  // namespace kiln::cu

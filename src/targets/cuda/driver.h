@@ -37,6 +37,27 @@ inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
 inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 inline constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // out-of-bounds elements read as zero
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;         // no implicit ordering with the legacy default stream
+inline constexpr unsigned CU_EVENT_DEFAULT = 0;
+inline constexpr int CU_MEMORYTYPE_DEVICE = 2;
+
+// cuMemcpy2DAsync's description of a pitched copy (CUDA_MEMCPY2D in cuda.h; the
+// layout is ABI). kiln copies device to device only: the host and array fields stay null.
+struct Memcpy2D {
+    std::size_t src_x_bytes = 0, src_y = 0;
+    int src_memory_type = CU_MEMORYTYPE_DEVICE;
+    const void* src_host = nullptr;
+    unsigned long long src_device = 0;
+    void* src_array = nullptr;
+    std::size_t src_pitch = 0;
+    std::size_t dst_x_bytes = 0, dst_y = 0;
+    int dst_memory_type = CU_MEMORYTYPE_DEVICE;
+    void* dst_host = nullptr;
+    unsigned long long dst_device = 0;
+    void* dst_array = nullptr;
+    std::size_t dst_pitch = 0;
+    std::size_t width_bytes = 0, height = 0;
+};
 
 // Entry points, bound by symbol name (see driver.cpp for the names).
 struct DriverApi {
@@ -60,6 +81,13 @@ struct DriverApi {
     CUresult (*cuLaunchKernel)(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                unsigned shared_bytes, CUstream stream, void** params, void** extra);
     CUresult (*cuStreamSynchronize)(CUstream stream);
+    CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);
+    CUresult (*cuStreamDestroy)(CUstream stream);                                    // cuStreamDestroy_v2
+    CUresult (*cuCtxGetCurrent)(CUcontext* ctx);
+    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // _v2
+    CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // _v2
+    CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);  // _v2
+    CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream);
     CUresult (*cuEventCreate)(CUevent* event, unsigned flags);
     CUresult (*cuEventRecord)(CUevent event, CUstream stream);
     CUresult (*cuEventSynchronize)(CUevent event);
@@ -72,31 +100,45 @@ struct DriverApi {
     CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* base, const std::uint64_t* dims,
                                        const std::uint64_t* strides_bytes, const unsigned* box, const unsigned* element_strides,
                                        int interleave, int swizzle, int l2_promotion, int oob_fill);
+    // Optional (CUDA 11.2+): stream-ordered scratch and pitched copies, for operands
+    // the GEMM kernel's TMA cannot read in place (gemm_staging.h).
+    CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream);
+    CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream);
+    CUresult (*cuMemcpy2DAsync)(const Memcpy2D* copy, CUstream stream);                // cuMemcpy2DAsync_v2
 };
 
-// What was found: the driver's entry points, the device kiln uses (ordinal 0)
-// and its properties. Probed once per process.
+// What was found: the driver's entry points, a device and its properties.
+// Probed once per process and device.
 struct Device {
     DriverApi api{};
-    CUcontext context = nullptr;  // the primary context of device 0
+    CUcontext context = nullptr;  // the device's primary context (the one the CUDA runtime, and so PyTorch, uses)
     CUdevice ordinal = 0;
     int cc_major = 0, cc_minor = 0;
     int multiprocessors = 0;
     int max_shared_bytes = 0;     // per block, opt-in limit
     int driver_version = 0;
     std::string name;
+    std::string arch_name;        // arch(), found once
     std::string arch() const;     // NVRTC --gpu-architecture value: "sm_90a" on Hopper
 };
 
 // The device, or nullptr when there is none; `why` (if given) then says what is
 // missing: "no CUDA driver (libcuda.so.1 not found)", "no CUDA device", ...
 const Device* device(std::string* why = nullptr);
+// Device `ordinal` (0 is device()), opened on first use; nullptr with `why` when
+// there is no such device.
+const Device* device_at(int ordinal, std::string* why = nullptr);
 // The device, or a kiln::Error naming `what` and the reason there is none.
 const Device& require_device(std::string_view what);
+const Device& require_device(int ordinal, std::string_view what);
 
-// Makes the device's primary context current on the calling thread (once per thread).
+// Makes the device's primary context current on the calling thread. Another
+// library (PyTorch, CuPy) may have made another context current since, so the
+// driver is asked which one is (a thread-local read in the driver).
 void make_current(const Device& d);
 // Throws kiln::Error("cuda: <what>: <error name>: <error text>") unless r is success.
 void check(const Device& d, CUresult r, std::string_view what);
+// "<error name>: <error text>".
+std::string error_text(const Device& d, CUresult r);
 
 }  // namespace kiln::cu

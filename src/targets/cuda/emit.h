@@ -35,6 +35,10 @@ struct EmitOptions {
     Precision precision = Precision::standard;
     bool index64 = false;  // 64-bit element offsets (a view's reachable span needs them)
     int sm = 90;           // compute capability major*10 + minor of the target
+    // Threads per SM a kernel that streams large tiles through registers asks to keep
+    // resident (its __launch_bounds__ minimum of CTAs, hence a register cap of
+    // 65536 / this): kernel_cache.cpp halves it while ptxas spills.
+    int resident_threads = 1024;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper
@@ -61,8 +65,13 @@ struct EmittedKernel {
     std::string source;               // complete translation unit
     std::string entry;                // the __global__ function's name
     int threads = 0;                  // per CTA
+    int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
+    int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
+    std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")
+    std::string shared_op;            // that op ("mma") and its line, which a too-large kernel's error names
+    Loc shared_loc;
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one

@@ -6,6 +6,7 @@
 #include "targets/cuda/emit_gemm.h"
 
 #include <algorithm>
+#include <set>
 
 #include "targets/cuda/emitter.h"
 #include "targets/common/embedded_text.h"
@@ -67,28 +68,48 @@ class EpilogueWriter {
 public:
     EpilogueWriter(Emitter& E, const GemmMatch& m) : E_(E), m_(m) {}
 
-    std::string write() {
-        std::unordered_map<const Node*, passes::EpilogueVaries> varies;
-        for (const auto& v : m_.epilogue) varies[v.node] = v.varies;
+    // Fills columns() and body(): the values that vary only with the column are
+    // computed in the column functor (once per column pair, for both rows of a
+    // thread's pair), the rest per element pair in the body.
+    void write() {
         for (const auto& v : m_.epilogue) {
             bool per_column = v.varies == passes::EpilogueVaries::cols || v.varies == passes::EpilogueVaries::tile;
+            bool column_only = v.varies == passes::EpilogueVaries::cols;
+            std::string stem = "e" + num(static_cast<std::int64_t>(names_.size()));
             for (int q = 0; q < (per_column ? 2 : 1); ++q) {
-                std::string name = "e" + num(static_cast<std::int64_t>(names_.size())) + (per_column ? "_" + num(q) : "");
-                body_ += "        const " + ctype(v.node->type.kind) + " " + name + " = " + value(*v.node, q) + ";\n";
-                (per_column ? at_[q] : at_[0])[v.node] = name;
-                if (!per_column) at_[1][v.node] = name;
+                std::string name = stem + (per_column ? "_" + num(q) : "");
+                std::string line = "        const " + ctype(v.node->type.kind) + " " + name + " = " + value(*v.node, q, column_only) + ";\n";
+                if (column_only) {
+                    columns_ += line;
+                    fields_ += ctype(v.node->type.kind) + " " + name + "; ";
+                    copies_ += "v." + name + " = " + name + "; ";
+                    column_names_[q][v.node] = name;
+                }
+                else body_ += line;
+                std::string ref = column_only ? "cv." + name : name;
+                at_[q][v.node] = ref;
+                if (!per_column) at_[1][v.node] = ref;
             }
             names_.push_back(v.node);
         }
         for (const Node* st : m_.stores) store(*st);
-        return body_;
     }
+    // The column values' struct, the column functor's and the body's text (write() first).
+    std::string column_struct() const { return "    struct KilnColumns { " + fields_ + "};\n"; }
+    std::string columns() const {
+        if (fields_.empty()) return "[&](long long) { return KilnColumns{}; }";
+        return "[&](long long c) {\n" + columns_ + "        KilnColumns v;\n        " + copies_ + "\n        return v;\n    }";
+    }
+    std::string body() const { return body_; }
     std::string scalars() const { return scalars_; }
 
 private:
-    // The expression of operand o at column c + q.
-    std::string operand(const Node* o, int q) {
+    // The expression of operand o at column c + q, in the body (or, with
+    // in_columns, inside the column functor, where column values have local names).
+    std::string operand(const Node* o, int q, bool in_columns = false) {
         if (o == m_.result) return q ? "x1" : "x0";
+        if (in_columns)
+            if (auto it = column_names_[q].find(o); it != column_names_[q].end()) return it->second;
         if (auto it = at_[q].find(o); it != at_[q].end()) return it->second;
         return scalar(o);
     }
@@ -117,17 +138,17 @@ private:
         return scalar_names_[n] = name;
     }
 
-    std::string value(const Node& n, int q) {
-        if (n.op == OpCode::load) return load(n, q);
-        if (n.op == OpCode::broadcast || n.op == OpCode::full) return operand(n.operands[0], q);
+    std::string value(const Node& n, int q, bool in_columns) {
+        if (n.op == OpCode::load) return load(n, q, in_columns);
+        if (n.op == OpCode::broadcast || n.op == OpCode::full) return operand(n.operands[0], q, in_columns);
         std::vector<std::string> args;
-        for (const Node* o : n.operands) args.push_back(operand(o, q));
+        for (const Node* o : n.operands) args.push_back(operand(o, q, in_columns));
         return element_expr(E_, n, args);
     }
 
     // An epilogue load at output (r, c + q): the view's element there, or the
     // fallback (zero without one) outside the view.
-    std::string load(const Node& n, int q) {
+    std::string load(const Node& n, int q, bool in_columns) {
         std::string a = "a" + num(ir::param_index(n));
         std::string col = q ? "(c + 1)" : "c";
         std::string ok, off;
@@ -140,7 +161,7 @@ private:
             off = i + " * " + a + "_s0";
         }
         Kind k = n.type.kind;
-        std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q) : literal(k, 0, 0);
+        std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q, in_columns) : literal(k, 0, 0);
         if (ir::bounds_policy(n) == bounds::assume) return from_storage(k, a + "[" + off + "]");
         return "(" + ok + " ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
     }
@@ -151,8 +172,9 @@ private:
     }
 
     // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
-    // an even column of a row-major view (the launcher checks the alignment), else
-    // the elements in range one by one.
+    // an even column where the view allows it (unit inner stride, even row stride,
+    // a base aligned for the pair: uniform over the launch, so the branch never
+    // diverges), else the elements in range one by one, at any strides.
     void store(const Node& st) {
         const Node* v = st.operands.back();
         Kind k = v->type.kind;
@@ -161,20 +183,28 @@ private:
         std::string pair = k == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
                                           : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + to_storage(k, y0) + " | (unsigned)" +
                                                 to_storage(k, y1) + " << 16;";
+        std::string pairs = a + "_pairs";
+        if (paired_views_.insert(a).second)
+            scalars_ += "    const bool " + pairs + " = " + a + "_s1 == 1 && ((" + a + "_s0 | (long long)(reinterpret_cast<unsigned long long>(" + a +
+                    ") / sizeof(*" + a + "))) & 1) == 0;\n";
         body_ += "        if (r < " + a + "_e0) {\n";
         body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
-        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
-        body_ += "            if (c + 1 < lim) " + pair + "\n";
-        body_ += "            else if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c * " + a + "_s1;\n";
+        body_ += "            if (" + pairs + " && c + 1 < lim) " + pair + "\n";
+        body_ += "            else {\n";
+        body_ += "                if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "                if (c + 1 < lim) p[" + a + "_s1] = " + to_storage(k, y1) + ";\n";
+        body_ += "            }\n";
         body_ += "        }\n";
     }
 
     Emitter& E_;
     const GemmMatch& m_;
-    std::string body_, scalars_;
+    std::string body_, scalars_, columns_, fields_, copies_;
     std::vector<const Node*> names_;
-    std::unordered_map<const Node*, std::string> at_[2];
+    std::unordered_map<const Node*, std::string> at_[2], column_names_[2];
     std::unordered_map<const Node*, std::string> scalar_names_;
+    std::set<std::string> paired_views_;  // outputs whose "<a>_pairs" flag is declared
 };
 
 }  // namespace
@@ -194,7 +224,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.in = m.load_a->type.kind;
 
     EpilogueWriter epi(E, m);
-    std::string body = epi.write();
+    epi.write();
     for (const auto& v : m.epilogue) g.epilogue_loads += v.node->op == OpCode::load;
     std::string s;
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
@@ -208,10 +238,12 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += epi.scalars();
     s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
     s += "    // is clipped to its own extents.\n";
-    s += "    auto epilogue = [&](long long r, long long c, float x0, float x1) {\n";
+    s += epi.column_struct();
+    s += "    auto epilogue = kg::make_epilogue(" + epi.columns() + ",\n";
+    s += "    [&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1) {\n";
     s += "        if (r >= kiln_rows || c >= kiln_cols) return;\n";
-    s += body;
-    s += "    };\n";
+    s += epi.body();
+    s += "    });\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
          (g.b_kmajor ? "true" : "false") + ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
     s += "}\n";
@@ -227,8 +259,8 @@ std::string GemmKernel::describe() const {
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
-           "; taken when A, B and the outputs suit TMA and paired stores (16-byte aligned base and row stride, unit inner stride), "
-           "else the kernel above";
+           "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a staged copy "
+           "(any row stride), else the kernel above";
 }
 
 }  // namespace kiln::cu

@@ -99,11 +99,36 @@ template <int BM, int BN, int BK, int STAGES> struct GemmShape {
 // distance between 64-column boxes, the stride byte offset that between groups
 // of 8 k rows: checked on an H200, the swapped reading gives wrong sums), or B
 // K-major (B_KMAJOR: described like A, 8 n rows of 128 bytes per 1024).
-// epi(row, col, v0, v1) receives every accumulator element of each tile once,
-// in pairs at (row, col) and (row, col + 1), absolute coordinates, col even.
+// epi(row, col, cols, v0, v1) receives every accumulator element of each tile
+// once, in pairs at (row, col) and (row, col + 1), absolute coordinates, col even,
+// with cols = epi.columns(col), the epilogue's values that vary only with the column.
+// Tile `tile` of the persistent loop as (m-tile, n-tile): tiles go down groups of
+// GROUP m-tiles column by column, so the tiles in flight at once share their rows
+// of A and columns of B and find them in L2 (row by row, a wide B would stream
+// from memory once per row of tiles).
+template <int GROUP> __device__ __forceinline__ void tile_coords(long long tile, long long tiles_n, long long tiles, long long& tm, long long& tn) {
+    const long long tiles_m = tiles / tiles_n, per_group = GROUP * tiles_n;
+    const long long first = tile / per_group * GROUP, rest = tile % per_group;
+    const long long size = tiles_m - first < GROUP ? tiles_m - first : GROUP;
+    tm = first + rest % size;
+    tn = rest / size;
+}
+
+// An epilogue from two functors: columns(c) (what varies only with the column)
+// and body(r, c, cols, x0, x1).
+template <class Columns, class Body> struct Epilogue {
+    Columns columns;
+    Body body;
+    __device__ __forceinline__ void operator()(long long r, long long c, const decltype(columns(0ll))& cols, float x0, float x1) {
+        body(r, c, cols, x0, x1);
+    }
+};
+template <class Columns, class Body> __device__ __forceinline__ Epilogue<Columns, Body> make_epilogue(Columns c, Body b) { return {c, b}; }
+
 template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           unsigned char* smem_raw, Epi& epi) {
+    constexpr int kGroup = 8;
     using S = GemmShape<BM, BN, BK, STAGES>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
@@ -126,7 +151,9 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         int s = 0;
         unsigned phase = 0;
         for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            const int m0 = static_cast<int>(tile / tiles_n) * BM, n0 = static_cast<int>(tile % tiles_n) * BN;
+            long long tm, tn;
+            tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
+            const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
             for (int kt = 0; kt < k_tiles; ++kt) {
                 mbar_wait(&empty[s], phase ^ 1);
                 mbar_expect_tx(&full[s], S::stage_bytes);
@@ -153,7 +180,9 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     unsigned phase = 0;
     float d[BN / 2];
     for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const long long m0 = tile / tiles_n * BM, n0 = tile % tiles_n * BN;
+        long long tm, tn;
+        tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
+        const long long m0 = tm * BM, n0 = tn * BN;
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
         int prev = -1;
@@ -185,11 +214,15 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         for (int i = 0; i < BN / 2; ++i) fence_operand(d[i]);
         // Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
         // 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + q.
+        // The epilogue computes what depends only on the column (a bias, a
+        // per-column scale) once for the two rows of a thread's column pair.
         const long long r0 = m0 + c * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane % 4);
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
+        for (int j = 0; j < BN / 8; ++j) {
+            const auto cols = epi.columns(c0 + 8 * j);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) epi(r0 + 8 * h, c0 + 8 * j, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+            for (int h = 0; h < 2; ++h) epi(r0 + 8 * h, c0 + 8 * j, cols, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+        }
     }
 }
 

@@ -75,17 +75,9 @@ void each_element_access(Emitter& E, const Node& n, const std::vector<Dim>& dims
 
 // ---- runs
 
-// Whether tile `tile` of a load or store moves in runs: its layout has runs longer
-// than one element and they never cross a row of the tile.
-bool moves_in_runs(const Emitter& E, const Node* tile) {
-    auto l = E.layout(tile);
-    return !l.uniform && l.vec > 1 && tile->type.dims.back().extent % l.vec == 0;
-}
+// Whether the load or store moves its tile in runs (the layout pass decided).
+bool moves_in_runs(const Emitter& E, const Node& n) { return E.decision(&n).how == passes::CudaLowering::vector_access; }
 
-// Visits each run q of this thread's part of `tile` (the view holds its elements as
-// `storage`) and emits the run-time test: vector(pointer, access bytes) emits the
-// vector access, element(k, in-range condition, offset) the access to element k of
-// the run when the test fails, past_end() what a run past the tile's end does.
 // The run starting at coordinates c can move as one vector: unit stride along the
 // row and (bounds::zero) every element in range: every other coordinate, and the
 // first and last along the row.
@@ -99,12 +91,37 @@ std::string whole_run(const Node& n, const std::vector<std::string>& c, std::int
     return whole + stride(n, last) + " == 1";
 }
 
+// The tile-side facts of run q of this thread: where it starts, whether the thread
+// holds it, and (for a row whose last run is partial) how many of its elements
+// are in the tile.
+struct Run {
+    std::string e;         // its first element (an int variable)
+    std::string held;      // "" when every thread holds every run
+    std::string col;       // its first column in the distributed tile
+    bool may_be_partial = false;
+};
+
+Run run_of(Emitter& E, const Node* tile) {
+    auto l = E.layout(tile);
+    Run r;
+    r.e = "e";
+    r.held = E.valid(tile, "q * " + num(l.vec));
+    r.col = E.col_of(l, "q * " + num(l.vec));
+    r.may_be_partial = l.cols % l.vec != 0;
+    return r;
+}
+
 struct RunAccess {
     std::function<void(const std::string& p, int bytes)> vector;
     std::function<void(int k, const std::string& ok, const std::string& off)> element;
     std::function<void()> past_end;
 };
 
+// Visits each run q of this thread's part of `tile` (the view holds its elements as
+// `storage`) and emits the run-time test: vector(pointer, access bytes) emits the
+// vector access, element(k, condition, offset) the access to element k of the run
+// when the test fails (the condition: in the tile and, under bounds::zero, in the
+// view; "" when always), past_end() what a run the thread does not hold does.
 void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is_load, const RunAccess& r) {
     const auto& dims = tile->type.dims;
     auto l = E.layout(tile);
@@ -112,12 +129,14 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
     std::string a = "a" + num(ir::param_index(n));
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(storage)));
     E.line("#pragma unroll");
-    E.open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
-    E.line("const int e = " + E.run_start(tile, "q") + ";");
-    if (E.ragged(tile)) E.open("if (e < " + num(l.count) + ")");
+    E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+    E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
+    Run run = run_of(E, tile);
+    if (!run.held.empty()) E.open("if (" + run.held + ")");
     auto c = coordinates(E, n, dims, "e");
     std::string w = E.fresh("whole"), p = E.fresh("p");
-    E.line("const bool " + w + " = " + whole_run(n, c, l.vec) + ";");
+    std::string in_tile = run.may_be_partial ? "(" + run.col + ") + " + num(l.vec) + " <= " + num(l.cols) + " && " : "";
+    E.line("const bool " + w + " = " + in_tile + whole_run(n, c, l.vec) + ";");
     // The offset is computed only for a run in range (no overflow from far-away coordinates).
     E.line(std::string(is_load ? "const " : "") + stype(storage) + "* const " + p + " = " + w + " ? " + a + " + (" + offset(n, c) +
            ") : " + a + ";");
@@ -129,13 +148,13 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         E.line("const long long " + ck + " = " + c[last] + " + " + num(k) + ";");
         auto ce = c;
         ce[last] = ck;
-        std::string ok;
+        std::string ok = run.may_be_partial ? "(" + run.col + ") + " + num(k) + " < " + num(l.cols) : "";
         if (checked(n))
             for (std::size_t d = 0; d < dims.size(); ++d) ok += (ok.empty() ? "" : " && ") + in_range(n, d, ce[d]);
         r.element(k, ok, offset(n, ce));
     }
     E.close();
-    if (E.ragged(tile)) {
+    if (!run.held.empty()) {
         E.otherwise();
         r.past_end();
         E.close();
@@ -149,38 +168,41 @@ void load(Emitter& E, const Node& n) {
     std::size_t rank = n.type.dims.size();
     std::string fill = ir::has_fallback(n) ? E.at(n.operands[rank]) : literal(k, 0, 0);
     std::string policy = checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)";
-    if (!moves_in_runs(E, &n)) {
+    if (!moves_in_runs(E, n)) {
         E.each_element(&n, [&](const std::string& e, const std::string& dst) {
             each_element_access(E, n, n.type.dims, e, [&](const std::string&, const std::string& ok, const std::string& off) {
                 std::string value = from_storage(k, a + "[" + off + "]");
                 E.line(dst + " = " + (ok.empty() ? value : "(" + ok + ") ? " + value + " : " + fill) + ";");
             });
         });
-        E.note(n, "global load, " + policy);
+        std::string why = E.decision(&n).why;
+        E.note(n, "global load element by element" + (why.empty() ? "" : " (" + why + ")") + ", " + policy);
         return;
     }
     auto l = E.layout(&n);
     std::string v = E.name(&n), st = stype(k);
+    const std::int64_t runs = l.slots() / l.vec;
     E.line(ctype(k) + " " + v + "[" + num(l.slots()) + "];");
     auto slot = [&](int i) { return v + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
-    int vector_bytes = 0;
+    int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(k)));
+    const bool narrow = storage_bytes(k) < register_bytes(k);
     // When every run of this thread can move as a vector (the common case: a tile
     // inside its view), all the vector loads are issued before any is used, under
-    // one branch. Per-run branches (below) would make each load wait for the one
-    // before it to arrive: a memory latency per run instead of one per tile.
-    // Only for storage narrower than its registers (f16, bf16, i8, bool): there the
-    // raw words take a fraction of the registers they fill; for 4- and 8-byte kinds
-    // the batch doubled the registers live while loading and made ptxas spill a
-    // several-row f32 kernel (CudaCompile.SeveralRowsPerProgram...).
-    const bool batched = !E.ragged(&n) && storage_bytes(k) < register_bytes(k);
+    // one branch. Per-run branches that also converted each run would make each load
+    // wait for the one before it to arrive: a memory latency per run instead of one
+    // per tile. Only for storage narrower than its registers (f16, bf16, i8, bool):
+    // there the raw words take a fraction of the registers they fill; for 4- and
+    // 8-byte kinds the batch doubled the registers live while loading and made ptxas
+    // spill a several-row f32 kernel (CudaCompile.SeveralRowsPerProgram...).
+    const bool batched = !E.ragged(&n) && l.cols % l.vec == 0 && narrow;
     if (batched) {
-        const int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(k)));
+        const int bytes = vector_bytes;
         const std::string wt = word_type(bytes), all = E.fresh("all_whole"), raw = E.fresh("raw");
         const std::int64_t words = l.vec * storage_bytes(k) / bytes;
         E.line("bool " + all + " = true;");
         E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
-        E.line("const int e = " + E.run_start(&n, "q") + ";");
+        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
+        E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
         auto c = coordinates(E, n, n.type.dims, "e");
         std::string w = E.fresh("whole");
         E.line("const bool " + w + " = " + whole_run(n, c, l.vec) + ";");
@@ -189,41 +211,55 @@ void load(Emitter& E, const Node& n) {
                num(bytes - 1) + ") == 0;");
         E.close();
         E.open("if (" + all + ")");
-        E.line("__align__(16) " + st + " " + raw + "[" + num(l.runs * l.vec) + "];");
+        E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
         E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
-        E.line("const int e = " + E.run_start(&n, "q") + ";");
+        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
+        E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
         auto c2 = coordinates(E, n, n.type.dims, "e");
         for (std::int64_t at = 0; at < words; ++at)
             E.line("reinterpret_cast<" + wt + "*>(" + raw + ")[q * " + num(words) + " + " + num(at) + "] = reinterpret_cast<const " + wt + "*>(" +
                    a + " + (" + offset(n, c2) + "))[" + num(at) + "];");
         E.close();
         E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
+        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
         for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, raw + "[q * " + num(l.vec) + " + " + num(i) + "]") + ";");
         E.close();
         E.otherwise();
     }
+    // Run by run. Narrow storage lands in raw words first and is converted after the
+    // last run, so that no run's conversion waits for its load before the next load issues.
+    std::string raw = narrow ? E.fresh("raw") : "";
+    auto target = [&](int i) { return narrow ? raw + "[q * " + num(l.vec) + " + " + num(i) + "]" : slot(i); };
+    if (narrow) E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
+    auto convert = [&](const std::string& x) { return narrow ? x : from_storage(k, x); };
+    std::string raw_fill = narrow ? (ir::has_fallback(n) ? to_storage(k, fill) : "(" + st + ")0") : fill;
     each_run(E, n, &n, k, true,
              {[&](const std::string& p, int bytes) {
-                  vector_bytes = bytes;
                   std::string wt = word_type(bytes);
-                  std::string buf = E.fresh("run");
-                  E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
+                  std::string buf = narrow ? raw + " + q * " + num(l.vec) : E.fresh("run");
+                  if (!narrow) E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
                   for (std::int64_t at = 0; at < l.vec * storage_bytes(k) / bytes; ++at)
                       E.line("reinterpret_cast<" + wt + "*>(" + buf + ")[" + num(at) + "] = reinterpret_cast<const " + wt + "*>(" + p + ")[" +
                              num(at) + "];");
-                  for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, buf + "[" + num(i) + "]") + ";");
+                  if (!narrow)
+                      for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, buf + "[" + num(i) + "]") + ";");
               },
               [&](int i, const std::string& ok, const std::string& off) {
-                  std::string value = from_storage(k, a + "[" + off + "]");
-                  E.line(slot(i) + " = " + (ok.empty() ? value : "(" + ok + ") ? " + value + " : " + fill) + ";");
+                  std::string value = convert(a + "[" + off + "]");
+                  E.line(target(i) + " = " + (ok.empty() ? value : "(" + ok + ") ? " + value + " : " + raw_fill) + ";");
               },
-              [&] {  // slots past the tile's end hold zeros, as each_element leaves them
-                  for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + literal(k, 0, 0) + ";");
+              [&] {  // runs the thread does not hold read as zeros, as each_element leaves them
+                  for (int i = 0; i < l.vec; ++i) E.line(target(i) + " = " + (narrow ? "(" + st + ")0" : literal(k, 0, 0)) + ";");
               }});
+    if (narrow) {
+        E.line("#pragma unroll");
+        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
+        for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, raw + "[q * " + num(l.vec) + " + " + num(i) + "]") + ";");
+        E.close();
+    }
     if (batched) E.close();
-    E.note(n, "global load in runs of " + num(l.vec) + " (" + num(vector_bytes) + "-byte vectors when the view allows), " + policy);
+    std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
+    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " + policy);
 }
 
 // The value whose registers a store converts to storage. A store of cast<f16 or
@@ -241,7 +277,7 @@ void store(Emitter& E, const Node& n) {
     std::string a = "a" + num(ir::param_index(n));
     const Node* value = stored_registers(n.operands.back());
     Kind k = n.operands.back()->type.kind;  // the view's kind
-    if (!moves_in_runs(E, value)) {
+    if (!moves_in_runs(E, n)) {
         E.each_owned(value, [&](const std::string& e, const std::string& v) {
             each_element_access(E, n, value->type.dims, e, [&](const std::string&, const std::string& ok, const std::string& off) {
                 std::string write = a + "[" + off + "] = " + to_storage(k, v) + ";";
@@ -253,12 +289,22 @@ void store(Emitter& E, const Node& n) {
     auto l = E.layout(value);
     std::string v = E.name(value), st = stype(k);
     auto slot = [&](int i) { return v + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
+    // A value several threads hold is written by one of them.
+    std::string mine = E.owner(value);
+    if (!mine.empty()) E.open("if (" + mine + ")");
     each_run(E, n, value, k, false,
              {[&](const std::string& p, int bytes) {
                   std::string wt = word_type(bytes);
                   std::string buf = E.fresh("run");
                   E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
-                  for (int i = 0; i < l.vec; ++i) E.line(buf + "[" + num(i) + "] = " + to_storage(k, slot(i)) + ";");
+                  if ((k == Kind::F16 || k == Kind::BF16) && l.vec % 2 == 0) {
+                      // Pairs convert in one instruction (cvt.rn.bf16x2.f32).
+                      std::string pair = k == Kind::F16 ? "kc::f2h2(" : "kc::f2b2(";
+                      for (int i = 0; i < l.vec; i += 2)
+                          E.line("reinterpret_cast<unsigned*>(" + buf + ")[" + num(i / 2) + "] = " + pair + slot(i) + ", " + slot(i + 1) + ");");
+                  } else {
+                      for (int i = 0; i < l.vec; ++i) E.line(buf + "[" + num(i) + "] = " + to_storage(k, slot(i)) + ";");
+                  }
                   for (std::int64_t at = 0; at < l.vec * storage_bytes(k) / bytes; ++at)
                       E.line("reinterpret_cast<" + wt + "*>(" + p + ")[" + num(at) + "] = reinterpret_cast<const " + wt + "*>(" + buf + ")[" +
                              num(at) + "];");
@@ -268,6 +314,7 @@ void store(Emitter& E, const Node& n) {
                   E.line(ok.empty() ? write : "if (" + ok + ") " + write);
               },
               [] {}});
+    if (!mine.empty()) E.close();
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// Data movement inside a tile. reshape keeps the row-major order, and so the
-// distribution (a tile's layout depends only on its element count): it moves
-// nothing. A one-element tile is held by every thread, so broadcasting it moves
-// nothing either. The others read elements other threads own, so the operand is
-// staged in shared memory and each result element reads its source:
+// Data movement inside a tile. reshape keeps the row-major order, and its operand
+// and result share a distribution (passes/cuda_layout.h): it moves nothing. A
+// broadcast of a uniform value, or of a vector held as the projection of the
+// result (its columns or its rows), moves nothing either: each result slot reads a
+// register of the operand. The others read elements other threads own, so the
+// operand is staged in shared memory and each result element reads its source:
 // out[e] = x[src(e)].
 #include "targets/cuda/emitter.h"
 
@@ -64,25 +65,55 @@ void emit_movement(Emitter& E, const Node& n) {
             E.note(n, "the operand's register (every thread holds the element)");
             return;
         case OpCode::broadcast:
-            // A broadcast iota or fill is a function of the element's index: recompute
-            // it where it is needed instead of moving it (masks like iota(c) == label
-            // would otherwise stage a whole i64 tile).
-            if (x->op == OpCode::iota) {
-                auto along = static_cast<std::size_t>(ir::dim_map(n)[0]);
-                E.each_element(&n, [&](const std::string& e, const std::string& dst) {
-                    E.line(dst + " = (long long)" + coord(e, n.type.dims, along) + ";");
+            switch (E.decision(&n).how) {
+                case passes::CudaLowering::recompute:
+                    // A broadcast iota or fill is a function of the element's index: recompute
+                    // it where it is needed instead of moving it (masks like iota(c) == label
+                    // would otherwise stage a whole i64 tile).
+                    if (x->op == OpCode::iota) {
+                        auto along = static_cast<std::size_t>(ir::dim_map(n)[0]);
+                        E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+                            E.line(dst + " = (long long)" + coord(e, n.type.dims, along) + ";");
+                        });
+                    } else {
+                        E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x->operands[0]) + ";"); },
+                                       false);
+                    }
+                    E.note(n, "recomputed per element (no data movement)");
+                    return;
+                case passes::CudaLowering::broadcast_free: {
+                    // The operand holds, in its slots, the columns or the rows of this
+                    // thread's slots of the result (or is uniform): register moves only.
+                    auto lx = E.layout(x), ln = E.layout(&n);
+                    const std::int64_t per_round = ln.row_runs * ln.vec;
+                    std::string from = "0", what = "every thread holds its one element";
+                    if (!Emitter::is_scalar(x) && !lx.uniform) {
+                        bool columns = lx.holds == passes::CudaHolds::columns || (lx.holds == passes::CudaHolds::tile && lx.rows == 1);
+                        from = columns ? (ln.row_rounds == 1 ? "j" : "j % " + num(per_round)) : (per_round == 1 ? "j" : "j / " + num(per_round));
+                        what = columns ? "the operand holds the columns of this thread's slots" : "the operand holds the rows of this thread's slots";
+                    }
+                    E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x, from) + ";"); }, false);
+                    E.note(n, "in registers, no data movement (" + what + ")");
+                    return;
+                }
+                default: break;
+            }
+            break;
+        case OpCode::permute:
+            if (E.decision(&n).how == passes::CudaLowering::padded_transpose) {
+                // Rows of an odd pitch: a warp reading a column of the staged tile (a row of
+                // the result) hits 32 different banks, as does one writing a row.
+                const std::int64_t rows = x->type.dims[0].extent, cols = x->type.dims[1].extent, pitch = cols | 1;
+                E.begin_shared(n);
+                std::string s = E.shared_array(ctype(x->type.kind), rows * pitch, register_bytes(x->type.kind));
+                E.each_owned(x, [&](const std::string& e, const std::string& v) {
+                    E.line(s + "[(" + e + ") / " + num(cols) + " * " + num(pitch) + " + (" + e + ") % " + num(cols) + "] = " + v + ";");
                 });
-                E.note(n, "recomputed per element from the index (no data movement)");
-                return;
-            }
-            if (E.layout(x).uniform) {
-                E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x, "0") + ";"); });
-                E.note(n, "from the operand's register (every thread holds its one element)");
-                return;
-            }
-            if (x->op == OpCode::full) {
-                E.each_element(&n, [&](const std::string&, const std::string& dst) { E.line(dst + " = " + E.at(x->operands[0]) + ";"); });
-                E.note(n, "recomputed per element from the fill value (no data movement)");
+                E.barrier();
+                E.each_element(&n, [&](const std::string& e, const std::string& dst) {
+                    E.line(dst + " = " + s + "[(" + e + ") % " + num(rows) + " * " + num(pitch) + " + (" + e + ") / " + num(rows) + "];");
+                });
+                E.note(n, "transposed through shared memory, rows padded to an odd pitch of " + num(pitch) + " (no bank conflicts)");
                 return;
             }
             break;
@@ -91,7 +122,8 @@ void emit_movement(Emitter& E, const Node& n) {
     E.begin_shared(n);
     std::string sx = E.stage(x);
     E.barrier();
-    std::string lowering = "staged through shared memory";
+    std::string why = E.decision(&n).why;
+    std::string lowering = "staged through shared memory" + (why.empty() ? "" : " (" + why + ")");
     switch (n.op) {
         case OpCode::broadcast: case OpCode::permute: case OpCode::slice:
             E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + sx + "[" + source_index(n, e) + "];"); });

@@ -4,16 +4,11 @@
 // (wrapping) and max/min are associative and commutative (max(-0, +0) is +0 and a
 // NaN wins whichever side it is on), so a tree gives the same bits; float addition
 // is not, so exact mode (and only it) folds in order, one thread per output, the
-// operand staged in shared memory.
-//
-// Otherwise, when each output's elements are one contiguous block of the operand
-// (the reduced dims come after the kept ones: rows of a row tile) and that block
-// covers whole runs of a fixed set of threads (emit.h), the reduction stays in
-// registers: each thread folds its own runs, a butterfly of shuffles combines the
-// threads of a warp, and a small exchange in shared memory combines the warps; every
-// thread then reads the results it holds. Other shapes take a tree over staged
-// operands: P threads (a power of two <= 32, inside one warp) per output, each
-// folding a strided part, then a butterfly of shuffles.
+// operand staged in shared memory. Reductions over the rows or the columns of a
+// tile stay in registers (emit_register_reduce.cpp; passes/cuda_layout.h decides);
+// other shapes take a tree over staged operands: P threads (a power of two <= 32,
+// inside one warp) per output, each folding a strided part, then a butterfly of
+// shuffles.
 //
 // argmax/argmin walk each line in order (the first index wins). Scans walk lines
 // in order when that keeps every thread busy or the order is pinned (exact float
@@ -74,174 +69,6 @@ std::string kept_offset(const std::vector<Dim>& xd, const std::vector<bool>& red
     return s.empty() ? "0" : s;
 }
 
-// A reduction whose outputs are blocks of `block` consecutive operand elements, each
-// held by `group` consecutive threads (a power of two dividing the CTA) in whole
-// runs: `per` of a thread's runs per output, `stride` outputs per round of runs.
-struct RowReduction {
-    std::int64_t block = 0, group = 0, per = 1, stride = 1;
-};
-
-std::optional<RowReduction> row_reduction(const Emitter& E, const Node& n) {
-    const Node* x = n.operands[0];
-    auto l = E.layout(x);
-    if (l.uniform) return std::nullopt;
-    const auto& xd = x->type.dims;
-    std::vector<bool> reduced(xd.size(), false);
-    for (auto a : ir::reduced_dims(n)) reduced[static_cast<std::size_t>(a)] = true;
-    // Extent-1 dims do not move elements; past them, every reduced dim must follow every kept one.
-    bool seen_reduced = false;
-    for (std::size_t d = 0; d < xd.size(); ++d) {
-        if (xd[d].extent == 1) continue;
-        if (reduced[d]) seen_reduced = true;
-        else if (seen_reduced) return std::nullopt;
-    }
-    RowReduction r;
-    r.block = x->type.count() / n.type.count();
-    std::int64_t round = std::int64_t{E.threads()} * l.vec;
-    if (r.block % l.vec != 0) return std::nullopt;  // a run would span two outputs
-    if (round % r.block == 0) {                       // several outputs per round of runs
-        r.group = r.block / l.vec;
-        r.stride = round / r.block;
-    } else if (r.block % round == 0) {                // several rounds per output
-        r.group = E.threads();
-        r.per = r.block / round;
-    } else {
-        return std::nullopt;
-    }
-    return r;
-}
-
-std::string shuffle_xor(const std::string& v, const std::string& mask) { return "__shfl_xor_sync(0xffffffffu, " + v + ", " + mask + ")"; }
-
-// How register_reduce combines values: in the register type, or, for float max and
-// min, as integer keys ordered like the contract orders floats. kc::kmax branches on
-// NaN and on equal values for each element; on keys the fold is one integer max per
-// element. The key of x is its bits with the magnitude bits flipped when the sign is
-// set, as a signed integer: -inf < ... < -0 < +0 < ... < +inf, so max(-0, +0) = +0
-// and min(-0, +0) = -0 as the contract says; a NaN gets the key that wins (the
-// largest for max, the smallest for min) and decodes to the quiet NaN with every
-// payload bit set (what the device's a + b gives for kmax's NaN case).
-struct Combine {
-    std::string type;                                        // the type folded, shuffled and exchanged
-    std::function<std::string(const std::string&)> encode;  // register value -> folded value
-    std::function<std::string(const std::string&)> decode;  // folded value -> register value
-    std::function<std::string(const std::string&, const std::string&)> combine;
-};
-
-Combine combine_for(Emitter& E, OpCode op, Kind k) {
-    OpCode comb = combiner(op);
-    std::string t = ctype(k);
-    if (!is_float(k) || comb == OpCode::add) {
-        auto same = [](const std::string& v) { return v; };
-        return {t, same, same, [&E, comb, k](const std::string& a, const std::string& b) { return binary_expr(E, comb, k, a, b); }};
-    }
-    bool wide = k == Kind::F64, max = comb == OpCode::maximum;
-    if (max && !wide && E.options().sm >= 80) {
-        // Float-held kinds (f32, f16, bf16): max.NaN.f32 is the contract's maximum
-        // (NaN wins as the canonical NaN, +0 above -0) in one instruction, where
-        // the keys below cost five per element.
-        auto same = [](const std::string& v) { return v; };
-        return {t, same, same, [](const std::string& a, const std::string& b) { return "kc::max_nan(" + a + ", " + b + ")"; }};
-    }
-    std::string key = wide ? "long long" : "int", bits = wide ? "unsigned long long" : "unsigned";
-    std::string to_bits = wide ? "__double_as_longlong" : "__float_as_uint", from_bits = wide ? "__longlong_as_double" : "__uint_as_float";
-    std::string sign_shift = wide ? "63" : "31", magnitude = wide ? "0x7fffffffffffffffLL" : "0x7fffffff";
-    std::string key_max = wide ? "0x7fffffffffffffffLL" : "0x7fffffff", key_min = wide ? "(-0x7fffffffffffffffLL - 1)" : "(-0x7fffffff - 1)";
-    std::string nan_key = max ? key_max : key_min;
-    auto encode = [=](const std::string& x) {
-        std::string b = "(" + key + ")" + to_bits + "(" + x + ")";
-        return "(" + x + " != " + x + " ? " + nan_key + " : " + b + " ^ (" + key + ")((" + bits + ")(" + b + " >> " + sign_shift + ") >> 1))";
-    };
-    auto decode = [=](const std::string& v) {
-        std::string flipped = "(" + v + " >= 0 ? " + v + " : " + v + " ^ " + magnitude + ")";
-        if (!max) flipped = "(" + v + " == " + key_min + " ? " + key_max + " : " + flipped + ")";
-        return from_bits + "((" + (wide ? std::string("long long") : bits) + ")" + flipped + ")";
-    };
-    std::string f = max ? "kc::imax" : "kc::imin";
-    return {key, encode, decode, [f](const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; }};
-}
-
-void register_reduce(Emitter& E, const Node& n, const RowReduction& r) {
-    const Node* x = n.operands[0];
-    Kind k = n.type.kind;
-    Combine c = combine_for(E, n.op, k);
-    std::string t = c.type, xv = E.name(x);
-    auto l = E.layout(x);
-    std::int64_t outs = n.type.count(), run_block = r.per * l.vec, partials = l.runs / r.per;
-    std::int64_t lanes = std::min<std::int64_t>(r.group, 32), warps = std::max<std::int64_t>(r.group / 32, 1);
-    // Each thread folds its runs of each output it holds: partial p is output
-    // p * stride + tid / group.
-    std::string acc = E.fresh("part");
-    E.line(t + " " + acc + "[" + num(partials) + "];");
-    E.line("#pragma unroll");
-    E.open("for (int p = 0; p < " + num(partials) + "; ++p)");
-    // Up to four independent accumulators, combined at the end: a chain of n
-    // dependent steps would stall a memory-bound row kernel on its own fold, and a
-    // full tree would hold every encoded element live at once (register pressure).
-    // Every combiner taking this path is associative (integer keys for max/min,
-    // wrapping integer add, float add only where reassociation is allowed).
-    const std::int64_t ways = std::min<std::int64_t>(4, run_block);
-    std::string lane_acc = E.fresh("acc");
-    E.line(t + " " + lane_acc + "[" + num(ways) + "];");
-    E.line("#pragma unroll");
-    E.line("for (int i = 0; i < " + num(ways) + "; ++i) " + lane_acc + "[i] = " + c.encode(xv + "[p * " + num(run_block) + " + i]") + ";");
-    if (run_block > ways) {
-        E.line("#pragma unroll");
-        E.line("for (int i = " + num(ways) + "; i < " + num(run_block) + "; ++i) " + lane_acc + "[i % " + num(ways) + "] = " +
-               c.combine(lane_acc + "[i % " + num(ways) + "]", c.encode(xv + "[p * " + num(run_block) + " + i]")) + ";");
-    }
-    std::string folded = lane_acc + "[0]";
-    if (ways == 4) folded = c.combine(c.combine(lane_acc + "[0]", lane_acc + "[1]"), c.combine(lane_acc + "[2]", lane_acc + "[3]"));
-    else if (ways == 3) folded = c.combine(c.combine(lane_acc + "[0]", lane_acc + "[1]"), lane_acc + "[2]");
-    else if (ways == 2) folded = c.combine(lane_acc + "[0]", lane_acc + "[1]");
-    E.line(acc + "[p] = " + folded + ";");
-    // Lanes of a group combine with shuffles: all 32 lanes take part (no branch
-    // around them); a group never mixes with another, so runs past the tile's end
-    // (whole groups of them) combine only among themselves and are never written.
-    if (lanes > 1) {
-        E.line("#pragma unroll");
-        E.line("for (int m = " + num(lanes / 2) + "; m > 0; m >>= 1) " + acc + "[p] = " + c.combine(acc + "[p]", shuffle_xor(acc + "[p]", "m")) +
-               ";");
-    }
-    E.close();
-    // Each group's first lane in each warp publishes; every thread reads the warps'
-    // partials of the outputs it holds and folds them in warp order.
-    std::string xs = E.exchange(n, t, outs * warps, register_bytes(k));  // a key has the value's size
-    E.line("#pragma unroll");
-    E.open("for (int p = 0; p < " + num(partials) + "; ++p)");
-    E.line("const int o = p * " + num(r.stride) + " + tid / " + num(r.group) + ";");
-    std::string publish = "tid % " + num(lanes) + " == 0";
-    if (E.ragged(x)) publish += " && o < " + num(outs);
-    std::string slot = warps > 1 ? "o * " + num(warps) + " + tid % " + num(r.group) + " / 32" : "o";
-    E.line("if (" + publish + ") " + xs + "[" + slot + "] = " + acc + "[p];");
-    E.close();
-    E.barrier();
-    bool one = E.layout(&n).uniform;
-    E.each_element(&n, [&](const std::string& e, const std::string& dst) {
-        if (warps == 1) {
-            E.line(dst + " = " + c.decode(xs + "[" + e + "]") + ";");
-            return;
-        }
-        std::string v = E.fresh("r");
-        if (one) {
-            // Every thread needs the one result: each aligned group of `warps` lanes
-            // reads the warps' partials once and combines them with shuffles (rather
-            // than every thread folding all of them).
-            E.line(t + " " + v + " = " + xs + "[tid % " + num(warps) + "];");
-            E.line("#pragma unroll");
-            E.line("for (int m = " + num(warps / 2) + "; m > 0; m >>= 1) " + v + " = " + c.combine(v, shuffle_xor(v, "m")) + ";");
-        } else {
-            E.line(t + " " + v + " = " + xs + "[(" + e + ") * " + num(warps) + "];");
-            E.line("#pragma unroll");
-            E.line("for (int w = 1; w < " + num(warps) + "; ++w) " + v + " = " + c.combine(v, xs + "[(" + e + ") * " + num(warps) + " + w]") + ";");
-        }
-        E.line(dst + " = " + c.decode(v) + ";");
-    });
-    E.exchanged();
-    E.note(n, "in registers: " + num(r.per * l.vec) + " per thread and output, shuffles over " + num(lanes) + " lanes" +
-                  (warps > 1 ? ", " + num(warps) + " warps through shared memory" : ", through shared memory"));
-}
-
 void reduce(Emitter& E, const Node& n) {
     const Node* x = n.operands[0];
     Kind k = n.type.kind;
@@ -251,12 +78,10 @@ void reduce(Emitter& E, const Node& n) {
     std::int64_t outs = n.type.count(), red = x->type.count() / outs;
     OpCode comb = combiner(n.op);
     std::string t = ctype(k);
-    bool ordered = E.exact() && is_float(k) && n.op == OpCode::reduce_add;
-    if (!ordered)
-        if (auto rows = row_reduction(E, n)) {
-            register_reduce(E, n, *rows);
-            return;
-        }
+    auto how = E.decision(&n).how;
+    if (how == passes::CudaLowering::row_reduce || how == passes::CudaLowering::column_reduce || how == passes::CudaLowering::full_reduce)
+        return emit_register_reduce(E, n);
+    bool ordered = how == passes::CudaLowering::ordered_fold;
     E.begin_shared(n);
     std::string sx = E.stage(x);
     if (ordered) {
@@ -292,7 +117,7 @@ void reduce(Emitter& E, const Node& n) {
     // All 32 lanes reach the shuffles (the loop's trip count is uniform); lanes of
     // an idle group shuffle among themselves only.
     if (per > 1) {
-        std::string shuffled = k == Kind::Bool ? "acc" : "__shfl_xor_sync(0xffffffffu, acc, m)";
+        std::string shuffled = k == Kind::Bool ? "acc" : "__shfl_xor_sync(" + E.shuffle_mask() + ", acc, m)";
         E.line("#pragma unroll");
         E.line("for (int m = " + num(per / 2) + "; m > 0; m >>= 1) acc = " + binary_expr(E, comb, k, "acc", shuffled) + ";");
     }
@@ -300,7 +125,8 @@ void reduce(Emitter& E, const Node& n) {
     E.close();
     E.barrier();
     E.each_element(&n, [&](const std::string& e, const std::string& dst) { E.line(dst + " = " + so + "[" + e + "];"); });
-    E.note(n, "tree over " + num(per) + " lanes per output (shuffles), operand in shared memory");
+    std::string why = E.decision(&n).why;
+    E.note(n, "tree over " + num(per) + " lanes per output (shuffles), operand in shared memory" + (why.empty() ? "" : " (" + why + ")"));
 }
 
 // The lines along dim `axis`: line l's first element and the stride along it.

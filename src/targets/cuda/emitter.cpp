@@ -96,26 +96,70 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
 
 Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o), lowered_(passes::lower(p, lower_options(o))) {
     threads_ = lowered_.layouts->threads;
+    instances_ = lowered_.layouts->instances_per_cta;
     largest_ = lowered_.layouts->largest;
+}
+
+namespace {
+
+// "a + b" with the zero terms left out ("0" when every term is).
+std::string sum(std::initializer_list<std::string> terms) {
+    std::string s;
+    for (const auto& t : terms)
+        if (!t.empty() && t != "0") s += (s.empty() ? "" : " + ") + t;
+    return s.empty() ? "0" : s;
+}
+
+}  // namespace
+
+// The formulas of passes/cuda_layout.h, with the factors that are 1 left out.
+std::string Emitter::row_of(const Layout& l, const std::string& j) const {
+    const std::int64_t band_rows = l.rows_per_round(), per_round = l.holds == passes::CudaHolds::rows ? 1 : l.row_runs * l.vec;
+    std::string round = l.row_rounds == 1 ? "" : "(" + j + ") / " + num(per_round) + (band_rows == 1 ? "" : " * " + num(band_rows));
+    if (l.row_rounds != 1 && per_round == 1) round = "(" + j + ")" + (band_rows == 1 ? "" : " * " + num(band_rows));
+    std::string band = band_rows == 1 ? "" : "tid / " + num(l.group);
+    return sum({round, band});
+}
+
+std::string Emitter::col_of(const Layout& l, const std::string& j) const {
+    const std::int64_t v = l.vec, k = l.row_runs, g = l.group;
+    std::string run = k == 1 ? "" : (v == 1 ? "(" + j + ")" : "(" + j + ") / " + num(v)) + " % " + num(k) + " * " + num(g * v);
+    if (k != 1 && l.holds == passes::CudaHolds::columns) run = (v == 1 ? "(" + j + ")" : "(" + j + ") / " + num(v)) + " * " + num(g * v);
+    std::string lane = g == 1 ? "" : (g == threads_ ? "tid" : "tid % " + num(g)) + (v == 1 ? "" : " * " + num(v));
+    std::string within = v == 1 ? "" : "(" + j + ") % " + num(v);
+    return sum({run, lane, within});
 }
 
 std::string Emitter::element(const Node* n, const std::string& j) const {
     Layout l = layout(n);
     if (l.uniform) return "0";
-    if (l.vec == 1) return "tid + " + j + " * " + num(threads_);
-    std::string v = num(l.vec);
-    return "(" + j + ") / " + v + " * " + num(threads_ * l.vec) + " + tid * " + v + " + (" + j + ") % " + v;
+    switch (l.holds) {
+        case passes::CudaHolds::tile: {
+            std::string row = row_of(l, j), col = col_of(l, j);
+            if (l.rows == 1 || row == "0") return col;
+            return "(" + row + ") * " + num(l.cols) + (col == "0" ? "" : " + " + col);
+        }
+        case passes::CudaHolds::columns: return col_of(l, j);
+        case passes::CudaHolds::rows: return row_of(l, j);
+    }
+    return "0";
 }
 
-std::string Emitter::run_start(const Node* n, const std::string& q) const {
+std::string Emitter::valid(const Node* n, const std::string& j) const {
     Layout l = layout(n);
-    if (l.uniform) return "0";
-    return "(" + q + ") * " + num(threads_ * l.vec) + " + tid" + (l.vec == 1 ? "" : " * " + num(l.vec));
+    if (l.uniform) return "";
+    std::string ok;
+    if (l.ragged_rows()) ok = "(" + row_of(l, j) + ") < " + num(l.rows);
+    if (l.ragged_cols()) ok += (ok.empty() ? "" : " && ") + ("(" + col_of(l, j) + ") < " + num(l.cols));
+    return ok;
 }
 
-bool Emitter::ragged(const Node* n) const {
+std::string Emitter::owner(const Node* n) const {
     Layout l = layout(n);
-    return !l.uniform && l.count % (threads_ * l.vec) != 0;
+    if (l.uniform) return "tid == 0";
+    if (l.holds == passes::CudaHolds::columns && l.rows_per_round() > 1) return "tid < " + num(l.group);
+    if (l.holds == passes::CudaHolds::rows && l.group > 1) return "tid % " + num(l.group) + " == 0";
+    return "";
 }
 
 const std::string& Emitter::name(const Node* n) {
@@ -133,7 +177,7 @@ std::string Emitter::at(const Node* n, const std::string& j) { return is_scalar(
 void Emitter::note(const Node& n, const std::string& lowering) {
     noted_.insert(&n);
     std::string where = n.loc.known() ? "  [" + n.loc.str() + "]" : "";
-    std::string distribution = layout(&n).describe(threads_, is_scalar(&n));
+    std::string distribution = layout(&n).describe(is_scalar(&n));
     notes_.push_back(name(&n) + " = " + std::string(detail::op_name(n.op)) + " " + std::string(kind_name(n.type.kind)) + " " +
                      ir::dims_str(n.type.dims) + ": " + distribution + (lowering.empty() ? "" : "; " + lowering) + where);
 }
@@ -154,13 +198,14 @@ void Emitter::each_element(const Node* n, const std::function<void(const std::st
         close();
         return;
     }
-    std::int64_t count = l.count, j = l.slots();
+    std::int64_t j = l.slots();
     line(t + " " + v + "[" + num(j) + "];");
     line("#pragma unroll");
     open("for (int j = 0; j < " + num(j) + "; ++j)");
     line("[[maybe_unused]] const int e = " + element(n, "j") + ";");
-    if (guard && ragged(n)) {
-        open("if (e < " + num(count) + ")");
+    std::string ok = guard ? valid(n, "j") : "";
+    if (!ok.empty()) {
+        open("if (" + ok + ")");
         body("e", v + "[j]");
         otherwise();
         line(v + "[j] = " + literal(n->type.kind, 0, 0) + ";");
@@ -179,13 +224,17 @@ void Emitter::each_owned(const Node* x, const std::function<void(const std::stri
         close();
         return;
     }
+    std::string mine = owner(x);
+    if (!mine.empty()) open("if (" + mine + ")");
     line("#pragma unroll");
     open("for (int j = 0; j < " + num(l.slots()) + "; ++j)");
     line("const int e = " + element(x, "j") + ";");
-    if (ragged(x)) open("if (e < " + num(l.count) + ")");
+    std::string ok = valid(x, "j");
+    if (!ok.empty()) open("if (" + ok + ")");
     body("e", name(x) + "[j]");
-    if (ragged(x)) close();
+    if (!ok.empty()) close();
     close();
+    if (!mine.empty()) close();
 }
 
 void Emitter::begin_shared(const Node& n) {
@@ -196,7 +245,7 @@ void Emitter::begin_shared(const Node& n) {
 
 std::string Emitter::shared_array(const std::string& type, std::int64_t count, int elem_bytes) {
     std::string v = fresh("s");
-    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_smem + " + num(shared_at_) + ");");
+    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_shared + " + num(shared_at_) + ");");
     shared_at_ += (count * elem_bytes + 15) / 16 * 16;
     if (shared_at_ > shared_max_) {
         shared_max_ = shared_at_;
@@ -206,7 +255,12 @@ std::string Emitter::shared_array(const std::string& type, std::int64_t count, i
 }
 
 void Emitter::barrier() {
-    line("__syncthreads();");
+    // The instance's threads: all of the CTA, or its own group (a named barrier, or the
+    // lanes of its warp).
+    if (instances_ == 1) line("__syncthreads();");
+    else if (threads_ >= 64) line("kc::bar_sync(1 + kiln_group, " + num(threads_) + ");");
+    else if (threads_ == 32) line("__syncwarp();");
+    else line("__syncwarp(kiln_mask);");
     exchange_dirty_[0] = exchange_dirty_[1] = false;
 }
 
@@ -244,25 +298,27 @@ std::string Emitter::stage(const Node* x) {
     Kind k = x->type.kind;
     std::string t = ctype(k), s = shared_array(t, x->type.count(), register_bytes(k));
     Layout l = layout(x);
-    if (l.uniform || l.vec == 1) {
+    // Runs are contiguous in the array too: write them with vector stores (element
+    // stores would put the lanes of a warp V apart, a V-way bank conflict). Partial
+    // runs and projections go element by element.
+    if (l.uniform || l.vec == 1 || l.holds != passes::CudaHolds::tile || l.cols % l.vec != 0) {
         each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
         return s;
     }
-    // A run is contiguous in the array too: write it with vector stores (element
-    // stores would put the lanes of a warp V apart, a V-way bank conflict).
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * register_bytes(k)));
     std::string wt = word_type(bytes);
     line("#pragma unroll");
-    open("for (int q = 0; q < " + num(l.runs) + "; ++q)");
-    line("const int e = " + run_start(x, "q") + ";");
-    if (ragged(x)) open("if (e < " + num(l.count) + ")");
+    open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+    line("const int e = " + element(x, "q * " + num(l.vec)) + ";");
+    std::string ok = valid(x, "q * " + num(l.vec));
+    if (!ok.empty()) open("if (" + ok + ")");
     std::string buf = fresh("run");
     std::string init;
     for (int i = 0; i < l.vec; ++i) init += (i ? ", " : "") + name(x) + "[q * " + num(l.vec) + " + " + num(i) + "]";
     line("__align__(16) const " + t + " " + buf + "[" + num(l.vec) + "] = {" + init + "};");
     for (std::int64_t w = 0; w < l.vec * register_bytes(k) / bytes; ++w)
         line("reinterpret_cast<" + wt + "*>(" + s + " + e)[" + num(w) + "] = reinterpret_cast<const " + wt + "*>(" + buf + ")[" + num(w) + "];");
-    if (ragged(x)) close();
+    if (!ok.empty()) close();
     close();
     return s;
 }
@@ -381,9 +437,15 @@ void Emitter::grid(const Node& loop) {
     std::string total = "g_total";
     std::string product;
     for (auto& x : ext) product += (product.empty() ? "" : " * ") + x;
-    line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
     line("const long long " + total + " = " + product + ";");
-    open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
+    if (instances_ == 1) {
+        line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
+        open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
+    } else {
+        line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
+        open("for (long long pid = (long long)blockIdx.x * " + num(instances_) + " + kiln_group; pid < " + total + "; pid += (long long)gridDim.x * " +
+             num(instances_) + ")");
+    }
     bind_indices(*this, loop, ext, "pid");
     exchange_unknown();  // the previous instance may still be reading
     region(*loop.body);
@@ -487,9 +549,12 @@ EmittedKernel Emitter::emit() {
     // The canonical GEMM also gets a TMA + wgmma kernel in the same module (emit_gemm.h).
     std::string gemm;
     if (const auto& m = lowered_.contractions.gemm) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
-    k.threads = threads_;
-    // The scratch area, then the two exchange areas.
-    k.shared_bytes = shared_max_ + 2 * exchange_max_;
+    k.threads = threads_ * instances_;
+    k.instances_per_cta = instances_;
+    if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
+    // Per instance: the scratch area, then the two exchange areas.
+    const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;
+    k.shared_bytes = per_instance * instances_;
     k.values = notes_;
     k.contractions = passes::contraction_report(lowered_);
     k.tensor_core_mmas = tensor_core_mmas_;
@@ -500,26 +565,42 @@ EmittedKernel Emitter::emit() {
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
     src << constants_.str();
     // A kernel whose largest tile gives each thread more than 8 elements streams rows
-    // through registers: ask for at least 1024 resident threads per SM (at most 64
-    // registers each). Left alone, ptxas may take more registers than that for no
-    // gain (fewer rows in flight) or stop at 64 with a spill. Not in exact precision,
-    // where a float sum folds in one thread and kiln's math needs more registers.
+    // through registers: ask for o_.resident_threads resident threads per SM (1024 at
+    // first: at most 64 registers each). Left alone, ptxas may take more registers
+    // than that for no gain (fewer rows in flight). Where the cap makes ptxas spill
+    // (several row statistics live at once, parameter vectors held beside the row),
+    // kernel_cache.cpp compiles again asking for fewer. Not in exact precision, where
+    // a float sum folds in one thread and kiln's math needs more registers.
     bool large_tiles = !exact() && largest_ > std::int64_t{threads_} * 8;
-    std::string launch_bounds = num(threads_) + (large_tiles && threads_ < 1024 ? ", " + num(1024 / threads_) : "");
+    const int cta = threads_ * instances_;
+    k.min_ctas = large_tiles && cta < o_.resident_threads ? o_.resident_threads / cta : 0;
+    std::string launch_bounds = num(cta) + (k.min_ctas > 1 ? ", " + num(k.min_ctas) : "");
     src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << k.entry << "(" << kernel_signature(p_) << ") {\n";
     src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
-    src << "    const int tid = threadIdx.x;\n";
+    if (instances_ == 1) {
+        src << "    const int tid = threadIdx.x;\n";
+        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
+    } else {
+        // This thread's instance among the CTA's, its index there, and its share of shared memory.
+        src << "    const int kiln_group = threadIdx.x / " << threads_ << ", tid = threadIdx.x % " << threads_ << ";\n";
+        if (threads_ < 32)
+            src << "    [[maybe_unused]] const unsigned kiln_mask = " << ((1ull << threads_) - 1) << "u << (threadIdx.x % 32u / " << threads_ << "u * "
+                << threads_ << "u);\n";
+        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem + kiln_group * " << per_instance << ";\n";
+    }
     if (exchange_max_ > 0) {
-        src << "    unsigned char* const kiln_exchange0 = kiln_smem + " << shared_max_ << ";\n";
-        src << "    unsigned char* const kiln_exchange1 = kiln_smem + " << shared_max_ + exchange_max_ << ";\n";
+        src << "    unsigned char* const kiln_exchange0 = kiln_shared + " << shared_max_ << ";\n";
+        src << "    unsigned char* const kiln_exchange1 = kiln_shared + " << shared_max_ + exchange_max_ << ";\n";
     }
     src << body_.text() << "}\n";
     src << gemm;
     k.source = src.str();
     if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;
-    if (shared_max_node_)
-        k.shared_site = std::string(detail::op_name(shared_max_node_->op)) +
-                        (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");
+    if (shared_max_node_) {
+        k.shared_op = detail::op_name(shared_max_node_->op);
+        k.shared_loc = shared_max_node_->loc;
+        k.shared_site = k.shared_op + (shared_max_node_->loc.known() ? " at " + shared_max_node_->loc.str() : "");
+    }
     return k;
 }
 

@@ -43,18 +43,31 @@ public:
     int threads() const { return threads_; }
     static bool is_scalar(const Node* n) { return n->type.dims.empty(); }
 
-    // ---- layout (emit.h): where each element of a tile lives. Every op family goes
-    // through these (or each_element / each_owned / stage, built on them).
+    // ---- layout (emit.h, passes/cuda_layout.h): where each element of a value lives,
+    // as the middle end decided. Every op family goes through these (or each_element /
+    // each_owned / stage, built on them).
     using Layout = passes::CudaLayout;
     Layout layout(const Node* n) const { return lowered_.layouts->of(n); }
+    passes::CudaDecision decision(const Node* n) const { return lowered_.layouts->decision(n); }
     const passes::Lowered& lowered() const { return lowered_; }
     std::int64_t slots(const Node* n) const { return layout(n).slots(); }  // register slots per thread
-    // The element held in slot j of this thread, and the first element of its run q
-    // (j and q: int expressions, constants once loops are unrolled).
+    // Index expressions (int, constant-folded once loops are unrolled) for slot j of
+    // this thread: its row and column in the distributed tile, the element it holds,
+    // and the condition under which it holds one ("" when every slot does).
+    std::string row_of(const Layout& l, const std::string& j) const;
+    std::string col_of(const Layout& l, const std::string& j) const;
     std::string element(const Node* n, const std::string& j) const;
-    std::string run_start(const Node* n, const std::string& q) const;
-    // Whether some slots of some threads lie past the tile's end (they need a guard).
-    bool ragged(const Node* n) const;
+    std::string valid(const Node* n, const std::string& j) const;
+    // For a value several threads hold (a projection, a uniform value): the condition
+    // under which this thread is the one that writes it out ("" when every thread is).
+    std::string owner(const Node* n) const;
+    // Whether some slots of some threads hold no element (they need a guard).
+    bool ragged(const Node* n) const { return layout(n).ragged(); }
+    // The threads that shuffle together (a full warp, or an instance's lanes) and the
+    // mask of lanes `lanes` of them combine within (all of a warp unless the
+    // instance is narrower).
+    std::string shuffle_mask() const { return threads_ < 32 && instances_ > 1 ? "kiln_mask" : "0xffffffffu"; }
+    int instances() const { return instances_; }
 
     // ---- names and text
     const std::string& name(const Node* n);                             // n's variable
@@ -110,7 +123,8 @@ private:
     const ir::Program& p_;
     EmitOptions o_;
     passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
-    int threads_ = 32;
+    int threads_ = 32;     // of an instance
+    int instances_ = 1;    // per CTA
     std::int64_t largest_ = 1;  // elements of the largest tile
     targets::SourceWriter body_{1};
     std::ostringstream constants_;  // file-scope arrays for tile constants
@@ -135,6 +149,7 @@ void emit_elementwise(Emitter& e, const Node& n);  // unary, binary, compare, se
 void emit_memory(Emitter& e, const Node& n);       // load, store
 void emit_movement(Emitter& e, const Node& n);     // broadcast, reshape, permute, slice, gather, reindex
 void emit_reduction(Emitter& e, const Node& n);    // reduce_*, argmax/argmin, scan_*
+void emit_register_reduce(Emitter& e, const Node& n);  // reduce_* the layout pass keeps in registers
 void emit_sort(Emitter& e, const Node& n);         // sort_*, topk_*
 void emit_mma(Emitter& e, const Node& n);          // ordered contraction or tensor cores
 

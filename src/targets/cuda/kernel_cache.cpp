@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <initializer_list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -22,6 +23,7 @@ namespace {
 constexpr const char* kArtifactFormat = "cuda-artifacts-1";
 // sm_90's opt-in shared memory per CTA, the limit when compiling with no device.
 constexpr std::int64_t kOfflineSharedLimit = 227 * 1024;
+const std::string kOfflineArch = "sm_90a";  // what a compile with no device targets
 
 // The numbers of the first place in `log` that reads "N1<text1>N2<text2>...",
 // each N a decimal number, preceded by `lead`. (No std::regex: building one
@@ -89,8 +91,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // program object with the same source (a kernel traced again) reuses the module
 // already loaded rather than loading another copy.
 // A variant is what the caller chooses of EmitOptions (a field added there must
-// be added here) and the architecture: precision, index width, arch.
-using Variant = std::tuple<int, bool, std::string>;
+// be added here), the architecture, and the device the module is loaded on
+// (-1: compiled offline): precision, index width, arch, device.
+using Variant = std::tuple<int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -98,7 +101,8 @@ struct ProgramKernels {
 struct Loaded {
     std::mutex mutex;
     std::unordered_map<const ir::Program*, ProgramKernels> by_program;
-    std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> by_key;
+    // By cache key and device: a module is loaded into each device's context once.
+    std::map<std::pair<std::string, int>, std::shared_ptr<const CompiledKernel>> by_key;
 };
 Loaded& loaded() {
     static auto* l = new Loaded;  // never destroyed: modules stay loaded until exit
@@ -111,10 +115,13 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
-    if (k->kernel.shared_bytes > shared_limit)
-        fail(p.loc, "cuda", "kernel '" + p.name + "': " + k->kernel.shared_site + " stages " + std::to_string(k->kernel.shared_bytes) +
-                                " bytes through shared memory, more than the " + std::to_string(shared_limit) +
-                                " a CTA can have; use smaller tiles");
+    // Named at the op that needs the most (the user's line), else at the kernel.
+    if (k->kernel.shared_bytes > shared_limit) {
+        const bool at_op = k->kernel.shared_loc.known();
+        fail(at_op ? k->kernel.shared_loc : p.loc, at_op ? k->kernel.shared_op : "cuda",
+             (at_op ? "" : "kernel '" + p.name + "': ") + "stages " + std::to_string(k->kernel.shared_bytes) +
+                 " bytes through shared memory on cuda, more than the " + std::to_string(shared_limit) + " a CTA can have; use smaller tiles");
+    }
     std::string why;
     std::string nvrtc = nvrtc_identity(&why);
     if (nvrtc.empty()) throw Error("cuda: cannot compile kernel '" + p.name + "': " + why);
@@ -210,8 +217,9 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 }
 
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev) {
-    std::string arch = dev ? dev->arch() : "sm_90a";
-    Variant variant{static_cast<int>(o.precision), o.index64, arch};
+    const std::string& arch = dev ? dev->arch_name : kOfflineArch;
+    const int device = dev ? dev->ordinal : -1;
+    Variant variant{static_cast<int>(o.precision), o.index64, arch, device};
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return !dev || k->function; };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
@@ -226,14 +234,25 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             if (v == variant && usable(k)) return k;
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
-    std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
     std::shared_ptr<const CompiledKernel> k;
-    if (auto same = l.by_key.find(fresh->key); same != l.by_key.end() && usable(same->second)) {
-        k = same->second;
-    } else {
-        fetch_artifacts(*fresh, eo);
-        if (dev) load(*fresh, p, *dev);
-        k = l.by_key[fresh->key] = fresh;
+    for (;;) {
+        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
+        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && usable(same->second)) {
+            k = same->second;
+        } else {
+            fetch_artifacts(*fresh, eo);
+            // A register cap that makes ptxas spill costs more than the occupancy it buys
+            // (local memory traffic in a kernel bound by memory traffic): ask for half
+            // the resident threads (twice the registers) until it fits or none is asked.
+            const Resources& r = fresh->resources;
+            if (r.known && r.spill_store_bytes + r.spill_load_bytes > 0 && fresh->kernel.min_ctas > 1) {
+                eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
+                continue;
+            }
+            if (dev) load(*fresh, p, *dev);
+            k = l.by_key[{fresh->key, device}] = fresh;
+        }
+        break;
     }
     if (!owner.expired()) {  // a program not shared-owned is not remembered by address
         if (at == l.by_program.end()) {

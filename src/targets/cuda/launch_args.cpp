@@ -33,16 +33,19 @@ std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) 
 
 namespace {
 
-// Appends the slots of pack_params's parameters to `slots`.
-void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
-    std::size_t count = slots.size();
+std::size_t slot_count(const std::vector<Arg>& args) {
+    std::size_t count = 0;
     for (const Arg& a : args) count += a.is_view ? 1 + a.extents.size() + a.strides.size() : 1;
-    slots.reserve(count);
+    return count;
+}
+
+// Calls add(slot) for each of pack_params's parameters, in order.
+template <class Add> void for_each_slot(const ir::Program& p, const std::vector<Arg>& args, Add&& add) {
     auto push = [&](const auto& value) {
         std::uint64_t slot = 0;
         static_assert(sizeof value <= sizeof slot);
         std::memcpy(&slot, &value, sizeof value);
-        slots.push_back(slot);
+        add(slot);
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const Arg& a = args[i];
@@ -62,7 +65,30 @@ void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vecto
     }
 }
 
+// Appends the slots of pack_params's parameters to `slots`.
+void append_slots(const ir::Program& p, const std::vector<Arg>& args, std::vector<std::uint64_t>& slots) {
+    slots.reserve(slots.size() + slot_count(args));
+    for_each_slot(p, args, [&](std::uint64_t s) { slots.push_back(s); });
+}
+
 }  // namespace
+
+void InlineParams::pack(const ir::Program& p, const std::vector<Arg>& args) {
+    count_ = slot_count(args);
+    std::uint64_t* slots = slots_;
+    if (count_ > kInline) {
+        heap_slots_.resize(count_);
+        heap_pointers_.resize(count_);
+        slots = heap_slots_.data();
+    }
+    void** out = pointers();
+    std::size_t k = 0;
+    for_each_slot(p, args, [&](std::uint64_t s) {
+        slots[k] = s;
+        out[k] = &slots[k];
+        ++k;
+    });
+}
 
 PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
     PackedParams out;
@@ -73,7 +99,7 @@ PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
-                                        std::string* why) {
+                                        GemmStaging& staging, std::string* why) {
     auto reject = [&](const std::string& w) {
         if (why) *why = w;
         return std::unique_ptr<GemmLaunch>();
@@ -106,44 +132,42 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     std::int64_t rows = covered(grid_m, g.program_bm, out_rows), cols = covered(grid_n, g.program_bn, out_cols);
     std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
     std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
-    auto tma_view = [&](const Arg& v) {
-        return v.strides[1] == 1 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 && v.strides[0] > 0 && (v.strides[0] * 2) % 16 == 0 &&
-               v.extents[0] > 0 && v.extents[1] > 0 && v.extents[0] <= kMax && v.extents[1] <= kMax;
-    };
-    if (!tma_view(A) || !tma_view(B)) return reject("A or B does not suit TMA (unit inner stride, 16-byte aligned base and row stride)");
-    for (int o : g.outputs) {
-        const Arg& C = args[static_cast<std::size_t>(o)];
-        int elem = kind_bytes(C.kind);
-        if (C.strides[1] != 1 || C.strides[0] % 2 != 0 || reinterpret_cast<std::uintptr_t>(C.data) % static_cast<std::uintptr_t>(2 * elem) != 0)
-            return reject("output argument " + std::to_string(o) + " does not allow paired stores (unit inner stride, even row stride, aligned base)");
-    }
     if (rows == 0 || cols == 0 || depth == 0 || rows > kMax || cols > kMax || depth > kMax) return reject("an empty or too large problem");
     auto L = std::make_unique<GemmLaunch>();
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
     // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
-    // to what the program's k loop covers.
-    auto request = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer) {
+    // to what the program's k loop covers. An operand TMA cannot read in place is
+    // read from a staged copy (gemm_staging.h).
+    TensorMapCache& maps = tensor_map_cache();
+    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name) {
+        void* base = v.data;
+        std::int64_t stride = v.strides[0];
+        if (!tma_readable(v.data, v.extents, v.strides, 2)) {
+            std::string w;
+            base = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, &stride, &w);
+            if (!base) return std::string(name) + " does not suit TMA (16-byte aligned base and row stride, unit inner stride) and " + w;
+        }
         TiledMapRequest r;
         r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-        r.base = v.data;
+        r.base = base;
         r.dims[0] = static_cast<std::uint64_t>(inner);
         r.dims[1] = static_cast<std::uint64_t>(outer);
-        r.stride_bytes = static_cast<std::uint64_t>(v.strides[0]) * 2;
+        r.stride_bytes = static_cast<std::uint64_t>(stride) * 2;
         r.box[0] = 64;
         r.box[1] = static_cast<unsigned>(box_outer);
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
         r.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
         r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
-        return r;
+        // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
+        if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
+        return std::string();
     };
-    // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
-    TensorMapCache& maps = tensor_map_cache();
-    if (!maps.get(d, request(A, std::min(A.extents[1], depth), A.extents[0], g.bm), L->maps[0]) ||
-        !maps.get(d, g.b_kmajor ? request(B, std::min(B.extents[1], depth), B.extents[0], g.bn)
-                                : request(B, B.extents[1], std::min(B.extents[0], depth), g.bk),
-                  L->maps[1]))
-        return reject("cuTensorMapEncodeTiled refused A or B");
+    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, L->maps[0], "A");
+    if (refused.empty())
+        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B")
+                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B");
+    if (!refused.empty()) return reject(refused);
     std::int64_t tiles_n = (cols + g.bn - 1) / g.bn, tiles = (rows + g.bm - 1) / g.bm * tiles_n;
     std::int64_t k_tiles = (depth + g.bk - 1) / g.bk;
     L->ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::max(d.multiprocessors, 1)));

@@ -13,6 +13,7 @@
 #include "passes/index_width.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
+#include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
@@ -32,6 +33,27 @@ struct PackedParams {
 };
 PackedParams pack_params(const ir::Program& p, const std::vector<detail::Arg>& args);
 
+// The same parameters in a buffer that lives on the caller's stack for the usual
+// few (so that a warm launch allocates nothing), on the heap beyond. Pinned in
+// memory: `pointers()` points into it.
+class InlineParams {
+public:
+    InlineParams() = default;
+    InlineParams(const InlineParams&) = delete;
+    InlineParams& operator=(const InlineParams&) = delete;
+    void** pointers() { return heap_pointers_.empty() ? pointers_ : heap_pointers_.data(); }
+    std::size_t size() const { return count_; }
+    void pack(const ir::Program& p, const std::vector<detail::Arg>& args);
+
+private:
+    static constexpr std::size_t kInline = 96;  // 8 views of rank 4 and their strides, and more
+    std::uint64_t slots_[kInline];
+    void* pointers_[kInline];
+    std::vector<std::uint64_t> heap_slots_;
+    std::vector<void*> heap_pointers_;
+    std::size_t count_ = 0;
+};
+
 // A launch of the Hopper GEMM kernel (emit_gemm.h): the tensor maps of A and B,
 // then the kernel's own scalars (tile counts, covered rows and columns), then
 // pack_params's parameters. Pinned in memory: `pointers` points into it.
@@ -45,14 +67,16 @@ struct GemmLaunch {
     GemmLaunch& operator=(const GemmLaunch&) = delete;
 };
 
-// The GEMM kernel's launch for these arguments, or null (with `why`) when they do
-// not suit TMA: A and B need a unit inner stride, a 16-byte aligned base and row
-// stride, and extents below 2^31; C a unit inner stride, an even row stride and a
-// base aligned for a pair of elements. Then the ordinary kernel runs instead.
+// The GEMM kernel's launch for these arguments, or null (with `why`) when it cannot
+// take them. A or B that TMA cannot read in place (its row stride or base not
+// 16-byte aligned: 8191 bf16 columns) is staged by `staging` into a copy it can
+// read, enqueued on staging's stream; one with a non-unit inner stride is refused
+// (then the ordinary kernel runs). Outputs may have any strides: the kernel
+// stores element pairs where a row allows it and single elements elsewhere.
 // `p` is the program g was emitted from (its k loop is found where g records it,
 // not matched again); the tensor maps come from tensor_map_cache(), so repeated
 // launches over the same buffers encode nothing.
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, const Device& d,
-                                        std::string* why = nullptr);
+                                        GemmStaging& staging, std::string* why = nullptr);
 
 }  // namespace kiln::cu

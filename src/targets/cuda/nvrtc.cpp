@@ -112,7 +112,7 @@ std::string nvrtc_version(std::string* why) {
     return l.version;
 }
 
-std::string nvrtc_identity(std::string* why) {
+const std::string& nvrtc_identity(std::string* why) {
     static const std::string identity = [] {
         struct stat st {};
         if (nvrtc_file().empty() || ::stat(nvrtc_file().c_str(), &st) != 0) {

@@ -22,7 +22,7 @@ std::string nvrtc_version(std::string* why = nullptr);
 // costs ~10 ms, so a launch whose kernel is cached never does: this only stats
 // the file, unless NVRTC is left to the loader's search path (then it loads it
 // and answers with its version). Empty when there is none (`why` says why).
-std::string nvrtc_identity(std::string* why = nullptr);
+const std::string& nvrtc_identity(std::string* why = nullptr);
 
 // Compiles one translation unit. A compile error is an internal error (kiln
 // generated the source), reported with the log; a missing NVRTC is a kiln::Error.

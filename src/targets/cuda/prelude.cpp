@@ -15,6 +15,9 @@ __device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f
 __device__ __forceinline__ unsigned short f2h(float x) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
 __device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
 __device__ __forceinline__ unsigned short f2b(float x) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
+// Two at once, lo in the low half (one instruction for the pair): what f2h / f2b give for each.
+__device__ __forceinline__ unsigned f2h2(float lo, float hi) { unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
+__device__ __forceinline__ unsigned f2b2(float lo, float hi) { unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
 // One rounding of a float result to f16 / bf16. For + - * / sqrt the float
 // result rounded again equals the f64 result rounded once (24 >= 2p + 2 bits),
 // which is the contract's rule.
@@ -54,6 +57,9 @@ __device__ __forceinline__ double kmin(double a, double b) {
     if (a == b) return __double_as_longlong(a) < 0 ? a : b;
     return a < b ? a : b;
 }
+// A barrier among the `count` threads of one instance when a CTA runs several (id 0
+// is __syncthreads).
+__device__ __forceinline__ void bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(count) : "memory"); }
 template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
 template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
 
@@ -104,6 +110,7 @@ std::string prelude(bool with_math) {
     s += ", device helpers\n";
     s += embedded::kround_h();
     if (with_math) s += embedded::kmath_h();
+    s += embedded::divide_by_h();
     s += kHelpers;
     return s;
 }

@@ -1,0 +1,151 @@
+// GEMM benchmark (issue 11): kiln's GEMMs written as users write them (bf16 in, f32
+// accumulate, bf16 out; tile 128x256x64 unless a row says otherwise) against cuBLAS
+// in the same process, over the issue's shapes, a bias + relu epilogue and X W^T
+// (the weight stored [N, K]). Each row checks kiln's output against cuBLAS's
+// (relative L2 over a sample; for the epilogue the host applies bias and relu to
+// cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs.
+// Prints a table; writes JSON to argv[1] (default bench-gemm.json).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <kiln/kiln.h>
+#include <nlohmann/json.hpp>
+
+using namespace kiln;
+
+namespace {
+
+#define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); std::exit(2); } } while (0)
+
+template <class F> double median_ms(F&& f, int warmup, int reps) {
+    for (int i = 0; i < warmup; ++i) f();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<double> t;
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    for (int i = 0; i < reps; ++i) {
+        cudaEventRecord(a);
+        f();
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, a, b);
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+enum class Form { plain, bias_relu, linear };
+
+// C = A B (B [K, N]) or A B^T (B [N, K]), optionally relu(A B + bias[n]).
+Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    bool nk = f == Form::linear;
+    return kernel("bench_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1> bias, View<bf16, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(nk ? B.extent(0) : B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                auto b = nk ? B[coord(n0, k0), shape(n, k)] : B[coord(k0, n0), shape(k, n)];
+                acc = mma(A[coord(m0, k0), shape(m, k)], b, acc);
+            }
+            if (f == Form::bias_relu) acc = max(acc + cast<f32>(bias[coord(n0), shape(n)]), 0.0f);
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
+struct Row {
+    std::string name;
+    double kiln = 0, peer = 0, err = 0;
+};
+
+Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256, std::int64_t bk = 64) {
+    std::mt19937 g(M * 31 + N * 7 + K);
+    std::uniform_real_distribution<double> d(-1, 1);
+    Tensor<bf16> A({M, K}), B(f == Form::linear ? std::vector<std::int64_t>{N, K} : std::vector<std::int64_t>{K, N}), bias({N}), C({M, N});
+    for (auto* t : {&A, &B, &bias})
+        for (auto& x : t->values()) x = bf16(d(g));
+    const auto Ad = A.to(cuda()), Bd = B.to(cuda()), biasd = bias.to(cuda());
+    auto Cd = C.to(cuda()), Cref = C.to(cuda());
+    auto k = gemm(f, bm, bn, bk);
+    auto launch = [&] { k.launch(cuda(), Ad, Bd, biasd, Cd); };
+    launch();
+    cublasHandle_t h;
+    cublasCreate(&h);
+    float one = 1, zero = 0;
+    // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T.
+    auto cublas = [&] {
+        if (f == Form::linear)
+            cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_16BF, K, Ad.data(), CUDA_R_16BF, K, &zero, Cref.data(),
+                         CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        else
+            cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_16BF, N, Ad.data(), CUDA_R_16BF, K, &zero, Cref.data(),
+                         CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    cublas();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    auto got = Cd.to(host()), want = Cref.to(host());
+    double num = 0, den = 0;
+    std::int64_t step = std::max<std::int64_t>(1, static_cast<std::int64_t>(M) * N / 200000);
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(M) * N; i += step) {
+        double w = want[i].to_double();
+        if (f == Form::bias_relu) w = std::max(w + bias[i % N].to_double(), 0.0);
+        double x = got[i].to_double();
+        if (!std::isfinite(x)) num = INFINITY;
+        num += (x - w) * (x - w);
+        den += w * w;
+    }
+    Row r{name};
+    r.err = std::sqrt(num / den);
+    double flops = 2.0 * M * N * static_cast<double>(K);
+    int reps = flops > 1e12 ? 20 : 50;
+    r.kiln = flops / median_ms(launch, 3, reps) / 1e9;
+    r.peer = flops / median_ms(cublas, 3, reps) / 1e9;
+    cublasDestroy(h);
+    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer, r.kiln / r.peer, r.err);
+    std::fflush(stdout);
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* out = argc > 1 ? argv[1] : "bench-gemm.json";
+    if (!cuda().available()) {
+        std::fprintf(stderr, "no CUDA device: %s\n", cuda().unavailable_reason().c_str());
+        return 2;
+    }
+    std::vector<Row> rows;
+    rows.push_back(run("2048^3", Form::plain, 2048, 2048, 2048));
+    rows.push_back(run("4096^3", Form::plain, 4096, 4096, 4096));
+    rows.push_back(run("4096^3 tile 128x128x64", Form::plain, 4096, 4096, 4096, 128, 128, 64));
+    rows.push_back(run("8192^3", Form::plain, 8192, 8192, 8192));
+    rows.push_back(run("3000x5000x7000", Form::plain, 3000, 5000, 7000));
+    rows.push_back(run("4096x14336x4096", Form::plain, 4096, 14336, 4096));
+    rows.push_back(run("128x14336x4096", Form::plain, 128, 14336, 4096));
+    rows.push_back(run("16x4096x4096 (decode)", Form::plain, 16, 4096, 4096));
+    rows.push_back(run("4096^3 relu(A B + bias[n])", Form::bias_relu, 4096, 4096, 4096));
+    rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
+    rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
+    rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
+    nlohmann::json json = nlohmann::json::array();
+    for (const Row& r : rows)
+        json.push_back({{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"rel_l2", r.err}});
+    std::ofstream file(out);
+    file << json.dump(2) << "\n";
+    return file.flush() ? 0 : 1;
+}

@@ -1,0 +1,48 @@
+// Staging of GEMM operands that TMA cannot read in place. A TMA descriptor needs a
+// 16-byte aligned base and a row stride that is a multiple of 16 bytes; an 8191-wide
+// bf16 matrix (a row of 16382 bytes), or a view that starts at an odd column, has
+// neither. Rather than falling back to a kernel ten times slower, the operand's
+// covered rows are copied into a stream-ordered scratch buffer whose row stride is
+// rounded up to 16 bytes (one pitched copy, at memory bandwidth: ~0.1 ms for an
+// 8191^2 bf16 matrix against ~2 ms of tensor-core work), and the kernel reads that.
+// Only operands with a unit inner stride are staged; a copy cannot transpose.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "targets/cuda/driver.h"
+
+namespace kiln::cu {
+
+// Whether TMA can read a rank-2 view in place: unit inner stride, 16-byte aligned
+// base and row stride (elements of `elem_bytes`), extents within TMA's 32-bit coordinates.
+bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
+
+// Scratch copies made for one launch, released (stream-ordered, after the kernel
+// that reads them) when this goes out of scope. Not copyable.
+class GemmStaging {
+public:
+    GemmStaging(const Device& d, CUstream stream) : d_(d), stream_(stream) {}
+    ~GemmStaging();
+    GemmStaging(const GemmStaging&) = delete;
+    GemmStaging& operator=(const GemmStaging&) = delete;
+
+    // The address of a TMA-readable copy of `rows` x `cols` elements of a view with
+    // unit inner stride and row stride `stride` (elements), its row stride in
+    // `staged_stride`; the copy is enqueued on the stream. Null (with `why`) when the
+    // view cannot be staged (a non-unit inner stride, or a driver without
+    // stream-ordered allocation).
+    void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
+                std::int64_t* staged_stride, std::string* why);
+
+    std::size_t count() const { return scratch_.size(); }
+
+private:
+    const Device& d_;
+    CUstream stream_;
+    std::vector<CUdeviceptr> scratch_;
+};
+
+}  // namespace kiln::cu

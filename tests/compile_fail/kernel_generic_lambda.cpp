@@ -1,0 +1,4 @@
+// expect: a generic lambda \(auto parameters\)
+#include <kiln/kiln.h>
+using namespace kiln;
+auto k = kernel("k", [](auto y) { (void)y; });

@@ -1,0 +1,4 @@
+// expect: % takes integer kinds
+#include <kiln/kiln.h>
+using namespace kiln;
+void f() { auto x = zeros<f32>(shape(2)); auto r = x % x; (void)r; }

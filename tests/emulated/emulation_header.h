@@ -1,0 +1,156 @@
+// The C++ that lets the cuda emitter's source compile as host code: CUDA's
+// qualifiers and builtins, the collectives routed to the fiber scheduler
+// (cta_fibers.h), and the prelude's device helpers (`namespace kc`) without inline
+// PTX. Test support: the emulated source is the emitted source with the prelude's
+// helpers replaced by these; everything else is compiled as emitted.
+#pragma once
+
+namespace kiln::emulated {
+
+inline constexpr const char* kEmulationHeader = R"EMU(
+// ---- kiln CUDA emulation (tests/emulated): CUDA builtins in host C++
+#include <cmath>
+#include <cstring>
+#include <math.h>
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __shared__
+#define __restrict__ __restrict
+namespace kiln_emu {
+struct Dim3 { unsigned x = 0, y = 0, z = 0; };
+struct Api {
+    void (*barrier)(int id, int count);
+    void (*warp_sync)(unsigned mask);
+    unsigned long long (*shuffle)(unsigned mask, unsigned long long value, int src_lane);
+    void (*trap)(const char* what);
+};
+inline Api* api = nullptr;
+}
+kiln_emu::Dim3 threadIdx, blockIdx, gridDim, blockDim;
+__attribute__((aligned(16))) unsigned char kiln_smem[1 << 18];
+extern "C" __attribute__((visibility("default"))) void kiln_emu_bind(kiln_emu::Api* a, kiln_emu::Dim3** thread, kiln_emu::Dim3** block, kiln_emu::Dim3** grid,
+                              kiln_emu::Dim3** dim, unsigned char** smem) {
+    kiln_emu::api = a;
+    *thread = &threadIdx;
+    *block = &blockIdx;
+    *grid = &gridDim;
+    *dim = &blockDim;
+    *smem = kiln_smem;
+}
+inline void __syncthreads() { kiln_emu::api->barrier(0, 0); }
+inline void __syncwarp(unsigned mask = 0xffffffffu) { kiln_emu::api->warp_sync(mask); }
+template <class T> inline T kiln_emu_shuffle(unsigned mask, T v, int src) {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof v);
+    bits = kiln_emu::api->shuffle(mask, bits, src);
+    T r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+}
+template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
+    int lane = (int)(threadIdx.x % 32u);
+    int src = (lane & ~(width - 1)) | ((lane ^ lane_mask) & (width - 1));
+    return kiln_emu_shuffle(mask, v, src);
+}
+template <class T> inline T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32) {
+    int lane = (int)(threadIdx.x % 32u);
+    return kiln_emu_shuffle(mask, v, (lane & ~(width - 1)) | (src_lane & (width - 1)));
+}
+template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {
+    int lane = (int)(threadIdx.x % 32u), base = lane & ~(width - 1);
+    int src = lane + (int)delta < base + width ? lane + (int)delta : lane;
+    return kiln_emu_shuffle(mask, v, src);
+}
+inline void __trap() { kiln_emu::api->trap("__trap()"); }
+inline unsigned __float_as_uint(float x) { unsigned u; std::memcpy(&u, &x, 4); return u; }
+inline int __float_as_int(float x) { int u; std::memcpy(&u, &x, 4); return u; }
+inline float __uint_as_float(unsigned u) { float x; std::memcpy(&x, &u, 4); return x; }
+inline float __int_as_float(int u) { float x; std::memcpy(&x, &u, 4); return x; }
+inline long long __double_as_longlong(double x) { long long u; std::memcpy(&u, &x, 8); return u; }
+inline double __longlong_as_double(long long u) { double x; std::memcpy(&x, &u, 8); return x; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float __double2float_rn(double x) { return (float)x; }
+inline float __ll2float_rn(long long x) { return (float)x; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
+struct __attribute__((aligned(8))) uint2 { unsigned x, y; };
+)EMU";
+
+// Replaces the prelude's `namespace kc { ... }` (prelude.cpp): the same helpers in
+// plain C++ (bit-level conversions through kround.h, which the source pastes
+// before them), tensor-core instructions as traps.
+inline constexpr const char* kEmulatedHelpers = R"EMU(
+namespace kc {
+__device__ __forceinline__ float h2f(unsigned short h) { return (float)kiln_rt::f16_bits_to_double(h); }
+__device__ __forceinline__ unsigned short f2h(float x) { return x != x ? (unsigned short)0x7fff : kiln_rt::f16_bits_from_double((double)x); }
+__device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ unsigned short f2b(float x) { return x != x ? (unsigned short)0x7fff : kiln_rt::bf16_bits_from_double((double)x); }
+__device__ __forceinline__ unsigned f2h2(float lo, float hi) { return (unsigned)f2h(lo) | (unsigned)f2h(hi) << 16; }
+__device__ __forceinline__ unsigned f2b2(float lo, float hi) { return (unsigned)f2b(lo) | (unsigned)f2b(hi) << 16; }
+__device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
+__device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+__device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
+__device__ __forceinline__ float d2f16(double x) { return x != x ? h2f(0x7fff) : h2f(kiln_rt::f16_bits_from_double(x)); }
+__device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }
+__device__ __forceinline__ float kmax(float a, float b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return (__float_as_uint(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ float kmin(float a, float b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return (__float_as_uint(a) >> 31) ? a : b;
+    return a < b ? a : b;
+}
+__device__ __forceinline__ float max_nan(float a, float b) {
+    if (a != a || b != b) return __uint_as_float(0x7fffffffu);
+    if (a == b) return (__float_as_uint(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ double kmax(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ double kmin(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? a : b;
+    return a < b ? a : b;
+}
+__device__ __forceinline__ void bar_sync(int id, int count) { kiln_emu::api->barrier(id, count); }
+template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
+template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
+__device__ __forceinline__ int w8(long long x) { return (int)kiln_rt::wrap_i8(x); }
+__device__ __forceinline__ int add32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int sub32(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int mul32(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ long long add64(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ long long sub64(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ long long mul64(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+__device__ __forceinline__ bool less_nan_last(double a, double b) { return (a == a && b != b) || a < b; }
+__device__ __forceinline__ void mma_f16(float (&)[4], const unsigned (&)[4], const unsigned (&)[2]) { kiln_emu::api->trap("tensor cores are not emulated"); }
+__device__ __forceinline__ void mma_bf16(float (&)[4], const unsigned (&)[4], const unsigned (&)[2]) { kiln_emu::api->trap("tensor cores are not emulated"); }
+__device__ __forceinline__ void mma_tf32(float (&)[4], const unsigned (&)[4], const unsigned (&)[2]) { kiln_emu::api->trap("tensor cores are not emulated"); }
+__device__ __forceinline__ void mma_s8(int (&)[4], const unsigned (&)[4], const unsigned (&)[2]) { kiln_emu::api->trap("tensor cores are not emulated"); }
+__device__ __forceinline__ unsigned tf32(float x) { kiln_emu::api->trap("tensor cores are not emulated"); return __float_as_uint(x); }
+}  // namespace kc
+)EMU";
+
+}  // namespace kiln::emulated

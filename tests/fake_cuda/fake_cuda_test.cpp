@@ -1,0 +1,188 @@
+// The cuda target's host side against a stand-in driver (fake_libcuda.cpp, found
+// as libcuda.so.1 through LD_LIBRARY_PATH): kernels compile with the real NVRTC
+// and are recorded, not run. What is checked is what kiln asks of the driver:
+// stream-bound launches enqueue on their stream and never synchronise, copies are
+// stream-ordered, a failure surfaces at the next synchronisation naming the
+// kernel and its launch line, devices are kept apart, and a warm asynchronous
+// launch through a compiled handle allocates nothing.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "tests/interop/interop_util.h"
+#include "targets/cuda/driver.h"
+#include "targets/cuda/nvrtc.h"
+
+namespace {
+thread_local bool t_counting = false;
+thread_local long t_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+    if (t_counting) ++t_allocations;
+    if (void* p = std::malloc(n ? n : 1)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace kiln;
+using namespace kiln::interop_test;
+
+namespace {
+
+struct Counts {
+    long launches, ctx_syncs, stream_syncs, async_copies, sync_copies, module_loads, streams_created;
+    void* last_launch_stream;
+    int last_launch_device;
+    unsigned last_grid, last_block;
+};
+
+// The fake's controls, from the libcuda.so.1 kiln loaded.
+struct Fake {
+    void (*counts)(Counts*);
+    void (*reset)();
+    void (*fail)(int at_sync, int at_launch);
+};
+const Fake* fake() {
+    static const Fake* f = [] () -> const Fake* {
+        if (!cu::device()) return nullptr;  // kiln loads libcuda.so.1 first
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        if (!lib) return nullptr;
+        auto* f = new Fake;
+        f->counts = reinterpret_cast<void (*)(Counts*)>(dlsym(lib, "fake_cuda_counts"));
+        f->reset = reinterpret_cast<void (*)()>(dlsym(lib, "fake_cuda_reset"));
+        f->fail = reinterpret_cast<void (*)(int, int)>(dlsym(lib, "fake_cuda_fail"));
+        return f->counts ? f : nullptr;
+    }();
+    return f;
+}
+Counts counts() {
+    Counts c{};
+    fake()->counts(&c);
+    return c;
+}
+std::string here(int line) { return "fake_cuda_test.cpp:" + std::to_string(line) + ": "; }
+
+class FakeCuda : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+        if (!fake()) {
+            // ctest runs this with the fake first on LD_LIBRARY_PATH: then a miss is a failure.
+            if (std::getenv("FAKE_CUDA_DEVICES")) FAIL() << "the fake driver was not loaded as libcuda.so.1";
+            GTEST_SKIP() << "not running against the fake driver (ctest sets LD_LIBRARY_PATH)";
+        }
+        fake()->reset();
+    }
+};
+
+}  // namespace
+
+TEST_F(FakeCuda, StreamLaunchesAreEnqueuedWithoutSynchronising) {
+    Stream s = Stream::create();
+    Tensor<f32> x = inputs(8, 64), y({8, 64});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    Counts c = counts();
+    EXPECT_EQ(c.async_copies, 2) << "copies to the device are enqueued on the stream";
+    EXPECT_EQ(c.sync_copies, 0);
+    Kernel k = softmax_kernel();
+    for (int i = 0; i < 5; ++i) k.launch(cuda(s), std::as_const(xd).view(), yd.view());
+    c = counts();
+    EXPECT_EQ(c.launches, 5);
+    EXPECT_EQ(c.last_launch_stream, s.handle());
+    EXPECT_EQ(c.last_grid, 8u) << "one CTA per row";
+    EXPECT_EQ(c.ctx_syncs, 0);
+    EXPECT_EQ(c.stream_syncs, 0);
+    Tensor<f32> back = yd.to(host());
+    c = counts();
+    EXPECT_EQ(c.stream_syncs, 1) << "copying back waits for this stream only";
+    EXPECT_EQ(c.ctx_syncs, 0);
+    EXPECT_EQ(back.values(), y.values()) << "the fake's kernels write nothing: y's zeros came back";
+}
+
+TEST_F(FakeCuda, WithoutAStreamEachLaunchIsWaitedFor) {
+    Tensor<f32> x = inputs(4, 32), y({4, 32});
+    auto xd = x.to(cuda()), yd = y.to(cuda());
+    softmax_kernel().launch(cuda(), std::as_const(xd).view(), yd.view());
+    Counts c = counts();
+    EXPECT_EQ(c.launches, 1);
+    EXPECT_EQ(c.ctx_syncs, 1);
+    EXPECT_EQ(c.last_launch_stream, nullptr);
+    EXPECT_EQ(c.sync_copies, 2);
+}
+
+TEST_F(FakeCuda, AFailureSurfacesAtTheNextSynchronisationNamingTheLaunch) {
+    Stream s = Stream::create();
+    Tensor<f32> x = inputs(4, 32), y({4, 32});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    int line = __LINE__ + 1;
+    softmax_kernel().launch(cuda(s), std::as_const(xd).view(), yd.view());
+    fake()->fail(700, 0);
+    std::string e = error_of([&] { s.synchronize(); });
+    EXPECT_EQ(e, here(line) + "cuda: a kernel failed: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered; kernels launched "
+                              "on this stream since it was last synchronised: 'softmax' (fake_cuda_test.cpp:" + std::to_string(line) + ")");
+    s.synchronize();  // reported once
+}
+
+TEST_F(FakeCuda, AFailureSeenAtALaunchNamesTheLaunchesBeforeIt) {
+    Stream s = Stream::create();
+    Tensor<f32> x = inputs(4, 32), y({4, 32});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    Kernel k = softmax_kernel();
+    int first = __LINE__ + 1;
+    k.launch(cuda(s), std::as_const(xd).view(), yd.view());
+    fake()->fail(0, 700);  // the driver refuses the next launch (an earlier kernel faulted)
+    int second = __LINE__ + 1;
+    std::string e = error_of([&] { k.launch(cuda(s), std::as_const(xd).view(), yd.view()); });
+    EXPECT_TRUE(contains(e, "cuda: launching kernel 'softmax': CUDA_ERROR_ILLEGAL_ADDRESS")) << e;
+    EXPECT_TRUE(contains(e, "'softmax' (fake_cuda_test.cpp:" + std::to_string(first) + ")")) << e;
+    (void)second;
+}
+
+TEST_F(FakeCuda, AWarmAsynchronousLaunchAllocatesNothing) {
+    Stream s = Stream::create();
+    Tensor<f32> x = inputs(16, 128), y({16, 128});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    HostView<const f32> xv = std::as_const(xd).view();
+    HostView<f32> yv = yd.view();
+    Executable exe = softmax_kernel().compile(cuda(s));
+    exe.launch(xv, yv);  // compiles (NVRTC) and loads
+    exe.launch(xv, yv);
+    t_allocations = 0;
+    t_counting = true;
+    for (int i = 0; i < 50; ++i) exe.launch(xv, yv);
+    t_counting = false;
+    EXPECT_EQ(t_allocations, 0);
+    EXPECT_EQ(counts().launches, 52);
+    EXPECT_EQ(counts().stream_syncs, 0);
+    EXPECT_TRUE(contains(exe.plan(), "enqueued on stream")) << exe.plan();
+}
+
+TEST_F(FakeCuda, DevicesAreKeptApart) {
+    if (!cu::device_at(1)) GTEST_SKIP() << "FAKE_CUDA_DEVICES=2 gives a second device";
+    Stream s1 = Stream::create(1);
+    Tensor<f32> x = inputs(4, 32), y({4, 32});
+    auto x1 = x.to(cuda(s1)), y1 = y.to(cuda(s1)), x0 = x.to(cuda()), y0 = y.to(cuda());
+    EXPECT_EQ(x1.ordinal(), 1);
+    EXPECT_EQ(x0.ordinal(), 0);
+    // A kernel of its own, so that no other test has loaded its module.
+    Kernel k = kernel("apart", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0)))))
+            y(coord(nest.index(), 0), shape(axis("r", 1), c)).store(x[coord(nest.index(), 0), shape(axis("r", 1), c)] * 3.0f);
+    });
+    long loads = counts().module_loads;
+    k.launch(cuda(s1), std::as_const(x1).view(), y1.view());
+    EXPECT_EQ(counts().last_launch_device, 1) << "launched in device 1's context";
+    EXPECT_EQ(counts().last_launch_stream, s1.handle());
+    k.launch(cuda(), std::as_const(x0).view(), y0.view());
+    EXPECT_EQ(counts().last_launch_device, 0);
+    EXPECT_EQ(counts().module_loads, loads + 2) << "the module is loaded into each device's context";
+    int line = 0;
+    std::string e = error_of([&] { line = __LINE__; k.launch(cuda(s1), std::as_const(x1).view(), y0.view()); });
+    EXPECT_EQ(e, here(line) + "launch: kernel 'apart' argument 1 is on CUDA device 0, the target on device 1");
+}

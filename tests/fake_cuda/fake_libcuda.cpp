@@ -1,0 +1,127 @@
+/* A stand-in for the CUDA driver (libcuda.so.1) for testing kiln's host side of
+ * the cuda target on a machine without a GPU: device memory is host memory,
+ * copies are memcpy, kernels are recorded and not run. Tests read what was
+ * called (fake_cuda_counts) and inject failures (fake_cuda_fail). Only the entry
+ * points kiln binds are here, with the ABI of the symbols kiln binds them to. */
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+struct fake_cuda_counts {
+    long launches, ctx_syncs, stream_syncs, async_copies, sync_copies, module_loads, streams_created;
+    void* last_launch_stream;
+    int last_launch_device;
+    unsigned last_grid, last_block;
+};
+static struct fake_cuda_counts counts;
+static int devices = 1;
+static CUresult fail_next_sync = 0, fail_next_launch = 0;
+static thread_local int current_device = -1;
+
+/* The test's controls. */
+void fake_cuda_counts(struct fake_cuda_counts* out) { *out = counts; }
+void fake_cuda_reset(void) { memset(&counts, 0, sizeof counts); }
+void fake_cuda_fail(CUresult at_next_sync, CUresult at_next_launch) {
+    fail_next_sync = at_next_sync;
+    fail_next_launch = at_next_launch;
+}
+
+static void* context_of(int device) { return (void*)(uintptr_t)(0x1000 + device); }
+
+CUresult cuInit(unsigned flags) {
+    (void)flags;
+    const char* n = getenv("FAKE_CUDA_DEVICES");
+    if (n) devices = atoi(n);
+    return devices > 0 ? 0 : 100; /* CUDA_ERROR_NO_DEVICE */
+}
+CUresult cuDriverGetVersion(int* v) { *v = 13000; return 0; }
+CUresult cuDeviceGetCount(int* c) { *c = devices; return 0; }
+CUresult cuDeviceGet(int* d, int ordinal) { *d = ordinal; return ordinal < devices ? 0 : 101; }
+CUresult cuDeviceGetAttribute(int* v, int attribute, int dev) {
+    (void)dev;
+    switch (attribute) {
+        case 16: *v = 132; break;             /* multiprocessors */
+        case 75: *v = 9; break;               /* compute capability major */
+        case 76: *v = 0; break;               /* minor */
+        case 97: *v = 232448; break;          /* shared memory per block, opt-in */
+        default: *v = 0;
+    }
+    return 0;
+}
+CUresult cuDeviceGetName(char* name, int len, int dev) {
+    (void)dev;
+    strncpy(name, "kiln fake device", (size_t)len);
+    return 0;
+}
+CUresult cuDevicePrimaryCtxRetain(void** ctx, int dev) { *ctx = context_of(dev); return 0; }
+CUresult cuCtxSetCurrent(void* ctx) { current_device = (int)((uintptr_t)ctx - 0x1000); return 0; }
+CUresult cuCtxGetCurrent(void** ctx) { *ctx = current_device < 0 ? NULL : context_of(current_device); return 0; }
+static CUresult take_sync_failure(void) {
+    CUresult r = fail_next_sync;
+    fail_next_sync = 0;
+    return r;
+}
+CUresult cuCtxSynchronize(void) { ++counts.ctx_syncs; return take_sync_failure(); }
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) { *p = (CUdeviceptr)(uintptr_t)malloc(bytes); return *p ? 0 : 2; }
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void* s, size_t n) { ++counts.sync_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void* d, CUdeviceptr s, size_t n) { ++counts.sync_copies; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n); return 0; }
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void* st) { (void)st; memset((void*)(uintptr_t)d, v, n); return 0; }
+CUresult cuModuleLoadData(void** m, const void* image) { (void)image; ++counts.module_loads; *m = malloc(1); return 0; }
+CUresult cuModuleGetFunction(void** f, void* m, const char* name) { (void)name; *f = m; return 0; }
+CUresult cuFuncSetAttribute(void* f, int a, int v) { (void)f; (void)a; (void)v; return 0; }
+CUresult cuFuncGetAttribute(int* v, int a, void* f) { (void)a; (void)f; *v = 0; return 0; }
+CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared, void* stream,
+                        void** params, void** extra) {
+    (void)f; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)params; (void)extra;
+    if (fail_next_launch) {
+        CUresult r = fail_next_launch;
+        fail_next_launch = 0;
+        return r;
+    }
+    ++counts.launches;
+    counts.last_launch_stream = stream;
+    counts.last_launch_device = current_device;
+    counts.last_grid = gx;
+    counts.last_block = bx;
+    return 0;
+}
+CUresult cuStreamSynchronize(void* s) { (void)s; ++counts.stream_syncs; return take_sync_failure(); }
+CUresult cuStreamCreate(void** s, unsigned flags) { (void)flags; ++counts.streams_created; *s = malloc(1); return 0; }
+CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
+CUresult cuEventCreate(void** e, unsigned flags) { (void)flags; *e = malloc(1); return 0; }
+CUresult cuEventRecord(void* e, void* s) { (void)e; (void)s; return 0; }
+CUresult cuEventSynchronize(void* e) { (void)e; return 0; }
+CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) { (void)a; (void)b; *ms = 0; return 0; }
+CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
+CUresult cuGetErrorName(CUresult r, const char** text) {
+    *text = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : r == 719 ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
+CUresult cuGetErrorString(CUresult r, const char** text) {
+    *text = r == 700 ? "an illegal memory access was encountered" : "unspecified launch failure";
+    return 0;
+}
+/* NVRTC looks for the driver's private tables; the fake has none. */
+CUresult cuGetExportTable(const void** table, const void* id) {
+    (void)id;
+    *table = NULL;
+    return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+}
+CUresult cuTensorMapEncodeTiled(void* map, int type, unsigned rank, void* base, const uint64_t* dims, const uint64_t* strides,
+                                const unsigned* box, const unsigned* element_strides, int interleave, int swizzle, int l2, int oob) {
+    (void)type; (void)rank; (void)base; (void)dims; (void)strides; (void)box; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
+    memset(map, 0, 128);
+    return 0;
+}
+
+}  // extern "C"

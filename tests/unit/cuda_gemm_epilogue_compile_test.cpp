@@ -1,0 +1,89 @@
+// The Hopper GEMM kernel for GEMMs written as users write them: epilogues that
+// read memory (a bias vector, a residual tile, a per-row scale), two outputs, and
+// a weight stored [N, K]. Compiled by NVRTC for sm_90a (no device needed): each
+// must get the TMA + wgmma kernel, without spills, with the epilogue's loads in it.
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "cuda_test_util.h"
+#include "gemm_kernels.h"
+#include "targets/cuda/nvrtc.h"
+
+namespace kiln {
+namespace {
+
+using namespace cuda_test;
+using gemm_test::Epilogue;
+
+#define REQUIRE_NVRTC()                                                                                      \
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
+
+std::vector<detail::Arg> args_for(bool b_nk) {
+    static std::deque<std::shared_ptr<void>> keep;
+    auto a = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{512, 256});
+    auto b = std::make_shared<Tensor<bf16>>(b_nk ? std::vector<std::int64_t>{384, 256} : std::vector<std::int64_t>{256, 384});
+    auto bias = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{384});
+    auto r = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{512, 384});
+    auto c = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{512, 384});
+    auto d = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{512, 384});
+    keep.insert(keep.end(), {a, b, bias, r, c, d});
+    return args_of(std::as_const(*a).view(), std::as_const(*b).view(), std::as_const(*bias).view(), std::as_const(*r).view(), c->view(),
+                   d->view(), 1.5f);
+}
+
+// The GEMM kernel's part of a module's source.
+std::string gemm_part(const std::string& source) {
+    std::size_t at = source.find("the Hopper GEMM kernel of this program");
+    return at == std::string::npos ? "" : source.substr(at);
+}
+
+void expect_wgmma_kernel(Epilogue e, bool b_nk, const std::vector<std::string>& in_source, const std::string& in_plan) {
+    auto k = gemm_test::gemm(e, b_nk);
+    auto args = args_for(b_nk);
+    std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, ".entry kiln_gemm_sm90")) << ptx.substr(0, 1500);
+    EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    EXPECT_TRUE(contains(ptx, "cp.async.bulk.tensor.2d"));
+    std::string src = gemm_part(cuda_text(k, args, Precision::standard, What::source));
+    for (const auto& part : in_source) EXPECT_TRUE(contains(src, part)) << part << "\n" << src.substr(src.size() > 4000 ? src.size() - 4000 : 0);
+    std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, in_plan)) << plan;
+    std::size_t at = plan.find("registers (GEMM kernel): ");
+    ASSERT_NE(at, std::string::npos) << plan;
+    EXPECT_TRUE(contains(plan.substr(at, plan.find('\n', at) - at), "spills 0 bytes stored, 0 bytes loaded")) << plan;
+}
+
+TEST(CudaGemmEpilogue, BiasVectorAndReluFuseIntoTheWgmmaKernel) {
+    REQUIRE_NVRTC();
+    // The bias (argument 2) is read at the output's column, masked by its extent.
+    expect_wgmma_kernel(Epilogue::bias_relu, false, {"c < a2_e0 ? kc::b2f(a2[c * a2_s0])", "(c + 1) < a2_e0"},
+                        "1 load(s) fused into the epilogue");
+}
+
+TEST(CudaGemmEpilogue, ResidualTileAndScalarParameter) {
+    REQUIRE_NVRTC();
+    expect_wgmma_kernel(Epilogue::residual_scale, false, {"r < a3_e0 && c < a3_e1", "x0 * a6"}, "1 load(s) fused into the epilogue");
+}
+
+TEST(CudaGemmEpilogue, PerRowScaleIsReadOncePerRow) {
+    REQUIRE_NVRTC();
+    expect_wgmma_kernel(Epilogue::row_scale, false, {"r < a2_e0 ? kc::b2f(a2[r * a2_s0])"}, "1 load(s) fused into the epilogue");
+}
+
+TEST(CudaGemmEpilogue, PreAndPostActivationStoreToTwoOutputs) {
+    REQUIRE_NVRTC();
+    expect_wgmma_kernel(Epilogue::two_outputs, false, {"a4 + r * a4_s0 + c", "a5 + r * a5_s0 + c"}, "wgmma pipeline");
+}
+
+TEST(CudaGemmEpilogue, WeightStoredNByKRunsKMajorOnWgmma) {
+    REQUIRE_NVRTC();
+    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 128, 64, 7, true, kg::Wgmma>"}, "B stored [N, K] (K-major)");
+    auto args = args_for(true);
+    std::string ptx = cuda_text(gemm_test::gemm(Epilogue::bias_relu, true), args, Precision::standard, What::ptx);
+    // imm-trans-b = 0: B is read K-major, like A.
+    EXPECT_TRUE(contains(ptx, "p, 1, 1, 0, 0;")) << ptx.substr(0, 1000);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,241 @@
+// Row kernels on the cuda target, compiled offline by NVRTC for sm_90a: the layouts
+// the cuda_layout pass chooses (passes/cuda_layout.h) and what they buy in the PTX.
+// A weight vector broadcast over the row lives in registers as the columns of each
+// thread's runs, loaded with 16-byte vectors; ragged widths keep their runs; narrow
+// rows run several instances per CTA with no barrier; column sums and row
+// statistics stay in registers. Whether the kernels compute the right values is
+// checked on the emulated target (tests/emulated) and on the device.
+#include <gtest/gtest.h>
+
+#include "cuda_test_util.h"
+#include "examples/row_kernels.h"
+#include "passes/lower.h"
+#include "targets/cuda/nvrtc.h"
+#include "trace/kernel_trace.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+namespace rows = kiln::catalog::rows;
+
+namespace {
+
+bool have_nvrtc() { return !cu::nvrtc_version().empty(); }
+#define REQUIRE_NVRTC() \
+    if (!have_nvrtc()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
+
+// The plan line describing the value made by `op` (the n-th one).
+std::string value_line(const std::string& plan, const std::string& op, int nth = 0) {
+    std::size_t at = 0;
+    for (int i = 0; i <= nth; ++i) {
+        at = plan.find("= " + op + " ", i == 0 ? 0 : at + 1);
+        if (at == std::string::npos) return "";
+    }
+    return plan.substr(at, plan.find('\n', at) - at);
+}
+
+long long number_after(const std::string& text, const std::string& key) {
+    std::size_t at = text.find(key);
+    return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size()));
+}
+
+bool has_128bit_load(const std::string& ptx) { return contains(ptx, "ld.global.v4.") || contains(ptx, "ld.global.nc.v4."); }
+bool no_spills(const std::string& plan) { return contains(plan, "stack 0 bytes; spills 0 bytes stored, 0 bytes loaded"); }
+
+// Device-free arguments: host tensors kept alive for the duration of the test.
+struct RowArgs {
+    std::vector<std::shared_ptr<void>> keep;
+    std::vector<detail::Arg> args;
+    template <Element T> void in(std::vector<std::int64_t> e) {
+        auto t = std::make_shared<Tensor<T>>(e);
+        keep.push_back(t);
+        args.push_back(detail::to_arg(std::as_const(*t).view()));
+    }
+    template <Element T> void out(std::vector<std::int64_t> e) {
+        auto t = std::make_shared<Tensor<T>>(e);
+        keep.push_back(t);
+        args.push_back(detail::to_arg(t->view()));
+    }
+};
+
+RowArgs rmsnorm_args(std::int64_t r, std::int64_t c) {
+    RowArgs a;
+    a.in<bf16>({r, c});
+    a.in<bf16>({c});
+    a.out<bf16>({r, c});
+    return a;
+}
+
+RowArgs layernorm_args(std::int64_t r, std::int64_t c) {
+    RowArgs a;
+    a.in<bf16>({r, c});
+    a.in<bf16>({c});
+    a.in<bf16>({c});
+    a.out<bf16>({r, c});
+    return a;
+}
+
+RowArgs softmax_args(std::int64_t r, std::int64_t c) {
+    RowArgs a;
+    a.in<bf16>({r, c});
+    a.out<bf16>({r, c});
+    return a;
+}
+
+// The program's text after cuda_layout (what `kiln ir NAME --target cuda --after cuda_layout` prints).
+std::string layout_ir(const Kernel& k, const std::vector<detail::Arg>& args) {
+    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    return passes::print(passes::lower(*program, o, "cuda_layout"));
+}
+
+}  // namespace
+
+TEST(CudaRows, WeightedRmsNormHoldsTheWeightInRegisters) {
+    REQUIRE_NVRTC();
+    auto a = rmsnorm_args(64, 8192);
+    std::string plan = cuda_text(rows::rmsnorm_weighted<bf16>(), a.args, Precision::standard, What::plan);
+    // The weight is loaded as the columns of each thread's runs, in 16-byte vectors, and
+    // its broadcast over the row moves nothing.
+    std::string weight = value_line(plan, "load", 1);
+    EXPECT_TRUE(contains(weight, "the columns of each thread's runs")) << plan;
+    EXPECT_TRUE(contains(weight, "global load in runs of 8 of the tile's columns (16-byte vectors")) << plan;
+    EXPECT_TRUE(contains(value_line(plan, "broadcast"), "in registers, no data movement")) << plan;
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
+    EXPECT_TRUE(contains(value_line(plan, "reduce_add"), "in registers")) << plan;
+    // Shared memory holds the sum's partials per warp only, not a staged row.
+    long long shared = number_after(plan, "shared memory: ");
+    EXPECT_LE(shared, 2 * 32 * 4) << plan;
+    EXPECT_TRUE(no_spills(plan)) << plan;
+    std::string ptx = cuda_text(rows::rmsnorm_weighted<bf16>(), a.args, Precision::standard, What::ptx);
+    EXPECT_TRUE(has_128bit_load(ptx));
+    EXPECT_FALSE(contains(ptx, "ld.local")) << "register arrays must stay in registers";
+    // One reduction over several warps: its exchange, and the barrier at the instance's start.
+    EXPECT_LE(count(ptx, "bar.sync"), 2) << ptx.substr(0, 2000);
+    // The pass's annotations say the same (kiln ir --after cuda_layout).
+    std::string ir = layout_ir(rows::rmsnorm_weighted<bf16>(), a.args);
+    EXPECT_TRUE(contains(ir, "broadcast in registers (the operand holds the result's projection)")) << ir;
+}
+
+TEST(CudaRows, NarrowRowsPackInstancesAndNeedNoBarrier) {
+    REQUIRE_NVRTC();
+    for (std::int64_t cols : {128, 1000}) {
+        SCOPED_TRACE(cols);
+        auto a = softmax_args(4096, cols);
+        std::string plan = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::plan);
+        EXPECT_TRUE(contains(plan, "program instances of [rows] each")) << plan;
+        long long per_instance = number_after(plan, "each, ");
+        EXPECT_GT(per_instance, 0) << plan;
+        EXPECT_LE(per_instance, 32) << "one warp or fewer lanes per row\n" << plan;
+        EXPECT_TRUE(contains(value_line(plan, "reduce_max"), "no shared memory")) << plan;
+        EXPECT_TRUE(no_spills(plan)) << plan;
+        std::string ptx = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::ptx);
+        EXPECT_FALSE(contains(ptx, "bar.sync")) << "rows within a warp reduce with shuffles alone";
+        EXPECT_TRUE(has_128bit_load(ptx));
+    }
+    // 128 bf16 columns: 16 runs of 8, a few lanes per row, lanes of other rows in the
+    // same warp: shuffles name the instance's lanes only.
+    std::string src = cuda_text(rows::softmax<bf16>(), softmax_args(4096, 128).args, Precision::standard, What::source);
+    EXPECT_TRUE(contains(src, "__shfl_xor_sync(kiln_mask")) << src.substr(src.size() > 4000 ? src.size() - 4000 : 0);
+}
+
+TEST(CudaRows, RaggedWidthsKeepTheirVectorRuns) {
+    REQUIRE_NVRTC();
+    // 5123 columns: 640 whole runs of 8 bf16 and a partial one; 4000: no CTA-wide round of
+    // runs divides the row. Both reduce in registers and keep 16-byte loads for the body.
+    for (std::int64_t cols : {5123, 4000}) {
+        SCOPED_TRACE(cols);
+        auto a = layernorm_args(64, cols);
+        std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
+        std::string load = value_line(plan, "load");
+        EXPECT_TRUE(contains(load, "runs of 8 over ")) << plan;
+        if (cols == 5123) EXPECT_TRUE(contains(load, "the last run of a row partial")) << plan;
+        for (const char* op : {"reduce_add"}) EXPECT_TRUE(contains(value_line(plan, op), "in registers")) << plan;
+        EXPECT_FALSE(contains(plan, "staged")) << plan;
+        EXPECT_TRUE(no_spills(plan)) << plan;
+        std::string ptx = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::ptx);
+        EXPECT_TRUE(has_128bit_load(ptx));
+        EXPECT_TRUE(contains(ptx, "ld.global.u16")) << "the partial run and misaligned rows go element by element";
+    }
+}
+
+TEST(CudaRows, ColumnSumsReduceInRegisters) {
+    REQUIRE_NVRTC();
+    RowArgs a;
+    a.in<bf16>({1000, 4096});
+    a.out<f32>({4096});
+    std::string plan = cuda_text(rows::column_sum<bf16>(), a.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(value_line(plan, "reduce_add"), "in registers: 4 rows per thread and column")) << plan;
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
+    // The 128 x 64 tile is never staged: the exchange holds one partial per warp and column.
+    EXPECT_LE(number_after(plan, "shared memory: "), 2 * 8 * 64 * 4) << plan;
+    EXPECT_TRUE(no_spills(plan)) << plan;
+    // Exact precision folds the float sum in the contract's order instead.
+    std::string exact = cuda_text(rows::column_sum<bf16>(), a.args, Precision::exact, What::plan);
+    EXPECT_TRUE(contains(value_line(exact, "reduce_add"), "ordered fold")) << exact;
+}
+
+TEST(CudaRows, SoftmaxDividesByOneReciprocalPerRowAndPacksBf16Pairs) {
+    REQUIRE_NVRTC();
+    auto a = softmax_args(64, 8192);
+    std::string src = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::source);
+    EXPECT_TRUE(contains(src, "kiln_rt::divisor(")) << "one reciprocal per row";
+    EXPECT_TRUE(contains(src, "kiln_rt::divide(")) << "three operations per quotient";
+    std::string ptx = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, "cvt.rn.bf16x2.f32")) << "stores convert pairs";
+    // One correctly rounded reciprocal per row (the row's sum); each quotient's IEEE
+    // division is only the slow path of its window test (zeros, infinities,
+    // subnormal or huge quotients), one per quotient slot.
+    EXPECT_EQ(count(ptx, "rcp.rn.f32"), 1) << "one reciprocal per row";
+    EXPECT_LE(count(ptx, "div.rn.f32"), 32) << "the IEEE division only on the slow path of each of the 32 slots";
+    // Exact precision keeps the division as the interpreter computes it.
+    EXPECT_FALSE(contains(cuda_text(rows::softmax<bf16>(), a.args, Precision::exact, What::source), "kiln_rt::divide("));
+}
+
+TEST(CudaRows, CatalogRowKernelsCompileWithoutSpills) {
+    REQUIRE_NVRTC();
+    for (std::int64_t cols : {8192, 1000}) {
+        SCOPED_TRACE(cols);
+        RowArgs ce;
+        ce.in<bf16>({64, cols});
+        ce.in<i64>({64});
+        ce.out<f32>({64});
+        ce.out<bf16>({64, cols});
+        RowArgs res;
+        res.in<bf16>({64, cols});
+        res.in<bf16>({64, cols});
+        res.in<bf16>({cols});
+        res.in<bf16>({cols});
+        res.out<bf16>({64, cols});
+        res.out<bf16>({64, cols});
+        RowArgs sw;
+        sw.in<bf16>({64, 2 * cols});
+        sw.out<bf16>({64, cols});
+        std::vector<std::pair<Kernel, std::vector<detail::Arg>>> kernels = {
+            {rows::layernorm_affine<bf16>(), layernorm_args(64, cols).args}, {rows::log_softmax<bf16>(), softmax_args(64, cols).args},
+            {rows::cross_entropy<bf16>(), ce.args}, {rows::residual_layernorm<bf16>(), res.args}, {rows::swiglu<bf16>(), sw.args}};
+        for (auto& [k, args] : kernels) {
+            std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+            EXPECT_TRUE(no_spills(plan)) << plan;
+            EXPECT_FALSE(contains(plan, "staged")) << plan;
+        }
+    }
+}
+
+TEST(CudaRows, TransposeStagesInPaddedRows) {
+    REQUIRE_NVRTC();
+    auto k = kernel("transpose64", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto m = axis("m", 64), n = axis("n", 64);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), 64))))) {
+            auto m0 = nest.index() * 64;
+            y(coord(0, m0), shape(n, m)).store(transpose(x[coord(m0, 0), shape(m, n)]));
+        }
+    });
+    RowArgs a;
+    a.in<f32>({256, 64});
+    a.out<f32>({64, 256});
+    std::string plan = cuda_text(k, a.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(value_line(plan, "permute"), "rows padded to an odd pitch of 65")) << plan;
+    // 64 rows of 65 floats.
+    EXPECT_EQ(number_after(plan, "shared memory: "), 64 * 65 * 4) << plan;
+}

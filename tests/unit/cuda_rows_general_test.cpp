@@ -1,0 +1,165 @@
+// The cuda target's row fast path is a layout decision, not a pattern match: row
+// kernels the catalog does not have (three parameter vectors, an epilogue with a
+// residual, several rows per instance, ragged and wide rows, strided views) keep
+// their rows in registers with every vector loaded once per instance as the
+// columns of the row, and a kernel that cannot take the fast path gets a plan line
+// naming why. Compiled offline by NVRTC (no device); tests/emulated checks values.
+#include <gtest/gtest.h>
+
+#include "cuda_test_util.h"
+#include "targets/cuda/nvrtc.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+namespace {
+
+bool have_nvrtc() { return !cu::nvrtc_version().empty(); }
+#define REQUIRE_NVRTC() \
+    if (!have_nvrtc()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
+
+bool no_spills(const std::string& plan) { return contains(plan, "stack 0 bytes; spills 0 bytes stored, 0 bytes loaded"); }
+
+// Lines of the plan's values made by op `op`.
+std::vector<std::string> value_lines(const std::string& plan, const std::string& op) {
+    std::vector<std::string> v;
+    for (std::size_t at = plan.find("= " + op + " "); at != std::string::npos; at = plan.find("= " + op + " ", at + 1))
+        v.push_back(plan.substr(at, plan.find('\n', at) - at));
+    return v;
+}
+
+// y = tanh(LayerNorm(x) * w + b) * s + x: three vectors along the row, an epilogue
+// reading the input again, `rows` rows per instance.
+template <Element T> Kernel gated_norm(std::uint32_t rows) {
+    return kernel("gated_norm", [rows](View<const T, 2> x, View<const T, 1> w, View<const T, 1> b, View<const T, 1> s, View<T, 2> y) {
+        auto r = axis("r", rows), c = axis("c", x.template extent<1>());
+        const float inv_n = 1.0f / static_cast<float>(x.template extent<1>());
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.template extent<0>(), rows))))) {
+            auto origin = coord(nest.index() * rows, 0);
+            auto v = cast<f32>(x[origin, shape(r, c)]);
+            auto centred = v - reduce(v, c, add) * inv_n;
+            auto inv_std = rsqrt(reduce(centred * centred, c, add) * inv_n + 1e-5f);
+            auto affine = centred * inv_std * cast<f32>(w[coord(0), shape(c)]) + cast<f32>(b[coord(0), shape(c)]);
+            y(origin, shape(r, c)).store(cast<T>(tanh(affine) * cast<f32>(s[coord(0), shape(c)]) + v));
+        }
+    });
+}
+
+struct Buffers {
+    std::vector<std::shared_ptr<void>> keep;
+    std::vector<detail::Arg> args;
+    template <Element T> void in(std::vector<std::int64_t> e, std::vector<std::int64_t> strides = {}) {
+        std::int64_t span = 1;
+        if (strides.empty()) strides = detail::row_major_strides(e);
+        for (std::size_t d = 0; d < e.size(); ++d) span += (e[d] - 1) * strides[d];
+        auto t = std::make_shared<std::vector<T>>(static_cast<std::size_t>(span));
+        keep.push_back(t);
+        args.push_back(detail::to_arg(HostView<const T>{t->data(), e, strides}));
+    }
+    template <Element T> void out(std::vector<std::int64_t> e) {
+        auto t = std::make_shared<Tensor<T>>(e);
+        keep.push_back(t);
+        args.push_back(detail::to_arg(t->view()));
+    }
+};
+
+template <Element T> Buffers gated_args(std::int64_t rows, std::int64_t cols, std::int64_t row_stride = 0) {
+    Buffers a;
+    if (row_stride) a.in<T>({rows, cols}, {row_stride, 1});
+    else a.in<T>({rows, cols});
+    for (int v = 0; v < 3; ++v) a.in<T>({cols});
+    a.out<T>({rows, cols});
+    return a;
+}
+
+// The plan of a kernel on the fast path: nothing staged through shared memory, the
+// three vectors held as the columns of the row, every broadcast a register move,
+// every reduction in registers, no spills.
+void expect_fast_path(const std::string& plan) {
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
+    auto loads = value_lines(plan, "load");
+    ASSERT_EQ(loads.size(), 4u) << plan;
+    for (std::size_t i = 1; i < loads.size(); ++i) EXPECT_TRUE(contains(loads[i], "the columns of each thread's runs")) << loads[i];
+    for (const auto& b : value_lines(plan, "broadcast")) EXPECT_TRUE(contains(b, "in registers, no data movement")) << b;
+    for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
+    EXPECT_TRUE(no_spills(plan)) << plan;
+}
+
+}  // namespace
+
+TEST(CudaRowsGeneral, VectorsAndAnEpilogueStayInRegistersAtRaggedWidths) {
+    REQUIRE_NVRTC();
+    for (std::int64_t cols : {1000, 4000, 5123, 8192}) {
+        SCOPED_TRACE(cols);
+        std::string plan = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(64, cols).args, Precision::standard, What::plan);
+        expect_fast_path(plan);
+        // Each vector is loaded once per instance (one load op, in runs), not once per row.
+        EXPECT_EQ(value_lines(plan, "load").size(), 4u);
+    }
+    std::string plan = cuda_text(gated_norm<f32>(1), gated_args<f32>(64, 4000).args, Precision::standard, What::plan);
+    expect_fast_path(plan);
+}
+
+TEST(CudaRowsGeneral, SeveralRowsPerInstanceShareTheirVectors) {
+    REQUIRE_NVRTC();
+    // (At 4 x 5123 the kernel holds two f32 copies of its rows, the input for the
+    // epilogue and the centred values, beside the vectors: more than any CTA's
+    // registers; WideRows... below checks what the plan says then.)
+    for (auto [rows, cols] : {std::pair<std::uint32_t, std::int64_t>{4, 1000}, {4, 4000}, {2, 5123}}) {
+        SCOPED_TRACE(cols);
+        std::string plan = cuda_text(gated_norm<bf16>(rows), gated_args<bf16>(64, cols).args, Precision::standard, What::plan);
+        expect_fast_path(plan);
+        // The vectors are loaded once for the instance's 4 rows.
+        EXPECT_TRUE(contains(value_lines(plan, "load")[1], "the columns of each thread's runs")) << plan;
+    }
+}
+
+TEST(CudaRowsGeneral, StridedRowsCompileToTheSameFastPath) {
+    REQUIRE_NVRTC();
+    // Rows 5200 elements apart (a view of every row's first 5123 columns): the layout
+    // does not depend on strides; the 16-byte vectors are taken where a run is
+    // contiguous and aligned at run time, element accesses elsewhere.
+    std::string plan = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(64, 5123, 5200).args, Precision::standard, What::plan);
+    expect_fast_path(plan);
+    EXPECT_TRUE(contains(value_lines(plan, "load")[0], "16-byte vectors when the view allows")) << plan;
+}
+
+TEST(CudaRowsGeneral, WideRowsKeepRegisterLayoutsAndThePlanSaysWhenTheySpill) {
+    REQUIRE_NVRTC();
+    // 65536 columns: 1024 threads, 64 elements of the row each (and of each vector).
+    // Every value keeps its register layout and every reduction its shuffles; what
+    // does not fit 64 registers a thread spills, and the plan says so in one line.
+    std::string plan = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, Precision::standard, What::plan);
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
+    EXPECT_TRUE(contains(plan, "1024 threads")) << plan;
+    for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
+    EXPECT_EQ(no_spills(plan), !contains(plan, "not register-resident: the values a thread holds exceed the registers of a 1024-thread CTA"))
+        << plan;
+}
+
+TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
+    REQUIRE_NVRTC();
+    // A per-row statistic subtracted from a tile and from its transpose: the
+    // transpose stages (in padded rows) and so does the broadcast that the transpose
+    // turns into neither rows nor columns; the plan says why on each line.
+    auto k = kernel("mixed", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 32), c = axis("c", 32);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), 32))))) {
+            auto origin = coord(nest.index() * 32, 0);
+            auto v = x[origin, shape(r, c)];
+            auto m = reduce(v, c, maximum);
+            y(origin, shape(r, c)).store(v - m + transpose(v - m));
+        }
+    });
+    Buffers a;
+    a.in<f32>({64, 32});
+    a.out<f32>({64, 32});
+    std::string plan = cuda_text(k, a.args, Precision::standard, What::plan);
+    // The kernel-wide line: why instances are not packed several per CTA.
+    const int line = __LINE__ - 8;  // the store above
+    EXPECT_TRUE(contains(plan, "one instance per CTA: permute at cuda_rows_general_test.cpp:" + std::to_string(line) + " stages through shared memory"))
+        << plan;
+    // The value's line: the transpose in padded rows, and the broadcast that stages, with its reason.
+    EXPECT_TRUE(contains(plan, "transposed through shared memory, rows padded to an odd pitch of 33")) << plan;
+    EXPECT_TRUE(contains(plan, "staged through shared memory (the operand spans both the rows and the columns of the result)")) << plan;
+}

@@ -1,0 +1,63 @@
+// GEMM kernels written as users write them (bf16 in, f32 accumulate), with B
+// stored [K, N] or [N, K] and a range of epilogues: shared by the matcher's
+// tests, the NVRTC compile tests and the device tests of the Hopper GEMM.
+#pragma once
+
+#include <kiln/kiln.h>
+
+namespace kiln::gemm_test {
+
+enum class Epilogue { plain, bias_relu, residual_scale, two_outputs, row_scale, reduction, wrong_origin, scalar_of_index };
+
+// A bf16 GEMM written as a user writes one, with B either [K, N] or [N, K] (a
+// linear layer's weight) and one of several epilogues.
+inline Kernel gemm(Epilogue e, bool b_nk = false, std::int64_t bm = 128, std::int64_t bn = 128, std::int64_t bk = 64) {
+    return kernel("gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1> bias, View<const bf16, 2> R,
+                             View<bf16, 2> C, View<bf16, 2> D, Scalar<f32> alpha) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm));
+        auto gn = axis("block_n", ceil_div(b_nk ? B.extent(0) : B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                auto a = A[coord(m0, k0), shape(m, k)];
+                auto b = b_nk ? B[coord(n0, k0), shape(n, k)] : B[coord(k0, n0), shape(k, n)];
+                acc = mma(a, b, acc);
+            }
+            switch (e) {
+                case Epilogue::plain: C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc)); break;
+                case Epilogue::bias_relu: {
+                    auto b = cast<f32>(bias[coord(n0), shape(n)]);
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(max(acc + b, 0.0f)));
+                    break;
+                }
+                case Epilogue::residual_scale:
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc * alpha + cast<f32>(R[coord(m0, n0), shape(m, n)])));
+                    break;
+                case Epilogue::two_outputs: {
+                    auto pre = acc + cast<f32>(bias[coord(n0), shape(n)]);
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(pre));
+                    D(coord(m0, n0), shape(m, n)).store(cast<bf16>(max(pre, 0.0f)));
+                    break;
+                }
+                case Epilogue::row_scale:
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc * cast<f32>(bias[coord(m0), shape(m)])));
+                    break;
+                case Epilogue::reduction:
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc - reduce(acc, n, maximum)));
+                    break;
+                case Epilogue::wrong_origin:
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc + cast<f32>(R[coord(m0, 0), shape(m, n)])));
+                    break;
+                case Epilogue::scalar_of_index:
+                    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc * cast<f32>(m0)));
+                    break;
+            }
+        }
+    });
+}
+
+}  // namespace kiln::gemm_test

@@ -1,0 +1,132 @@
+// The canonical-GEMM matcher (passes/gemm_match.h) and the contraction pass's
+// plans, asserted directly on traced programs: no NVRTC, no device.
+#include <deque>
+
+#include <gtest/gtest.h>
+#include <kiln/kiln.h>
+
+#include "ir/attrs.h"
+#include "passes/gemm_match.h"
+#include "passes/lower.h"
+#include "gemm_kernels.h"
+#include "trace/kernel_trace.h"
+
+namespace kiln {
+namespace {
+
+using gemm_test::Epilogue;
+using gemm_test::gemm;
+
+struct Program {
+    std::shared_ptr<const ir::Program> p;
+};
+
+Program trace(const Kernel& k, bool b_nk = false) {
+    static std::deque<std::shared_ptr<void>> keep;
+    auto a = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{300, 200});
+    auto b = std::make_shared<Tensor<bf16>>(b_nk ? std::vector<std::int64_t>{260, 200} : std::vector<std::int64_t>{200, 260});
+    auto bias = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{260});
+    auto r = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{300, 260});
+    auto c = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{300, 260});
+    auto d = std::make_shared<Tensor<bf16>>(std::vector<std::int64_t>{300, 260});
+    keep.insert(keep.end(), {a, b, bias, r, c, d});
+    std::vector<detail::Arg> args{detail::to_arg(std::as_const(*a).view()), detail::to_arg(std::as_const(*b).view()),
+                                  detail::to_arg(std::as_const(*bias).view()), detail::to_arg(std::as_const(*r).view()),
+                                  detail::to_arg(c->view()), detail::to_arg(d->view()), detail::to_arg(1.5f)};
+    return {detail::specialize(*k.shared_impl(), args, Loc::here())};
+}
+
+std::optional<passes::GemmMatch> match(Epilogue e, std::string* why = nullptr, bool b_nk = false) {
+    static std::deque<Program> keep;
+    keep.push_back(trace(gemm(e, b_nk), b_nk));
+    std::string w;
+    auto m = passes::match_gemm(*keep.back().p, &w);
+    if (why) *why = w;
+    return m;
+}
+
+int loads_varying(const passes::GemmMatch& m, passes::EpilogueVaries v) {
+    int n = 0;
+    for (const auto& e : m.epilogue) n += e.node->op == detail::OpCode::load && e.varies == v;
+    return n;
+}
+
+TEST(GemmMatch, PlainGemm) {
+    auto m = match(Epilogue::plain);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->bm, 128);
+    EXPECT_EQ(m->bn, 128);
+    EXPECT_EQ(m->bk, 64);
+    EXPECT_FALSE(m->b_kmajor);
+    EXPECT_TRUE(m->plain_epilogue());
+    EXPECT_EQ(m->stores.size(), 1u);
+}
+
+TEST(GemmMatch, BiasVectorAlongNIsAColumnValue) {
+    auto m = match(Epilogue::bias_relu);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(loads_varying(*m, passes::EpilogueVaries::cols), 1);
+    EXPECT_FALSE(m->plain_epilogue());
+}
+
+TEST(GemmMatch, ResidualTileAndParameterScale) {
+    auto m = match(Epilogue::residual_scale);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(loads_varying(*m, passes::EpilogueVaries::tile), 1);
+}
+
+TEST(GemmMatch, RowVectorAlongMIsARowValue) {
+    auto m = match(Epilogue::row_scale);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(loads_varying(*m, passes::EpilogueVaries::rows), 1);
+}
+
+TEST(GemmMatch, PreAndPostActivationOutputs) {
+    auto m = match(Epilogue::two_outputs);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->stores.size(), 2u);
+}
+
+TEST(GemmMatch, WeightStoredNByKIsKMajor) {
+    auto m = match(Epilogue::bias_relu, nullptr, /*b_nk=*/true);
+    ASSERT_TRUE(m);
+    EXPECT_TRUE(m->b_kmajor);
+    EXPECT_EQ(m->bn, 128);
+}
+
+TEST(GemmMatch, ReasonsNameThePartThatDiffers) {
+    std::string why;
+    EXPECT_FALSE(match(Epilogue::reduction, &why));
+    EXPECT_EQ(why, "the epilogue has a reduce_max that is not elementwise");
+    EXPECT_FALSE(match(Epilogue::wrong_origin, &why));
+    EXPECT_EQ(why, "an epilogue load is not the output's block, nor a vector at its m or n origin");
+    EXPECT_FALSE(match(Epilogue::scalar_of_index, &why));
+    EXPECT_EQ(why, "the epilogue's mul reads a value computed outside the epilogue");
+}
+
+TEST(GemmMatch, ContractionPlanSaysWhyNotWgmma) {
+    auto p = trace(gemm(Epilogue::plain));
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    auto plan_of = [&](const passes::Lowered& l) {
+        EXPECT_EQ(l.contractions.mma.size(), 1u);
+        return l.contractions.mma.begin()->second;
+    };
+    auto standard = passes::lower(*p.p, o);
+    EXPECT_EQ(plan_of(standard).lowering, passes::MmaLowering::wgmma_gemm);
+    EXPECT_TRUE(standard.contractions.gemm.has_value());
+    o.precision = Precision::exact;
+    auto exact = passes::lower(*p.p, o);
+    EXPECT_EQ(plan_of(exact).lowering, passes::MmaLowering::ordered);
+    EXPECT_EQ(plan_of(exact).why, "exact precision keeps the contract's order");
+    o.precision = Precision::standard;
+    o.sm = 80;
+    auto ampere = passes::lower(*p.p, o);
+    EXPECT_EQ(plan_of(ampere).lowering, passes::MmaLowering::mma_sync);
+    EXPECT_EQ(plan_of(ampere).shape, passes::TensorCoreShape::bf16_m16n8k16);
+    EXPECT_EQ(ampere.contractions.gemm_why, "not the canonical GEMM: wgmma needs sm_90a");
+    EXPECT_NE(plan_of(ampere).describe().find("not faster: not the canonical GEMM: wgmma needs sm_90a"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
