@@ -17,6 +17,7 @@
 #include <kiln/kiln.h>
 
 #include "examples/row_kernels.h"
+#include "passes/host_scalars.h"
 #include "targets/common/target_impl.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
@@ -127,7 +128,7 @@ int kiln_rows_prepare(const char* name, const char* kind, long long rows, long l
         p->compiled = cu::compiled_kernel(*p->program, o, &d);
         p->params = cu::pack_params(*p->program, p->args);
         const std::int64_t per_cta = std::max(1, p->compiled->kernel.instances_per_cta);
-        p->grid = static_cast<unsigned>(std::min<std::int64_t>((cu::grid_instances(*p->program, p->args) + per_cta - 1) / per_cta, 0x7fffffff));
+        p->grid = static_cast<unsigned>(std::min<std::int64_t>((passes::grid_instances(*p->program, p->args) + per_cta - 1) / per_cta, 0x7fffffff));
         p->plan = cuda().impl().plan(*p->program, p->args, options(exact));
         std::lock_guard<std::mutex> hold(lock);
         prepared.push_back(std::move(p));

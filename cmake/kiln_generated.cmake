@@ -2,14 +2,18 @@
 
 # The text kiln pastes into generated code (targets/common/embedded_text.h): kiln's
 # runtime math for every target, the cpu target's ABI and prelude, the cuda
-# target's Hopper GEMM main loop.
+# target's Hopper GEMM main loop, the metal target's MSL prelude and its shim.
 set(kiln_embedded_files
   ${PROJECT_SOURCE_DIR}/include/kiln/detail/kround.h
   ${PROJECT_SOURCE_DIR}/include/kiln/detail/kmath.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_abi.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_prelude.h
   ${PROJECT_SOURCE_DIR}/src/targets/cuda/emit_gemm_sm90.cuh
-  ${PROJECT_SOURCE_DIR}/src/targets/cuda/divide_by.h)
+  ${PROJECT_SOURCE_DIR}/src/targets/cuda/divide_by.h
+  ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_kf64.h
+  ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_metal.h
+  ${PROJECT_SOURCE_DIR}/src/targets/metal/shim/metal_stdlib
+  ${PROJECT_SOURCE_DIR}/src/targets/metal/harness/run.py)
 set(kiln_embedded_h ${PROJECT_BINARY_DIR}/generated/targets/common/embedded_text.h)
 set(kiln_embedded_cpp ${PROJECT_BINARY_DIR}/generated/targets/common/embedded_text.cpp)
 string(REPLACE ";" "|" kiln_embedded_arg "${kiln_embedded_files}")

@@ -155,7 +155,7 @@ bool always_in_range(const Recipe& r, const ViewPlan& v) {
     return true;
 }
 
-void choose_bounds(Rng& rng, Recipe& r) {
+void choose_bounds(Rng& rng, Recipe& r, bool device) {
     std::vector<ViewPlan*> overrun;
     for (ViewPlan& v : r.views) {
         if (v.fallback) continue;  // a fallback is read under bounds::zero only (a load with one refuses the others)
@@ -165,11 +165,15 @@ void choose_bounds(Rng& rng, Recipe& r) {
         }
         static const Bounds policies[] = {Bounds::zero, Bounds::check, Bounds::assume};
         v.bounds = policies[rng.weighted({60, 20, 20})];
+        if (device && v.bounds == Bounds::check) v.bounds = Bounds::zero;
     }
     // Now and then a program that raises: both targets must report the same access.
     if (!overrun.empty() && rng.chance(5)) {
-        rng.pick(overrun)->bounds = Bounds::check;
-        r.may_raise = true;
+        ViewPlan* v = rng.pick(overrun);
+        if (!device) {
+            v->bounds = Bounds::check;
+            r.may_raise = true;
+        }
     }
 }
 
@@ -242,7 +246,7 @@ Recipe make_recipe(std::uint64_t seed, const Limits& limits) {
         if (!r.loop.runtime_trips) derive_extent(rng, r, r.loop.trips, Tiling::loop, 0, r.loop.from_view, r.loop.from_dim);
     }
     for (auto& v : r.views) v.strides = make_strides(rng, v.dims);  // now that the extents are final
-    choose_bounds(rng, r);
+    choose_bounds(rng, r, limits.device);
     // Code before the grid runs once; what it computes every instance sees.
     for (auto& v : r.views) {
         const bool tiled = std::any_of(v.dims.begin(), v.dims.end(), [](auto& d) { return d.tiling != Tiling::none; });

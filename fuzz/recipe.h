@@ -110,6 +110,11 @@ struct Recipe {
 // most 64 elements.
 struct Limits {
     std::int64_t max_tile_elements = 1024;
+    // Device targets (cuda, metal) cannot raise, so they refuse bounds::check: with
+    // `device`, a view that would get check gets zero instead and no program is
+    // meant to raise. The same random numbers are drawn either way, so a seed names
+    // the same program but for those policies.
+    bool device = false;
 };
 
 Recipe make_recipe(std::uint64_t seed, const Limits& limits = {});

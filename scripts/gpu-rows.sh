@@ -55,7 +55,7 @@ for e in $entries; do
 done
 echo "$ok entries passed, $bad failed" | tee -a "$out/summary.txt"
 step "rows: benchmark (bench/rows_bench.py)"
-python3 bench/rows_bench.py --lib "$build/bench/libkiln_rows_bench.so" --out "$out/rows.json" --stop "${ROWS_STOP:-200}" \
+python3 -X faulthandler bench/rows_bench.py --lib "$build/bench/libkiln_rows_bench.so" --out "$out/rows.json" --stop "${ROWS_STOP:-200}" \
     --budget "${ROWS_COMPILE_BUDGET:-120}" >"$out/rows.log" 2>&1
 status=$?
 grep -E "device copy|problems," "$out/rows.log" | tee -a "$out/summary.txt"

@@ -61,7 +61,9 @@ void print_failure(const fuzz::Result& r, const std::string& reproduce) {
 int run_minimize(const FuzzOptions& o, const std::vector<Target>& targets, const CompileOptions& compile) {
     const std::string flags = " --targets " + joined(o.targets, ",") + " --precision " + o.precision;
     std::cout << "kiln fuzz: minimizing program " << o.minimize << " on " << joined(o.targets, " vs ") << ", precision " << o.precision << std::endl;
-    auto m = fuzz::minimize(o.minimize, targets, compile, {}, [](const fuzz::Minimized& step) {
+    fuzz::Limits limits;
+    for (const Target& t : targets) limits.device = limits.device || t.name() == "cuda" || t.name() == "metal";
+    auto m = fuzz::minimize(o.minimize, targets, compile, limits, [](const fuzz::Minimized& step) {
         std::cout << "  kept " << step.edits.back() << " (" << step.tried << " programs tried)" << std::endl;
     });
     if (m.original.verdict == fuzz::Verdict::same) {
@@ -79,6 +81,8 @@ int run(const FuzzOptions& o) {
     if (o.count < 1) throw UsageError("--count must be at least 1");
     fuzz::CampaignOptions c;
     c.targets = compared_targets(o);
+    // Device code cannot raise: programs for a device target use no bounds::check.
+    for (const Target& t : c.targets) c.limits.device = c.limits.device || t.name() == "cuda" || t.name() == "metal";
     c.compile = parse_precision(o.precision);
     if (o.minimize_option && o.minimize_option->count() > 0) return run_minimize(o, c.targets, c.compile);
     c.seed = resolve_seed(o.seed);

@@ -26,7 +26,8 @@ passes::TargetKind target_kind(const std::string& name) {
     if (name == "interp") return passes::TargetKind::interp;
     if (name == "cpu") return passes::TargetKind::cpu;
     if (name == "cuda") return passes::TargetKind::cuda;
-    throw Error("--target: the middle end lowers for interp, cpu or cuda, not '" + name + "'");
+    if (name == "metal") return passes::TargetKind::metal;
+    throw Error("--target: the middle end lowers for interp, cpu, cuda or metal, not '" + name + "'");
 }
 
 int run(const IrOptions& o) {
@@ -61,7 +62,7 @@ Command ir_command(CLI::App& app) {
     sub->add_option("--arg", o->args, "with --library: each argument in order, a view's shape (64x128) or a scalar's value")
         ->type_name("SHAPE|NUMBER");
     add_size_option(*sub, o->size);
-    sub->add_option("--target", o->target, "lower for this target (interp, cpu, cuda; default cuda when --after is given)");
+    sub->add_option("--target", o->target, "lower for this target (interp, cpu, cuda, metal; default cuda when --after is given)");
     sub->add_option("--after", o->after, "stop after this pass and print the annotated IR (default: the whole pipeline)");
     add_precision_option(*sub, o->precision);
     return {sub, [o] { return run(*o); }};

@@ -35,5 +35,6 @@ Command plan_command(CLI::App& app);
 Command compare_command(CLI::App& app);
 Command bench_command(CLI::App& app);
 Command fuzz_command(CLI::App& app);
+Command metal_harness_command(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
     app.footer("Exit status: 0 all passed; 1 a case failed or differed, or kiln reported an error; 2 a usage error.");
     app.set_version_flag("--version", version_text(), "print kiln's version, commit and build type, and exit");
     const std::vector<Command> commands = {list_command(app), run_command(app),     ir_command(app),    source_command(app),
-                                           plan_command(app), compare_command(app), bench_command(app), fuzz_command(app)};
+                                           plan_command(app), compare_command(app), bench_command(app), fuzz_command(app),
+                                           metal_harness_command(app)};
     // CLI11 would say only that a subcommand is required: name the word it did not know.
     if (argc > 1 && argv[1][0] != '-') {
         const std::string_view word = argv[1];

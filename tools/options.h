@@ -22,7 +22,7 @@ void add_entry_selection(CLI::App& app, EntrySelection& selection, bool allow_al
 std::vector<const catalog::Entry*> select_entries(const EntrySelection& selection);
 const catalog::Entry& select_entry(const std::string& name);
 
-inline const std::vector<std::string> kTargetNames = {"interp", "cpu", "cuda", "auto"};
+inline const std::vector<std::string> kTargetNames = {"interp", "cpu", "cuda", "metal", "auto"};
 CLI::Option* add_target_option(CLI::App& app, std::string& name);
 // The target by name ("auto" resolved). With require_available, a target that cannot
 // run here is an error that says why.

@@ -16,6 +16,7 @@
 #include <kiln/kiln.h>
 
 #include "ir/ir.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
@@ -112,7 +113,7 @@ int main() {
                 static_cast<unsigned long long>(after.encodes - before.encodes), static_cast<unsigned long long>(after.hits - before.hits));
     std::printf("%-58s %9.0f ns\n", "match_gemm (no longer per launch)", ns_per_call([&] { if (!cu::match_gemm(p, o)) std::abort(); }, n));
     std::printf("%-58s %9.0f ns\n", "grid_instances (every cuda launch)",
-                ns_per_call([&] { if (cu::grid_instances(p, args) <= 0) std::abort(); }, n));
+                ns_per_call([&] { if (passes::grid_instances(p, args) <= 0) std::abort(); }, n));
     std::printf("%-58s %9.0f ns\n", "ir::structural_hash (the in-memory kernel key before)",
                 ns_per_call([&] { if (ir::structural_hash(p) == 0) std::abort(); }, n));
     // The compiled-kernel lookup every launch makes (kernel_cache.h), once warm.

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <kiln/detail/ir_enums.h>
 #include <kiln/ops.h>
 
 namespace kiln {
@@ -31,6 +32,20 @@ template <class T> Value from_values(const std::vector<T>& v, std::int64_t rows,
 template <class T> using buffer_kind_t = std::conditional_t<std::is_same_v<T, int>, i64, T>;
 void check_window(std::int64_t size, std::int64_t off, std::int64_t count, std::int64_t stride, std::int64_t rows,
                   std::int64_t cols, const char* op, Loc loc);
+
+// Inside a closure that run_metal traces (target.h Closure) the windows below are
+// recorded as accesses of the vectors, each vector a 1-D view parameter of the
+// kernel, instead of reading or writing them now. `data`/`size`/`kind` name the
+// vector; the result is a rows x cols tile of kind `result` (a vector<int> loads
+// as i64, as from_vec makes it).
+bool closure_tracing();
+Value closure_load(const void* data, std::int64_t size, Kind kind, Kind result, const Value& off, std::int64_t stride, std::int64_t rows,
+                   std::int64_t cols, const Value* fallback, const char* op, Loc loc);
+void closure_store(const void* data, std::int64_t size, Kind kind, const Value& off, std::int64_t stride, const Value& value, bounds::Policy policy,
+                   const char* op, Loc loc);
+// The strict forms raise on the host; a device kernel cannot (seed 000's contract).
+[[noreturn]] void closure_strict(const char* op, const char* masked, Loc loc);
+template <class T> constexpr Kind vector_kind() { return kind_of<T>; }
 }  // namespace detail
 
 // arange(r, c): the r x c row-major iota (i64).
@@ -69,6 +84,7 @@ template <Element T, class X> Tile<T> scale(const Tile<T>& t, const X& x, Loc lo
 // ---- 1-D buffer windows over host vectors (seed 000's Vec).
 // load: r*c elements from off; raises on an out-of-range window.
 template <class T> auto load(const std::vector<T>& v, std::int64_t off, std::int64_t rows, std::int64_t cols, Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) detail::closure_strict("load", "load_or", loc);
     detail::check_window(static_cast<std::int64_t>(v.size()), off, rows * cols, cols, rows, cols, "load", loc);
     std::vector<T> w(v.begin() + off, v.begin() + off + rows * cols);
     return from_vec(w, rows, cols, loc);
@@ -76,6 +92,7 @@ template <class T> auto load(const std::vector<T>& v, std::int64_t off, std::int
 // load_or: like load, past the end (or before the start) reads `fallback`.
 template <class T, class F> auto load_or(const std::vector<T>& v, std::int64_t off, std::int64_t rows, std::int64_t cols, F fallback,
                                          Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) return load_or(v, Scalar<i64>(detail::literal_int(Kind::I64, off)), rows, cols, fallback, loc);
     std::vector<T> w(static_cast<std::size_t>(rows * cols));
     for (std::int64_t k = 0; k < rows * cols; ++k) {
         std::int64_t p = off + k;
@@ -87,6 +104,7 @@ template <class T, class F> auto load_or(const std::vector<T>& v, std::int64_t o
 // with a fallback, out-of-range elements read it, without one they raise.
 template <class T> auto load_rows(const std::vector<T>& v, std::int64_t off, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                                   Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) detail::closure_strict("load_rows", "load_rows with a fallback", loc);
     detail::check_window(static_cast<std::int64_t>(v.size()), off, rows * cols, stride, rows, cols, "load_rows", loc);
     std::vector<T> w;
     for (std::int64_t r = 0; r < rows; ++r)
@@ -96,6 +114,7 @@ template <class T> auto load_rows(const std::vector<T>& v, std::int64_t off, std
 template <class T, class F> requires std::is_arithmetic_v<F>
 auto load_rows(const std::vector<T>& v, std::int64_t off, std::int64_t stride, std::int64_t rows, std::int64_t cols, F fallback,
                Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) return load_rows(v, Scalar<i64>(detail::literal_int(Kind::I64, off)), stride, rows, cols, fallback, loc);
     std::vector<T> w;
     for (std::int64_t r = 0; r < rows; ++r)
         for (std::int64_t c = 0; c < cols; ++c) {
@@ -112,6 +131,7 @@ template <class T, class U> void write_back(std::vector<T>& v, std::int64_t p, c
 }  // namespace detail
 // store: writes t's elements from off; raises on an out-of-range window.
 template <class T, class U> void store(std::vector<T>& v, std::int64_t off, const Tile<U>& t, Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) detail::closure_strict("store", "store_clipped", loc);
     auto vals = t.to_vector(loc);
     detail::check_window(static_cast<std::int64_t>(v.size()), off, static_cast<std::int64_t>(vals.size()), static_cast<std::int64_t>(vals.size()), 1,
                          static_cast<std::int64_t>(vals.size()), "store", loc);
@@ -119,6 +139,7 @@ template <class T, class U> void store(std::vector<T>& v, std::int64_t off, cons
 }
 // store_clipped: drops the writes that fall outside the vector.
 template <class T, class U> void store_clipped(std::vector<T>& v, std::int64_t off, const Tile<U>& t, Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) return store_clipped(v, Scalar<i64>(detail::literal_int(Kind::I64, off)), t, loc);
     auto vals = t.to_vector(loc);
     for (std::size_t k = 0; k < vals.size(); ++k) {
         std::int64_t p = off + static_cast<std::int64_t>(k);
@@ -127,6 +148,7 @@ template <class T, class U> void store_clipped(std::vector<T>& v, std::int64_t o
 }
 // store_rows: writes an r x c tile into a row-major matrix with row stride `stride`.
 template <class T, class U> void store_rows(std::vector<T>& v, std::int64_t off, std::int64_t stride, const Tile<U>& t, Loc loc = Loc::here()) {
+    if (detail::closure_tracing()) return store_rows(v, Scalar<i64>(detail::literal_int(Kind::I64, off)), stride, t, loc);
     auto shape = t.shape();
     if (shape.size() != 2) fail(loc, "store_rows", "needs a 2-D tile");
     detail::check_window(static_cast<std::int64_t>(v.size()), off, shape[0] * shape[1], stride, shape[0], shape[1], "store_rows", loc);
@@ -134,6 +156,47 @@ template <class T, class U> void store_rows(std::vector<T>& v, std::int64_t off,
     for (std::int64_t r = 0; r < shape[0]; ++r)
         for (std::int64_t c = 0; c < shape[1]; ++c)
             detail::write_back(v, off + r * stride + c, vals, static_cast<std::size_t>(r * shape[1] + c));
+}
+
+// ---- the windows with a traced offset: the instance id of a closure run_metal
+// traces is a Scalar<i64>, and so is every offset computed from it.
+template <class T, class F> requires std::is_arithmetic_v<F>
+Tile<detail::buffer_kind_t<T>> load_or(const std::vector<T>& v, const Scalar<i64>& off, std::int64_t rows, std::int64_t cols, F fallback,
+                                        Loc loc = Loc::here()) {
+    const detail::Value fb = detail::lift_literal<T>(fallback);
+    return Tile<detail::buffer_kind_t<T>>(detail::closure_load(v.data(), static_cast<std::int64_t>(v.size()), kind_of<T>,
+                                                               kind_of<detail::buffer_kind_t<T>>, off.value(), cols, rows, cols, &fb, "load_or", loc));
+}
+template <class T, class F> requires std::is_arithmetic_v<F>
+Tile<detail::buffer_kind_t<T>> load_rows(const std::vector<T>& v, const Scalar<i64>& off, std::int64_t stride, std::int64_t rows,
+                                          std::int64_t cols, F fallback, Loc loc = Loc::here()) {
+    const detail::Value fb = detail::lift_literal<T>(fallback);
+    return Tile<detail::buffer_kind_t<T>>(detail::closure_load(v.data(), static_cast<std::int64_t>(v.size()), kind_of<T>,
+                                                               kind_of<detail::buffer_kind_t<T>>, off.value(), stride, rows, cols, &fb, "load_rows", loc));
+}
+template <class T> auto load(const std::vector<T>& v, const Scalar<i64>&, std::int64_t, std::int64_t, Loc loc = Loc::here()) {
+    detail::closure_strict("load", "load_or", loc);
+    return load_or(v, Scalar<i64>(detail::literal_int(Kind::I64, 0)), 1, 1, 0, loc);  // not reached
+}
+template <class T> auto load_rows(const std::vector<T>& v, const Scalar<i64>&, std::int64_t, std::int64_t, std::int64_t, Loc loc = Loc::here()) {
+    detail::closure_strict("load_rows", "load_rows with a fallback", loc);
+    return load_or(v, Scalar<i64>(detail::literal_int(Kind::I64, 0)), 1, 1, 0, loc);  // not reached
+}
+template <class T, class U> void store_clipped(std::vector<T>& v, const Scalar<i64>& off, const Tile<U>& t, Loc loc = Loc::here()) {
+    detail::closure_store(v.data(), static_cast<std::int64_t>(v.size()), kind_of<T>, off.value(), 0, t.value(), bounds::zero, "store_clipped", loc);
+}
+// Seed 000 has no masked row-strided store; its matrix-unit kernel stores with
+// store_rows on the device. There it is a store the caller promises in range
+// (bounds::assume: the device masks it, the host form raises).
+template <class T, class U> void store_rows(std::vector<T>& v, const Scalar<i64>& off, std::int64_t stride, const Tile<U>& t, Loc loc = Loc::here()) {
+    detail::closure_store(v.data(), static_cast<std::int64_t>(v.size()), kind_of<T>, off.value(), stride, t.value(), bounds::assume, "store_rows", loc);
+}
+template <class T, class U> void store(std::vector<T>&, const Scalar<i64>&, const Tile<U>&, Loc loc = Loc::here()) {
+    detail::closure_strict("store", "store_clipped", loc);
+}
+// filled(r, c, x) with a traced x (pid * pid in a closure).
+template <Element T> Tile<T> filled(std::int64_t rows, std::int64_t cols, const Scalar<T>& x, Loc loc = Loc::here()) {
+    return Tile<T>(detail::full(x.value(), {detail::Dim{rows, 0}, detail::Dim{cols, 0}}, loc));
 }
 
 // repr(x): a number as kiln prints it (floats: shortest round-trip, at least one

@@ -78,7 +78,8 @@ struct TargetImpl;
 struct ExecutableImpl;
 }  // namespace detail
 
-// Where a launch runs. interp(): the reference; cpu(): generated C++; cuda(): the GPU.
+// Where a launch runs. interp(): the reference; cpu(): generated C++; cuda(): the GPU;
+// metal(): generated Metal Shading Language (on Linux, run by kiln's C++ shim).
 class Target {
 public:
     explicit Target(std::shared_ptr<detail::TargetImpl> impl) : impl_(std::move(impl)) {}
@@ -103,17 +104,38 @@ Target cpu();
 Target cuda();
 Target cuda(int device);
 Target cuda(const Stream& stream);
-// "interp", "cpu", "cuda" or "auto" (cuda when a device is present, else cpu).
+Target metal();
+// "interp", "cpu", "cuda", "metal" or "auto" (cuda when a device is present, else cpu).
 Target target_named(const std::string& name, Loc loc = Loc::here());
 Target default_target();  // $KILN_TARGET, else interp
 
 // ---- the launch effect
 
+// A launch's closure, seed 000's canonical idiom fn(pid) -> kernel(pid, buffers...):
+// called with each instance id on the host. A closure that takes its id as `auto`
+// ([&](auto pid) { kernel(pid, buffers...); }, its kernel a template over the id)
+// can also be traced: called once with a traced id, it records the kernel as a
+// Tile IR program over the host vectors it captures, which is how run_metal
+// compiles it for a device.
+class Closure : public std::function<void(std::int64_t)> {
+public:
+    Closure() = default;
+    template <class F> requires(!std::is_same_v<std::remove_cvref_t<F>, Closure> && std::is_invocable_v<F&, std::int64_t>)
+    Closure(F f) : std::function<void(std::int64_t)>(f) {  // NOLINT: closures are launched as written
+        if constexpr (std::is_invocable_v<F&, const Scalar<i64>&>) traced_ = [f](const Scalar<i64>& pid) mutable { f(pid); };
+    }
+    // The call with a traced instance id; empty when the closure takes a plain integer.
+    const std::function<void(const Scalar<i64>&)>& traced() const { return traced_; }
+
+private:
+    std::function<void(const Scalar<i64>&)> traced_;
+};
+
 // A launch: either a grid of C++ closures (seed 000's Gpu.launch(n, f)) or a kernel
 // with its arguments.
 struct LaunchRequest {
     std::int64_t instances = 0;
-    std::function<void(std::int64_t)> closure;
+    Closure closure;
     const Kernel* kernel = nullptr;
     std::vector<detail::Arg> args;
     std::optional<Target> target;  // the caller's choice; empty: the default target
@@ -141,7 +163,14 @@ private:
 void dispatch(LaunchRequest& req);                                  // through the handler stack
 void run_default(LaunchRequest& req);                               // what the bottom handler does
 void run_grid(std::int64_t n, const std::function<void(std::int64_t)>& f);  // sequential, pid order
-void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc = Loc::here());
+void launch(std::int64_t n, Closure f, Loc loc = Loc::here());
+// Seed 000's Metal handler: runs launch (n, f) on the metal target. f must be the
+// canonical idiom with an `auto` instance id (Closure), which is traced into one
+// kernel over the host vectors it captures; the loads and stores must be the
+// masked forms (load_or, load_rows with a fallback, store_clipped; store_rows is
+// a store the caller promises in range), since device code cannot raise.
+// Anything else is an error naming the problem, never a fallback to the host.
+void run_metal(std::int64_t n, const Closure& f, Loc loc = Loc::here());
 
 // Runs a kernel on a target now (no handlers): used by targets' callers and tools.
 void run_kernel(const Kernel& k, const Target& t, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc loc);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <kiln/detail/ir_enums.h>
@@ -100,5 +101,9 @@ std::uint64_t structural_hash(const Program& p);     // of the text form without
 // The text form without locations and with constants in full: the program's
 // structural identity (equal texts, equal programs up to source locations).
 std::string print_structure(const Program& p);
+// The printer's value numbering (%N): a result's number before its operands', a
+// loop's before its region arguments'. Generated code names values by it, so
+// comments there cross-reference `kiln ir`.
+std::unordered_map<const Node*, int> number_nodes(const Program& p);
 
 }  // namespace kiln::ir

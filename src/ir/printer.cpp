@@ -157,4 +157,23 @@ std::uint64_t structural_hash(const Program& p) {
     return h;
 }
 
+namespace {
+void number_region(const Region& r, std::unordered_map<const Node*, int>& ids) {
+    for (const Node* n : r.nodes) {
+        bool has_id = has_result(n->op) || n->op == OpCode::loop;
+        if (has_id && !ids.count(n)) ids.emplace(n, static_cast<int>(ids.size()));
+        if (n->body) {
+            for (const Node* a : n->body->args) ids.emplace(a, static_cast<int>(ids.size()));
+            number_region(*n->body, ids);
+        }
+    }
+}
+}  // namespace
+
+std::unordered_map<const Node*, int> number_nodes(const Program& p) {
+    std::unordered_map<const Node*, int> ids;
+    number_region(p.body, ids);
+    return ids;
+}
+
 }  // namespace kiln::ir

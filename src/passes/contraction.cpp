@@ -2,6 +2,7 @@
 
 #include "ir/attrs.h"
 #include "passes/lowered.h"
+#include "passes/metal_lowering.h"
 
 namespace kiln::passes {
 
@@ -65,6 +66,7 @@ std::string MmaPlan::describe() const {
         case MmaLowering::wgmma_gemm:
             s = "canonical GEMM: TMA + wgmma kernel (" + std::string(shape_name(shape)) + " in the kernel for views TMA cannot take)";
             break;
+        case MmaLowering::simdgroup: s = "simdgroup matrices: 8x8 blocks, simdgroup_multiply_accumulate"; break;
     }
     return why.empty() ? s : s + "; not faster: " + why;
 }
@@ -101,9 +103,13 @@ void contraction(Lowered& l) {
                 plan.shape = tensor_core_shape(n, o, plan.why);
                 if (plan.shape != TensorCoreShape::none) plan.lowering = MmaLowering::mma_sync;
                 break;
+            case TargetKind::metal:
+                if (simdgroup_mma(n, o, plan.why)) plan.lowering = MmaLowering::simdgroup;
+                break;
         }
         l.contractions.mma[&n] = plan;
     });
+    if (o.target == TargetKind::metal) l.contractions.metal = metal_lowering(l);
     if (!any || o.target != TargetKind::cuda) return;
     std::string why;
     auto m = match_gemm(*l.program, &why);

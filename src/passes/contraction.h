@@ -20,6 +20,7 @@ enum class MmaLowering {
     ordered,     // the contract's order: each output is acc, then + round(a * b) per contraction point
     mma_sync,    // cuda: mma.sync tensor cores over fragments staged in shared memory
     wgmma_gemm,  // cuda sm_90a: the canonical GEMM's TMA + wgmma kernel (mma.sync in the fallback kernel)
+    simdgroup,   // metal: 8x8 blocks on simdgroup matrices (simdgroup_multiply_accumulate)
 };
 
 // The tensor-core instruction of an mma.sync lowering.
@@ -32,10 +33,21 @@ struct MmaPlan {
     std::string describe() const;
 };
 
+// The metal target's lowering of the whole kernel (passes/metal_lowering.h):
+// one program instance per thread, or per 32-lane simdgroup with its tiles in
+// threadgroup memory and its 8x8-block contractions on simdgroup matrices.
+struct MetalLowering {
+    bool simdgroup = false;
+    std::string why;                    // per-thread: why not simdgroup
+    std::int64_t threadgroup_bytes = 0; // simdgroup: the tiles' threadgroup memory
+    std::string describe() const;
+};
+
 struct Contractions {
     std::unordered_map<const ir::Node*, MmaPlan> mma;  // one per mma node
     std::optional<GemmMatch> gemm;                      // the program is the canonical GEMM (cuda sm_90a)
     std::string gemm_why;                               // else why not (empty without an mma)
+    std::optional<MetalLowering> metal;                 // metal: the kernel's lowering
     const MmaPlan& of(const ir::Node& n) const;
 };
 

@@ -1,6 +1,7 @@
 #include "passes/host_scalars.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "interp/semantics.h"
 #include "ir/attrs.h"
@@ -100,6 +101,20 @@ std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, cons
         if (ext.back() < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(ext.back()));
     }
     return ext;
+}
+
+std::int64_t grid_instances(const ir::Program& p, const std::vector<detail::Arg>& args) {
+    if (!p.grid) return 1;
+    passes::HostScalars scalars(args);
+    std::int64_t total = 1;
+    for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
+        std::int64_t e = scalars.integer(p.grid->operands[static_cast<std::size_t>(k)], *p.grid);
+        if (e < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(e));
+        if (e != 0 && total > std::numeric_limits<std::int64_t>::max() / e)
+            fail(p.grid->loc, "parallel", "the grid has more than 2^63 instances");
+        total *= e;
+    }
+    return total;
 }
 
 }  // namespace kiln::passes

@@ -57,4 +57,9 @@ std::int64_t scalar_param_int(Kind k, std::int64_t value);
 // interpreter on a negative extent.
 std::optional<std::vector<std::int64_t>> grid_extents(const ir::Program& p, const std::vector<detail::Arg>& args);
 
+// The number of program instances for these arguments (1 without a grid): what a
+// device target launches. Fails like the interpreter on a negative extent and
+// names an overflow of 2^63.
+std::int64_t grid_instances(const ir::Program& p, const std::vector<detail::Arg>& args);
+
 }  // namespace kiln::passes

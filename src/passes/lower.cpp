@@ -41,10 +41,12 @@ const std::vector<Pass>& pipeline(TargetKind t) {
     static const std::vector<Pass> interp{kDce, kHostScalars, kContraction};
     static const std::vector<Pass> cpu{kDce, kHostScalars, kIndexWidth, kContraction};
     static const std::vector<Pass> cuda{kDce, kHostScalars, kIndexWidth, kContraction, kCudaLayout, kPipelineAnalysis};
+    static const std::vector<Pass> metal{kDce, kHostScalars, kIndexWidth, kContraction};
     switch (t) {
         case TargetKind::interp: return interp;
         case TargetKind::cpu: return cpu;
         case TargetKind::cuda: return cuda;
+        case TargetKind::metal: return metal;
     }
     return interp;
 }
@@ -64,6 +66,7 @@ std::string_view target_name(TargetKind t) {
         case TargetKind::interp: return "interp";
         case TargetKind::cpu: return "cpu";
         case TargetKind::cuda: return "cuda";
+        case TargetKind::metal: return "metal";
     }
     return "?";
 }
@@ -114,6 +117,7 @@ std::string print(const Lowered& l, bool locations) {
                                "x" + std::to_string(l.contractions.gemm->bk));
     else if (!l.contractions.gemm_why.empty())
         hooks.header.push_back(l.contractions.gemm_why);
+    if (l.contractions.metal) hooks.header.push_back(l.contractions.metal->describe());
     hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };
     hooks.note = [&](const ir::Node& n) {

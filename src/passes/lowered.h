@@ -17,7 +17,7 @@
 
 namespace kiln::passes {
 
-enum class TargetKind { interp, cpu, cuda };
+enum class TargetKind { interp, cpu, cuda, metal };
 std::string_view target_name(TargetKind t);
 
 struct LowerOptions {
@@ -25,6 +25,7 @@ struct LowerOptions {
     Precision precision = Precision::standard;
     bool index64 = false;  // 64-bit element offsets (index_width sets it from the launch's views)
     int sm = 90;           // cuda: compute capability major * 10 + minor
+    bool metal_thread_only = false;  // metal: KILN_METAL_LOWERING=thread (no simdgroup lowering)
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };

@@ -60,7 +60,7 @@ void run_default(LaunchRequest& req) {
     run_kernel(*req.kernel, t, req.args, req.options, req.loc);
 }
 
-void launch(std::int64_t n, std::function<void(std::int64_t)> f, Loc loc) {
+void launch(std::int64_t n, Closure f, Loc loc) {
     if (n < 0) fail(loc, "launch", "negative instance count " + std::to_string(n));
     if (!f) fail(loc, "launch", "no kernel function");
     LaunchRequest req;

@@ -44,21 +44,26 @@ Target cuda() {
 }
 Target cuda(int device) { return device == 0 ? cuda() : Target(detail::make_cuda_target(device, nullptr)); }
 Target cuda(const Stream& stream) { return Target(detail::make_cuda_target(stream.device(), stream.state())); }
+Target metal() {
+    static auto t = detail::make_metal_target();
+    return Target(t);
+}
 
 Target target_named(const std::string& name, Loc loc) {
     if (name == "interp") return interp();
     if (name == "cpu") return cpu();
     if (name == "cuda") return cuda();
+    if (name == "metal") return metal();
     if (name == "auto") return cuda().available() ? cuda() : cpu().available() ? cpu() : interp();
-    fail(loc, "target", "unknown target '" + name + "' (known: interp, cpu, cuda, auto)");
+    fail(loc, "target", "unknown target '" + name + "' (known: interp, cpu, cuda, metal, auto)");
 }
 
 Target default_target() {
     const char* env = std::getenv("KILN_TARGET");
     if (!env || !*env) return interp();
     std::string name(env);
-    if (name != "interp" && name != "cpu" && name != "cuda" && name != "auto")
-        throw Error("KILN_TARGET='" + name + "' is not a known target (known: interp, cpu, cuda, auto)");
+    if (name != "interp" && name != "cpu" && name != "cuda" && name != "metal" && name != "auto")
+        throw Error("KILN_TARGET='" + name + "' is not a known target (known: interp, cpu, cuda, metal, auto)");
     return target_named(name);
 }
 

@@ -20,4 +20,15 @@ std::optional<std::int64_t> env_integer(const char* name, std::int64_t lo, std::
     return n;
 }
 
+std::optional<std::string> env_choice(const char* name, std::initializer_list<const char*> choices) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    std::string list;
+    for (const char* c : choices) {
+        if (std::string_view(value) == c) return std::string(value);
+        list += (list.empty() ? "" : ", ") + std::string(c);
+    }
+    throw Error(std::string(name) + "='" + value + "' is not one of: " + list);
+}
+
 }  // namespace kiln::support

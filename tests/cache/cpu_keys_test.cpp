@@ -14,7 +14,7 @@
 
 #include <kiln/kiln.h>
 
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 #include "targets/cpu/launch_plan.h"
 #include "targets/cpu/program_index.h"
 #include "trace/kernel_trace.h"

@@ -15,8 +15,9 @@
 #include "cache/sha256.h"
 #include "cta_fibers.h"
 #include "emulation_header.h"
+#include "passes/host_scalars.h"
 #include "targets/common/target_impl.h"
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 #include "targets/cuda/emit.h"
 #include "targets/cuda/launch_args.h"
 #include "trace/kernel_trace.h"
@@ -118,7 +119,7 @@ public:
     void run(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc) override {
         cu::EmittedKernel k = cu::emit_kernel(p, emit_options(args, opts));
         Module m = load(rewrite(p, k));
-        std::int64_t instances = cu::grid_instances(p, args);
+        std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         std::int64_t per_cta = std::max(1, k.instances_per_cta);
         auto ctas = static_cast<unsigned>((instances + per_cta - 1) / per_cta);

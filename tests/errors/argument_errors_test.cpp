@@ -111,9 +111,9 @@ TEST(ArgumentErrors, Placement) {
 
 TEST(ArgumentErrors, Targets) {
     must_fail::expect({
-        {__LINE__, [] { (void)target_named("tpu"); },                                              "target: unknown target 'tpu' (known: interp, cpu, cuda, auto)"},
+        {__LINE__, [] { (void)target_named("tpu"); },                                              "target: unknown target 'tpu' (known: interp, cpu, cuda, metal, auto)"},
         {0, [] { ::setenv("KILN_TARGET", "metalx", 1); try { (void)default_target(); } catch (...) { ::unsetenv("KILN_TARGET"); throw; } },
-         "KILN_TARGET='metalx' is not a known target (known: interp, cpu, cuda, auto)"},
+         "KILN_TARGET='metalx' is not a known target (known: interp, cpu, cuda, metal, auto)"},
         {__LINE__, [] { auto h = handle_launch(nullptr); },                                        "handle_launch: empty handler"},
         {__LINE__, [] { auto outer = handle_launch([](LaunchRequest&, const Next&) { auto inner = handle_launch([](LaunchRequest& r, const Next& n) { n(r); }); });
                         launch(1, [](std::int64_t) {}); },

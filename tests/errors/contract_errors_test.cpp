@@ -63,7 +63,7 @@ TEST(ContractErrors, UnknownTargetInTheEnvironment) {
     Tensor<f32> y = buffer(4);
     const auto fill = kernel("fill", [](View<f32, 1> v) { for (auto& n : parallel(shape(axis("g", 4)))) v(coord(n.index()), shape(1)).store(full<f32>(shape(1), 1.0f)); });
     must_fail::expect({
-        {0, [&] { fill.launch(y.view()); }, "KILN_TARGET='tpu' is not a known target (known: interp, cpu, cuda, auto)"},
+        {0, [&] { fill.launch(y.view()); }, "KILN_TARGET='tpu' is not a known target (known: interp, cpu, cuda, metal, auto)"},
     });
     if (saved) ::setenv("KILN_TARGET", before.c_str(), 1);
     else ::unsetenv("KILN_TARGET");

@@ -94,7 +94,7 @@ TEST_F(FakeCuda, StreamLaunchesAreEnqueuedWithoutSynchronising) {
     c = counts();
     EXPECT_EQ(c.launches, 5);
     EXPECT_EQ(c.last_launch_stream, s.handle());
-    EXPECT_EQ(c.last_grid, 8u) << "one CTA per row";
+    EXPECT_EQ(c.last_grid, 1u) << "eight 64-wide rows share one CTA (several program instances per CTA)";
     EXPECT_EQ(c.ctx_syncs, 0);
     EXPECT_EQ(c.stream_syncs, 0);
     Tensor<f32> back = yd.to(host());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fuzz/campaign.h"
+#include "fuzz/recipe.h"
 #include "interp/run_kernel.h"
 #include "targets/common/target_impl.h"
 
@@ -101,3 +102,23 @@ TEST(Fuzz, ADifferenceIsReported) {
 }
 
 }  // namespace
+
+namespace kiln::fuzz {
+namespace {
+// Device code cannot raise (the cuda target refuses bounds::check when it
+// compiles): programs for a campaign with cuda never use it, and never mean to raise;
+// the same seeds without cuda do, now and then.
+TEST(Fuzz, ProgramsForDeviceCodeNeverUseBoundsCheck) {
+    Limits device;
+    device.device = true;
+    int checked_on_host = 0;
+    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+        const Recipe d = make_recipe(seed, device);
+        EXPECT_FALSE(d.may_raise) << seed;
+        for (const ViewPlan& v : d.views) EXPECT_NE(v.bounds, Bounds::check) << seed;
+        for (const ViewPlan& v : make_recipe(seed).views) checked_on_host += v.bounds == Bounds::check;
+    }
+    EXPECT_GT(checked_on_host, 0) << "the host campaigns no longer use bounds::check: this test checks nothing";
+}
+}  // namespace
+}  // namespace kiln::fuzz

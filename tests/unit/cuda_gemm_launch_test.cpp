@@ -10,6 +10,7 @@
 
 #include "cuda_test_util.h"
 #include "targets/cuda/emit.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/tensor_map_cache.h"
 
@@ -329,7 +330,7 @@ TEST(CudaGemmLaunch, GridExtentsAreEvaluatedWithTheContractsIntegerRules) {
         Tensor<f32> x({extent}), y({extent});
         auto args = args_of(std::as_const(x).view(), blocks, y.view());
         auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
-        return cu::grid_instances(*program, args);
+        return passes::grid_instances(*program, args);
     };
     for (std::int64_t e : {13, 3, 40, 1001})
         for (std::int64_t b : {0, 1, 6}) EXPECT_EQ(grid(e, b), ((e * 3 - 7) / 4 % 5) * b) << e << ", " << b;

@@ -1,4 +1,4 @@
-// What a target implements. The interpreter, the CPU and the CUDA targets each
+// What a target implements. The interpreter, the CPU, CUDA and Metal targets each
 // subclass it; the launch machinery only sees this interface.
 #pragma once
 
@@ -44,5 +44,6 @@ struct TargetImpl {
 std::shared_ptr<TargetImpl> make_interp_target(InterpOptions o);
 std::shared_ptr<TargetImpl> make_cpu_target();
 std::shared_ptr<TargetImpl> make_cuda_target(int ordinal, std::shared_ptr<StreamState> stream);
+std::shared_ptr<TargetImpl> make_metal_target();
 
 }  // namespace kiln::detail

@@ -16,7 +16,7 @@
 #include "targets/cpu/launch_plan.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/cpu/program_index.h"
-#include "targets/cpu/thread_pool.h"
+#include "targets/common/thread_pool.h"
 #include "targets/common/target_impl.h"
 #include "targets/cpu/undo_log.h"
 

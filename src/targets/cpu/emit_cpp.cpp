@@ -197,26 +197,6 @@ void Emitter::copy_into(const Storage& dst, const Node* src) {
     else line(dst.name + " = " + at(src, "0") + ";");
 }
 
-// ---- numbering: the printer's order (a result's id before its operands', a
-// loop's before its region arguments'), so comments match `kiln ir` output.
-
-static void number_region(const ir::Region& r, std::unordered_map<const Node*, int>& ids) {
-    for (const Node* n : r.nodes) {
-        bool has_id = ir::has_result(n->op) || n->op == OpCode::loop;
-        if (has_id && !ids.count(n)) ids.emplace(n, static_cast<int>(ids.size()));
-        if (n->body) {
-            for (const Node* a : n->body->args) ids.emplace(a, static_cast<int>(ids.size()));
-            number_region(*n->body, ids);
-        }
-    }
-}
-
-std::unordered_map<const Node*, int> number_nodes(const ir::Program& p) {
-    std::unordered_map<const Node*, int> ids;
-    number_region(p.body, ids);
-    return ids;
-}
-
 // ---- regions
 
 // What kiln_run computes: the dce pass's live set (passes/dce.h).
@@ -426,7 +406,7 @@ static const std::string& prelude() {
 
 Emitted Emitter::emit() {
     check_tile_sizes();
-    ids_ = number_nodes(p_);
+    ids_ = ir::number_nodes(p_);
     passes::LowerOptions lo;
     lo.target = passes::TargetKind::cpu;
     lo.precision = opts_.exact ? Precision::exact : Precision::standard;

@@ -40,7 +40,4 @@ struct Emitted {
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);
 
-// The printer's value numbering (%N), which generated code comments and the plan use.
-std::unordered_map<const ir::Node*, int> number_nodes(const ir::Program& p);
-
 }  // namespace kiln::native

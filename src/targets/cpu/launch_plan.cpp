@@ -10,7 +10,7 @@
 #include "passes/index_width.h"
 #include "support/names.h"
 #include "support/warnings.h"
-#include "targets/cpu/thread_pool.h"
+#include "targets/common/thread_pool.h"
 
 namespace kiln::native {
 
@@ -93,7 +93,7 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
         for (const auto& line : e.contractions) s << "    " << line << "\n";
     }
     s << "  values (tiles are local arrays, " << e.frame_bytes << " bytes per instance):\n";
-    std::unordered_map<const ir::Node*, int> ids = number_nodes(p);
+    std::unordered_map<const ir::Node*, int> ids = ir::number_nodes(p);
     ir::walk(p.body, [&](const ir::Node& n) {
         if (n.op == detail::OpCode::store || n.op == detail::OpCode::yield || n.op == detail::OpCode::stage || n.op == detail::OpCode::loop) return;
         if (n.type.dims.empty()) return;

@@ -12,7 +12,7 @@
 
 #include "passes/host_scalars.h"
 #include "targets/cpu/emit_cpp.h"
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 
 namespace kiln::native {
 

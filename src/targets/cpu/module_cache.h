@@ -9,7 +9,7 @@
 
 #include "cache/disk_cache.h"
 #include "targets/cpu/cpu_abi.h"
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 
 namespace kiln::native {
 

@@ -18,7 +18,7 @@
 
 #include "cache/disk_cache.h"
 #include "ir/ir.h"
-#include "targets/cpu/host_compiler.h"
+#include "targets/common/host_compiler.h"
 #include "targets/cpu/launch_plan.h"
 
 namespace kiln::native {

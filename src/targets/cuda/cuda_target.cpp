@@ -8,6 +8,7 @@
 
 #include "ir/attrs.h"
 #include "ir/axis_names.h"
+#include "passes/host_scalars.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
@@ -57,7 +58,7 @@ public:
         if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
         const cu::Device& d = *dp;
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
-        std::int64_t instances = cu::grid_instances(p, args);
+        std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         // A CTA runs instances_per_cta instances side by side; instances beyond the
         // grid's x limit are covered by the kernel's grid-stride loop.
@@ -106,7 +107,7 @@ public:
         if (stream_) s << "  launches: enqueued on stream " << static_cast<const void*>(stream_->handle) << " of device " << ordinal_
                        << " without waiting (a failure is reported at the stream's next synchronisation)\n";
         else s << "  launches: on device " << ordinal_ << ", each waited for (a failure is reported at its launch)\n";
-        const std::int64_t instances = cu::grid_instances(p, args), per_cta = std::max(1, k->kernel.instances_per_cta);
+        const std::int64_t instances = passes::grid_instances(p, args), per_cta = std::max(1, k->kernel.instances_per_cta);
         std::string nest;
         if (p.grid) {
             nest = " of [";

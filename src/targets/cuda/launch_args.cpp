@@ -17,20 +17,6 @@ using detail::OpCode;
 using ir::Node;
 
 
-std::int64_t grid_instances(const ir::Program& p, const std::vector<Arg>& args) {
-    if (!p.grid) return 1;
-    passes::HostScalars scalars(args);
-    std::int64_t total = 1;
-    for (int k = 0; k < ir::loop_rank(*p.grid); ++k) {
-        std::int64_t e = scalars.integer(p.grid->operands[static_cast<std::size_t>(k)], *p.grid);
-        if (e < 0) fail(p.grid->loc, "parallel", "negative grid extent " + std::to_string(e));
-        if (e != 0 && total > std::numeric_limits<std::int64_t>::max() / e)
-            fail(p.grid->loc, "parallel", "the grid has more than 2^63 instances");
-        total *= e;
-    }
-    return total;
-}
-
 namespace {
 
 std::size_t slot_count(const std::vector<Arg>& args) {

@@ -20,11 +20,6 @@ namespace kiln::cu {
 
 using passes::needs_64bit_offsets;
 
-// Instances of the program's parallel nest for these arguments (1 without one),
-// evaluated on the host from the same IR the kernel evaluates. Fails like the
-// interpreter on a negative extent.
-std::int64_t grid_instances(const ir::Program& p, const std::vector<detail::Arg>& args);
-
 // Parameters in the order of kernel_signature(): each value in an 8-byte slot
 // (cuLaunchKernel reads each parameter's size from the start of its slot).
 struct PackedParams {

@@ -12,12 +12,27 @@ const char* const kHelpers = R"KILN(
 namespace kc {
 // ---- narrow floats: storage bits <-> the float holding the exact value
 __device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
-__device__ __forceinline__ unsigned short f2h(float x) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
+// A NaN is stored as the canonical quiet NaN of the kind, sign dropped (0x7e00,
+// 0x7fc0), as kround.h does on the host: cvt alone would give 0x7fff.
+__device__ __forceinline__ unsigned short f2h(float x) {
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return x != x ? (unsigned short)0x7e00 : h;
+}
 __device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
-__device__ __forceinline__ unsigned short f2b(float x) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h; }
+__device__ __forceinline__ unsigned short f2b(float x) {
+    unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x)); return x != x ? (unsigned short)0x7fc0 : h;
+}
 // Two at once, lo in the low half (one instruction for the pair): what f2h / f2b give for each.
-__device__ __forceinline__ unsigned f2h2(float lo, float hi) { unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
-__device__ __forceinline__ unsigned f2b2(float lo, float hi) { unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
+__device__ __forceinline__ unsigned nan_pair(unsigned r, float lo, float hi, unsigned nan) {
+    if (lo != lo) r = (r & 0xffff0000u) | nan;
+    if (hi != hi) r = (r & 0x0000ffffu) | nan << 16;
+    return r;
+}
+__device__ __forceinline__ unsigned f2h2(float lo, float hi) {
+    unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair(r, lo, hi, 0x7e00u);
+}
+__device__ __forceinline__ unsigned f2b2(float lo, float hi) {
+    unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair(r, lo, hi, 0x7fc0u);
+}
 // One rounding of a float result to f16 / bf16. For + - * / sqrt the float
 // result rounded again equals the f64 result rounded once (24 >= 2p + 2 bits),
 // which is the contract's rule.
