@@ -25,37 +25,16 @@
 
 #include <kiln/kiln.h>
 
-#include "rows_json.h"
-
+#include "bench_common.h"
 #include "cache/disk_cache.h"
 #include "targets/cpu/module_cache.h"
 #include "targets/common/target_impl.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
-using Clock = std::chrono::steady_clock;
+using namespace kiln_bench;
 
 namespace {
-
-double median_s(const std::function<void()>& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i) f();
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-        auto t0 = Clock::now();
-        f();
-        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-Tensor<f32> random_tensor(std::vector<std::int64_t> ext, unsigned seed, float lo = -1, float hi = 1) {
-    Tensor<f32> t(ext);
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(lo, hi);
-    for (auto& x : t.values()) x = d(g);
-    return t;
-}
 
 double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
     double n = 0, d = 0;
@@ -110,17 +89,6 @@ Kernel tiny() {
     return kernel("bench_tiny", [](View<f32, 1> y) {
         for (auto& nest : parallel(shape(axis("one", 1)))) y(coord(nest.index()), shape(1)).store(full<f32>(shape(1), 2.0f));
     });
-}
-
-struct Row {
-    std::string what;
-    double kiln, peer;
-    std::string unit, peer_name, check;
-};
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? -1 : v[v.size() / 2];
 }
 
 // The first launch in a fresh process of this program (argv0 --probe-cache), in
@@ -191,17 +159,6 @@ std::vector<Row> cache_rows(const std::string& argv0) {
     std::string rm = "rm -rf " + dir;
     if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir.c_str());
     return rows;
-}
-
-void print_rows(const std::vector<Row>& rows, const std::string& json) {
-    std::printf("%-52s %12s %12s %7s  %s\n", "what", "kiln", "peer", "ratio", "check");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& r = rows[i];
-        double ratio = r.peer > 0 ? r.kiln / r.peer : 0;
-        std::printf("%-52s %8.3f %-4s %8.3f %-4s %7.3f  %s %s\n", r.what.c_str(), r.kiln, r.unit.c_str(), r.peer, r.unit.c_str(), ratio,
-                    r.check.c_str(), r.peer_name.c_str());
-    }
-    write_rows_json(rows, json, [](const Row& r) { return r.peer > 0 ? r.kiln / r.peer : 0; });
 }
 
 }  // namespace

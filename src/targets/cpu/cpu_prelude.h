@@ -7,6 +7,13 @@
 #ifndef KILN_CPU_PRELUDE_H
 #define KILN_CPU_PRELUDE_H
 
+// Before a loop whose iterations share no memory (Emitter::loop_nest).
+#if defined(__clang__)
+#define KILN_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define KILN_INDEPENDENT _Pragma("GCC ivdep")
+#endif
+
 namespace kiln_cpu {
 
 // ---- element kinds: the value type a tile holds, the type a view stores, and
@@ -36,17 +43,74 @@ struct K_i64 {
     static val load(mem m) { return m; }
     static mem store(val v) { return v; }
 };
+// f16 and bf16 elements convert with branch-free bit arithmetic that the host
+// compiler vectorises (kiln_rt's narrow_bits_* are the general definitions,
+// branchy and one element at a time); each gives kiln_rt's bits exactly
+// (cpu_narrow_float_test checks every pattern and value class). A tile element
+// of either kind always holds an exactly representable value, so storing one
+// only re-encodes it: no rounding.
+inline float bf16_to_float(unsigned short m) { return __builtin_bit_cast(float, (unsigned)m << 16); }
+inline float f16_to_float(unsigned short m) {
+    const unsigned sign = (unsigned)(m & 0x8000u) << 16, em = m & 0x7fffu;
+    // Normal: the fields moved into place, the exponent rebiased by 127 - 15.
+    // Subnormal: em units of 2^-24, exact in float. Inf/NaN: an all-ones exponent,
+    // the fraction kept (a NaN's payload, as kiln_rt keeps it).
+    const float normal = __builtin_bit_cast(float, (em << 13) + 0x38000000u);
+    const float subnormal = (float)(int)em * 0x1p-24f;
+    const float special = __builtin_bit_cast(float, (em << 13) | 0x7f800000u);
+    const float mag = em < 0x400u ? subnormal : em >= 0x7c00u ? special : normal;
+    return __builtin_bit_cast(float, __builtin_bit_cast(unsigned, mag) | sign);
+}
+// The bits of an exactly representable bf16 value; NaN is the canonical 0x7fc0.
+// (An exact f16 value is stored with round_f16_bits_of below: rounding it
+// changes nothing, and that form vectorises.)
+inline unsigned short bf16_bits_of(float f) { return f != f ? (unsigned short)0x7fc0u : (unsigned short)(__builtin_bit_cast(unsigned, f) >> 16); }
+// Rounding an f32 value once to bf16 / f16 (kiln_rt::round_bf16 / round_f16 of
+// the exact double), as the float the result is: ties to even, gradual
+// underflow, overflow to inf, NaN canonical. bf16 keeps the top half of the
+// float's bits, rounded on the bottom half. f16: the normal range rounds on the
+// rebiased bits; the subnormal range lets the float adder round (|f| + 1/2
+// keeps multiples of 2^-24, the f16 subnormal step, in its last bits).
+inline float round_bf16_of(float f) {
+    const unsigned b = __builtin_bit_cast(unsigned, f);
+    const unsigned r = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+    return f != f ? __builtin_bit_cast(float, 0x7fc00000u) : __builtin_bit_cast(float, r);
+}
+inline unsigned short round_f16_bits_of(float f) {
+    const unsigned b = __builtin_bit_cast(unsigned, f), sign = (b >> 16) & 0x8000u, mag = b & 0x7fffffffu;
+    const unsigned t = mag - 0x38000000u;
+    const unsigned normal = (t + 0xfffu + ((t >> 13) & 1u)) >> 13;  // may carry into inf: exactly the overflow rule
+    const unsigned subnormal = __builtin_bit_cast(unsigned, __builtin_bit_cast(float, mag) + 0.5f) - 0x3f000000u;
+    const unsigned bits = mag >= 0x477ff000u ? 0x7c00u : mag >= 0x38800000u ? normal : subnormal;  // 65520 and up: inf
+    return mag > 0x7f800000u ? (unsigned short)0x7e00u : (unsigned short)(bits | sign);
+}
+inline float round_f16_of(float f) { return f16_to_float(round_f16_bits_of(f)); }
+
+// Rounding a double once to bf16 / f16: first to float by rounding to odd (the
+// nearest float toward zero, its last bit set when inexact), which keeps every
+// bit a second rounding to 8 or 11 bits needs (a float has at least 2 more at
+// every exponent, subnormals included), then as above. Branch-free, unlike
+// kiln_rt's; the same bits.
+inline float round_to_odd_float(double x) {
+    const float f = (float)x;
+    const unsigned b = __builtin_bit_cast(unsigned, f);
+    const double af = __builtin_fabs((double)f), ax = __builtin_fabs(x);
+    const unsigned toward_zero = (b & 0x7fffffffu) - (af > ax ? 1u : 0u);
+    const unsigned odd = toward_zero | ((double)f != x ? 1u : 0u);
+    return x != x ? f : __builtin_bit_cast(float, (b & 0x80000000u) | odd);
+}
+
 struct K_f16 {
     typedef double val;
     typedef unsigned short mem;
-    static val load(mem m) { return kiln_rt::f16_bits_to_double(m); }
-    static mem store(val v) { return kiln_rt::f16_bits_from_double(v); }
+    static val load(mem m) { return (double)f16_to_float(m); }
+    static mem store(val v) { return round_f16_bits_of((float)v); }
 };
 struct K_bf16 {
     typedef double val;
     typedef unsigned short mem;
-    static val load(mem m) { return kiln_rt::bf16_bits_to_double(m); }
-    static mem store(val v) { return kiln_rt::bf16_bits_from_double(v); }
+    static val load(mem m) { return (double)bf16_to_float(m); }
+    static mem store(val v) { return bf16_bits_of((float)v); }
 };
 struct K_f32 {
     typedef float val;
@@ -67,8 +131,8 @@ struct K_f64 {
 // propagates payloads), so results pass through c32, kiln_rt::round_f32's rule.
 inline float c32(float x) { return x != x ? __builtin_bit_cast(float, 0x7fc00000u) : x; }
 inline float r32(double x) { return (float)kiln_rt::round_f32(x); }
-inline double r16(double x) { return kiln_rt::round_f16(x); }
-inline double rbf16(double x) { return kiln_rt::round_bf16(x); }
+inline double r16(double x) { return (double)round_f16_of(round_to_odd_float(x)); }
+inline double rbf16(double x) { return (double)round_bf16_of(round_to_odd_float(x)); }
 
 // |x| as the interpreter defines it: -0 -> +0, NaN keeps its sign.
 template <class T> inline T abs_float(T x) { return x < 0 || (x == 0 && __builtin_signbit(x)) ? -x : x; }
@@ -222,12 +286,129 @@ inline double from_order_key(long long k) { return __builtin_bit_cast(double, k 
 inline bool order_key_is_nan(int k) { return k > 0x7f800000 || k < -0x7f800001; }
 inline bool order_key_is_nan(long long k) { return k > 0x7ff0000000000000LL || k < -0x7ff0000000000001LL; }
 
+// ---- scans along a line in vector lanes: y[j] = x[0] op x[1] op ... op x[j].
+// Each vector of W elements is scanned in its lanes in log2(W) steps (lane i
+// combined with lane i - s, the first s lanes with the identity), then
+// combined with the carry, the last prefix of the vector before. Integer sums
+// (wrapping: unsigned lanes) and max/min give the interpreter's bits in any
+// order; float max/min run on order keys (as reduce does) and report a NaN
+// (false), for the caller to scan that line again in order; float sums are
+// reassociated, which only precision standard allows (emit_ops.cpp).
+// (These inline helpers pass 64-byte vectors by value; code built without
+// AVX-512, such as a test including this header, is told the ABI differs,
+// which no call across objects ever meets.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef int i32x16 __attribute__((vector_size(64)));
+typedef unsigned u32x16 __attribute__((vector_size(64)));
+typedef long long i64x8 __attribute__((vector_size(64)));
+typedef unsigned long long u64x8 __attribute__((vector_size(64)));
+typedef double f64x8 __attribute__((vector_size(64)));
+
+template <class V, class Op> inline V prefix_in_lanes(V v, V id, Op op) {
+    if constexpr (sizeof(v[0]) == 4) {
+        v = op(v, __builtin_shufflevector(v, id, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
+        v = op(v, __builtin_shufflevector(v, id, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+        v = op(v, __builtin_shufflevector(v, id, 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+        return op(v, __builtin_shufflevector(v, id, 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7));
+    } else {
+        v = op(v, __builtin_shufflevector(v, id, 8, 0, 1, 2, 3, 4, 5, 6));
+        v = op(v, __builtin_shufflevector(v, id, 8, 9, 0, 1, 2, 3, 4, 5));
+        return op(v, __builtin_shufflevector(v, id, 8, 9, 10, 11, 0, 1, 2, 3));
+    }
+}
+
+// The line in vectors of V (lanes of type L): get(j) reads element j as a lane
+// value, put(j, lane value) writes it; `id` is op's identity.
+template <class V, class L, class Get, class Put, class Op> inline void scan_lanes(int n, L id, Get get, Put put, Op op) {
+    constexpr int W = sizeof(V) / sizeof(L);
+    V ids;
+    for (int l = 0; l < W; ++l) ids[l] = id;
+    L carry = id;
+    int j = 0;
+    for (; j + W <= n; j += W) {
+        V v;
+        for (int l = 0; l < W; ++l) v[l] = get(j + l);
+        v = prefix_in_lanes(v, ids, op);
+        V c = ids;
+        for (int l = 0; l < W; ++l) c[l] = carry;
+        v = op(c, v);
+        for (int l = 0; l < W; ++l) put(j + l, v[l]);
+        carry = v[W - 1];
+    }
+    for (; j < n; ++j) {
+        carry = op(carry, get(j));
+        put(j, carry);
+    }
+}
+
+struct Add { template <class V> V operator()(V a, V b) const { return a + b; } };
+struct Max { template <class V> V operator()(V a, V b) const { return a > b ? a : b; } };
+struct Min { template <class V> V operator()(V a, V b) const { return a < b ? a : b; } };
+
+// Integer scans (i8 in i32 lanes: its sums wrap the same modulo 2^8).
+template <class T, class Op> inline void scan_int_lanes(const T* x, T* y, int n, Op op) {
+    if constexpr (sizeof(T) == 8) {
+        typedef unsigned long long U;
+        if constexpr (__is_same(Op, Add)) scan_lanes<u64x8, U>(n, U(0), [&](int j) { return (U)x[j]; }, [&](int j, U v) { y[j] = (T)v; }, op);
+        else scan_lanes<i64x8, long long>(n, (long long)(__is_same(Op, Max) ? -0x7fffffffffffffffLL - 1 : 0x7fffffffffffffffLL),
+                                          [&](int j) { return (long long)x[j]; }, [&](int j, long long v) { y[j] = (T)v; }, op);
+    } else {
+        if constexpr (__is_same(Op, Add)) scan_lanes<u32x16, unsigned>(n, 0u, [&](int j) { return (unsigned)x[j]; }, [&](int j, unsigned v) { y[j] = (T)v; }, op);
+        else scan_lanes<i32x16, int>(n, __is_same(Op, Max) ? -0x7fffffff - 1 : 0x7fffffff, [&](int j) { return (int)x[j]; }, [&](int j, int v) { y[j] = (T)v; }, op);
+    }
+}
+
+// Float max/min on order keys; false when the line holds a NaN (y is then to be redone).
+template <class T, class Op> inline bool scan_float_lanes(const T* x, T* y, int n, Op op) {
+    if constexpr (sizeof(T) == 4) {
+        int nan = 0;
+        scan_lanes<i32x16, int>(n, __is_same(Op, Max) ? -0x7fffffff - 1 : 0x7fffffff,
+                                [&](int j) { const int k = order_key(x[j]); nan |= order_key_is_nan(k); return k; },
+                                [&](int j, int k) { y[j] = from_order_key(k); }, op);
+        return !nan;
+    } else {
+        int nan = 0;
+        scan_lanes<i64x8, long long>(n, __is_same(Op, Max) ? -0x7fffffffffffffffLL - 1 : 0x7fffffffffffffffLL,
+                                     [&](int j) { const long long k = order_key((double)x[j]); nan |= order_key_is_nan(k); return k; },
+                                     [&](int j, long long k) { y[j] = (T)from_order_key(k); }, op);
+        return !nan;
+    }
+}
+
+// Float sums, reassociated (precision standard): -0 is the identity (-0 + x = x
+// for every x, +0 and -0 included); a NaN result is made canonical as c32 does.
+inline void scan_add_lanes(const float* x, float* y, int n) {
+    scan_lanes<f32x16, float>(n, -0.0f, [&](int j) { return x[j]; }, [&](int j, float v) { y[j] = c32(v); }, Add{});
+}
+inline void scan_add_lanes(const double* x, double* y, int n) {
+    scan_lanes<f64x8, double>(n, -0.0, [&](int j) { return x[j]; }, [&](int j, double v) { y[j] = v; }, Add{});
+}
+#pragma GCC diagnostic pop
+
 // ---- bounds. An access covers the box [o, o + n) of its view; the part inside
 // the view is again a box, so a partial access is a fill plus a smaller copy.
 inline bool inside(int rank, const long long* o, const int* n, const long long* extent) {
     for (int k = 0; k < rank; ++k)
         if (o[k] < 0 || o[k] > extent[k] - n[k]) return false;
     return true;
+}
+
+// Whether the bytes two views reach, from their first element to their last,
+// are disjoint (a tile read in place while another view is written: emit_load).
+// Strides are never negative (launches refuse them).
+inline bool disjoint(const View& a, int rank_a, int bytes_a, const View& b, int rank_b, int bytes_b) {
+    unsigned long long span_a = (unsigned long long)bytes_a, span_b = (unsigned long long)bytes_b;
+    for (int k = 0; k < rank_a; ++k) {
+        if (a.extent[k] <= 0) return true;
+        span_a += (unsigned long long)((a.extent[k] - 1) * a.stride[k]) * (unsigned long long)bytes_a;
+    }
+    for (int k = 0; k < rank_b; ++k) {
+        if (b.extent[k] <= 0) return true;
+        span_b += (unsigned long long)((b.extent[k] - 1) * b.stride[k]) * (unsigned long long)bytes_b;
+    }
+    const unsigned long long pa = (unsigned long long)a.data, pb = (unsigned long long)b.data;
+    return pa + span_a <= pb || pb + span_b <= pa;
 }
 
 // The in-range index window [lo, hi) of one dimension; false when empty. Written
@@ -259,6 +440,14 @@ inline void for_each_inside(int rank, const long long* o, const int* n, const lo
         if (k < 0) return;
     }
 }
+
+// A kind's view elements as they are stored (an f16/bf16 tile read in place
+// keeps its copy in the view's 16 bits: emit_load).
+template <class K> struct Raw {
+    typedef typename K::mem val;
+    typedef typename K::mem mem;
+    static val load(mem m) { return m; }
+};
 
 // bounds::zero: out-of-range elements read as `fill`, writes to them are dropped.
 template <class K>
@@ -317,6 +506,82 @@ template <class T> inline void sort_line(const T* x, long long* order, long long
             while (b < hi) scratch[k++] = order[b++];
         }
         for (int i = 0; i < n; ++i) order[i] = scratch[i];
+    }
+}
+
+// ---- topk: the first k of a line's descending stable order (NaN above +inf,
+// ties in source order), found by selection rather than a sort. The order is
+// total on (value, index), so whatever finds its first k gives the
+// interpreter's result. Up to 8 (a router's top-2): keys that compare as the
+// order does (-0 as +0, every NaN one key above +inf), then k vectorised
+// passes, each taking the largest key's first index and striking it out.
+// Beyond, and for i64 (whose keys leave no value free to strike out with): a
+// heap of the k first so far (its root the last of them), sorted at the end.
+inline int topk_key(float x) {
+    x = x + 0.0f;  // -0 -> +0
+    const int b = __builtin_bit_cast(int, x);
+    return x != x ? 0x7fffffff : b ^ ((b >> 31) & 0x7fffffff);
+}
+inline long long topk_key(double x) {
+    x = x + 0.0;
+    const long long b = __builtin_bit_cast(long long, x);
+    return x != x ? 0x7fffffffffffffffLL : b ^ ((b >> 63) & 0x7fffffffffffffffLL);
+}
+inline int topk_key(signed char x) { return x; }
+inline long long topk_key(int x) { return x; }
+
+template <class T> inline bool before_in_topk(const T* x, long long p, long long q) {  // element p before element q
+    return less_nan_last(x[q], x[p]) || (!less_nan_last(x[p], x[q]) && p < q);
+}
+
+template <class T> inline void topk_sift_down(const T* x, long long* heap, int k, int at) {
+    for (;;) {
+        int last = at;
+        const int l = 2 * at + 1, r = l + 1;
+        if (l < k && before_in_topk(x, heap[last], heap[l])) last = l;
+        if (r < k && before_in_topk(x, heap[last], heap[r])) last = r;
+        if (last == at) return;
+        const long long t = heap[at];
+        heap[at] = heap[last];
+        heap[last] = t;
+        at = last;
+    }
+}
+
+// `scratch` holds n keys (8 bytes each at most).
+template <class T> inline void top_line(const T* x, long long* order, int n, int k, long long* scratch) {
+    if constexpr (sizeof(T) < 8 || !(T(0.5) == 0)) {  // every kind but i64
+        if (k <= 8) {
+            typedef decltype(topk_key(x[0])) K;
+            K* key = (K*)scratch;
+            const K taken = sizeof(K) == 4 ? (K)(-0x7fffffff - 1) : (K)(-0x7fffffffffffffffLL - 1);  // below every key
+            for (int i = 0; i < n; ++i) key[i] = topk_key(x[i]);
+            for (int t = 0; t < k; ++t) {
+                K m = taken;
+                for (int i = 0; i < n; ++i) m = key[i] > m ? key[i] : m;
+                int first = n;
+                for (int i = 0; i < n; ++i) {
+                    const int at = key[i] == m ? i : n;
+                    first = at < first ? at : first;
+                }
+                order[t] = first;
+                key[first] = taken;
+            }
+            return;
+        }
+    }
+    for (int i = 0; i < k; ++i) order[i] = i;
+    for (int i = k / 2 - 1; i >= 0; --i) topk_sift_down(x, order, k, i);
+    for (int i = k; i < n; ++i)
+        if (less_nan_last(x[order[0]], x[i])) {  // i comes after every kept index: only a larger value passes
+            order[0] = i;
+            topk_sift_down(x, order, k, 0);
+        }
+    for (int end = k - 1; end > 0; --end) {  // the last of the heap to the end, repeatedly
+        const long long t = order[0];
+        order[0] = order[end];
+        order[end] = t;
+        topk_sift_down(x, order, end, 0);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "support/byte_size.h"
 #include "support/names.h"
 #include "targets/common/embedded_text.h"
+#include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
@@ -49,7 +50,7 @@ void Emitter::close_loops(const std::vector<std::string>& vars) {
 }
 
 void Emitter::loop_nest(const std::vector<std::int64_t>& extents, const std::string& prefix,
-                        const std::function<void(const std::vector<std::string>&)>& body) {
+                        const std::function<void(const std::vector<std::string>&)>& body, bool independent) {
     if (extents.empty()) return body({});
     std::vector<std::int64_t> outer(extents.begin(), extents.end() - 1);
     auto vars = open_loops(outer, prefix);
@@ -58,6 +59,7 @@ void Emitter::loop_nest(const std::vector<std::int64_t>& extents, const std::str
     const std::int64_t n = extents.back(), main = n > 16 ? n - n % 16 : n;
     for (auto [from, to] : {std::pair{std::int64_t{0}, main}, std::pair{main, n}}) {
         if (from == to) continue;
+        if (independent) line("KILN_INDEPENDENT");
         open("for (int " + v + " = " + std::to_string(from) + "; " + v + " < " + std::to_string(to) + "; ++" + v + ")");
         body(vars);
         close();
@@ -75,11 +77,48 @@ const Storage& Emitter::storage(const Node* n) const {
     return it->second;
 }
 
-std::string Emitter::at(const Node* n, const std::string& index) {
+std::vector<std::string> Index::coords_along(const std::vector<std::int64_t>& along) const {
+    if (!coords.empty() && extents == along) return coords;
+    // Coordinate k of linear index L: L / (product of the extents after k) % extent k.
+    // The outermost dim of more than one element needs no "%": L is below the count.
+    std::size_t outermost = 0;
+    while (outermost + 1 < along.size() && along[outermost] == 1) ++outermost;
+    std::vector<std::string> c(along.size(), "0");
+    std::int64_t inner = 1;
+    for (std::size_t k = along.size(); k-- > 0;) {
+        if (along[k] != 1) {
+            std::string v = inner == 1 ? paren(linear) : paren(linear) + " / " + std::to_string(inner);
+            c[k] = paren(k == outermost ? v : v + " % " + std::to_string(along[k]));
+        }
+        inner *= along[k];
+    }
+    return c;
+}
+
+std::string Emitter::at(const Node* n, const Index& index) {
     const Storage& s = storage(n);
-    if (s.fused) return "(" + element_expr(*s.fused, s.count == 1 ? "0" : index) + ")";
+    if (s.count == 1) {  // the same element for every index
+        if (s.fused) return "(" + element_expr(*s.fused, Index("0")) + ")";
+        if (!s.array) return s.name;
+        return s.convert.empty() ? s.name + "[0]" : s.convert + "::load(" + s.name + "[0])";
+    }
+    if (s.fused) {
+        // The fused value may be a reshape away (an alias): coordinates only along its own dims.
+        Index i = index;
+        if (i.extents != extents_of(s.fused->type.dims)) i.coords.clear();
+        return "(" + element_expr(*s.fused, i) + ")";
+    }
     if (!s.array) return s.name;
-    return s.name + "[" + (s.count == 1 ? "0" : index) + "]";
+    std::string offset = index.linear;
+    if (!s.strides.empty()) {
+        const auto c = index.coords_along(s.extents);
+        offset.clear();
+        for (std::size_t k = 0; k < c.size(); ++k)
+            if (s.extents[k] != 1) offset += (offset.empty() ? "" : " + ") + (s.strides[k] == "1" ? c[k] : c[k] + " * " + s.strides[k]);
+        if (offset.empty()) offset = "0";
+    }
+    const std::string element = s.name + "[" + offset + "]";
+    return s.convert.empty() ? element : s.convert + "::load(" + element + ")";
 }
 
 std::string Emitter::define(const Node& n) {
@@ -117,7 +156,15 @@ void Emitter::elementwise(const Node& n) {
 }
 
 void Emitter::materialize(const Node& n, const std::string& name) {
-    with_fast_math([&] { loop_nest({n.type.count()}, "e", [&](const auto& v) { line(name + "[" + v[0] + "] = " + element_expr(n, v[0]) + ";"); }); });
+    with_fast_math([&] {
+        if (!reads_by_coords(n))
+            return loop_nest({n.type.count()}, "e", [&](const auto& v) { line(name + "[" + v[0] + "] = " + element_expr(n, v[0]) + ";"); });
+        const auto extents = extents_of(n.type.dims);
+        loop_nest(extents, "e", [&](const auto& v) {
+            const std::string e = linear(v, ir::strides_of(n.type.dims));
+            line(name + "[" + e + "] = " + element_expr(n, Index(e, v, extents)) + ";");
+        });
+    });
 }
 
 // The nest is generated into a buffer of its own first: only then is it known
@@ -370,6 +417,7 @@ Emitted Emitter::emit() {
         find_fusible(u);
         find_view_tiles(u);  // after find_fusible: reads through fused values count
         find_in_place_mma(u);
+        find_topk_twins(u);
     }
     std::vector<Node*> prologue, epilogue;
     bool after = false;
@@ -391,7 +439,9 @@ Emitted Emitter::emit() {
     text += globals_.str();
     text += "}  // namespace\n\n";
     text += body_.text();
-    return Emitted{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_)};
+    Emitted out{std::move(text), accesses_, frame_bytes_, passes::contraction_report(lowered_), {}};
+    out.notes.insert(notes_.begin(), notes_.end());
+    return out;
 }
 
 // Every tile of a kernel, stored or fused into its consumer's loop, is at most

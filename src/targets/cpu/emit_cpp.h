@@ -33,6 +33,9 @@ struct Emitted {
     std::int64_t frame_bytes = 0;
     // How each mma is computed, and why not faster (passes/contraction.h).
     std::vector<std::string> contractions;
+    // How the emitter computes or holds a value, where it decided something
+    // (read in place, fused, selection, vector lanes ...), for the plan.
+    std::unordered_map<const ir::Node*, std::string> notes;
 };
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);

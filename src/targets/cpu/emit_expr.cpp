@@ -18,6 +18,13 @@ std::string round_to(Kind k, const std::string& x) {
         default: return x;
     }
 }
+std::string round_float_to(Kind k, const std::string& x) {
+    switch (k) {
+        case Kind::F16: return "(double)kiln_cpu::round_f16_of(" + x + ")";
+        case Kind::BF16: return "(double)kiln_cpu::round_bf16_of(" + x + ")";
+        default: return "kiln_cpu::c32(" + x + ")";
+    }
+}
 std::string widen(Kind k, const std::string& x) { return k == Kind::F32 ? "(double)" + paren(x) : x; }
 
 std::string math_fn(OpCode op) { return "kiln_rt::" + std::string(ir::traits(op).kiln_fn); }
@@ -87,6 +94,10 @@ std::string cast(Kind from, Kind to, const std::string& x) {
     // To a float kind. An integer converts to f32 in one rounding (never via a
     // rounded double); every other source is exact in double, rounded once.
     if (to == Kind::F32 && !is_float(from)) return "(float)" + paren(x);
+    // f16/bf16 -> f32 is exact (only a NaN is made canonical); f32 -> f16/bf16
+    // rounds the float once, in float arithmetic that vectorises.
+    if (to == Kind::F32 && (from == Kind::F16 || from == Kind::BF16)) return "kiln_cpu::c32((float)" + paren(x) + ")";
+    if (from == Kind::F32 && (to == Kind::F16 || to == Kind::BF16)) return round_float_to(to, x);
     return round_to(to, "(double)" + paren(x));
 }
 

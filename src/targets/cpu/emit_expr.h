@@ -23,6 +23,8 @@ std::string paren(const std::string& x);
 // An f64 result rounded once to kind k; an f32 value widened to f64.
 std::string round_to(Kind k, const std::string& x);
 std::string widen(Kind k, const std::string& x);
+// An f32 value rounded once to kind k (f32, f16 or bf16), as the tile holds it.
+std::string round_float_to(Kind k, const std::string& x);
 // The kiln_rt function of a math op (exp, log, ...).
 std::string math_fn(OpCode op);
 

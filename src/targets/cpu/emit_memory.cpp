@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "targets/common/literals.h"
+#include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
 
 namespace kiln::native {
@@ -69,7 +70,7 @@ std::string Emitter::access_context() const { return std::to_string(phase_) + ",
 // statement. Partly outside: `partial` (bounds::zero), else the first element
 // outside is reported.
 void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
-                          const std::function<std::string(const std::string&, const std::string&)>& element,
+                          const std::function<std::string(const Index&, const std::string&)>& element,
                           const std::function<void()>& partial, const std::pair<std::string, std::string>& direct) {
     const int rank = static_cast<int>(dims.size());
     const std::string R = std::to_string(rank);
@@ -114,8 +115,8 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
                 e += (k ? " + " : "") + (rs[ku] == 1 ? vars[ku] : vars[ku] + " * " + std::to_string(rs[ku]));
                 offset += (k ? " + " : "") + scaled(vars[ku], k);
             }
-            line(element(e, offset));
-        });
+            line(element(Index(e, vars, extents), offset));
+        }, n.op == OpCode::store);
     });
     if (!direct.first.empty()) close();
     open_else();
@@ -130,34 +131,79 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
 
 // A view tile (find_view_tiles) is a pointer to the tile where it lies in the
 // view when the box is inside and its rows are contiguous there, else to a
-// copy; every other load is a copy.
+// copy; every other load is a copy. An f16/bf16 view tile holds the view's
+// 16-bit elements (in the view or copied as they are), each widened where it
+// is read.
 void Emitter::emit_load(const Node& n) {
     const int rank = p_.params[static_cast<std::size_t>(ir::param_index(n))].rank;
     const std::string K = kind_class(n.type.kind), count = std::to_string(n.type.count());
     const bool in_view = view_tiles_.count(&n) != 0;
+    const bool narrow = n.type.kind == Kind::F16 || n.type.kind == Kind::BF16;
+    const bool strided = strided_tiles_.count(&n) != 0;
+    auto guard = guarded_tiles_.find(&n);
     line("// %" + id(&n) + " = load arg" + std::to_string(ir::param_index(n)) + " bounds=" + std::string(ir::policy_name(ir::bounds_policy(n))) + " : " + ir::print_type(p_, n.type) +
-         (in_view ? " (read in place when contiguous)" : ""));
-    const std::string copy = define(n);
+         (!in_view ? "" : strided ? " (read in place, row strides of the view" : " (read in place when contiguous") + std::string(in_view && narrow ? ", widened as read)" : in_view ? ")" : ""));
+    if (in_view)
+        note(n, std::string("read in place when its box is inside the view") + (strided ? " (at the view's row strides)" : " with contiguous rows") +
+                    (guard != guarded_tiles_.end() ? " and the views the kernel writes lie elsewhere" : "") + " (else copied)" +
+                    (narrow ? ", its 16-bit elements widened where they are read" : ""));
+    else if (narrow)
+        note(n, "copied, each 16-bit element widened as copied");
+    std::string copy;
+    if (in_view && narrow) {
+        copy = "v" + id(&n);
+        line("alignas(64) " + K + "::mem " + copy + "[" + count + "];");
+        frame_bytes_ += n.type.count() * 2;
+        storage_[&n] = Storage{copy, true, n.type.count(), nullptr, K};
+    } else {
+        copy = define(n);
+    }
     std::pair<std::string, std::string> direct;
     if (in_view) {
         const std::string name = copy + "_at";
-        line("const " + ctype(n.type.kind) + "* " + name + " = " + copy + ";");
-        storage_[&n].name = name;
+        line("const " + (narrow ? K + "::mem" : ctype(n.type.kind)) + "* " + name + " = " + copy + ";");
+        Storage& s = storage_[&n];
+        s.name = name;
         // Row-major strides of the tile: the view's must equal them wherever the
-        // tile has more than one element along a dim (the innermost is 1: unit_inner).
+        // tile has more than one element along a dim (the innermost is 1:
+        // unit_inner), unless the tile is indexed at the view's strides.
         const auto ts = ir::strides_of(n.type.dims);
-        std::string contiguous;
-        for (std::size_t k = 0; k + 1 < n.type.dims.size(); ++k)
-            if (n.type.dims[k].extent > 1) contiguous += (contiguous.empty() ? "" : " && ") + ("view.stride[" + std::to_string(k) + "] == " + std::to_string(ts[k]));
-        direct = {contiguous.empty() ? "true" : contiguous, name + " = src;"};
+        std::string when, then = name + " = src;";
+        const std::size_t rank_u = n.type.dims.size();
+        if (strided) {
+            s.extents = extents_of(n.type.dims);
+            for (std::size_t k = 0; k < rank_u; ++k) {
+                if (k + 1 == rank_u) {
+                    s.strides.push_back("1");
+                    continue;
+                }
+                s.strides.push_back(copy + "_s" + std::to_string(k));
+                line("kiln_index " + s.strides.back() + " = " + std::to_string(ts[k]) + ";");
+                then += " " + s.strides.back() + " = s" + std::to_string(k) + ";";
+            }
+        } else {
+            for (std::size_t k = 0; k + 1 < rank_u; ++k)
+                if (n.type.dims[k].extent > 1) when += (when.empty() ? "" : " && ") + ("view.stride[" + std::to_string(k) + "] == " + std::to_string(ts[k]));
+        }
+        if (guard != guarded_tiles_.end()) {
+            const int me = ir::param_index(n);
+            for (int w : guard->second)
+                when += (when.empty() ? "" : " && ") + ("kiln_cpu::disjoint(args[" + std::to_string(me) + "].view, " + std::to_string(p_.params[static_cast<std::size_t>(me)].rank) +
+                                                        ", " + std::to_string(kind_bytes(n.type.kind)) + ", args[" + std::to_string(w) + "].view, " +
+                                                        std::to_string(p_.params[static_cast<std::size_t>(w)].rank) + ", " +
+                                                        std::to_string(kind_bytes(p_.params[static_cast<std::size_t>(w)].kind)) + ")");
+        }
+        direct = {when.empty() ? "true" : when, then};
     }
     const std::string fill = ir::has_fallback(n) ? at(n.operands[static_cast<std::size_t>(rank)], "0") : "(" + ctype(n.type.kind) + ")0";
+    // A narrow view tile's copy holds the view's bits: copied as they are, the fill encoded once.
+    const std::string raw = in_view && narrow ? "kiln_cpu::Raw<" + K + ">" : K;
     emit_access(
         n, n.type.dims, "const " + K + "::mem* src = (const " + K + "::mem*)view.data",
-        [&](const std::string& e, const std::string& offset) { return copy + "[" + e + "] = " + K + "::load(src[" + offset + "]);"; },
+        [&](const Index& e, const std::string& offset) { return copy + "[" + e.linear + "] = " + raw + "::load(src[" + offset + "]);"; },
         [&] {
-            line("kiln_cpu::load_window<" + K + ">(" + copy + ", " + count + ", view.data, " + std::to_string(rank) +
-                 ", o, n, view.extent, view.stride, " + fill + ");");
+            line("kiln_cpu::load_window<" + raw + ">(" + copy + ", " + count + ", view.data, " + std::to_string(rank) + ", o, n, view.extent, view.stride, " +
+                 (raw == K ? fill : K + "::store(" + fill + ")") + ");");
         },
         direct);
 }
@@ -170,15 +216,17 @@ void Emitter::emit_store(const Node& n) {
     line("// store arg" + std::to_string(ir::param_index(n)) + " bounds=" + std::string(ir::policy_name(ir::bounds_policy(n))) + " : " + ir::print_type(p_, value->type));
     emit_access(
         n, value->type.dims, K + "::mem* dst = (" + K + "::mem*)view.data",
-        [&](const std::string& e, const std::string& offset) { return "dst[" + offset + "] = " + K + "::store(" + at(value, e) + ");"; },
+        [&](const Index& e, const std::string& offset) { return "dst[" + offset + "] = " + K + "::store(" + at(value, e) + ");"; },
         [&] {
-            // A fused value has no array for the window walk: it gets one here, off the fast path.
+            // A fused value, or one read in place in another layout or type, has no
+            // array of its elements for the window walk: it gets one here, off the fast path.
             std::string src = s.array ? s.name : "&" + s.name;
-            if (s.fused) {
+            if (s.fused || !s.convert.empty() || !s.strides.empty()) {
                 src = "part";
                 line("alignas(64) " + ctype(value->type.kind) + " part[" + std::to_string(s.count) + "];");
                 frame_bytes_ += s.count * ctype_bytes(value->type.kind);
-                materialize(*s.fused, src);
+                if (s.fused) materialize(*s.fused, src);
+                else line("for (int e = 0; e < " + std::to_string(s.count) + "; ++e) " + src + "[e] = " + at(value, "e") + ";");
             }
             line("kiln_cpu::store_window<" + K + ">(view.data, " + src + ", " + std::to_string(rank) + ", o, n, view.extent, view.stride);");
         });

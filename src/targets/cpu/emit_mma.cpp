@@ -57,7 +57,7 @@ void Emitter::emit_mma(const Node& n) {
     bool a_array = storage(a).array, b_array = storage(b).array;
     if (k == Kind::F32 && in != Kind::F32) {
         for (auto [src, name, suffix] : {std::tuple{a, &A, "_a"}, std::tuple{b, &B, "_b"}}) {
-            if (src == b && b == a) {
+            if (name == &B && b == a) {  // a's widened buffer (the first pass set A)
                 B = A;
                 break;
             }

@@ -14,7 +14,7 @@ std::string Emitter::math(OpCode op, Kind k, const std::string& x) {
     // f16 and bf16 values are exact in float, and their exp is rounded once more.
     if (op == OpCode::exp && !opts_.exact) {
         if (k == Kind::F32) return "kiln_cpu::exp32_fast(" + x + ")";
-        if (k == Kind::F16 || k == Kind::BF16) return round_to(k, "(double)kiln_cpu::exp32_fast((float)" + paren(x) + ")");
+        if (k == Kind::F16 || k == Kind::BF16) return round_float_to(k, "kiln_cpu::exp32_fast((float)" + paren(x) + ")");
     }
     if (op == OpCode::exp && k == Kind::F32 && !math_flag_.empty()) {
         math_flag_used_ = true;
@@ -23,8 +23,8 @@ std::string Emitter::math(OpCode op, Kind k, const std::string& x) {
     return round_to(k, math_fn(op) + "(" + widen(k, x) + ")");
 }
 
-// Element e of an elementwise op (or of iota, full, or a fused broadcast of one element).
-std::string Emitter::element_expr(const Node& n, const std::string& e) {
+// Element e of an elementwise op (or of iota, full, or a fused broadcast).
+std::string Emitter::element_expr(const Node& n, const Index& e) {
     const Kind k = n.type.kind;
     auto operand = [&](std::size_t i) { return at(n.operands[i], e); };
     switch (ir::category(n.op)) {
@@ -36,10 +36,11 @@ std::string Emitter::element_expr(const Node& n, const std::string& e) {
         case ir::OpCategory::compare: return compare(n.op, operand(0), operand(1));
         case ir::OpCategory::select: return paren(operand(0) + " ? " + operand(1) + " : " + operand(2));
         case ir::OpCategory::leaf:
-            if (n.op == OpCode::iota) return "(long long)" + e;
+            if (n.op == OpCode::iota) return "(long long)" + paren(e.linear);
             break;
         case ir::OpCategory::shape:
-            if (n.op == OpCode::full || n.op == OpCode::broadcast) return at(n.operands[0], "0");
+            if (n.op == OpCode::full) return at(n.operands[0], "0");
+            if (n.op == OpCode::broadcast) return at(n.operands[0], broadcast_source(n, e));
             break;
         case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: case ir::OpCategory::contraction:
         case ir::OpCategory::movement: case ir::OpCategory::sort: case ir::OpCategory::memory: case ir::OpCategory::control: break;
@@ -47,9 +48,64 @@ std::string Emitter::element_expr(const Node& n, const std::string& e) {
     internal_fail("cpu emitter: '" + std::string(detail::op_name(n.op)) + "' has no element expression");
 }
 
+// A broadcast's operand element for result element e: the result's coordinates
+// along the operand's dims (dim_map), 0 along the operand's dims of extent 1.
+// A broadcast that only inserts dims (as many elements, dims in order) keeps
+// the linear index.
+Index Emitter::broadcast_source(const Node& n, const Index& e) const {
+    const Node* x = n.operands[0];
+    if (x->type.count() == 1) return Index("0");
+    const auto xe = extents_of(x->type.dims);
+    const auto map = ir::dim_map(n);
+    if (inserts_dims_only(n)) {
+        if (e.coords.empty() || e.extents != extents_of(n.type.dims)) return Index(e.linear);
+        std::vector<std::string> c;
+        for (std::size_t d = 0; d < xe.size(); ++d) c.push_back(xe[d] == 1 ? "0" : e.coords[static_cast<std::size_t>(map[d])]);
+        return Index(e.linear, c, xe);
+    }
+    const auto out = e.coords_along(extents_of(n.type.dims));
+    std::vector<std::string> c;
+    for (std::size_t d = 0; d < xe.size(); ++d) c.push_back(xe[d] == 1 ? "0" : out[static_cast<std::size_t>(map[d])]);
+    return Index(linear(c, ir::strides_of(x->type.dims)), c, xe);
+}
+
+bool Emitter::inserts_dims_only(const Node& n) {
+    if (n.op != OpCode::broadcast || n.operands[0]->type.count() != n.type.count()) return false;
+    const auto map = ir::dim_map(n);
+    const auto& xd = n.operands[0]->type.dims;
+    std::int64_t last = -1;
+    for (std::size_t d = 0; d < xd.size(); ++d) {
+        if (xd[d].extent == 1) continue;
+        if (map[d] <= last) return false;
+        last = map[d];
+    }
+    return true;
+}
+
+bool Emitter::reads_by_coords(const Node& n) const {
+    if (n.op == OpCode::broadcast && n.operands[0]->type.count() > 1 && !inserts_dims_only(n)) return true;
+    for (const Node* o : n.operands) {
+        auto it = storage_.find(o);
+        if (it == storage_.end() || it->second.count == 1) continue;
+        const Storage& s = it->second;
+        if (!s.strides.empty() || (s.fused && reads_by_coords(*s.fused))) return true;
+    }
+    return false;
+}
+
 void Emitter::emit_op(const Node& n) {
     const bool fused = fusible_.count(&n) != 0;
-    line("// %" + id(&n) + " = " + std::string(detail::op_name(n.op)) + " : " + ir::print_type(p_, n.type) + (fused ? " (fused into its use)" : ""));
+    const bool spread = n.op == OpCode::broadcast && n.operands[0]->type.count() > 1;
+    const char* how = !fused ? "" : spread ? " (read in place by its consumers)" : " (fused into its use)";
+    if (fused && spread)
+        note(n, "read in place by its consumers through an index map, not copied");
+    else if (fused)
+        note(n, copies_only(n) ? "evaluated where each consumer reads it" : "fused into its consumer's loop");
+    if (n.op == OpCode::cast && n.type.kind == Kind::F32 && (n.operands[0]->type.kind == Kind::F16 || n.operands[0]->type.kind == Kind::BF16))
+        note(n, "exact widening, branch-free");
+    if (n.op == OpCode::cast && n.operands[0]->type.kind == Kind::F32 && (n.type.kind == Kind::F16 || n.type.kind == Kind::BF16))
+        note(n, "rounded once in float arithmetic, branch-free");
+    line("// %" + id(&n) + " = " + std::string(detail::op_name(n.op)) + " : " + ir::print_type(p_, n.type) + how);
     switch (ir::category(n.op)) {
         case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
         case ir::OpCategory::cast:
@@ -70,7 +126,16 @@ void Emitter::emit_op(const Node& n) {
         case ir::OpCategory::reduction: return in_block(n, &Emitter::emit_reduce);
         case ir::OpCategory::scan: return in_block(n, &Emitter::emit_scan);
         case ir::OpCategory::arg_reduction: return in_block(n, &Emitter::emit_arg_reduce);
-        case ir::OpCategory::sort: return in_block(n, &Emitter::emit_sort);
+        case ir::OpCategory::sort: {
+            // topk values and indices of one line come from one selection (find_topk_twins).
+            auto twin = topk_twin_.find(&n);
+            if (storage_.count(&n)) return line("// selected with %" + id(twin->second));
+            define(n);
+            if (twin != topk_twin_.end()) define(*twin->second);
+            open("");
+            emit_sort(n);
+            return close();
+        }
         case ir::OpCategory::contraction:
             if (in_place_mma_.count(&n)) {
                 alias(n, *n.operands[2]);  // the carried slot (find_in_place_mma)
@@ -125,7 +190,12 @@ void Emitter::emit_relayout(const Node& n) {
 
 
 // Inclusive scan along one dim, left to right; vectorised across lines when the
-// scanned dim is not the innermost.
+// scanned dim is not the innermost. Along the innermost dim, lines of 16 and
+// more run in vector lanes (prelude scan_lanes) where no result can tell the
+// order: integer scans (sums wrap), max and min (a line holding a NaN is
+// scanned again in order), and f32/f64 sums in precision standard, which may
+// reassociate them. Otherwise in order, an f32 sum keeping only the addition on
+// its chain (a NaN stays a NaN; it is made canonical as it is written).
 void Emitter::emit_scan(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
@@ -135,27 +205,70 @@ void Emitter::emit_scan(const Node& n) {
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
-    const std::string L = std::to_string(xd[axis].extent), step = std::to_string(xs[axis]);
+    const std::int64_t length = xd[axis].extent;
+    const std::string L = std::to_string(length), step = std::to_string(xs[axis]);
     if (axis == xd.size() - 1) {
+        const bool integer = k == Kind::I8 || k == Kind::I32 || k == Kind::I64, sum = n.op == OpCode::scan_add;
+        const bool lanes = length >= 16 && (integer || (is_float(k) && !sum) || (sum && !opts_.exact && (k == Kind::F32 || k == Kind::F64)));
+        const Storage& source = storage(x);
+        const bool direct = source.array && !source.fused && source.convert.empty() && source.strides.empty() && source.count > 1;
+        if (lanes && !direct) {
+            line(ctype(k) + " line[" + L + "];");
+            frame_bytes_ += length * ctype_bytes(k);
+        }
         auto vars = open_loops(pick(extents_of(xd), others), "k");
         std::string base = linear(vars, pick(xs, others));
-        line(ctype(k) + " acc = " + at(x, base) + ";");
-        line(at(&n, base) + " = acc;");
-        open("for (int j = 1; j < " + L + "; ++j)");
-        line("acc = " + combine(n.op, k, "acc", at(x, base + " + j * " + step)) + ";");
-        line(at(&n, base + " + j * " + step) + " = acc;");
-        close();
-        close_loops(vars);
-        return;
+        auto element = [&](const std::string& j) {
+            std::vector<std::string> c = vars;
+            c.insert(c.begin() + static_cast<std::ptrdiff_t>(axis), j);
+            return at(x, Index(base + " + " + j, c, extents_of(xd)));
+        };
+        auto in_order = [&] {
+            const bool f32_sum = k == Kind::F32 && sum;
+            line(ctype(k) + " acc = " + element("0") + ";");
+            line(at(&n, base) + " = " + (f32_sum ? "kiln_cpu::c32(acc)" : "acc") + ";");
+            open("for (int j = 1; j < " + L + "; ++j)");
+            line("acc = " + (f32_sum ? "acc + " + element("j") : combine(n.op, k, "acc", element("j"))) + ";");
+            line(at(&n, base + " + j") + " = " + (f32_sum ? "kiln_cpu::c32(acc)" : "acc") + ";");
+            close();
+        };
+        if (!lanes) note(n, "in order along the line" + std::string(sum && is_float(k) && opts_.exact ? " (exact precision)" : ""));
+        else if (integer) note(n, "vector lanes, log-step within a vector, carried between vectors (integer: any order gives the same bits)");
+        else if (sum) note(n, "vector lanes, log-step within a vector, carried between vectors (standard precision: reassociated)");
+        else note(n, "vector lanes on order keys (any order gives the same element); a line holding a NaN again in order");
+        if (!lanes) {
+            in_order();
+            return close_loops(vars);
+        }
+        std::string src = "line";
+        if (direct) src = "(" + source.name + " + " + paren(base) + ")";
+        else line("for (int j = 0; j < " + L + "; ++j) line[j] = " + element("j") + ";");
+        const std::string dst = "(" + storage(&n).name + " + " + paren(base) + ")";
+        const std::string op = sum ? "kiln_cpu::Add{}" : n.op == OpCode::scan_max ? "kiln_cpu::Max{}" : "kiln_cpu::Min{}";
+        if (integer) {
+            line("kiln_cpu::scan_int_lanes(" + src + ", " + dst + ", " + L + ", " + op + ");");
+        } else if (sum) {
+            line("kiln_cpu::scan_add_lanes(" + src + ", " + dst + ", " + L + ");");
+        } else {
+            open("if (!kiln_cpu::scan_float_lanes(" + src + ", " + dst + ", " + L + ", " + op + "))");
+            in_order();
+            close();
+        }
+        return close_loops(vars);
     }
     auto vars = open_loops(pick(extents_of(xd), others), "k");
     std::string base = linear(vars, pick(xs, others));
-    line(at(&n, base) + " = " + at(x, base) + ";");
+    auto x_at = [&](const std::string& offset, const std::string& j) {
+        std::vector<std::string> c = vars;
+        c.insert(c.begin() + static_cast<std::ptrdiff_t>(axis), j);
+        return at(x, Index(offset, c, extents_of(xd)));
+    };
+    line(at(&n, base) + " = " + x_at(base, "0") + ";");
     close_loops(vars);
     open("for (int j = 1; j < " + L + "; ++j)");
     vars = open_loops(pick(extents_of(xd), others), "k");
     std::string here = base + " + j * " + step, prev = base + " + (j - 1) * " + step;
-    line(at(&n, here) + " = " + combine(n.op, k, at(&n, prev), at(x, here)) + ";");
+    line(at(&n, here) + " = " + combine(n.op, k, at(&n, prev), x_at(here, "j")) + ";");
     close_loops(vars);
     close();
 }
@@ -182,32 +295,56 @@ void Emitter::emit_arg_reduce(const Node& n) {
     close_loops(vars);
 }
 
-// sort / topk: each line's stable order (prelude sort_line), then the first
-// `count` values or source indices.
+// sort: each line's stable order (prelude sort_line), then its values or
+// source indices. topk: the first `count` of that order by selection (prelude
+// top_line), values and indices (both when its twin is live).
 void Emitter::emit_sort(const Node& n) {
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
     const auto axis = static_cast<std::size_t>(ir::tile_dim(n));
     const bool topk = n.op == OpCode::topk_values || n.op == OpCode::topk_indices;
-    const bool want_index = n.op == OpCode::sort_indices || n.op == OpCode::topk_indices;
     const std::int64_t L = xd[axis].extent, count = topk ? ir::topk_count(n) : L;
     auto xs = ir::strides_of(xd), os = ir::strides_of(n.type.dims);
     std::vector<std::size_t> others;
     for (std::size_t d = 0; d < xd.size(); ++d)
         if (d != axis) others.push_back(d);
-    const std::string Ls = std::to_string(L);
-    line(ctype(x->type.kind) + " line[" + Ls + "];");
-    line("long long order[" + Ls + "], scratch[" + Ls + "];");
-    frame_bytes_ += L * (ctype_bytes(x->type.kind) + 16);
+    std::vector<const Node*> results = {&n};
+    if (auto twin = topk_twin_.find(&n); twin != topk_twin_.end()) results.push_back(twin->second);
+    const std::string Ls = std::to_string(L), Ks = std::to_string(count);
+    // A line that lies contiguous in an array of x's kind is read where it is.
+    const Storage& xs_storage = storage(x);
+    const bool direct = topk && xs[axis] == 1 && xs_storage.array && !xs_storage.fused && xs_storage.convert.empty() && xs_storage.strides.empty() &&
+                        xs_storage.count > 1;
+    if (!direct) {
+        line(ctype(x->type.kind) + " line[" + Ls + "];");
+        frame_bytes_ += L * ctype_bytes(x->type.kind);
+    }
+    line("long long order[" + (topk ? Ks : Ls) + "], scratch[" + Ls + "];");
+    frame_bytes_ += ((topk ? count : L) + L) * 8;
     auto vars = open_loops(pick(extents_of(xd), others), "k");
     std::string base = linear(vars, pick(xs, others)), obase = linear(vars, pick(os, others));
-    line("for (int j = 0; j < " + Ls + "; ++j) line[j] = " + at(x, base + " + j * " + std::to_string(xs[axis])) + ";");
-    line(std::string("kiln_cpu::sort_line(line, order, scratch, ") + Ls + ", " + (topk ? "true" : "false") + ");");
-    line("for (int j = 0; j < " + std::to_string(count) + "; ++j) " + at(&n, obase + " + j * " + std::to_string(os[axis])) + " = " +
-         (want_index ? "order[j]" : "line[order[j]]") + ";");
+    std::string src = "line";
+    if (direct) {
+        src = "(" + xs_storage.name + " + " + base + ")";
+    } else {
+        std::vector<std::string> c = vars;
+        c.insert(c.begin() + static_cast<std::ptrdiff_t>(axis), "j");
+        line("for (int j = 0; j < " + Ls + "; ++j) line[j] = " + at(x, Index(base + " + j * " + std::to_string(xs[axis]), c, extents_of(xd))) + ";");
+    }
+    if (topk) {
+        const std::string how = std::string("a selection per line, not a sort: ") + (count <= 8 && x->type.kind != Kind::I64 ? "k vectorised passes over the line's order keys" : "a heap of the k first") +
+                                (results.size() > 1 ? "; values and indices together" : "") + (direct ? "; the line read where it lies" : "");
+        for (const Node* r : results) note(*r, how);
+    }
+    if (topk) line("kiln_cpu::top_line(" + src + ", order, " + Ls + ", " + Ks + ", scratch);");
+    else line("kiln_cpu::sort_line(line, order, scratch, " + Ls + ", false);");
+    for (const Node* r : results) {
+        const bool want_index = r->op == OpCode::sort_indices || r->op == OpCode::topk_indices;
+        line("for (int j = 0; j < " + Ks + "; ++j) " + at(r, obase + " + j * " + std::to_string(os[axis])) + " = " +
+             (want_index ? "order[j]" : src + "[order[j]]") + ";");
+    }
     close_loops(vars);
 }
-
 
 // out[p] = x[p with dim `axis` := index[p]], 0 when the index is outside.
 void Emitter::emit_gather(const Node& n) {

@@ -54,6 +54,16 @@ void Emitter::emit_reduce(const Node& n) {
             s += (j ? " + " : "") + paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent)) + " * " + std::to_string(xs[red[j]]);
         return paren(s);
     };
+    // Element of x at kept coordinates `vars` and reduced position r, with its
+    // coordinates (strided loads and broadcasts read by them).
+    auto x_at = [&](const std::vector<std::string>& vars, const std::string& base, const std::string& r) {
+        std::vector<std::string> c(xd.size());
+        for (std::size_t j = 0; j < kept.size(); ++j) c[kept[j]] = vars[j];
+        auto rs = ir::strides_of(red_dims);
+        for (std::size_t j = 0; j < red.size(); ++j)
+            c[red[j]] = red.size() == 1 ? r : paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent));
+        return at(x, Index(base + " + " + red_offset(r), c, extents_of(xd)));
+    };
     auto kept_extents = pick(extents_of(xd), kept);
     auto os = ir::strides_of(pick(xd, kept));
     const std::string T = ctype(k), C = std::to_string(count);
@@ -71,10 +81,13 @@ void Emitter::emit_reduce(const Node& n) {
         const std::int64_t L = lanes_of(k);
         const bool lanes = suffix && count >= 2 * L && (k == Kind::F32 || k == Kind::F64 || k == Kind::F16 || k == Kind::BF16) &&
                            (n.op != OpCode::reduce_add || (!opts_.exact && (k == Kind::F32 || k == Kind::F64)));
+        if (lanes) note(n, n.op == OpCode::reduce_add ? "vector lanes and a tree (standard precision: reassociated)"
+                                                    : "vector lanes on order keys; a line holding a NaN again in order");
+        else note(n, "each output folded in order along its line");
         with_fast_math([&] {
             auto vars = open_loops(kept_extents, "k");
             const std::string base = linear(vars, pick(xs, kept)), out = at(&n, linear(vars, os));
-            auto elem = [&](const std::string& r) { return at(x, base + " + " + red_offset(r)); };
+            auto elem = [&](const std::string& r) { return x_at(vars, base, r); };
             auto ordered = [&] {
                 line(T + " acc = " + elem("0") + ";");
                 line("for (int r = 1; r < " + C + "; ++r) acc = " + combine(n.op, k, "acc", elem("r")) + ";");
@@ -135,19 +148,20 @@ void Emitter::emit_reduce(const Node& n) {
     // The innermost dim is kept: the fold steps run as the outer loop and the
     // outputs as the inner one, the same order per output, vectorised across
     // outputs.
+    note(n, "vectorised across its " + std::to_string(n.type.count()) + " outputs (the innermost dim kept), each folded in order");
     with_fast_math([&] {
         std::vector<std::string> vars;  // loop_nest(kept_extents, "k") names them so
         for (std::size_t d = 0; d < kept.size(); ++d) vars.push_back("k" + std::to_string(d));
         const std::string base = linear(vars, pick(xs, kept)), e = linear(vars, os);
         const std::string o = integer_sum ? "acc[" + e + "]" : at(&n, e);
         auto nest = [&](const std::string& statement) { loop_nest(kept_extents, "k", [&](const auto&) { line(statement); }); };
-        const std::string next = at(x, base + " + " + red_offset("r"));
+        const std::string next = x_at(vars, base, "r"), first = x_at(vars, base, "0");
         if (integer_sum) {
             line(U + " acc[" + std::to_string(n.type.count()) + "];");
             frame_bytes_ += n.type.count() * 8;
-            nest(o + " = (" + U + ")" + at(x, base) + ";");
+            nest(o + " = (" + U + ")" + first + ";");
         } else {
-            nest(o + " = " + at(x, base) + ";");
+            nest(o + " = " + first + ";");
         }
         open("for (int r = 1; r < " + C + "; ++r)");
         nest(integer_sum ? o + " += (" + U + ")" + next + ";" : o + " = " + combine(n.op, k, o, next) + ";");

@@ -27,12 +27,38 @@ using ir::Node;
 // elements, or a scalar variable for rank-0 values. Values are immutable, so
 // reshapes and memory<T> round trips alias their operand's storage. A fused
 // value has no storage: each element is an expression its one consumer
-// evaluates in its own loop (Emitter::fusible).
+// evaluates in its own loop (Emitter::fusible). A load read in place
+// (find_view_tiles) is a pointer into the view: its elements may be stored
+// as another type (`convert`, the kind class: f16/bf16 as their 16 bits,
+// widened as they are read) and lie at run-time `strides` along `extents`
+// (empty: row-major, at their linear index).
 struct Storage {
+    Storage() = default;
+    Storage(std::string n, bool a, std::int64_t c, const Node* f = nullptr, std::string k = "")
+        : name(std::move(n)), array(a), count(c), fused(f), convert(std::move(k)) {}
     std::string name;
     bool array = false;
     std::int64_t count = 1;
     const Node* fused = nullptr;
+    std::string convert;
+    std::vector<std::string> strides;
+    std::vector<std::int64_t> extents;
+};
+
+// A position among a value's elements: its row-major linear index (a C++
+// expression) and, where the consumer's loop nest has them, its coordinates
+// along dims of `extents`. Values read through an index map (strided loads,
+// fused broadcasts) use the coordinates when they are along their own dims,
+// and otherwise derive them from the linear index.
+struct Index {
+    std::string linear;
+    std::vector<std::string> coords;
+    std::vector<std::int64_t> extents;
+    Index(std::string l) : linear(std::move(l)) {}  // NOLINT: a linear index is an index
+    Index(const char* l) : linear(l) {}             // NOLINT
+    Index(std::string l, std::vector<std::string> c, std::vector<std::int64_t> e) : linear(std::move(l)), coords(std::move(c)), extents(std::move(e)) {}
+    // The coordinates along dims of `along`: these, or derived from the linear index.
+    std::vector<std::string> coords_along(const std::vector<std::int64_t>& along) const;
 };
 
 // The C++ spelling of a kind's tile element and its kiln_cpu::K_* class.
@@ -59,15 +85,25 @@ public:
     // innermost loop, when its extent is not a multiple of 16, runs as a loop
     // over the largest multiple of 16 and one over the rest: GCC's default -O2
     // cost model vectorises only loops that need no scalar epilogue.
+    // `independent`: the innermost loop's iterations touch no common memory,
+    // which the host compiler is told (a store's loop: it writes a view that
+    // nothing it reads can overlap, see find_view_tiles), so it vectorises
+    // without a run-time alias check (which GCC's -O2 cost model never adds).
     void loop_nest(const std::vector<std::int64_t>& extents, const std::string& prefix,
-                   const std::function<void(const std::vector<std::string>&)>& body);
+                   const std::function<void(const std::vector<std::string>&)>& body, bool independent = false);
+
+    // The plan's note on how n is computed or held (Emitted::notes); several join with "; ".
+    void note(const Node& n, const std::string& how) {
+        std::string& s = notes_[&n];
+        s += (s.empty() ? "" : "; ") + how;
+    }
 
     // ---- values
     const Storage& storage(const Node* n) const;
     // Element `index` (a C++ expression) of n's value; a one-element value is
     // the same element for every index (the interpreter's scalar broadcast).
     // For a fused value, the expression computing that element.
-    std::string at(const Node* n, const std::string& index);
+    std::string at(const Node* n, const Index& index);
     // Declares n's storage in the current scope (uninitialised) and returns its name.
     std::string define(const Node& n);
     void alias(const Node& n, const Node& of) { storage_[&n] = storage(&of); }
@@ -75,7 +111,13 @@ public:
     // n's value for every element: a scalar, one vectorisable loop, or nothing
     // yet when n is fused into its consumer (element_expr gives each element).
     void elementwise(const Node& n);
-    std::string element_expr(const Node& n, const std::string& e);
+    std::string element_expr(const Node& n, const Index& e);
+    // Whether n's expression (through the values fused into it) reads an element
+    // by coordinates (a strided load, an expanding broadcast): its loops then run
+    // over its dims, not over one linear index.
+    bool reads_by_coords(const Node& n) const;
+    Index broadcast_source(const Node& n, const Index& e) const;
+    static bool inserts_dims_only(const Node& broadcast);
     // Emits a loop nest (`loops`, which only writes storage declared before it)
     // with f32 exp in its vectorisable form (kiln_cpu::exp32). If any element's
     // result was in doubt, the nest runs again with kiln_rt's scalar exp, so the
@@ -93,7 +135,7 @@ public:
     // `direct`, when set, is a condition and a statement: inside the view, when the
     // condition holds at run time, the statement replaces the element loops.
     void emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
-                     const std::function<std::string(const std::string&, const std::string&)>& element, const std::function<void()>& partial,
+                     const std::function<std::string(const Index&, const std::string&)>& element, const std::function<void()>& partial,
                      const std::pair<std::string, std::string>& direct = {});
 
     // ---- emit_ops.cpp: every op that computes a tile from tiles
@@ -108,7 +150,7 @@ private:
         std::unordered_map<const Node*, const ir::Region*> region;
         std::unordered_map<const Node*, const Node*> loop;  // null: the kernel body
         std::unordered_map<const Node*, int> position, span_end;
-        std::vector<int> stores;
+        std::vector<const Node*> stores;
     };
     Uses uses() const;  // emit_plan.cpp
     static constexpr std::int64_t kMaxTileElements = std::int64_t{1} << 28;
@@ -117,7 +159,12 @@ private:
     void find_fusible(const Uses& u);
     void bound_fusion(const Uses& u);
     void find_view_tiles(const Uses& u);
+    // An op that only copies its operand's elements (fused into any number of consumers: find_fusible).
+    static bool copies_only(const Node& n);
+    static bool reads_by_element(const Node& consumer, const Node& value);
+    static bool reads_by_coords_only(const Node& consumer, const Node& value);
     void find_in_place_mma(const Uses& u);
+    void find_topk_twins(const Uses& u);
     bool dead(const Node& n) const;
     // The expression of a math function of kind k at x: in precision standard
     // kiln_cpu::exp32_fast for f32/f16/bf16 exp; else kiln_cpu::exp32 inside
@@ -156,7 +203,11 @@ private:
     std::unordered_set<const Node*> fusible_;  // computed inside their consumer's loop (find_fusible)
     std::unordered_set<const Node*> cut_;      // where bound_fusion cut a long chain of fused values
     std::unordered_set<const Node*> view_tiles_;  // loads read where they lie in the view (find_view_tiles)
+    std::unordered_set<const Node*> strided_tiles_;  // ... at the view's row strides (find_view_tiles)
+    std::unordered_map<const Node*, std::vector<int>> guarded_tiles_;  // ... when disjoint from these params' views
     std::unordered_set<const Node*> in_place_mma_;  // mma accumulating in a carried slot (find_in_place_mma)
+    std::unordered_map<const Node*, std::string> notes_;
+    std::unordered_map<const Node*, const Node*> topk_twin_;  // topk values <-> indices of one selection (find_topk_twins)
     std::string math_flag_;  // inside with_fast_math: the variable that records results in doubt
     bool math_flag_used_ = false;
     int math_flags_ = 0;

@@ -97,7 +97,9 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
     ir::walk(p.body, [&](const ir::Node& n) {
         if (n.op == detail::OpCode::store || n.op == detail::OpCode::yield || n.op == detail::OpCode::stage || n.op == detail::OpCode::loop) return;
         if (n.type.dims.empty()) return;
-        s << "    %" << ids.at(&n) << " " << detail::op_name(n.op) << " : " << ir::print_type(p, n.type) << "\n";
+        s << "    %" << ids.at(&n) << " " << detail::op_name(n.op) << " : " << ir::print_type(p, n.type);
+        if (auto it = e.notes.find(&n); it != e.notes.end()) s << ": " << it->second;
+        s << "\n";
     });
     if (compiler) s << "  compiler: " << compiler->version() << " (" << compiler->identity << "): " << compiler->flags_text() << "\n  cache key: " << key << "\n";
     else s << "  compiler: unavailable (" << why_no_compiler << ")\n";
