@@ -168,9 +168,15 @@ void choose_bounds(Rng& rng, Recipe& r, const Limits& limits) {
         if (limits.device_code && v.bounds == Bounds::check) v.bounds = Bounds::zero;
     }
     // Now and then a program that raises: both targets must report the same access.
-    if (!limits.device_code && !overrun.empty() && rng.chance(5)) {
-        rng.pick(overrun)->bounds = Bounds::check;
-        r.may_raise = true;
+    // The draw is made for device code too, so that a seed names the same program
+    // on every target but for its bounds policies (the seeds of a campaign run
+    // before device_code existed reproduce with it).
+    if (!overrun.empty() && rng.chance(5)) {
+        ViewPlan* v = rng.pick(overrun);
+        if (!limits.device_code) {
+            v->bounds = Bounds::check;
+            r.may_raise = true;
+        }
     }
 }
 
