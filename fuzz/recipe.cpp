@@ -168,6 +168,9 @@ void choose_bounds(Rng& rng, Recipe& r, bool device) {
         if (device && v.bounds == Bounds::check) v.bounds = Bounds::zero;
     }
     // Now and then a program that raises: both targets must report the same access.
+    // The draw is made for device code too, so that a seed names the same program
+    // on every target but for its bounds policies (the seeds of a campaign run
+    // before device programs existed reproduce with it).
     if (!overrun.empty() && rng.chance(5)) {
         ViewPlan* v = rng.pick(overrun);
         if (!device) {

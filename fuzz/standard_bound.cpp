@@ -61,8 +61,16 @@ struct State {
     double mag = kInf;
     double abs = 0, rel = 0;
     bool exact() const { return abs == 0 && rel == 0; }
-    double spread() const { return abs + rel * mag; }  // as one absolute bound
+    // As one absolute bound. No relative part adds nothing, even to an unbounded
+    // magnitude: 0 * inf would be NaN, which every max() below would then drop,
+    // turning an unbounded value into an exact one.
+    double spread() const { return rel == 0 ? abs : abs + rel * mag; }
 };
+// A magnitude times a difference: none when there is no difference (0 * inf is 0 here).
+double scaled(double mag, double difference) { return difference == 0 ? 0 : mag * difference; }
+// The wider of two bounds; NaN (an unbounded magnitude times a difference) counts as unbounded.
+double wider(double a, double b) { return std::isnan(a) || std::isnan(b) ? kInf : std::max(a, b); }
+State joined(const State& a, const State& b) { return State{std::max(a.mag, b.mag), wider(a.abs, b.abs), wider(a.rel, b.rel)}; }
 State unbounded() { return State{kInf, kInf, 0}; }
 State exact_value(double mag) { return State{mag, 0, 0}; }
 
@@ -158,7 +166,7 @@ private:
         if (a.abs == 0 && b.abs == 0) s.rel = a.rel + b.rel + a.rel * b.rel;  // relative differences multiply
         else {
             const double da = a.spread(), db = b.spread();
-            s.abs = a.mag * db + b.mag * da + da * db;
+            s.abs = scaled(a.mag, db) + scaled(b.mag, da) + da * db;
         }
         return rounded(s, n.type.kind);
     }
@@ -216,7 +224,7 @@ private:
         State s{acc.mag + count * term, 0, 0};
         if (!a.exact() || !b.exact() || !acc.exact()) {
             const double da = a.spread(), db = b.spread();
-            s.abs = acc.spread() + count * (a.mag * db + b.mag * da + da * db);
+            s.abs = acc.spread() + count * (scaled(a.mag, db) + scaled(b.mag, da) + da * db);
         }
         const auto options = ir::mma_options(n);
         if (options.allow_reassociation) {
@@ -274,7 +282,7 @@ private:
             for (std::size_t c = 0; c < yield->operands.size(); ++c) {
                 const Node* arg = body.args[static_cast<std::size_t>(rank) + c];
                 const State next = of(yield->operands[c]), before = of(arg);
-                at(arg) = State{std::max(before.mag, next.mag), std::max(before.abs, next.abs), std::max(before.rel, next.rel)};
+                at(arg) = joined(before, next);
             }
         }
         carried_[&n] = {};
@@ -310,7 +318,7 @@ private:
                     case OpCode::maximum: case OpCode::minimum: {
                         const State &a = x(0), &b = x(1);
                         at(&n) = a.exact() && b.exact() ? exact_value(std::max(a.mag, b.mag))
-                                                         : State{std::max(a.mag, b.mag), std::max(a.spread(), b.spread()), 0};
+                                                         : State{std::max(a.mag, b.mag), wider(a.spread(), b.spread()), 0};
                         return;
                     }
                     default:  // pow
@@ -324,7 +332,7 @@ private:
                     return;
                 }
                 const State &a = x(1), &b = x(2);
-                at(&n) = State{std::max(a.mag, b.mag), std::max(a.abs, b.abs), std::max(a.rel, b.rel)};
+                at(&n) = joined(a, b);
                 return;
             }
             case OpCategory::cast: {
@@ -356,7 +364,7 @@ private:
                 } else if (op == OpCode::store) {
                     const State& v = x(n.operands.size() - 1);
                     State& s = stores_[static_cast<std::size_t>(ir::param_index(n))];
-                    s = State{std::max(s.mag, v.mag), std::max(s.abs, v.abs), std::max(s.rel, v.rel)};
+                    s = joined(s, v);
                 } else {
                     at(&n) = passed(x(0));  // memory<T>: a round trip
                 }

@@ -108,7 +108,7 @@ Module load(const std::string& source) {
 cu::EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     cu::EmitOptions o;
     o.precision = opts.precision;
-    o.index64 = cu::needs_64bit_offsets(args);
+    o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);  // as the cuda target
     return o;
 }
 

@@ -99,9 +99,9 @@ struct __attribute__((aligned(8))) uint2 { unsigned x, y; };
 inline constexpr const char* kEmulatedHelpers = R"EMU(
 namespace kc {
 __device__ __forceinline__ float h2f(unsigned short h) { return (float)kiln_rt::f16_bits_to_double(h); }
-__device__ __forceinline__ unsigned short f2h(float x) { return x != x ? (unsigned short)0x7fff : kiln_rt::f16_bits_from_double((double)x); }
+__device__ __forceinline__ unsigned short f2h(float x) { return x != x ? (unsigned short)0x7e00 : kiln_rt::f16_bits_from_double((double)x); }
 __device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
-__device__ __forceinline__ unsigned short f2b(float x) { return x != x ? (unsigned short)0x7fff : kiln_rt::bf16_bits_from_double((double)x); }
+__device__ __forceinline__ unsigned short f2b(float x) { return x != x ? (unsigned short)0x7fc0 : kiln_rt::bf16_bits_from_double((double)x); }
 __device__ __forceinline__ unsigned f2h2(float lo, float hi) { return (unsigned)f2h(lo) | (unsigned)f2h(hi) << 16; }
 __device__ __forceinline__ unsigned f2b2(float lo, float hi) { return (unsigned)f2b(lo) | (unsigned)f2b(hi) << 16; }
 __device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }

@@ -120,5 +120,23 @@ TEST(Fuzz, ProgramsForDeviceCodeNeverUseBoundsCheck) {
     }
     EXPECT_GT(checked_on_host, 0) << "the host campaigns no longer use bounds::check: this test checks nothing";
 }
+
+// Only the bounds policies differ: a seed names the same program in a campaign with
+// cuda as without (issue 15's device differences were reported by seed from a
+// campaign generated before device programs existed).
+TEST(Fuzz, DeviceCodeChangesOnlyTheBoundsPolicies) {
+    Limits device;
+    device.device = true;
+    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+        Recipe host = make_recipe(seed);
+        const Recipe d = make_recipe(seed, device);
+        host.may_raise = false;
+        for (std::size_t v = 0; v < host.views.size(); ++v)
+            if (host.views[v].bounds == Bounds::check) host.views[v].bounds = d.views[v].bounds;
+        EXPECT_EQ(show_recipe(host), show_recipe(d)) << seed;
+        EXPECT_EQ(host.body_seed, d.body_seed) << seed;
+        EXPECT_EQ(host.data_seed, d.data_seed) << seed;
+    }
+}
 }  // namespace
 }  // namespace kiln::fuzz

@@ -133,3 +133,22 @@ TEST(StandardBound, TheComparisonAdmitsWhatTheBoundAllowsAndNoMore) {
         EXPECT_EQ(outside, factor < 1 ? 0 : 8) << "factor " << factor;
     }
 }
+
+// exp of a value as large as 200 may overflow f32 on one target only: no bound. A
+// maximum (or a select, a loop's carried value, a second store) of that with an
+// exact value must keep it unbounded: the unbounded state's spread once read as
+// inf + 0 * inf = NaN, which the max() of the join dropped, so the output was
+// compared bit for bit (fuzz program 2000506, f16: 1 ulp apart with a zero bound).
+TEST(StandardBound, AnUnboundedValueStaysUnboundedThroughMaximumAndJoins) {
+    Tensor<f32> x({1, 4}, std::vector<float>{1, 2, 3, 200}), y({1, 4});
+    auto k = kernel("overflowing_exp_max", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto c = axis("c", 4);
+        for (auto& n : parallel(shape(axis("g", 1)))) {
+            auto v = x[coord(n.index(), 0), shape(1, c)];
+            y(coord(n.index(), 0), shape(1, c)).store(maximum(exp(v), 0.5f));
+        }
+    });
+    auto b = bounds_of(k, args_of(std::as_const(x).view(), y.view()));
+    EXPECT_FALSE(b[1].exact());
+    EXPECT_FALSE(b[1].bounded());
+}

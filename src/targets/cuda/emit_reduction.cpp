@@ -204,7 +204,14 @@ void scan(Emitter& E, const Node& n) {
     // reassociate outside exact mode. Walking lines in order is better only when
     // there are enough lines to keep every thread busy.
     bool reorder_ok = !(E.exact() && is_float(k) && n.op == OpCode::scan_add);
-    if (reorder_ok && lines < E.threads() && len > 1) {
+    // The parallel scan starts from the operand's registers and updates the elements
+    // each thread owns, so it needs the result distributed as the operand and held
+    // once: a result the layout pass distributes otherwise (the columns projection a
+    // broadcast of it wants, replicated over the rows) would keep, in every slot but
+    // the owners', the operand's registers of another distribution.
+    const auto lx = E.layout(x), ln = E.layout(&n);
+    bool same_registers = lx.same_distribution(ln) && !ln.replicated() && !lx.replicated();
+    if (reorder_ok && same_registers && lines < E.threads() && len > 1) {
         parallel_scan(E, n);
         return;
     }
