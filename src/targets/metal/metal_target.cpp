@@ -7,26 +7,30 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
+#include "cache/disk_cache.h"
 #include "ir/attrs.h"
 #include "ir/axis_names.h"
 #include "passes/host_scalars.h"
 #include "passes/index_width.h"
 #include "support/environment.h"
 #include "targets/common/dump.h"
+#include "targets/common/shared_objects.h"
 #include "targets/common/target_impl.h"
 #include "targets/common/thread_pool.h"
 #include "targets/metal/launch_block.h"
 #include "targets/metal/metal_target.h"
+#include "targets/metal/shim_batch.h"
 #include "targets/metal/shim_module.h"
 
 namespace kiln::mtl {
 
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     EmitOptions o;
-    o.index64 = passes::needs_64bit_offsets(args);
+    o.index64 = opts.index_width == IndexWidth::wide || passes::needs_64bit_offsets(args);  // as cpu and cuda
     o.exact = opts.precision == Precision::exact;
     o.thread_only = support::env_choice("KILN_METAL_LOWERING", {"auto", "thread"}).value_or("auto") == "thread";
     return o;
@@ -129,6 +133,28 @@ public:
         }
         s << "  engine: " << mtl::engine_description() << "\n";
         return s.str();
+    }
+
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override {
+        compiled(p, mtl::emit_options(args, opts));
+    }
+    // The programs' kernels that are in no cache yet, built by one host-compiler run
+    // (shim_batch.h); each then loads by its own key when it runs.
+    void prepare_batch(const std::vector<Pending>& pending) override {
+        std::string why;
+        const native::HostCompiler* cc = native::host_compiler(&why);
+        if (!cc) return;  // the launches will say why
+        const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
+        const cache::DiskCache* disk = cache ? &*cache : nullptr;
+        std::vector<mtl::BatchKernel> batch;
+        for (const Pending& q : pending) {
+            const Emitted e = mtl::emit_msl(*q.program, mtl::emit_options(*q.args, q.options));
+            std::string glue_body = mtl::shim_glue_body(*q.program, e);
+            std::string key = mtl::shim_key(e, mtl::shim_glue(*q.program, e), *cc);
+            if (mtl::find_in_batches(key) || native::find_shared_object(disk, key)) continue;
+            batch.push_back({std::move(key), e.source, std::move(glue_body)});
+        }
+        mtl::build_shim_batch(batch, *cc);
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {

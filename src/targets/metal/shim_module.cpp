@@ -9,6 +9,7 @@
 #include "targets/common/embedded_text.h"
 #include "targets/common/shared_objects.h"
 #include "targets/metal/emit_expr.h"
+#include "targets/metal/shim_batch.h"
 
 namespace kiln::mtl {
 
@@ -18,18 +19,22 @@ const std::vector<std::string>& shim_flags() {
 }
 
 std::string shim_glue(const ir::Program& p, const Emitted& e) {
+    std::string s;
+    s += "// kiln's Metal shim: host glue for kernel '" + e.entry + "'. It plays the part of a Metal command encoder:\n";
+    s += "// each thread of threadgroups [begin, end) calls the kernel (kernel.metal, compiled unchanged as C++ against\n";
+    s += "// kiln's metal_stdlib), as fibers when the kernel has barriers.\n";
+    s += "#include \"kernel.metal\"\n\n";
+    return s + shim_glue_body(p, e);
+}
+
+std::string shim_glue_body(const ir::Program& p, const Emitted& e) {
     std::string args;
     for (std::size_t k = 0; k < p.params.size(); ++k) {
         const auto& q = p.params[k];
         if (!q.is_view) continue;
         args += "static_cast<" + std::string(q.writable ? "" : "const ") + stype(q.kind) + "*>(c->buffers[" + std::to_string(k) + "]), ";
     }
-    std::string s;
-    s += "// kiln's Metal shim: host glue for kernel '" + e.entry + "'. It plays the part of a Metal command encoder:\n";
-    s += "// each thread of threadgroups [begin, end) calls the kernel (kernel.metal, compiled unchanged as C++ against\n";
-    s += "// kiln's metal_stdlib), as fibers when the kernel has barriers.\n";
-    s += "#include \"kernel.metal\"\n\n";
-    s += "namespace {\n";
+    std::string s = "namespace {\n";
     s += "struct KilnShimCall {\n    void* const* buffers;\n    const long* launch;\n    long groups;\n};\n";
     s += "void kiln_shim_body(void* context, long group, int lane) {\n";
     s += "    const KilnShimCall* c = static_cast<const KilnShimCall*>(context);\n";
@@ -66,6 +71,7 @@ ShimModule shim_module(const ir::Program& p, const Emitted& e, const native::Hos
     const std::string glue = shim_glue(p, e);
     ShimModule m;
     m.key = shim_key(e, glue, compiler);
+    if ((m.run = find_in_batches(m.key))) return m;
     const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
     const cache::DiskCache* disk = cache ? &*cache : nullptr;
     const native::SharedObject* o = native::find_shared_object(disk, m.key);

@@ -37,6 +37,10 @@ const std::vector<std::string>& shim_flags();
 // The glue for kernel `e` of program `p` (C++; see above).
 std::string shim_glue(const ir::Program& p, const Emitted& e);
 
+// The glue without its include of kernel.metal: the part that calls the kernel
+// and exports kiln_metal_run (a batch of kernels carries one per kernel).
+std::string shim_glue_body(const ir::Program& p, const Emitted& e);
+
 // The stack each fiber (or, in the per-thread lowering, each launcher thread)
 // needs for kernel e's private tiles.
 std::int64_t shim_stack_bytes(const Emitted& e);
