@@ -1,4 +1,4 @@
-// topk on the cpu target: a partial selection per line (cpu_prelude.h top_line,
+// topk on the cpu target: a partial selection per line (cpu_lines.h top_line,
 // the insertion form for small k and the heap form for larger), never a sort,
 // bit-exact with the interpreter's stable sort: descending, NaN (of either
 // sign) above +inf, ties (equal values, -0 beside +0, NaN beside NaN) in source

@@ -392,12 +392,13 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
 }
 
 // The head of every generated source: the ABI shared with the launcher, kiln's
-// rounding and math, and the cpu target's helpers, in that order.
+// rounding and math, and the cpu target's helpers (cpu_prelude.h, cpu_lines.h), in that order.
 static const std::string& prelude() {
     static const std::string text = [] {
         std::string s;
         for (auto [name, body] : {std::pair{"cpu_abi.h", embedded::cpu_abi_h()}, std::pair{"kround.h", embedded::kround_h()},
-                                  std::pair{"kmath.h", embedded::kmath_h()}, std::pair{"cpu_prelude.h", embedded::cpu_prelude_h()}})
+                                  std::pair{"kmath.h", embedded::kmath_h()}, std::pair{"cpu_prelude.h", embedded::cpu_prelude_h()},
+                                  std::pair{"cpu_lines.h", embedded::cpu_lines_h()}})
             s += "// ---- " + std::string(name) + "\n" + std::string(body);
         return s;
     }();

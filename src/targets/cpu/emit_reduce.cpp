@@ -24,7 +24,7 @@ namespace {
 // lanes fold in order.
 std::int64_t lanes_of(Kind k) { return 256 / ctype_bytes(k); }
 
-// The order key of a float kind's tile values (cpu_prelude.h order_key).
+// The order key of a float kind's tile values (cpu_lines.h order_key).
 std::string key_type(Kind k) { return k == Kind::F32 ? "int" : "long long"; }
 
 }  // namespace

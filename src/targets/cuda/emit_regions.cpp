@@ -1,0 +1,204 @@
+// The CUDA emitter's walk over the program: regions, the dispatch of each op to
+// its family (emit_*.cpp), leaves (parameters, extents, constants), the grid and
+// the loops inside an instance.
+#include "targets/cuda/emitter.h"
+
+#include "ir/axis_names.h"
+#include "support/names.h"
+
+namespace kiln::cu {
+
+void Emitter::region(const ir::Region& r) {
+    for (const Node* n : r.nodes)
+        if (lowered_.is_live(*n)) node(*n);
+}
+
+void Emitter::node(const Node& n) {
+    dispatch(n);
+    // Every value appears in the plan; ops that did not describe their lowering are
+    // thread-local (elementwise) or uniform (scalars).
+    bool has_value = ir::has_result(n.op) && n.op != OpCode::loop_result;
+    if (has_value && !noted_.count(&n)) note(n, is_scalar(&n) ? "" : "thread-local");
+}
+
+void Emitter::dispatch(const Node& n) {
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::control:
+            if (n.op == OpCode::loop) {
+                if (&n == p_.grid) grid(n);
+                else loop(n);
+            } else if (n.op == OpCode::stage) {
+                line("// stage \"" + support::source_text(ir::stage_label(n)) + "\"");
+            } else if (n.op == OpCode::region_arg) {
+                internal_fail("cuda: region_arg in a node list");
+            }
+            return;  // loops read their body's yield directly; loop results are named with their loop
+        case ir::OpCategory::leaf:
+            if (n.op == OpCode::iota) return emit_elementwise(*this, n);
+            return leaf(n);
+        case ir::OpCategory::memory:
+            if (n.op == OpCode::load || n.op == OpCode::store) return emit_memory(*this, n);
+            return emit_movement(*this, n);  // memory<T> resources hold values unchanged
+        case ir::OpCategory::shape:
+            if (n.op == OpCode::full) return emit_elementwise(*this, n);
+            return emit_movement(*this, n);
+        case ir::OpCategory::movement: return emit_movement(*this, n);
+        case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction: case ir::OpCategory::scan: return emit_reduction(*this, n);
+        case ir::OpCategory::sort: return emit_sort(*this, n);
+        case ir::OpCategory::contraction: return emit_mma(*this, n);
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast:
+            return emit_elementwise(*this, n);
+    }
+}
+
+void Emitter::leaf(const Node& n) {
+    const std::string& v = name(&n);
+    std::string t = ctype(n.type.kind);
+    if (n.op == OpCode::param) {
+        std::string a = "a" + num(ir::param_index(n));
+        line("const " + t + " " + v + " = " + (n.type.kind == Kind::Bool ? a + " != 0" : a) + ";");
+        return;
+    }
+    if (n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
+        line("const long long " + v + " = a" + num(ir::param_index(n)) + (n.op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(n)) + ";");
+        return;
+    }
+    // constant
+    const auto& d = *n.data;
+    bool fl = is_float(n.type.kind);
+    std::size_t size = fl ? d.floats.size() : d.ints.size();
+    if (is_scalar(&n) || size == 1) {
+        std::string lit = literal(n.type.kind, fl ? d.floats[0] : 0, fl ? 0 : d.ints[0]);
+        if (is_scalar(&n)) line("const " + t + " " + v + " = " + lit + ";");
+        else each_element(&n, [&](const std::string&, const std::string& dst) { line(dst + " = " + lit + ";"); }, false);
+        return;
+    }
+    std::string table = file_scope_constant(n);
+    each_element(&n, [&](const std::string& e, const std::string& dst) { line(dst + " = " + table + "[" + e + "];"); });
+    note(n, "read from a __device__ table");
+}
+
+std::string Emitter::file_scope_constant(const Node& n) {
+    std::string table = "kiln_const_" + name(&n);
+    const auto& d = *n.data;
+    bool fl = is_float(n.type.kind);
+    constants_ << "__device__ const " << ctype(n.type.kind) << " " << table << "[" << n.type.count() << "] = {";
+    for (std::int64_t k = 0; k < n.type.count(); ++k) {
+        auto u = static_cast<std::size_t>(k);
+        constants_ << (k ? ", " : "") << (k % 8 == 0 ? "\n    " : "") << literal(n.type.kind, fl ? d.floats[u] : 0, fl ? 0 : d.ints[u]);
+    }
+    constants_ << "};\n";
+    return table;
+}
+
+// Extents and the flat iteration count of a loop; a negative extent counts as an empty loop.
+static std::vector<std::string> extents_of(Emitter& E, const Node& loop) {
+    std::vector<std::string> ext;
+    for (int k = 0; k < ir::loop_rank(loop); ++k) ext.push_back(E.name(loop.operands[static_cast<std::size_t>(k)]));
+    return ext;
+}
+
+static void bind_indices(Emitter& E, const Node& loop, const std::vector<std::string>& ext, const std::string& flat) {
+    std::string rest = E.fresh("rest");
+    E.line("long long " + rest + " = " + flat + ";");
+    for (int k = ir::loop_rank(loop) - 1; k >= 0; --k) {
+        const Node* idx = loop.body->args[static_cast<std::size_t>(k)];
+        const auto& x = ext[static_cast<std::size_t>(k)];
+        if (k == 0) E.line("const long long " + E.name(idx) + " = " + rest + ";");
+        else {
+            E.line("const long long " + E.name(idx) + " = " + rest + " % " + x + ";");
+            E.line(rest + " /= " + x + ";");
+        }
+    }
+}
+
+void Emitter::grid(const Node& loop) {
+    if (loop.operands.size() != static_cast<std::size_t>(ir::loop_rank(loop)))
+        fail(loop.loc, "parallel", "not supported on cuda: a value carried across the instances of the parallel nest");
+    auto ext = extents_of(*this, loop);
+    std::string total = "g_total";
+    std::string product;
+    for (auto& x : ext) product += (product.empty() ? "" : " * ") + x;
+    line("const long long " + total + " = " + product + ";");
+    if (instances_ == 1) {
+        line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
+        open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
+    } else {
+        line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
+        open("for (long long pid = (long long)blockIdx.x * " + num(instances_) + " + kiln_group; pid < " + total + "; pid += (long long)gridDim.x * " +
+             num(instances_) + ")");
+    }
+    bind_indices(*this, loop, ext, "pid");
+    exchange_unknown();  // the previous instance may still be reading
+    region(*loop.body);
+    close();
+    exchange_unknown();
+}
+
+void Emitter::loop(const Node& loop) {
+    int rank = ir::loop_rank(loop);
+    auto ext = extents_of(*this, loop);
+    auto kind = ir::loop_kind(loop);
+    line("// " + std::string(ir::loop_kind_name(kind)) + " loop" +
+         (kind == detail::LoopKind::pipeline ? " (window " + num(ir::pipeline_window(loop)) + ": runs as a serial loop)" : ""));
+    if (kind == detail::LoopKind::parallel) fail(loop.loc, "parallel", "not supported on cuda: a parallel nest inside another nest");
+    // Carried values live in variables declared before the loop; the body's
+    // carried arguments and the loop's results are those variables.
+    std::vector<std::string> carried;
+    for (std::size_t c = static_cast<std::size_t>(rank); c < loop.operands.size(); ++c) {
+        const Node* init = loop.operands[c];
+        std::string v = fresh("c");
+        std::string t = ctype(init->type.kind);
+        if (is_scalar(init)) line(t + " " + v + " = " + name(init) + ";");
+        else {
+            line(t + " " + v + "[" + num(slots(init)) + "];");
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(init)) + "; ++j) " + v + "[j] = " + name(init) + "[j];");
+        }
+        alias(loop.body->args[c], v);
+        carried.push_back(v);
+    }
+    for (const Node* r : loop.parent->nodes)
+        if (r->op == OpCode::loop_result && r->operands[0] == &loop) alias(r, carried[static_cast<std::size_t>(ir::slot(*r))]);
+    std::string count = fresh("n");
+    std::string product;
+    for (auto& x : ext) product += (product.empty() ? "" : " * ") + ("kc::imax(" + x + ", 0LL)");
+    open("");
+    line("const long long " + count + " = " + product + ";");
+    std::string it = fresh("it");
+    open("for (long long " + it + " = 0; " + it + " < " + count + "; ++" + it + ")");
+    bind_indices(*this, loop, ext, it);
+    exchange_unknown();  // the previous iteration may still be reading
+    region(*loop.body);
+    const Node* y = loop.body->nodes.empty() ? nullptr : loop.body->nodes.back();
+    if (!y || y->op != OpCode::yield || y->operands.size() != carried.size()) internal_fail("cuda: loop body without a matching yield");
+    // Next values go through temporaries: a yield may read carried variables it also updates.
+    std::vector<std::string> next;
+    for (std::size_t c = 0; c < carried.size(); ++c) {
+        const Node* v = y->operands[c];
+        std::string t = fresh("y");
+        if (is_scalar(v)) line("const " + ctype(v->type.kind) + " " + t + " = " + name(v) + ";");
+        else {
+            line(ctype(v->type.kind) + " " + t + "[" + num(slots(v)) + "];");
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(v)) + "; ++j) " + t + "[j] = " + name(v) + "[j];");
+        }
+        next.push_back(t);
+    }
+    exchange_unknown();  // after the loop: the body may have left either area being read
+    for (std::size_t c = 0; c < carried.size(); ++c) {
+        const Node* v = y->operands[c];
+        if (is_scalar(v)) line(carried[c] + " = " + next[c] + ";");
+        else {
+            line("#pragma unroll");
+            line("for (int j = 0; j < " + num(slots(v)) + "; ++j) " + carried[c] + "[j] = " + next[c] + "[j];");
+        }
+    }
+    close();
+    close();
+}
+
+// ---- the translation unit
+
+}  // namespace kiln::cu
