@@ -70,11 +70,11 @@ TEST(Batch, ProgramsCompiledTogetherAgreeWithTheInterpreter) {
     o.count = 8;
     o.batch = 8;
     o.targets = {interp(), c};
-    const auto before = native::module_stats();
+    const auto before = native::shared_object_stats();
     const Summary s = run_campaign(o);
     for (const Result& f : s.failures) ADD_FAILURE() << "program " << f.seed << ": " << verdict_name(f.verdict) << ": " << f.detail;
     EXPECT_EQ(s.same, s.programs);
-    const auto after = native::module_stats();
+    const auto after = native::shared_object_stats();
     // At most one batch: the programs the cache did not hold yet were compiled together.
     EXPECT_LE(after.batches - before.batches, 1);
     if (after.batches > before.batches) EXPECT_GE(after.compiled - before.compiled, 2);

@@ -322,7 +322,7 @@ TEST(CpuCache, ChildLaunch) {
     auto t0 = std::chrono::steady_clock::now();
     expect_same(k, small_args());  // the cpu launch first, then the interpreter's
     double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    auto s = native::module_stats();
+    auto s = native::shared_object_stats();
     std::printf("REPORT compiled=%lld disk_hits=%lld index_hits=%lld first_ms=%.3f warm_us=%.3f\n", static_cast<long long>(s.compiled),
                 static_cast<long long>(s.disk_hits), static_cast<long long>(native::index_stats().hits), first_ms,
                 median_launch_us(k, small_args(), 2001));
@@ -335,11 +335,11 @@ TEST(CpuCache, SecondProcessHitsTheDiskCache) {
     auto dir = std::filesystem::path(testing::TempDir()) / ("kiln-cpu-cache-" + std::to_string(getpid()));
     std::filesystem::remove_all(dir);
     ScopedEnv env("KILN_CACHE_DIR", dir.string());
-    auto before = native::module_stats();
+    auto before = native::shared_object_stats();
     auto t0 = std::chrono::steady_clock::now();
     expect_same(small_kernel("small_saxpy"), small_args());
     double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    auto after = native::module_stats();
+    auto after = native::shared_object_stats();
     EXPECT_EQ(after.compiled - before.compiled, 1);
     ChildReport child = run_child_launch(dir, "small_saxpy");
     EXPECT_EQ(child.compiled, 0) << child.output;
@@ -403,7 +403,7 @@ TEST(CpuCache, ChildOutOfRange) {
     expect_same_error(checked_copy(bounds::check, "checked_copy_2"), {input(Kind::F32, {80, 4}, 53), output(Kind::F32, {80, 4})},
                       "load: index (0, 4) is out of range for argument 0 of extent 80x4 in instance 0");
     std::printf("REPORT index_hits=%lld compiled=%lld\n", static_cast<long long>(native::index_stats().hits),
-                static_cast<long long>(native::module_stats().compiled));
+                static_cast<long long>(native::shared_object_stats().compiled));
 }
 
 // A kernel found through the index was never generated in this process; its

@@ -138,9 +138,49 @@ const SharedObject* in_slot(const std::string& key, const std::function<std::opt
 }  // namespace
 
 void* SharedObject::symbol(const char* name) const {
-    void* s = dlsym(handle, name);
-    if (!s) internal_fail(path + " lacks " + name);
+    const std::string full = name + suffix;
+    void* s = dlsym(handle, full.c_str());
+    if (!s) internal_fail(path + " lacks " + full);
     return s;
+}
+
+bool load_batch(const std::vector<std::string>& keys, const BuildRequest& r, const HostCompiler& compiler) {
+    const auto start = std::chrono::steady_clock::now();
+    SharedObject batch;
+    try {
+        cache::ScratchDir scratch("kiln-" + r.target + "-batch");
+        for (const auto& [name, text] : r.files) cache::write_new_file(scratch.path() / name, text);
+        std::vector<std::string> flags = r.flags;
+        if (r.include_build_dir) flags.push_back("-I" + scratch.path().string());
+        std::string log;
+        if (!compile_shared_object(compiler, scratch.path() / r.files.front().first, scratch.path() / "kernel.so", &log, flags)) return false;
+        batch = open_object(scratch.path());  // stays mapped once the scratch directory is gone
+    } catch (const cache::IoError& e) {
+        throw Error(r.target + " target: cannot build a batch of kernels: " + e.detail());
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        SharedObject o = batch;
+        o.suffix = "_" + std::to_string(k);
+        in_slot(keys[k], [&] { return std::optional<SharedObject>(o); });
+    }
+    std::lock_guard<std::mutex> g(g_mutex);
+    g_stats.compiled += static_cast<std::int64_t>(keys.size());
+    g_stats.compile_seconds += seconds;
+    ++g_stats.batches;
+    return true;
+}
+
+bool is_loaded(const std::string& key) {
+    std::shared_ptr<Slot> slot;
+    {
+        std::lock_guard<std::mutex> g(g_mutex);
+        auto it = g_slots.find(key);
+        if (it == g_slots.end()) return false;
+        slot = it->second;
+    }
+    std::lock_guard<std::mutex> g(slot->mutex);
+    return slot->loaded;
 }
 
 const SharedObject* find_shared_object(const cache::DiskCache* disk, const std::string& key) {

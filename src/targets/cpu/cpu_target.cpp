@@ -130,7 +130,7 @@ public:
             if (native::find_module(disk, key)) continue;
             batch.push_back({std::move(key), std::move(e.source), q.program->name});
         }
-        if (batch.size() > 1) native::load_batch(batch, *cc);
+        if (batch.size() > 1) native::load_module_batch(batch, *cc);
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {

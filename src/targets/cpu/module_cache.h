@@ -1,6 +1,6 @@
-// Compiled kernels by cache key: this process's loaded shared objects (a warm
-// launch is one map lookup), backed by kiln's on-disk cache (a fresh process
-// loads a published entry without compiling), backed by the host compiler.
+// The cpu target's compiled kernels by cache key: shared objects
+// (targets/common/shared_objects.h: this process's loaded ones, backed by kiln's
+// on-disk cache, backed by the host compiler) seen as their two entry points.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "cache/disk_cache.h"
 #include "targets/cpu/cpu_abi.h"
 #include "targets/common/host_compiler.h"
+#include "targets/common/shared_objects.h"
 
 namespace kiln::native {
 
@@ -40,16 +41,9 @@ const Module& load_module(const cache::DiskCache* disk, const std::string& key, 
 struct BatchSource {
     std::string key, source, kernel_name;
 };
-int load_batch(const std::vector<BatchSource>& sources, const HostCompiler& compiler);
+int load_module_batch(const std::vector<BatchSource>& sources, const HostCompiler& compiler);
 
-// What this process has done to get modules (tests and `kiln` report these).
-struct ModuleStats {
-    std::int64_t memory_hits = 0;   // already loaded here
-    std::int64_t disk_hits = 0;     // loaded from the on-disk cache
-    std::int64_t compiled = 0;      // built by the host compiler
-    double compile_seconds = 0;     // total time spent compiling
-    std::int64_t batches = 0;       // host-compiler runs of load_batch (each built several kernels)
-};
-ModuleStats module_stats();
+// What this process has done to get modules: targets/common/shared_objects.h's
+// shared_object_stats(), which the cpu and metal targets' kernels share.
 
 }  // namespace kiln::native

@@ -151,7 +151,7 @@ public:
             const Emitted e = mtl::emit_msl(*q.program, mtl::emit_options(*q.args, q.options));
             std::string glue_body = mtl::shim_glue_body(*q.program, e);
             std::string key = mtl::shim_key(e, mtl::shim_glue(*q.program, e), *cc);
-            if (mtl::find_in_batches(key) || native::find_shared_object(disk, key)) continue;
+            if (native::find_shared_object(disk, key)) continue;
             batch.push_back({std::move(key), e.source, std::move(glue_body)});
         }
         mtl::build_shim_batch(batch, *cc);

@@ -6,9 +6,9 @@
 // The batch is one C++ file: the MSL prelude once (it is guarded for this), then
 // each kernel's part of its MSL (everything after "// ---- kernel", byte for
 // byte) with its glue in a namespace of its own, its kiln_metal_run renamed. The
-// kernels then run from this process's memory under their own cache keys; the
-// batch is not put in the on-disk cache, whose entries are one kernel each (the
-// MSL file a Mac would compile), as the cpu target's batches are not.
+// kernels then load under their own cache keys from this process's memory
+// (native::load_batch, as the cpu target's batches): the batch is not put in the
+// on-disk cache, whose entries are one kernel each (the MSL a Mac would compile).
 #pragma once
 
 #include <string>
@@ -25,13 +25,10 @@ struct BatchKernel {
     std::string glue_body;  // shim_glue_body
 };
 
-// Builds the kernels of `kernels` that no batch of this process holds yet, with
-// one host-compiler run. A batch the compiler rejects builds nothing: each
+// Builds the kernels of `kernels` that this process has not loaded yet, with one
+// host-compiler run. A batch the compiler rejects builds nothing: each
 // kernel is then built alone (shim_module), which names the one at fault.
 // Returns how many kernels were built.
 int build_shim_batch(const std::vector<BatchKernel>& kernels, const native::HostCompiler& compiler);
-
-// The entry point of the kernel with cache key `key` if a batch built it; null otherwise.
-ShimRunFn find_in_batches(const std::string& key);
 
 }  // namespace kiln::mtl

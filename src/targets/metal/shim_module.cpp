@@ -9,7 +9,6 @@
 #include "targets/common/embedded_text.h"
 #include "targets/common/shared_objects.h"
 #include "targets/metal/emit_expr.h"
-#include "targets/metal/shim_batch.h"
 
 namespace kiln::mtl {
 
@@ -71,7 +70,6 @@ ShimModule shim_module(const ir::Program& p, const Emitted& e, const native::Hos
     const std::string glue = shim_glue(p, e);
     ShimModule m;
     m.key = shim_key(e, glue, compiler);
-    if ((m.run = find_in_batches(m.key))) return m;
     const std::optional<cache::DiskCache> cache = cache::DiskCache::open_or_warn();
     const cache::DiskCache* disk = cache ? &*cache : nullptr;
     const native::SharedObject* o = native::find_shared_object(disk, m.key);
