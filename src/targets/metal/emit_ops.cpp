@@ -49,21 +49,8 @@ std::string zero(Kind k) {
 void Emitter::emit_relayout(const Node& n) {
     const Node* x = n.operands[0];
     const auto& od = n.type.dims;
-    const auto& xd = x->type.dims;
-    auto xs = ir::strides_of(xd);
-    std::vector<std::int64_t> coef(od.size(), 0);
-    std::int64_t base = 0;
-    for (std::size_t d = 0; d < od.size(); ++d) {
-        if (n.op == OpCode::permute) coef[d] = xs[static_cast<std::size_t>(ir::dim_map(n)[d])];
-        if (n.op == OpCode::slice) {
-            coef[d] = xs[d];
-            base += ir::slice_starts(n)[d] * xs[d];
-        }
-    }
-    if (n.op == OpCode::broadcast)
-        for (std::size_t d = 0; d < xd.size(); ++d)
-            if (xd[d].extent != 1) coef[static_cast<std::size_t>(ir::dim_map(n)[d])] += xs[d];
-    for_each_element(n, [&](const std::string& e) { line(write(&n, e, read(x, linear(coordinates(e, od), coef, base)))); });
+    const ir::AffineSource src = ir::relayout_source(n);
+    for_each_element(n, [&](const std::string& e) { line(write(&n, e, read(x, linear(coordinates(e, od), src.coef, src.base)))); });
 }
 
 // Each output folds its elements left to right in row-major order over the
