@@ -92,7 +92,9 @@ std::int64_t int_binary(OpCode op, Kind k, std::int64_t a, std::int64_t b) {
     }
 }
 
-bool float_compare(OpCode op, double a, double b) {
+namespace {
+// The six comparisons, alike for floats (NaN compares unequal, as IEEE says) and integers.
+template <class T> bool compare(OpCode op, T a, T b) {
     switch (op) {
         case OpCode::eq: return a == b;
         case OpCode::ne: return a != b;
@@ -100,21 +102,14 @@ bool float_compare(OpCode op, double a, double b) {
         case OpCode::le: return a <= b;
         case OpCode::gt: return a > b;
         case OpCode::ge: return a >= b;
-        default: internal_fail("float_compare: unexpected op");
+        default: internal_fail("compare: unexpected op " + std::string(detail::op_name(op)));
     }
 }
+}  // namespace
 
-bool int_compare(OpCode op, std::int64_t a, std::int64_t b) {
-    switch (op) {
-        case OpCode::eq: return a == b;
-        case OpCode::ne: return a != b;
-        case OpCode::lt: return a < b;
-        case OpCode::le: return a <= b;
-        case OpCode::gt: return a > b;
-        case OpCode::ge: return a >= b;
-        default: internal_fail("int_compare: unexpected op");
-    }
-}
+bool float_compare(OpCode op, double a, double b) { return compare(op, a, b); }
+
+bool int_compare(OpCode op, std::int64_t a, std::int64_t b) { return compare(op, a, b); }
 
 double cast_to_float(Kind from, double f, std::int64_t i, Kind to) {
     if (is_float(from)) return round_to(to, f);
