@@ -15,6 +15,12 @@
 #include "tests/interop/interop_util.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/nvrtc.h"
+#include "targets/cuda/program_index.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 
 namespace {
 thread_local bool t_counting = false;
@@ -185,4 +191,63 @@ TEST_F(FakeCuda, DevicesAreKeptApart) {
     int line = 0;
     std::string e = error_of([&] { line = __LINE__; k.launch(cuda(s1), std::as_const(x1).view(), y0.view()); });
     EXPECT_EQ(e, here(line) + "launch: kernel 'apart' argument 1 is on CUDA device 0, the target on device 1");
+}
+
+// A fresh process finds a kernel through the program index (targets/cuda/
+// program_index.h): the same launch as the process that compiled it, without
+// emitting, and plan() still has the emitter's lines. The child is this binary,
+// run with KILN_FAKE_CHILD set.
+namespace {
+
+struct ChildReport {
+    unsigned grid = 0, block = 0;
+    long hits = -1;
+    bool plan_has_values = false;
+    std::string output;
+};
+
+ChildReport launch_in_child(const std::string& cache) {
+    std::string cmd = "KILN_FAKE_CHILD=1 KILN_CACHE_DIR=" + cache +
+                      " /proc/" + std::to_string(getpid()) + "/exe --gtest_filter=FakeCuda.ChildLaunch 2>&1";
+    ChildReport r;
+    if (FILE* p = ::popen(cmd.c_str(), "r")) {
+        char line[512];
+        while (std::fgets(line, sizeof line, p)) {
+            r.output += line;
+            int values = 0;
+            if (std::sscanf(line, "REPORT grid=%u block=%u hits=%ld values=%d", &r.grid, &r.block, &r.hits, &values) == 4)
+                r.plan_has_values = values == 1;
+        }
+        ::pclose(p);
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_F(FakeCuda, ChildLaunch) {
+    if (!std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP() << "runs as the child of FakeCuda.AFreshProcessLaunchesThroughTheProgramIndex";
+    Tensor<f32> x = inputs(16, 128), y({16, 128});
+    auto xd = x.to(cuda()), yd = y.to(cuda());
+    Executable exe = softmax_kernel().compile(cuda());
+    exe.launch(std::as_const(xd).view(), yd.view());
+    const std::string plan = exe.plan();
+    std::printf("REPORT grid=%u block=%u hits=%ld values=%d\n", counts().last_grid, counts().last_block,
+                static_cast<long>(cu::index_stats().hits), contains(plan, "values:\n    ") ? 1 : 0);
+}
+
+TEST_F(FakeCuda, AFreshProcessLaunchesThroughTheProgramIndex) {
+    if (std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP();
+    char dir[] = "/tmp/kiln-fake-index-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const ChildReport first = launch_in_child(dir);  // compiles, records the index
+    const ChildReport second = launch_in_child(dir);  // a fresh process: through the index
+    EXPECT_EQ(first.hits, 0) << first.output;
+    EXPECT_EQ(second.hits, 1) << second.output;
+    EXPECT_GT(first.block, 0u) << first.output;
+    EXPECT_EQ(second.grid, first.grid) << second.output;
+    EXPECT_EQ(second.block, first.block) << second.output;
+    EXPECT_TRUE(first.plan_has_values) << first.output;
+    EXPECT_TRUE(second.plan_has_values) << "plan() after an index hit lacks the emitter's lines\n" << second.output;
+    std::filesystem::remove_all(dir);
 }

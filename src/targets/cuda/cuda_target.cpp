@@ -99,7 +99,7 @@ public:
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
         const cu::Device* d = cu::device_at(ordinal_);
         auto o = emit_options(args, opts);
-        auto k = cu::compiled_kernel(p, o, d);
+        auto k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)

@@ -12,6 +12,7 @@
 
 #include "cache/disk_cache.h"
 #include "targets/cuda/nvrtc.h"
+#include "targets/cuda/program_index.h"
 
 namespace kiln::cu {
 
@@ -109,6 +110,18 @@ Loaded& loaded() {
     return *l;
 }
 
+// `k` as the kernel of program `p` under `variant` (at: p's entry, or end).
+void remember(Loaded& l, std::unordered_map<const ir::Program*, ProgramKernels>::iterator at, const ir::Program& p,
+              const std::weak_ptr<const ir::Program>& owner, const Variant& variant, const std::shared_ptr<const CompiledKernel>& k) {
+    if (owner.expired()) return;  // a program not shared-owned is not remembered by address
+    if (at == l.by_program.end()) {
+        std::erase_if(l.by_program, [](const auto& e) { return e.second.program.expired(); });
+        at = l.by_program.emplace(&p, ProgramKernels{owner, {}}).first;
+    }
+    std::erase_if(at->second.variants, [&](const auto& e) { return e.first == variant; });
+    at->second.variants.emplace_back(variant, k);
+}
+
 // The kernel emitted for `p` under `o`, with its cache key: everything that
 // determines the compiled artifacts (the source, NVRTC's identity and options).
 std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
@@ -140,13 +153,24 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     return k;
 }
 
+// The files of a cache entry a launch reads, and what is derived from them.
+const std::string_view kArtifactFiles[] = {"kernel.ptx", "kernel.cubin", "nvrtc.log"};
+void take_artifacts(CompiledKernel& k, std::vector<std::string> files) {
+    k.ptx = std::move(files[0]);
+    k.cubin = std::move(files[1]);
+    k.log = std::move(files[2]);
+    k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
+    if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
+    k.tensor_core_instructions = count_tensor_core_instructions(k.ptx);
+}
+
 // The compiled artifacts of `k`: the disk cache's verified bytes, or NVRTC's
 // output, published first. Only a miss loads NVRTC. A cache that cannot be used
 // or cannot take the entry (read-only, full) costs only the caching: NVRTC's
 // output is then used as it is (DiskCache warns once).
 void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
     auto cache = cache::DiskCache::open_or_warn();
-    const std::string_view names[] = {"kernel.ptx", "kernel.cubin", "nvrtc.log"};
+    const auto& names = kArtifactFiles;
     std::optional<std::vector<std::string>> files;
     if (cache) files = cache->read(k.key, names);
     k.from_disk = files.has_value();
@@ -173,12 +197,18 @@ void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
             files = std::vector<std::string>{std::move(out->ptx), std::move(out->cubin), std::move(out->log)};
         }
     }
-    k.ptx = std::move((*files)[0]);
-    k.cubin = std::move((*files)[1]);
-    k.log = std::move((*files)[2]);
-    k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
-    if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
-    k.tensor_core_instructions = count_tensor_core_instructions(k.ptx);
+    take_artifacts(k, std::move(*files));
+}
+
+// k's artifacts from the disk cache alone (a kernel found through the program
+// index has no source to compile); false when the cache does not hold them.
+bool read_cached_artifacts(CompiledKernel& k) {
+    auto cache = cache::DiskCache::open_or_warn();
+    auto files = cache ? cache->read(k.key, kArtifactFiles) : std::nullopt;
+    if (!files) return false;
+    k.from_disk = true;
+    take_artifacts(k, std::move(*files));
+    return true;
 }
 
 void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
@@ -216,11 +246,11 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             "--ptxas-options=-v"};
 }
 
-std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev) {
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
     Variant variant{static_cast<int>(o.precision), o.index64, arch, device};
-    auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return !dev || k->function; };
+    auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->function) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
     std::lock_guard<std::mutex> guard(l.mutex);
@@ -234,11 +264,47 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             if (v == variant && usable(k)) return k;
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
+    const std::int64_t shared_limit = dev ? dev->max_shared_bytes : kOfflineSharedLimit;
+    // A launch in a fresh process: through the program index when it knows the
+    // program, the kernel's artifacts then come from the disk cache without
+    // lowering or emitting (program_index.h). KILN_DUMP_DIR wants the source.
+    std::string ikey;
+    if (dev && !need_text && !targets::dump_dir_set()) {
+        auto disk = cache::DiskCache::open_or_warn();
+        ikey = index_key(p, eo, arch, shared_limit);
+        if (auto r = find_in_index(disk ? &*disk : nullptr, ikey)) {
+            std::shared_ptr<const CompiledKernel> found;
+            if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->function) {
+                found = same->second;
+            } else {
+                auto fresh = std::make_shared<CompiledKernel>();
+                fresh->kernel = r->launch;
+                fresh->arch = arch;
+                fresh->key = r->kernel_key;
+                fresh->has_text = false;
+                if (read_cached_artifacts(*fresh)) {
+                    load(*fresh, p, *dev);
+                    found = l.by_key[{fresh->key, device}] = fresh;
+                }
+            }
+            if (found) {
+                remember(l, at, p, owner, variant, found);
+                return found;
+            }
+        }
+    }
     std::shared_ptr<const CompiledKernel> k;
     for (;;) {
-        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, dev ? dev->max_shared_bytes : kOfflineSharedLimit);
-        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && usable(same->second)) {
-            k = same->second;
+        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit);
+        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->function)) {
+            if (same->second->has_text) {
+                k = same->second;
+            } else {  // loaded through the index: the emitter's text joins the module already loaded
+                auto joined = std::make_shared<CompiledKernel>(*same->second);
+                joined->kernel = fresh->kernel;
+                joined->has_text = true;
+                k = l.by_key[{fresh->key, device}] = joined;
+            }
         } else {
             fetch_artifacts(*fresh, eo);
             // A register cap that makes ptxas spill costs more than the occupancy it buys
@@ -254,14 +320,11 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         }
         break;
     }
-    if (!owner.expired()) {  // a program not shared-owned is not remembered by address
-        if (at == l.by_program.end()) {
-            std::erase_if(l.by_program, [](const auto& e) { return e.second.program.expired(); });
-            at = l.by_program.emplace(&p, ProgramKernels{owner, {}}).first;
-        }
-        std::erase_if(at->second.variants, [&](const auto& e) { return e.first == variant; });
-        at->second.variants.emplace_back(variant, k);
+    if (!ikey.empty()) {
+        auto disk = cache::DiskCache::open_or_warn();
+        add_to_index(disk ? &*disk : nullptr, ikey, {k->key, launch_shape(k->kernel)});
     }
+    remember(l, at, p, owner, variant, k);
     return k;
 }
 

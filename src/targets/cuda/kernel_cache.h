@@ -29,12 +29,15 @@ struct CompiledKernel {
     Resources gemm_resources;          // of kernel.gemm.entry, when there is one
     int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
     bool from_disk = false;
+    bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
 };
 
 // The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).
-std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev);
+// A launch's kernel may come through the program index (program_index.h), without
+// the emitter's text; `need_text` (plan, source) asks for a kernel that has it.
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false);
 
 // NVRTC's options for a compile (part of the cache key).
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch);

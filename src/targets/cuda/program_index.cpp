@@ -1,0 +1,218 @@
+#include "targets/cuda/program_index.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "cache/private_files.h"
+#include "cache/source_id.h"
+#include "support/warnings.h"
+#include "targets/cuda/kernel_cache.h"
+#include "targets/cuda/nvrtc.h"
+
+namespace kiln::cu {
+
+namespace {
+
+// The record file's name in its cache entry, and the first line of its text
+// (which versions the format).
+constexpr std::string_view kRecordFile = "index";
+constexpr std::string_view kRecordHeader = "kiln-cuda-index 1\n";
+
+// Records already read or written by this process.
+std::mutex g_mutex;
+std::unordered_map<std::string, IndexRecord> g_records;
+IndexStats g_stats;
+
+// The record's fields, by name, each "name value" on a line of its own. A field
+// added to EmittedKernel or GemmKernel that a launch reads must be added here
+// (and to launch_shape); tests/cache/cuda_index_test.cpp compares every
+// catalog entry's record with its emitted kernel.
+template <class Visit, class K> void fields(Visit&& v, K& k) {
+    v("entry", k.entry);
+    v("threads", k.threads);
+    v("instances_per_cta", k.instances_per_cta);
+    v("min_ctas", k.min_ctas);
+    v("shared_bytes", k.shared_bytes);
+    auto& g = k.gemm;
+    v("gemm_entry", g.entry);
+    v("gemm_threads", g.threads);
+    v("gemm_shared_bytes", g.shared_bytes);
+    v("gemm_bm", g.bm);
+    v("gemm_bn", g.bn);
+    v("gemm_bk", g.bk);
+    v("gemm_stages", g.stages);
+    v("gemm_program_bm", g.program_bm);
+    v("gemm_program_bn", g.program_bn);
+    v("gemm_program_bk", g.program_bk);
+    v("gemm_a", g.a);
+    v("gemm_b", g.b);
+    v("gemm_b_kmajor", g.b_kmajor);
+    v("gemm_outputs", g.outputs);
+    v("gemm_m_axis", g.m_axis);
+    v("gemm_k_loop", g.k_loop);
+    v("gemm_in", g.in);
+    v("gemm_epilogue_loads", g.epilogue_loads);
+}
+
+template <class T> bool parse_number(std::string_view s, T& out) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size();
+}
+
+struct Writer {
+    std::string text;
+    void operator()(std::string_view name, const std::string& v) { text += std::string(name) + " " + v + "\n"; }
+    void operator()(std::string_view name, bool v) { text += std::string(name) + (v ? " 1\n" : " 0\n"); }
+    void operator()(std::string_view name, Kind v) { (*this)(name, static_cast<int>(v)); }
+    template <class T> void operator()(std::string_view name, T v) { text += std::string(name) + " " + std::to_string(v) + "\n"; }
+    void operator()(std::string_view name, const std::vector<int>& v) {
+        std::string s;
+        for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+        (*this)(name, s);
+    }
+};
+
+struct Reader {
+    std::map<std::string, std::string, std::less<>> values;
+    bool ok = true;
+    const std::string* at(std::string_view name) {
+        auto it = values.find(name);
+        if (it == values.end()) ok = false;
+        return it == values.end() ? nullptr : &it->second;
+    }
+    void operator()(std::string_view name, std::string& v) {
+        if (const std::string* s = at(name)) v = *s;
+    }
+    void operator()(std::string_view name, bool& v) {
+        int i = 0;
+        (*this)(name, i);
+        ok = ok && (i == 0 || i == 1);
+        v = i == 1;
+    }
+    void operator()(std::string_view name, Kind& v) {
+        int i = -1;
+        (*this)(name, i);
+        ok = ok && i >= 0 && i <= static_cast<int>(Kind::F64);
+        v = static_cast<Kind>(i);
+    }
+    template <class T> void operator()(std::string_view name, T& v) {
+        if (const std::string* s = at(name)) ok = ok && parse_number(*s, v);
+    }
+    void operator()(std::string_view name, std::vector<int>& v) {
+        const std::string* s = at(name);
+        if (!s) return;
+        v.clear();
+        for (std::size_t from = 0; from < s->size();) {
+            std::size_t comma = std::min(s->find(',', from), s->size());
+            int x = 0;
+            ok = ok && parse_number(std::string_view(*s).substr(from, comma - from), x);
+            v.push_back(x);
+            from = comma + 1;
+        }
+    }
+};
+
+bool hex_key(const std::string& k) { return k.size() == 64 && k.find_first_not_of("0123456789abcdef") == std::string::npos; }
+
+}  // namespace
+
+IndexStats index_stats() {
+    std::lock_guard<std::mutex> g(g_mutex);
+    return g_stats;
+}
+
+EmittedKernel launch_shape(const EmittedKernel& k) {
+    // Through the record's text and back: what a record keeps, exactly.
+    auto r = parse_record(format_record({std::string(64, '0'), k}));
+    if (!r) internal_fail("cuda: kernel '" + k.entry + "' has no launch shape a program index record can hold");
+    return r->launch;
+}
+
+// Every EmitOptions field, since each may change the source; the device's shared
+// memory limit, which decides whether the kernel can run at all.
+std::string index_key(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
+    std::string joined;
+    for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
+    cache::KeyBuilder key;
+    key.add("artifact", "kiln cuda program index record");
+    key.add("kiln sources", cache::kiln_source_id());
+    key.add("precision", o.precision == Precision::exact ? "exact" : "standard");
+    key.add("index width", o.index64 ? "64" : "32");
+    key.add("sm", std::to_string(o.sm));
+    key.add("resident threads", std::to_string(o.resident_threads));
+    key.add("arch", arch);
+    key.add("shared limit", std::to_string(shared_limit));
+    key.add("nvrtc", nvrtc_identity());
+    key.add("options", joined);
+    key.add("program", ir::print_structure(p));
+    return key.hex();
+}
+
+std::string format_record(const IndexRecord& r) {
+    Writer w;
+    w.text = std::string(kRecordHeader) + "kernel " + r.kernel_key + "\n";
+    fields(w, r.launch);
+    return w.text;
+}
+
+std::optional<IndexRecord> parse_record(std::string_view text) {
+    if (!text.starts_with(kRecordHeader)) return std::nullopt;
+    text.remove_prefix(kRecordHeader.size());
+    Reader r;
+    while (!text.empty()) {
+        std::size_t eol = text.find('\n'), sp = text.find(' ');
+        if (eol == std::string_view::npos || sp == std::string_view::npos || sp > eol) return std::nullopt;
+        if (!r.values.emplace(std::string(text.substr(0, sp)), std::string(text.substr(sp + 1, eol - sp - 1))).second) return std::nullopt;
+        text.remove_prefix(eol + 1);
+    }
+    IndexRecord rec;
+    if (const std::string* k = r.at("kernel")) rec.kernel_key = *k;
+    fields(r, rec.launch);
+    const std::size_t expected = 1 + [] {
+        Writer w;
+        EmittedKernel e;
+        fields(w, e);
+        return static_cast<std::size_t>(std::count(w.text.begin(), w.text.end(), '\n'));
+    }();
+    if (!r.ok || r.values.size() != expected || !hex_key(rec.kernel_key) || rec.launch.entry.empty() || rec.launch.threads <= 0) return std::nullopt;
+    return rec;
+}
+
+std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) {
+    {
+        std::lock_guard<std::mutex> g(g_mutex);
+        if (auto it = g_records.find(key); it != g_records.end()) {
+            ++g_stats.hits;
+            return it->second;
+        }
+    }
+    const std::string_view names[] = {kRecordFile};
+    auto contents = disk ? disk->read(key, names) : std::nullopt;
+    // A verified record that does not parse was written by a kiln with another
+    // format under the same key, which the source identity rules out; a miss
+    // then just means the kernel is found the long way.
+    auto r = contents ? parse_record((*contents)[0]) : std::nullopt;
+    std::lock_guard<std::mutex> g(g_mutex);
+    ++(r ? g_stats.hits : g_stats.misses);
+    if (r) g_records.emplace(key, *r);
+    return r;
+}
+
+void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) {
+    {
+        std::lock_guard<std::mutex> g(g_mutex);
+        g_records.insert_or_assign(key, r);
+    }
+    if (!disk) return;
+    try {
+        disk->try_publish(key, [&](const std::filesystem::path& staging) { cache::write_new_file(staging / std::string(kRecordFile), format_record(r)); });
+    } catch (const Error& e) {  // not an IoError (try_publish warned about those): still only a lost optimisation
+        support::warn_once("program index", "cuda target: cannot record a kernel in the program index (" + e.detail() +
+                                                "); later processes will emit its source to find it");
+    }
+}
+
+}  // namespace kiln::cu
