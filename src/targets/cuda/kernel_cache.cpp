@@ -202,9 +202,8 @@ void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
 
 // k's artifacts from the disk cache alone (a kernel found through the program
 // index has no source to compile); false when the cache does not hold them.
-bool read_cached_artifacts(CompiledKernel& k) {
-    auto cache = cache::DiskCache::open_or_warn();
-    auto files = cache ? cache->read(k.key, kArtifactFiles) : std::nullopt;
+bool read_cached_artifacts(CompiledKernel& k, const cache::DiskCache* disk) {
+    auto files = disk ? disk->read(k.key, kArtifactFiles) : std::nullopt;
     if (!files) return false;
     k.from_disk = true;
     take_artifacts(k, std::move(*files));
@@ -282,7 +281,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
                 fresh->arch = arch;
                 fresh->key = r->kernel_key;
                 fresh->has_text = false;
-                if (read_cached_artifacts(*fresh)) {
+                if (read_cached_artifacts(*fresh, disk ? &*disk : nullptr)) {
                     load(*fresh, p, *dev);
                     found = l.by_key[{fresh->key, device}] = fresh;
                 }
