@@ -1,27 +1,16 @@
 #include "targets/cpu/program_index.h"
 
 #include <charconv>
-#include <mutex>
-#include <unordered_map>
 
-#include "cache/private_files.h"
 #include "cache/source_id.h"
-#include "support/warnings.h"
+#include "targets/common/index_store.h"
 
 namespace kiln::native {
 
 namespace {
 
-// The record file's name in its cache entry, and the first line of its text
-// (which versions the format).
-constexpr std::string_view kRecordFile = "index";
+// The first line of a record's text (which versions the format).
 constexpr std::string_view kRecordHeader = "kiln-cpu-index 1\n";
-
-// Records already read or written by this process: a new Kernel object tracing
-// the same program again (a kernel built inside a loop) costs no disk access.
-std::mutex g_mutex;
-std::unordered_map<std::string, IndexRecord> g_records;
-IndexStats g_stats;
 
 // "<name> <value>\n" at the front of `text`; the value is consumed.
 bool take_field(std::string_view& text, std::string_view name, std::string_view& value) {
@@ -53,11 +42,6 @@ std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCo
     return key.hex();
 }
 
-IndexStats index_stats() {
-    std::lock_guard<std::mutex> g(g_mutex);
-    return g_stats;
-}
-
 std::string format_record(const IndexRecord& r) {
     return std::string(kRecordHeader) + "kernel " + r.kernel_key + "\nframe_bytes " + std::to_string(r.frame_bytes) + "\n";
 }
@@ -75,38 +59,20 @@ std::optional<IndexRecord> parse_record(std::string_view text) {
     return r;
 }
 
-std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) {
-    {
-        std::lock_guard<std::mutex> g(g_mutex);
-        if (auto it = g_records.find(key); it != g_records.end()) {
-            ++g_stats.hits;
-            return it->second;
-        }
-    }
-    const std::string_view names[] = {kRecordFile};
-    auto contents = disk ? disk->read(key, names) : std::nullopt;
-    // A verified record that does not parse was written by a kiln with another
-    // format under the same key, which the source identity rules out; a miss
-    // then just means the kernel is found the long way.
-    auto r = contents ? parse_record((*contents)[0]) : std::nullopt;
-    std::lock_guard<std::mutex> g(g_mutex);
-    ++(r ? g_stats.hits : g_stats.misses);
-    if (r) g_records.emplace(key, *r);
-    return r;
+namespace {
+
+targets::IndexStore<IndexRecord>& store() {
+    static auto* s = new targets::IndexStore<IndexRecord>("cpu target", "later processes will regenerate its source to find it", parse_record,
+                                                          format_record);
+    return *s;
 }
 
-void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) {
-    {
-        std::lock_guard<std::mutex> g(g_mutex);
-        g_records.insert_or_assign(key, r);
-    }
-    if (!disk) return;
-    try {
-        disk->try_publish(key, [&](const std::filesystem::path& staging) { cache::write_new_file(staging / std::string(kRecordFile), format_record(r)); });
-    } catch (const Error& e) {  // not an IoError (try_publish warned about those): still only a lost optimisation
-        support::warn_once("program index", "cpu target: cannot record a kernel in the program index (" + e.detail() +
-                                                "); later processes will regenerate its source to find it");
-    }
-}
+}  // namespace
+
+std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) { return store().find(disk, key); }
+
+void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) { store().add(disk, key, r); }
+
+IndexStats index_stats() { return store().stats(); }
 
 }  // namespace kiln::native

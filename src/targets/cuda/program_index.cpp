@@ -3,12 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <mutex>
-#include <unordered_map>
 
-#include "cache/private_files.h"
 #include "cache/source_id.h"
-#include "support/warnings.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/nvrtc.h"
 
@@ -16,15 +12,9 @@ namespace kiln::cu {
 
 namespace {
 
-// The record file's name in its cache entry, and the first line of its text
-// (which versions the format).
-constexpr std::string_view kRecordFile = "index";
+// The first line of a record's text (which versions the format).
 constexpr std::string_view kRecordHeader = "kiln-cuda-index 1\n";
 
-// Records already read or written by this process.
-std::mutex g_mutex;
-std::unordered_map<std::string, IndexRecord> g_records;
-IndexStats g_stats;
 
 // The record's fields, by name, each "name value" on a line of its own. A field
 // added to EmittedKernel or GemmKernel that a launch reads must be added here
@@ -119,11 +109,6 @@ bool hex_key(const std::string& k) { return k.size() == 64 && k.find_first_not_o
 
 }  // namespace
 
-IndexStats index_stats() {
-    std::lock_guard<std::mutex> g(g_mutex);
-    return g_stats;
-}
-
 EmittedKernel launch_shape(const EmittedKernel& k) {
     // Through the record's text and back: what a record keeps, exactly.
     auto r = parse_record(format_record({std::string(64, '0'), k}));
@@ -181,38 +166,20 @@ std::optional<IndexRecord> parse_record(std::string_view text) {
     return rec;
 }
 
-std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) {
-    {
-        std::lock_guard<std::mutex> g(g_mutex);
-        if (auto it = g_records.find(key); it != g_records.end()) {
-            ++g_stats.hits;
-            return it->second;
-        }
-    }
-    const std::string_view names[] = {kRecordFile};
-    auto contents = disk ? disk->read(key, names) : std::nullopt;
-    // A verified record that does not parse was written by a kiln with another
-    // format under the same key, which the source identity rules out; a miss
-    // then just means the kernel is found the long way.
-    auto r = contents ? parse_record((*contents)[0]) : std::nullopt;
-    std::lock_guard<std::mutex> g(g_mutex);
-    ++(r ? g_stats.hits : g_stats.misses);
-    if (r) g_records.emplace(key, *r);
-    return r;
+namespace {
+
+targets::IndexStore<IndexRecord>& store() {
+    static auto* s = new targets::IndexStore<IndexRecord>("cuda target", "later processes will emit its source to find it", parse_record,
+                                                          format_record);
+    return *s;
 }
 
-void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) {
-    {
-        std::lock_guard<std::mutex> g(g_mutex);
-        g_records.insert_or_assign(key, r);
-    }
-    if (!disk) return;
-    try {
-        disk->try_publish(key, [&](const std::filesystem::path& staging) { cache::write_new_file(staging / std::string(kRecordFile), format_record(r)); });
-    } catch (const Error& e) {  // not an IoError (try_publish warned about those): still only a lost optimisation
-        support::warn_once("program index", "cuda target: cannot record a kernel in the program index (" + e.detail() +
-                                                "); later processes will emit its source to find it");
-    }
-}
+}  // namespace
+
+std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std::string& key) { return store().find(disk, key); }
+
+void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r) { store().add(disk, key, r); }
+
+IndexStats index_stats() { return store().stats(); }
 
 }  // namespace kiln::cu

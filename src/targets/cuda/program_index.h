@@ -21,6 +21,7 @@
 
 #include "cache/disk_cache.h"
 #include "ir/ir.h"
+#include "targets/common/index_store.h"
 #include "targets/cuda/emit.h"
 
 namespace kiln::cu {
@@ -46,10 +47,7 @@ std::optional<IndexRecord> find_in_index(const cache::DiskCache* disk, const std
 void add_to_index(const cache::DiskCache* disk, const std::string& key, const IndexRecord& r);
 
 // What find_in_index has answered in this process (tests report these).
-struct IndexStats {
-    std::int64_t hits = 0;
-    std::int64_t misses = 0;
-};
+using IndexStats = targets::IndexStats;
 IndexStats index_stats();
 
 // The record's file: its text form, and back (nullopt when malformed).
