@@ -23,6 +23,8 @@
 
 #include <kiln/kiln.h>
 
+#include "cuda_timing.h"
+
 #include "rows_json.h"
 
 using namespace kiln;
@@ -30,30 +32,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-#define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); std::exit(2); } } while (0)
 #define CHECK_CU(x) do { CUresult e = (x); if (e != CUDA_SUCCESS) { std::fprintf(stderr, "%s failed: %d\n", #x, int(e)); std::exit(2); } } while (0)
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-template <class F> double median_ms(F&& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i) f();
-    CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<double> t;
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    for (int i = 0; i < reps; ++i) {
-        cudaEventRecord(a);
-        f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 template <class T> Tensor<T> random_tensor(std::vector<std::int64_t> ext, unsigned seed, double lo = -1, double hi = 1) {
     Tensor<T> t(ext);

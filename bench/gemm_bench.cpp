@@ -17,33 +17,15 @@
 #include <cuda_runtime.h>
 
 #include <kiln/kiln.h>
+
+#include "cuda_timing.h"
 #include <nlohmann/json.hpp>
 
 using namespace kiln;
 
 namespace {
 
-#define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); std::exit(2); } } while (0)
 
-template <class F> double median_ms(F&& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i) f();
-    CHECK_CUDA(cudaDeviceSynchronize());
-    std::vector<double> t;
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    for (int i = 0; i < reps; ++i) {
-        cudaEventRecord(a);
-        f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 enum class Form { plain, bias_relu, linear };
 
