@@ -156,7 +156,7 @@ std::optional<IndexRecord> parse_record(std::string_view text) {
     IndexRecord rec;
     if (const std::string* k = r.at("kernel")) rec.kernel_key = *k;
     fields(r, rec.launch);
-    const std::size_t expected = 1 + [] {
+    static const std::size_t expected = 1 + [] {  // "kernel" and every field
         Writer w;
         EmittedKernel e;
         fields(w, e);
