@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <limits>
 #include <memory>
 
 #include "cuda_test_util.h"
@@ -635,4 +636,38 @@ TEST(CudaCompile, Bf16AttentionRunsBothProductsOnTensorCoresWithoutSpills) {
     EXPECT_TRUE(contains(plan, "spills 0 bytes stored, 0 bytes loaded")) << plan;
     // Exact precision keeps both products in the pinned order: no tensor cores.
     EXPECT_FALSE(contains(cuda_text(bf16_attention(32), args, Precision::exact, What::ptx), "mma.sync"));
+}
+
+// A constant tile holding an infinity or a NaN becomes a __device__ table of the
+// elements' bits: NVRTC accepts no non-constant initializer there (fuzz seed 1000119
+// was rejected with "dynamic initialization is not supported").
+template <Element T> Kernel nonfinite_table_kernel(bool finite = false) {
+    return kernel("nonfinite_table", [=](View<T, 2> y) {
+        const double inf = finite ? 5.0 : std::numeric_limits<double>::infinity(), nan = finite ? 7.0 : std::numeric_limits<double>::quiet_NaN();
+        auto c = from_vec<T>({T(1.5), T(inf), T(-inf), T(nan), T(-0.0), T(2), T(3), T(0.25)}, 2, 4);
+        for (auto& nest : parallel(shape(axis("one", 1)))) y(coord(nest.index(), 0), shape(2, 4)).store(c);
+    });
+}
+
+TEST(CudaCompile, NonFiniteConstantTablesCompileAsBits) {
+    REQUIRE_NVRTC();
+    Tensor<f32> y32({2, 4});
+    Tensor<f64> y64({2, 4});
+    std::string s32 = cuda_text(nonfinite_table_kernel<f32>(), args_of(y32.view()), Precision::exact, What::source);
+    EXPECT_TRUE(contains(s32, "__device__ const unsigned kiln_const_")) << s32.substr(s32.size() > 3000 ? s32.size() - 3000 : 0);
+    // 1.5, +inf, -inf, canonical NaN as f32 bits.
+    EXPECT_TRUE(contains(s32, "0x3fc00000u, 0x7f800000u, 0xff800000u, 0x7fc00000u"));
+    EXPECT_TRUE(contains(s32, "= __uint_as_float(kiln_const_"));
+    std::string s64 = cuda_text(nonfinite_table_kernel<f64>(), args_of(y64.view()), Precision::exact, What::source);
+    EXPECT_TRUE(contains(s64, "__device__ const unsigned long long kiln_const_"));
+    EXPECT_TRUE(contains(s64, "0x7ff0000000000000ULL"));
+    EXPECT_TRUE(contains(s64, "__longlong_as_double((long long)kiln_const_"));
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        EXPECT_TRUE(contains(cuda_text(nonfinite_table_kernel<f32>(), args_of(y32.view()), p, What::ptx), ".entry kiln_nonfinite_table"));
+        EXPECT_TRUE(contains(cuda_text(nonfinite_table_kernel<f64>(), args_of(y64.view()), p, What::ptx), ".entry kiln_nonfinite_table"));
+    }
+    // A finite table keeps its literals.
+    std::string fin = cuda_text(nonfinite_table_kernel<f32>(true), args_of(y32.view()), Precision::exact, What::source);
+    EXPECT_TRUE(contains(fin, "__device__ const float kiln_const_"));
+    EXPECT_TRUE(contains(fin, "0x1.8p+0f, 0x1.4p+2f"));
 }

@@ -3,6 +3,11 @@
 // the loops inside an instance.
 #include "targets/cuda/emitter.h"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
 #include "ir/axis_names.h"
 #include "support/names.h"
 
@@ -74,22 +79,35 @@ void Emitter::leaf(const Node& n) {
         else each_element(&n, [&](const std::string&, const std::string& dst) { line(dst + " = " + lit + ";"); }, false);
         return;
     }
-    std::string table = file_scope_constant(n);
-    each_element(&n, [&](const std::string& e, const std::string& dst) { line(dst + " = " + table + "[" + e + "];"); });
+    const std::string read = file_scope_constant(n);
+    each_element(&n, [&](const std::string& e, const std::string& dst) {
+        std::string at = read;
+        at.replace(at.find("%s"), 2, e);
+        line(dst + " = " + at + ";");
+    });
     note(n, "read from a __device__ table");
 }
 
 std::string Emitter::file_scope_constant(const Node& n) {
-    std::string table = "kiln_const_" + name(&n);
+    const std::string table = "kiln_const_" + name(&n);
     const auto& d = *n.data;
-    bool fl = is_float(n.type.kind);
-    constants_ << "__device__ const " << ctype(n.type.kind) << " " << table << "[" << n.type.count() << "] = {";
+    const bool fl = is_float(n.type.kind), f64 = n.type.kind == Kind::F64;
+    // An infinity or NaN has no literal that NVRTC accepts in a __device__
+    // variable's initializer (__uint_as_float(...) is not a constant expression),
+    // so such a table holds the elements' bits and each read converts them.
+    const bool as_bits = fl && std::any_of(d.floats.begin(), d.floats.end(), [](double x) { return !std::isfinite(x); });
+    const std::string element = as_bits ? (f64 ? "unsigned long long" : "unsigned") : ctype(n.type.kind);
+    constants_ << "__device__ const " << element << " " << table << "[" << n.type.count() << "] = {";
     for (std::int64_t k = 0; k < n.type.count(); ++k) {
         auto u = static_cast<std::size_t>(k);
-        constants_ << (k ? ", " : "") << (k % 8 == 0 ? "\n    " : "") << literal(n.type.kind, fl ? d.floats[u] : 0, fl ? 0 : d.ints[u]);
+        constants_ << (k ? ", " : "") << (k % 8 == 0 ? "\n    " : "");
+        if (!as_bits) constants_ << literal(n.type.kind, fl ? d.floats[u] : 0, fl ? 0 : d.ints[u]);
+        else if (f64) constants_ << "0x" << std::hex << std::bit_cast<std::uint64_t>(d.floats[u]) << std::dec << "ULL";
+        else constants_ << "0x" << std::hex << std::bit_cast<std::uint32_t>(static_cast<float>(d.floats[u])) << std::dec << "u";
     }
     constants_ << "};\n";
-    return table;
+    if (!as_bits) return table + "[%s]";
+    return f64 ? "__longlong_as_double((long long)" + table + "[%s])" : "__uint_as_float(" + table + "[%s])";
 }
 
 // Extents and the flat iteration count of a loop; a negative extent counts as an empty loop.

@@ -117,6 +117,8 @@ private:
     void grid(const Node& loop);
     void loop(const Node& loop);
     void leaf(const Node& n);
+    // The constant's elements as a __device__ table; returns how to read element
+    // `e` of it ("%s" standing for e).
     std::string file_scope_constant(const Node& n);
     void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
 
