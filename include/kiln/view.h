@@ -137,6 +137,9 @@ namespace detail {
 std::string view_shape_problem(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides);
 // The same, and a data pointer that is null, or not aligned to its elements of
 // `element_bytes`, while the view has elements.
+// The data pointer of a view whose shape is valid: null or misaligned where the
+// view has elements.
+std::string view_data_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents);
 std::string view_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides);
 // view_shape_problem as an error naming `loc`.
 void check_host_view(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, Loc loc);

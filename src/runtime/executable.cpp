@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstdint>
 #include <numeric>
 #include <mutex>
 
@@ -13,6 +15,22 @@
 #include "trace/kernel_trace.h"
 
 namespace kiln::detail {
+
+namespace {
+// Everything of two launches' arguments but the data pointers: what decides the
+// program, the kernel and the grid.
+bool same_launch_shapes(const std::vector<Arg>& a, const std::vector<Arg>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const Arg &x = a[i], &y = b[i];
+        if (x.is_view != y.is_view || x.kind != y.kind || x.read_only != y.read_only || x.device != y.device || x.ordinal != y.ordinal ||
+            x.extents != y.extents || x.strides != y.strides || x.i != y.i ||
+            std::bit_cast<std::uint64_t>(x.f) != std::bit_cast<std::uint64_t>(y.f))
+            return false;
+    }
+    return true;
+}
+}  // namespace
 
 struct CaptureImpl {
     Kernel kernel;
@@ -32,6 +50,11 @@ struct ExecutableImpl {
     mutable std::mutex mutex;
     mutable std::shared_ptr<const ir::Program> program;
     mutable std::vector<Arg> shapes;
+    // The last launch, prepared by the target for arguments of its shapes (null
+    // where the target keeps none): a launch with the same shapes, kinds, devices
+    // and scalar values skips checking shapes, specialising and the target's lookups.
+    mutable std::shared_ptr<PreparedLaunch> prepared;
+    mutable std::vector<Arg> prepared_for;
 
     ExecutableImpl(Kernel k, Target t, CompileOptions o) : kernel(std::move(k)), target(std::move(t)), options(o) {}
 
@@ -50,6 +73,17 @@ struct ExecutableImpl {
             fail(loc, what, "kernel '" + kernel.name() + "' has no program yet: compile it with shapes " +
                                 "(k.compile(target, options, tensor_shape(...), ...)) or launch it first");
         return {program, shapes};
+    }
+    std::shared_ptr<PreparedLaunch> prepared_launch(const std::vector<Arg>& args) const {
+        std::lock_guard<std::mutex> g(mutex);
+        if (!prepared || !same_launch_shapes(args, prepared_for)) return nullptr;
+        return prepared;
+    }
+    void keep_prepared(std::shared_ptr<PreparedLaunch> p, const std::vector<Arg>& args) const {
+        std::lock_guard<std::mutex> g(mutex);
+        prepared = std::move(p);
+        prepared_for = args;
+        for (Arg& a : prepared_for) a.data = nullptr;
     }
 };
 
@@ -138,10 +172,16 @@ void run_executable(const ExecutableImpl& e, LaunchRequest& req) {
         if (!why.empty()) fail(req.loc, "launch", "target '" + t.name() + "' is not available: " + why);
         e.available.store(true, std::memory_order_relaxed);
     }
+    if (auto prepared = e.prepared_launch(req.args)) {
+        check_arg_data(*e.kernel.shared_impl(), req.args, req.loc);
+        prepared->launch(req.args, req.loc);
+        return;
+    }
     check_args(*e.kernel.shared_impl(), req.args, req.loc, /*with_data=*/true);
     auto program = specialize(*e.kernel.shared_impl(), req.args, req.loc);
     e.remember(program, req.args);
     t.impl().run(*program, req.args, req.options, req.loc);
+    e.keep_prepared(t.impl().prepare_launch(program, req.args, req.options), req.args);
 }
 
 bool runs_executable(const LaunchRequest& req) {

@@ -36,6 +36,10 @@ std::string view_shape_problem(const std::vector<std::int64_t>& extents, const s
 
 std::string view_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides) {
     if (auto why = view_shape_problem(extents, strides); !why.empty()) return why;
+    return view_data_problem(data, element_bytes, extents);
+}
+
+std::string view_data_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents) {
     // Checked on every launch: nothing is allocated unless there is a problem.
     if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return "";  // an empty view reaches no memory: any pointer will do
     if (!data) {

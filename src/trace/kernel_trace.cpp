@@ -2,6 +2,7 @@
 #include "trace/kernel_trace.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -33,6 +34,12 @@ std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " ar
 
 }  // namespace
 
+namespace {
+[[noreturn]] void fail_view_arg(const KernelImpl& k, std::size_t i, const std::string& why, Loc loc) {
+    fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + k.params[i].spelling + "): " + why);
+}
+}  // namespace
+
 void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool with_data) {
     if (args.size() != k.params.size())
         fail(loc, "launch", "kernel '" + k.name + "' takes " + arguments(k.params.size()) + ", got " + std::to_string(args.size()));
@@ -49,7 +56,17 @@ void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool
         // Views may be made by hand (HostView{...}) or by other code: checked here
         // whatever made them. The data only at a launch (a plan needs none).
         std::string why = with_data ? view_problem(a.data, kind_bytes(a.kind), a.extents, a.strides) : view_shape_problem(a.extents, a.strides);
-        if (!why.empty()) fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + p.spelling + "): " + why);
+        if (!why.empty()) fail_view_arg(k, i, why, loc);
+    }
+}
+
+void check_arg_data(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const Arg& a = args[i];
+        if (!a.is_view) continue;
+        // The common case decided without building a message.
+        if (a.data && reinterpret_cast<std::uintptr_t>(a.data) % static_cast<std::uintptr_t>(kind_bytes(a.kind)) == 0) continue;
+        if (std::string why = view_data_problem(a.data, kind_bytes(a.kind), a.extents); !why.empty()) fail_view_arg(k, i, why, loc);
     }
 }
 

@@ -24,6 +24,9 @@ struct KernelImpl {
 // each view's extents and strides (and, with_data, its data pointer); an error
 // names `loc`, the launch.
 void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool with_data);
+// Only the views' data pointers, for arguments whose shapes check_args accepted
+// at an earlier launch (a compiled handle's prepared launch).
+void check_arg_data(const KernelImpl& k, const std::vector<Arg>& args, Loc loc);
 
 // The program for these arguments: checked against the parameters (not their
 // data: plans and sources need none), traced on the first launch of each

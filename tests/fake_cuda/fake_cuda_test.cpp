@@ -168,6 +168,44 @@ TEST_F(FakeCuda, AWarmAsynchronousLaunchAllocatesNothing) {
     EXPECT_TRUE(contains(exe.plan(), "enqueued on stream")) << exe.plan();
 }
 
+// A compiled handle keeps its last launch prepared (kernel found, grid sized) and
+// reuses it only for arguments of the same shapes: other shapes are launched for
+// what they are, and data pointers are still checked on every launch.
+TEST_F(FakeCuda, APreparedLaunchIsReusedOnlyForTheSameShapes) {
+    Stream s = Stream::create();
+    Tensor<f32> x = inputs(1000, 64), y({1000, 64});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    HostView<const f32> xv = std::as_const(xd).view();
+    HostView<f32> yv = yd.view();
+    HostView<const f32> x8 = xv;
+    HostView<f32> y8 = yv;
+    x8.extents[0] = y8.extents[0] = 8;
+    Executable exe = softmax_kernel().compile(cuda(s));
+    exe.launch(xv, yv);
+    exe.launch(xv, yv);
+    const unsigned wide = counts().last_grid;
+    exe.launch(x8, y8);
+    EXPECT_EQ(counts().last_grid, 1u) << "eight rows fit one CTA";
+    EXPECT_GT(wide, 1u) << "a thousand rows do not";
+    exe.launch(xv, yv);
+    EXPECT_EQ(counts().last_grid, wide);
+    exe.launch(xv, yv);
+    EXPECT_EQ(counts().last_grid, wide);
+    EXPECT_EQ(counts().launches, 5);
+
+    HostView<f32> null_y = yv;
+    null_y.data = nullptr;
+    int line = __LINE__ + 1;
+    std::string e = error_of([&] { exe.launch(xv, null_y); });
+    EXPECT_EQ(e, here(line) + "launch: kernel 'softmax' argument 1 (View<f32, 2>): the data pointer is null, but the view (1000x64) has elements");
+    HostView<f32> odd_y = yv;
+    odd_y.data = reinterpret_cast<f32*>(reinterpret_cast<char*>(yv.data) + 2);
+    EXPECT_TRUE(contains(error_of([&] { exe.launch(xv, odd_y); }), "argument 1 (View<f32, 2>): the data pointer 0x")) << "misaligned";
+    EXPECT_TRUE(contains(error_of([&] { exe.launch(xv, odd_y); }), " is not aligned to its 4-byte elements"));
+    EXPECT_EQ(counts().launches, 5) << "a refused launch reaches no driver";
+    s.synchronize();
+}
+
 TEST_F(FakeCuda, DevicesAreKeptApart) {
     if (!cu::device_at(1)) GTEST_SKIP() << "FAKE_CUDA_DEVICES=2 gives a second device";
     Stream s1 = Stream::create(1);

@@ -8,6 +8,16 @@
 
 namespace kiln::detail {
 
+// A launch with everything that depends only on the program and the arguments'
+// shapes done (kernel found, grid sized): what a compiled handle keeps so that its
+// next launch with the same shapes only binds the data pointers (executable.cpp).
+struct PreparedLaunch {
+    virtual ~PreparedLaunch() = default;
+    // Runs on `args`, whose shapes, kinds, devices and scalar values are the ones it
+    // was prepared for (the caller checks), their data pointers checked too.
+    virtual void launch(const std::vector<Arg>& args, Loc loc) = 0;
+};
+
 struct TargetImpl {
     virtual ~TargetImpl() = default;
     virtual const std::string& name() const = 0;
@@ -25,6 +35,12 @@ struct TargetImpl {
     // Compiles (and caches) what run() would need for these argument shapes, without
     // running anything: ahead-of-time compilation. Nothing to do for the interpreter.
     virtual void prepare(const ir::Program&, const std::vector<Arg>&, const CompileOptions&, Loc) {}
+    // After a run() on these arguments: the same launch prepared for arguments of the
+    // same shapes, or null where the target keeps none (each launch then calls run()).
+    virtual std::shared_ptr<PreparedLaunch> prepare_launch(std::shared_ptr<const ir::Program>, const std::vector<Arg>&,
+                                                           const CompileOptions&) {
+        return nullptr;
+    }
     // Runs `launch` (a launch on this target) and returns its time in seconds: the
     // wall time (a host launch returns when its grid is done), or the device's
     // time where the target has one. flush_l2 evicts the cache first, untimed.

@@ -28,6 +28,57 @@ cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions&
     return o;
 }
 
+// The CTAs for `instances` program instances: a CTA runs instances_per_cta of them
+// side by side; instances beyond the grid's x limit are covered by the kernel's
+// grid-stride loop.
+unsigned grid_size(std::int64_t instances, const cu::CompiledKernel& k) {
+    const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta);
+    return static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
+}
+
+// After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at
+// the next synchronisation, naming it); without one the launch is waited for.
+void finish(const cu::Device& d, const ir::Program& p, Loc loc, cu::CUresult launched, StreamState* stream) {
+    if (stream) {
+        if (launched != cu::CUDA_SUCCESS) stream->check(launched, "launching kernel '" + p.name + "'", loc);
+        stream->record(p.name, loc);
+        return;
+    }
+    if (launched != cu::CUDA_SUCCESS) fail(loc, "cuda", "launching kernel '" + p.name + "': " + cu::error_text(d, launched));
+    if (cu::CUresult r = d.api.cuCtxSynchronize(); r != cu::CUDA_SUCCESS)
+        fail(loc, "cuda", "kernel '" + p.name + "' failed: " + cu::error_text(d, r));
+}
+
+// The ordinary kernel's launch, its context current.
+void enqueue(const cu::Device& d, const ir::Program& p, const cu::CompiledKernel& k, unsigned grid, StreamState* stream,
+             const std::vector<Arg>& args, Loc loc) {
+    cu::InlineParams params;
+    params.pack(p, args);
+    finish(d, p, loc,
+           d.api.cuLaunchKernel(k.function, grid, 1, 1, static_cast<unsigned>(k.kernel.threads), 1, 1,
+                                static_cast<unsigned>(k.kernel.shared_bytes), stream ? stream->handle : nullptr, params.pointers(), nullptr),
+           stream);
+}
+
+class PreparedCudaLaunch final : public PreparedLaunch {
+public:
+    PreparedCudaLaunch(std::shared_ptr<const ir::Program> p, std::shared_ptr<const cu::CompiledKernel> k, const cu::Device& d, unsigned grid,
+                       std::shared_ptr<StreamState> stream)
+        : program_(std::move(p)), kernel_(std::move(k)), device_(d), grid_(grid), stream_(std::move(stream)) {}
+    void launch(const std::vector<Arg>& args, Loc loc) override {
+        cu::make_current(device_);
+        cu::NvtxRange range(program_->name.c_str());
+        enqueue(device_, *program_, *kernel_, grid_, stream_.get(), args, loc);
+    }
+
+private:
+    std::shared_ptr<const ir::Program> program_;
+    std::shared_ptr<const cu::CompiledKernel> kernel_;
+    const cu::Device& device_;  // devices live as long as the process
+    unsigned grid_;
+    std::shared_ptr<StreamState> stream_;
+};
+
 class CudaTarget final : public TargetImpl {
 public:
     CudaTarget(int ordinal, std::shared_ptr<StreamState> stream) : ordinal_(ordinal), stream_(std::move(stream)) {}
@@ -60,29 +111,37 @@ public:
         auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
-        // A CTA runs instances_per_cta instances side by side; instances beyond the
-        // grid's x limit are covered by the kernel's grid-stride loop.
-        const std::int64_t per_cta = std::max(1, k->kernel.instances_per_cta);
-        auto grid = static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
+        const unsigned grid = grid_size(instances, *k);
         cu::make_current(d);
-        cu::CUstream stream = stream_ ? stream_->handle : nullptr;
         cu::NvtxRange range(p.name.c_str());
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
         if (k->gemm_function) {
+            cu::CUstream stream = stream_ ? stream_->handle : nullptr;
             cu::GemmStaging staging(d, stream);
             if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
                 finish(d, p, loc,
                        d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
-                                            static_cast<unsigned>(gk.shared_bytes), stream, g->pointers.data(), nullptr));
+                                            static_cast<unsigned>(gk.shared_bytes), stream, g->pointers.data(), nullptr),
+                       stream_.get());
                 return;
             }
         }
-        cu::InlineParams params;
-        params.pack(p, args);
-        finish(d, p, loc,
-               d.api.cuLaunchKernel(k->function, grid, 1, 1, static_cast<unsigned>(k->kernel.threads), 1, 1,
-                                    static_cast<unsigned>(k->kernel.shared_bytes), stream, params.pointers(), nullptr));
+        enqueue(d, p, *k, grid, stream_.get(), args, loc);
+    }
+
+    // The launch without the lookups, for arguments of these shapes. A kernel with
+    // a Hopper GEMM keeps none: whether TMA can read the operands depends on their
+    // addresses, so each launch decides.
+    std::shared_ptr<PreparedLaunch> prepare_launch(std::shared_ptr<const ir::Program> p, const std::vector<Arg>& args,
+                                                   const CompileOptions& opts) override {
+        const cu::Device* d = cu::device_at(ordinal_);
+        if (!d) return nullptr;
+        auto k = cu::compiled_kernel(*p, emit_options(args, opts), d);
+        const std::int64_t instances = passes::grid_instances(*p, args);
+        if (k->gemm_function || !k->function || instances == 0) return nullptr;
+        const unsigned grid = grid_size(instances, *k);
+        return std::make_shared<PreparedCudaLaunch>(std::move(p), std::move(k), *d, grid, stream_);
     }
 
     // With no device, compiles offline for sm_90a (the disk cache keeps it for a Hopper machine sharing the cache).
@@ -193,17 +252,6 @@ private:
     // After cuLaunchKernel: on a stream, the launch is recorded and not waited for
     // (a failure surfaces at the stream's next synchronisation, StreamState names
     // it); without one, it is waited for, so a fault is reported at its own launch.
-    void finish(const cu::Device& d, const ir::Program& p, Loc loc, cu::CUresult launched) {
-        if (stream_) {
-            if (launched != cu::CUDA_SUCCESS) stream_->check(launched, "launching kernel '" + p.name + "'", loc);
-            stream_->record(p.name, loc);
-            return;
-        }
-        if (launched != cu::CUDA_SUCCESS) fail(loc, "cuda", "launching kernel '" + p.name + "': " + cu::error_text(d, launched));
-        if (cu::CUresult r = d.api.cuCtxSynchronize(); r != cu::CUDA_SUCCESS)
-            fail(loc, "cuda", "kernel '" + p.name + "' failed: " + cu::error_text(d, r));
-    }
-
     std::string name_ = "cuda";
     int ordinal_ = 0;
     std::shared_ptr<StreamState> stream_;  // null: synchronous launches on the legacy default stream
