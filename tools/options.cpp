@@ -46,7 +46,7 @@ std::vector<const catalog::Entry*> select_entries(const EntrySelection& selectio
 }
 
 CLI::Option* add_target_option(CLI::App& app, std::string& name) {
-    return app.add_option("--target", name, "where kernels run; auto: cuda if a device is present, else cpu, else interp")
+    return app.add_option("--target", name, "where kernels run; auto: cuda if a device is present, else cpu if a host compiler is, else interp")
         ->check(CLI::IsMember(kTargetNames));
 }
 

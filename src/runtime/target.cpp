@@ -54,7 +54,7 @@ Target target_named(const std::string& name, Loc loc) {
     if (name == "cpu") return cpu();
     if (name == "cuda") return cuda();
     if (name == "metal") return metal();
-    if (name == "auto") return cuda().available() ? cuda() : cpu().available() ? cpu() : interp();
+    if (name == "auto") return cuda().available() ? cuda() : cpu().impl().compiles_here() ? cpu() : interp();
     fail(loc, "target", "unknown target '" + name + "' (known: interp, cpu, cuda, metal, auto)");
 }
 

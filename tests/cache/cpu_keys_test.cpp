@@ -69,7 +69,7 @@ protected:
         compiler_ = *cc;
     }
     std::string index_key(const Traced& t, CompileOptions o = {}) const {
-        return native::index_key(*t.program, native::launch_spec(*t.program, t.args, o), compiler_);
+        return native::index_key(*t.program, native::launch_spec(*t.program, t.args, o), &compiler_);
     }
     std::string kernel_key(const Traced& t, CompileOptions o = {}) const {
         auto spec = native::launch_spec(*t.program, t.args, o);

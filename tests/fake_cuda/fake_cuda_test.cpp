@@ -76,7 +76,8 @@ std::string here(int line) { return "fake_cuda_test.cpp:" + std::to_string(line)
 class FakeCuda : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+        const char* off = std::getenv("KILN_NVRTC");  // a child standing for a machine without NVRTC
+        if (cu::nvrtc_version().empty() && !(off && std::string(off) == "off")) GTEST_SKIP() << "no NVRTC";
         if (!fake()) {
             // ctest runs this with the fake first on LD_LIBRARY_PATH: then a miss is a failure.
             if (std::getenv("FAKE_CUDA_DEVICES")) FAIL() << "the fake driver was not loaded as libcuda.so.1";
@@ -244,9 +245,9 @@ struct ChildReport {
     std::string output;
 };
 
-ChildReport launch_in_child(const std::string& cache) {
-    std::string cmd = "KILN_FAKE_CHILD=1 KILN_CACHE_DIR=" + cache +
-                      " /proc/" + std::to_string(getpid()) + "/exe --gtest_filter=FakeCuda.ChildLaunch 2>&1";
+ChildReport launch_in_child(const std::string& cache, const std::string& test = "ChildLaunch", const std::string& env = "") {
+    std::string cmd = env + " KILN_FAKE_CHILD=1 KILN_CACHE_DIR=" + cache + " /proc/" + std::to_string(getpid()) +
+                      "/exe --gtest_filter=FakeCuda." + test + " 2>&1";
     ChildReport r;
     if (FILE* p = ::popen(cmd.c_str(), "r")) {
         char line[512];
@@ -287,5 +288,45 @@ TEST_F(FakeCuda, AFreshProcessLaunchesThroughTheProgramIndex) {
     EXPECT_EQ(second.block, first.block) << second.output;
     EXPECT_TRUE(first.plan_has_values) << first.output;
     EXPECT_TRUE(second.plan_has_values) << "plan() after an index hit lacks the emitter's lines\n" << second.output;
+    std::filesystem::remove_all(dir);
+}
+
+// A cache filled where NVRTC is, copied to a machine without it (KILN_NVRTC=off
+// stands for one): the kernels it holds launch; one it lacks says why it cannot.
+TEST_F(FakeCuda, ChildLaunchWithoutNvrtc) {
+    if (!std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP() << "runs as the child of FakeCuda.ACacheFilledWithNvrtcRunsWhereThereIsNone";
+    EXPECT_TRUE(cu::nvrtc_version().empty());
+    Tensor<f32> x = inputs(16, 128), y({16, 128});
+    auto xd = x.to(cuda()), yd = y.to(cuda());
+    Executable exe = softmax_kernel().compile(cuda());
+    exe.launch(std::as_const(xd).view(), yd.view());
+    Tensor<f32> wider = inputs(16, 256), out({16, 256});
+    auto wd = wider.to(cuda()), od = out.to(cuda());
+    const int line = __LINE__ + 1;
+    std::string e = error_of([&] { exe.launch(std::as_const(wd).view(), od.view()); });
+    std::printf("LINE %d\n", line);
+    std::printf("REPORT grid=%u block=%u hits=%ld values=0\n", counts().last_grid, counts().last_block, static_cast<long>(cu::index_stats().hits));
+    std::printf("ERROR %s\n", e.c_str());
+}
+
+TEST_F(FakeCuda, ACacheFilledWithNvrtcRunsWhereThereIsNone) {
+    if (std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP();
+    char dir[] = "/tmp/kiln-fake-ship-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string built = std::string(dir) + "/built", shipped = std::string(dir) + "/shipped";
+    const ChildReport first = launch_in_child(built);  // compiles with NVRTC, records the index
+    ASSERT_GT(first.block, 0u) << first.output;
+    std::filesystem::copy(built, shipped, std::filesystem::copy_options::recursive);
+    const ChildReport second = launch_in_child(shipped, "ChildLaunchWithoutNvrtc", "KILN_NVRTC=off");
+    EXPECT_EQ(second.hits, 1) << second.output;
+    EXPECT_EQ(second.grid, first.grid) << second.output;
+    EXPECT_EQ(second.block, first.block) << second.output;
+    int line = 0;
+    if (auto at = second.output.find("LINE "); at != std::string::npos) line = std::atoi(second.output.c_str() + at + 5);
+    EXPECT_TRUE(contains(second.output, "ERROR fake_cuda_test.cpp:" + std::to_string(line) + ": cuda: cannot compile")) << second.output;
+    EXPECT_TRUE(contains(second.output, "cuda: cannot compile kernel 'softmax': NVRTC is turned off (KILN_NVRTC=off); a cache filled on a "
+                                        "machine with NVRTC (KILN_CACHE_DIR) runs only the kernels compiled there"))
+        << second.output;
+    EXPECT_FALSE(contains(second.output, "FAILED")) << second.output;
     std::filesystem::remove_all(dir);
 }

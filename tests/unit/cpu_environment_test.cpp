@@ -153,6 +153,26 @@ TEST(CpuEnvironment, CompilerThatBuildsNothingIsAKilnErrorNotAnInternalOne) {
     fs::remove_all(dir);
 }
 
+// A cache filled where a host compiler is, copied to a machine without one (a
+// $CXX that does not exist stands for it): the kernel it holds runs and matches the
+// interpreter; one it lacks says, at its launch, that it cannot be built there.
+TEST(CpuEnvironment, ACacheFilledWithACompilerRunsWhereThereIsNone) {
+    if (in_child()) GTEST_SKIP();
+    auto dir = fresh_dir("ship");
+    std::string built = run_child("CpuEnvironment.ChildLaunch", "KILN_CACHE_DIR=" + (dir / "built").string());
+    ASSERT_EQ(count(built, "REPORT ok"), 1u) << built;
+    fs::copy(dir / "built", dir / "shipped", fs::copy_options::recursive);
+    std::string shipped = run_child("CpuEnvironment.ChildLaunch", "CXX=" + (dir / "no-such-compiler").string() +
+                                                                      " KILN_TEST_SECOND_KERNEL=1 KILN_CACHE_DIR=" + (dir / "shipped").string());
+    EXPECT_EQ(count(shipped, "REPORT ok"), 1u) << shipped;
+    EXPECT_NE(shipped.find(": cpu: cannot compile kernel 'env_saxpy_second': "), std::string::npos) << shipped;
+    EXPECT_NE(shipped.find("; a cache filled on a machine with a host compiler (KILN_CACHE_DIR) runs only the kernels compiled there"),
+              std::string::npos)
+        << shipped;
+    EXPECT_EQ(shipped.find("internal error"), std::string::npos) << shipped;
+    fs::remove_all(dir);
+}
+
 // The linker finds the disk full: every compile fails the same way.
 TEST(CpuEnvironment, FullDiskAtLinkTimeIsAKilnErrorNotAnInternalOne) {
     if (in_child()) GTEST_SKIP();
@@ -258,7 +278,8 @@ TEST(CpuEnvironment, AnUnwritableDumpDirIsAWarning) {
 
 // Two processes with different $CXX commands (one word apart) into one cache:
 // neither reuses the other's kernel (a sanitizer or -O0 build must never serve
-// a plain run), so the cache ends with two kernels and two index records.
+// a plain run), so the cache ends with two kernels and two index records, and the
+// record a process without a compiler finds (the later kernel's).
 TEST(CpuEnvironment, TwoCxxCommandsGiveTwoCacheEntries) {
     if (in_child()) GTEST_SKIP();
     auto dir = fresh_dir("cxx");
@@ -268,6 +289,6 @@ TEST(CpuEnvironment, TwoCxxCommandsGiveTwoCacheEntries) {
     }
     std::size_t entries = 0;
     for ([[maybe_unused]] auto& e : fs::directory_iterator(dir / "cache" / "entries")) ++entries;
-    EXPECT_EQ(entries, 4u);
+    EXPECT_EQ(entries, 5u);
     fs::remove_all(dir);
 }

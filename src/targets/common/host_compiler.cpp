@@ -178,6 +178,11 @@ std::string command_identity(const std::vector<std::string>& command, const std:
 
 }  // namespace
 
+const std::string& host_cpu_identity() {
+    static const std::string id = cpu_identity();
+    return id;
+}
+
 std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string* why_not) {
     std::vector<std::string> command;
     std::string executable;
@@ -208,7 +213,7 @@ std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string*
     c.command = command;
     c.identity = command_identity(command, executable);
     c.flags = kFlags;
-    c.host_cpu = cpu_identity();
+    c.host_cpu = host_cpu_identity();
     return c;
 }
 

@@ -25,6 +25,9 @@ struct HostCompiler {
     std::string command_text() const;  // the command's words, space-separated
 };
 
+// This machine's processor model and ISA flags (HostCompiler::host_cpu), read once.
+const std::string& host_cpu_identity();
+
 // The compiler, probed on first use; null with *why_not set when there is none.
 const HostCompiler* host_compiler(std::string* why_not);
 

@@ -23,6 +23,9 @@ struct TargetImpl {
     virtual const std::string& name() const = 0;
     // Empty when usable here; otherwise why not (no compiler, no device, ...).
     virtual std::string unavailable_reason() const { return {}; }
+    // Whether a kernel the cache lacks can be built here; target "auto" picks the cpu
+    // target only where it can (a cpu target without a compiler runs cached kernels).
+    virtual bool compiles_here() const { return unavailable_reason().empty(); }
     virtual Device device() const { return Device::host; }
     // Where tensors for this target go (x.to(target)).
     virtual Placement placement() const { return Placement{device(), 0, nullptr}; }

@@ -92,17 +92,16 @@ class CpuTarget final : public TargetImpl {
 public:
     const std::string& name() const override { return name_; }
 
-    std::string unavailable_reason() const override {
-        std::string why;
-        native::host_compiler(&why);
-        return why;
-    }
+    // Always usable: kernels the cache holds run without a compiler (a cache filled
+    // on a machine with one); a launch of one it lacks says that it cannot be built.
+    std::string unavailable_reason() const override { return {}; }
+    bool compiles_here() const override { return native::host_compiler(nullptr) != nullptr; }
 
-    void run(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override {
+    void run(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) override {
         for (const Arg& a : args)
             if (a.is_view && a.device != Device::host)
                 fail(p.loc, "cpu", "kernel '" + p.name + "': the cpu target runs on host memory; copy device tensors back with .to(host())");
-        auto c = compiled(p, args, opts);
+        auto c = compiled(p, args, opts, loc);
         launch(*c, p, args);
     }
 
@@ -114,7 +113,9 @@ public:
         return native::plan_text(p, args, spec, e, cc ? native::cache_key(e, spec, *cc) : "", cc, why);
     }
 
-    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override { compiled(p, args, opts); }
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) override {
+        compiled(p, args, opts, loc);
+    }
     // The programs' kernels that are in no cache yet, built by one host-compiler run.
     void prepare_batch(const std::vector<Pending>& pending) override {
         std::string why;
@@ -139,7 +140,8 @@ public:
     }
 
 private:
-    std::shared_ptr<const Compiled> compiled(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) {
+    // `loc`: the launch (or compile) that needs the kernel, named when it cannot be built.
+    std::shared_ptr<const Compiled> compiled(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) {
         LaunchSpec spec = native::launch_spec(p, args, opts);
         std::weak_ptr<const ir::Program> owner = p.weak_from_this();
         if (!owner.expired()) {
@@ -151,7 +153,6 @@ private:
         }
         std::string why;
         const native::HostCompiler* cc = native::host_compiler(&why);
-        if (!cc) fail(p.loc, "launch", "kernel '" + p.name + "': target 'cpu' is not available: " + why);
         auto c = std::make_shared<Compiled>();
         c->spec = spec;
         c->restore_on_failure = native::views_to_restore_on_failure(p);
@@ -160,7 +161,8 @@ private:
         // With KILN_DUMP_DIR set the source is wanted, so it is generated even when
         // the index could do without it.
         const bool dumping = targets::dump_dir_set();
-        const std::string index_key = native::index_key(p, spec, *cc);
+        // Without a compiler, the record any compiler wrote is the one to find.
+        const std::string index_key = native::index_key(p, spec, cc);
         if (auto record = dumping ? std::nullopt : native::find_in_index(disk, index_key))
             if (const native::Module* m = native::find_module(disk, record->kernel_key)) {
                 c->key = record->kernel_key;
@@ -168,12 +170,19 @@ private:
                 c->frame_bytes = record->frame_bytes;
             }
         if (!c->module) {
+            if (!cc)
+                fail(loc, "cpu", "cannot compile kernel '" + p.name + "': " + why +
+                                     "; a cache filled on a machine with a host compiler (KILN_CACHE_DIR) runs only the kernels "
+                                     "compiled there, for these shapes and options");
             native::Emitted e = native::emit_cpp(p, spec.emit);
             c->key = native::cache_key(e, spec, *cc);
             c->frame_bytes = e.frame_bytes;
             targets::dump_source(p.name, c->key, e.source, "cpp");
             c->module = &native::load_module(disk, c->key, e.source, p.name, *cc);
+            // Filed under this compiler and any: a cache filled here serves a
+            // machine with this processor and no compiler.
             native::add_to_index(disk, index_key, {c->key, c->frame_bytes});
+            native::add_to_index(disk, native::index_key(p, spec, nullptr), {c->key, c->frame_bytes});
             c->set_accesses(std::move(e.accesses));
         }
         if (!owner.expired()) {

@@ -25,7 +25,7 @@ bool take_field(std::string_view& text, std::string_view name, std::string_view&
 
 // Every field of the launch specialisation, since each may change the source.
 // (A field added to LaunchSpec or EmitOptions must be added here.)
-std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler& compiler) {
+std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler* compiler) {
     std::string unit_inner;
     for (bool b : spec.emit.unit_inner) unit_inner += b ? '1' : '0';
     cache::KeyBuilder key;
@@ -35,9 +35,9 @@ std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCo
     key.add("index width", spec.emit.index64 ? "64" : "32");
     key.add("unit inner stride", unit_inner);
     key.add("pinned reductions", spec.emit.exact ? "yes" : "no");
-    key.add("compiler", compiler.identity);
-    key.add("flags", compiler.flags_text());
-    key.add("host cpu", compiler.host_cpu);
+    key.add("compiler", compiler ? compiler->identity : "any");
+    key.add("flags", compiler ? compiler->flags_text() : "any");
+    key.add("host cpu", compiler ? compiler->host_cpu : host_cpu_identity());
     key.add("program", ir::print_structure(p));
     return key.hex();
 }

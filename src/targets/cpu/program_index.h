@@ -30,7 +30,11 @@ struct IndexRecord {
 };
 
 // The index key: a digest of everything the kernel's key and source derive from.
-std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler& compiler);
+// With no compiler, the key of the record every kernel is also filed under: one
+// that names only this processor, which a process without a host compiler finds,
+// so a cache filled where one is runs its kernels on a machine of the same
+// processor that has none.
+std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCompiler* compiler);
 
 // The record for `key`, from this process's memory or the disk cache (null: no
 // usable cache; a corrupt or unreadable record is a miss).

@@ -12,7 +12,6 @@
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
-#include "targets/cuda/nvrtc.h"
 #include "targets/cuda/nvtx_range.h"
 #include "targets/cuda/stream_state.h"
 #include "targets/common/target_impl.h"
@@ -86,12 +85,12 @@ public:
     Device device() const override { return Device::cuda; }
     Placement placement() const override { return Placement{Device::cuda, ordinal_, stream_}; }
 
-    // Asked before every launch, so it only finds NVRTC's file: a launch whose
-    // kernel is cached never loads NVRTC.
+    // A device is all a launch needs: a kernel the cache holds runs without NVRTC
+    // (a cache shipped from a machine that has it); one it lacks says, at its
+    // launch, that it cannot be compiled here.
     std::string unavailable_reason() const override {
         std::string why;
         if (!cu::device_at(ordinal_, &why)) return why;
-        if (cu::nvrtc_identity(&why).empty()) return why;
         return {};
     }
 
@@ -108,7 +107,7 @@ public:
         const cu::Device* dp = cu::device_at(ordinal_);
         if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
         const cu::Device& d = *dp;
-        auto k = cu::compiled_kernel(p, emit_options(args, opts), &d);
+        auto k = cu::compiled_kernel(p, emit_options(args, opts), &d, /*need_text=*/false, loc);
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         const unsigned grid = grid_size(instances, *k);
@@ -145,8 +144,8 @@ public:
     }
 
     // With no device, compiles offline for sm_90a (the disk cache keeps it for a Hopper machine sharing the cache).
-    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc) override {
-        cu::compiled_kernel(p, emit_options(args, opts), cu::device_at(ordinal_));
+    void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) override {
+        cu::compiled_kernel(p, emit_options(args, opts), cu::device_at(ordinal_), /*need_text=*/false, loc);
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {

@@ -124,7 +124,7 @@ void remember(Loaded& l, std::unordered_map<const ir::Program*, ProgramKernels>:
 
 // The kernel emitted for `p` under `o`, with its cache key: everything that
 // determines the compiled artifacts (the source, NVRTC's identity and options).
-std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
+std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit, Loc launch) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
@@ -137,7 +137,13 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     }
     std::string why;
     std::string nvrtc = nvrtc_identity(&why);
-    if (nvrtc.empty()) throw Error("cuda: cannot compile kernel '" + p.name + "': " + why);
+    if (nvrtc.empty()) {
+        const std::string msg = "cannot compile kernel '" + p.name + "': " + why +
+                                "; a cache filled on a machine with NVRTC (KILN_CACHE_DIR) runs only the kernels compiled there, "
+                                "for these shapes and options";
+        if (launch.known()) fail(launch, "cuda", msg);  // named at the launch that needs it
+        throw Error("cuda: " + msg);
+    }
     std::string joined;
     for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
     cache::KeyBuilder key;
@@ -245,7 +251,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             "--ptxas-options=-v"};
 }
 
-std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text) {
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
     Variant variant{static_cast<int>(o.precision), o.index64, arch, device};
@@ -264,13 +270,16 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
     const std::int64_t shared_limit = dev ? dev->max_shared_bytes : kOfflineSharedLimit;
+    const EmitOptions o_for_index = eo;  // as a lookup sees them (a recompile for spills changes eo)
     // A launch in a fresh process: through the program index when it knows the
     // program, the kernel's artifacts then come from the disk cache without
     // lowering or emitting (program_index.h). KILN_DUMP_DIR wants the source.
-    std::string ikey;
-    if (dev && !need_text && !targets::dump_dir_set()) {
+    // Without NVRTC, the record any NVRTC wrote is the one to find.
+    const bool indexed = !need_text && !targets::dump_dir_set();
+    const std::string& nvrtc = nvrtc_identity();
+    if (dev && indexed) {
         auto disk = cache::DiskCache::open_or_warn();
-        ikey = index_key(p, eo, arch, shared_limit);
+        const std::string ikey = index_key(p, o_for_index, arch, shared_limit, nvrtc.empty() ? kAnyNvrtc : std::string_view(nvrtc));
         if (auto r = find_in_index(disk ? &*disk : nullptr, ikey)) {
             std::shared_ptr<const CompiledKernel> found;
             if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->function) {
@@ -294,7 +303,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     }
     std::shared_ptr<const CompiledKernel> k;
     for (;;) {
-        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit);
+        std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
         if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->function)) {
             if (same->second->has_text) {
                 k = same->second;
@@ -319,9 +328,13 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         }
         break;
     }
-    if (!ikey.empty()) {
+    // Recorded under this NVRTC and any: a cache filled here (offline too, for a
+    // device of this architecture) serves a machine without NVRTC.
+    if (indexed) {
         auto disk = cache::DiskCache::open_or_warn();
-        add_to_index(disk ? &*disk : nullptr, ikey, {k->key, launch_shape(k->kernel)});
+        const IndexRecord record{k->key, launch_shape(k->kernel)};
+        add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, nvrtc), record);
+        add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, kAnyNvrtc), record);
     }
     remember(l, at, p, owner, variant, k);
     return k;

@@ -37,7 +37,8 @@ struct CompiledKernel {
 // The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).
 // A launch's kernel may come through the program index (program_index.h), without
 // the emitter's text; `need_text` (plan, source) asks for a kernel that has it.
-std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false);
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false,
+                                                      Loc launch = {});
 
 // NVRTC's options for a compile (part of the cache key).
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string_view>
 
 #include <kiln/error.h>
 
@@ -38,6 +39,17 @@ struct Loaded {
 
 constexpr const char* kNames[] = {"libnvrtc.so.13", "libnvrtc.so"};
 
+// KILN_NVRTC=off: this process compiles no CUDA kernel, as on a machine without
+// NVRTC (a deployment running from a cache built elsewhere, and its tests).
+constexpr const char* kTurnedOff = "NVRTC is turned off (KILN_NVRTC=off)";
+bool turned_off() {
+    static const bool off = [] {
+        const char* v = std::getenv("KILN_NVRTC");
+        return v && std::string_view(v) == "off";
+    }();
+    return off;
+}
+
 // The first NVRTC library file in kiln's own search directories, "" if none
 // (then the loader's search path is tried). Found once: nvrtc_identity() and
 // open_nvrtc() must agree on it.
@@ -65,6 +77,10 @@ void* open_nvrtc() {
 const Loaded& loaded() {
     static const Loaded* l = [] {
         auto* l = new Loaded;
+        if (turned_off()) {
+            l->why = kTurnedOff;
+            return l;
+        }
         void* lib = open_nvrtc();
         if (!lib && !nvrtc_file().empty()) {
             l->why = "cannot load " + nvrtc_file() + ": " + dlerror();
@@ -114,6 +130,7 @@ std::string nvrtc_version(std::string* why) {
 
 const std::string& nvrtc_identity(std::string* why) {
     static const std::string identity = [] {
+        if (turned_off()) return std::string();
         struct stat st {};
         if (nvrtc_file().empty() || ::stat(nvrtc_file().c_str(), &st) != 0) {
             const std::string& version = loaded().version;

@@ -1,6 +1,8 @@
 // NVRTC, CUDA's run-time compiler, loaded with dlopen so that kiln builds without
 // the CUDA toolkit. Searched as libnvrtc.so.13, then libnvrtc.so, in
 // $CUDA_HOME/lib64 and /usr/local/cuda/lib64, then on the loader's default path.
+// KILN_NVRTC=off makes a process behave as if there were none: kernels then come
+// only from the cache (docs/design.md, "Cache": shipping a cache).
 #pragma once
 
 #include <string>

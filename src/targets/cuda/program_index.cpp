@@ -118,7 +118,8 @@ EmittedKernel launch_shape(const EmittedKernel& k) {
 
 // Every EmitOptions field, since each may change the source; the device's shared
 // memory limit, which decides whether the kernel can run at all.
-std::string index_key(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit) {
+std::string index_key(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit,
+                      std::string_view nvrtc) {
     std::string joined;
     for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
     cache::KeyBuilder key;
@@ -130,7 +131,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
-    key.add("nvrtc", nvrtc_identity());
+    key.add("nvrtc", nvrtc);
     key.add("options", joined);
     key.add("program", ir::print_structure(p));
     return key.hex();

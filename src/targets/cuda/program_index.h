@@ -34,8 +34,14 @@ struct IndexRecord {
 // The launch shape of `k` alone: what IndexRecord keeps of an emitted kernel.
 EmittedKernel launch_shape(const EmittedKernel& k);
 
-// The index key: a digest of everything the kernel's key and source derive from.
-std::string index_key(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit);
+// The index key: a digest of everything the kernel's key and source derive from,
+// `nvrtc` being NVRTC's identity (nvrtc_identity()). Each kernel is also recorded
+// under kAnyNvrtc: that record is what a process without NVRTC finds, so a cache
+// filled where NVRTC is (ahead of time: k.compile(cuda(), options, shapes...)) runs
+// its kernels on a machine of the same architecture that has none.
+inline constexpr std::string_view kAnyNvrtc = "any NVRTC";
+std::string index_key(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit,
+                      std::string_view nvrtc);
 
 // The record for `key`, from this process's memory or the disk cache (null: no
 // usable cache; a corrupt or unreadable record is a miss).
