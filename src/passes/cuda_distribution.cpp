@@ -140,7 +140,6 @@ std::string describe(const CudaDecision& d) {
     std::string s;
     switch (d.how) {
         case CudaLowering::local: return "";
-        case CudaLowering::shared_divisor: s = "one reciprocal per row, the quotients correctly rounded from it"; break;
         case CudaLowering::broadcast_free: s = "broadcast in registers (the operand holds the result's projection)"; break;
         case CudaLowering::recompute: s = "recomputed per element"; break;
         case CudaLowering::row_reduce: s = "row reduction in registers"; break;

@@ -259,10 +259,7 @@ private:
             case ir::OpCategory::contraction:
                 d = {CudaLowering::staged, ""};
                 break;
-            case ir::OpCategory::binary:
-                if (n.op == OpCode::div) d = division(n);
-                break;
-            case ir::OpCategory::leaf: case ir::OpCategory::unary: case ir::OpCategory::compare: case ir::OpCategory::select:
+            case ir::OpCategory::binary: case ir::OpCategory::leaf: case ir::OpCategory::unary: case ir::OpCategory::compare: case ir::OpCategory::select:
             case ir::OpCategory::cast: case ir::OpCategory::control:
                 break;
         }
@@ -292,23 +289,6 @@ private:
         if (lo.same_distribution(want)) return {CudaLowering::broadcast_free, ""};
         return {CudaLowering::staged, "the operand is distributed as " + lo.describe(false) + ", not as " + want.describe(false) +
                                           " (it has another use that needs that)"};
-    }
-
-    // A float division by one value per row (a broadcast that moves nothing of a
-    // uniform value or of a row projection), or by a uniform value: the reciprocal
-    // once per divisor (standard precision; the quotients are the correctly rounded
-    // ones either way, divide_by.h).
-    CudaDecision division(const ir::Node& n) {
-        Kind k = n.type.kind;
-        if (l_.options.exact() || !(k == Kind::F32 || k == Kind::F16 || k == Kind::BF16) || scalar(&n)) return {};
-        const ir::Node* d = n.operands[1];
-        if (scalar(d) || of(d).uniform) return {CudaLowering::shared_divisor, "", d};
-        if (d->op != OpCode::broadcast || c_.decision(d).how != CudaLowering::broadcast_free) return {};
-        const ir::Node* source = d->operands[0];
-        CudaLayout ls = of(source);
-        bool rows = ls.holds == CudaHolds::rows || (ls.holds == CudaHolds::tile && ls.cols == 1 && ls.vec == 1);
-        if (scalar(source) || ls.uniform || (rows && of(&n).holds == CudaHolds::tile)) return {CudaLowering::shared_divisor, "", source};
-        return {};
     }
 
     CudaDecision reduction(const ir::Node& n) {

@@ -72,8 +72,6 @@ struct CudaLayout {
 // How the emitter lowers an op whose lowering depends on layouts.
 enum class CudaLowering {
     local,             // thread-local (elementwise, reshape, an op on uniform values)
-    shared_divisor,    // a division whose divisor is one value per row (or uniform): its
-                       //   reciprocal once per row, three operations per quotient (divide_by.h)
     broadcast_free,    // the operand holds the projection of the result: register moves only
     recompute,         // a broadcast iota or fill: recomputed per element
     row_reduce,        // over each row (the last axis) in registers, shuffles over the group
@@ -89,7 +87,6 @@ enum class CudaLowering {
 struct CudaDecision {
     CudaLowering how = CudaLowering::local;
     std::string why;   // for a slow path: why the fast one was not taken
-    const ir::Node* divisor = nullptr;  // shared_divisor: the value holding one divisor per row (or the uniform one)
 };
 
 struct CudaLayouts {

@@ -175,21 +175,18 @@ TEST(CudaRows, ColumnSumsReduceInRegisters) {
     EXPECT_TRUE(contains(value_line(exact, "reduce_add"), "ordered fold")) << exact;
 }
 
-TEST(CudaRows, SoftmaxDividesByOneReciprocalPerRowAndPacksBf16Pairs) {
+// The division by the row's sum is the IEEE division, one per quotient: on an H200 it
+// is faster than a reciprocal shared by the row and three operations per quotient
+// (softmax bf16 32768x8192: 377 against 404 us, bit-identical results;
+// bench/results/gpu-20261202/softmax-ab).
+TEST(CudaRows, SoftmaxDividesByTheRowSumAndPacksBf16Pairs) {
     REQUIRE_NVRTC();
     auto a = softmax_args(64, 8192);
     std::string src = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::source);
-    EXPECT_TRUE(contains(src, "kiln_rt::divisor(")) << "one reciprocal per row";
-    EXPECT_TRUE(contains(src, "kiln_rt::divide(")) << "three operations per quotient";
+    EXPECT_FALSE(contains(src, "kiln_rt::divide(")) << src.substr(src.size() > 4000 ? src.size() - 4000 : 0);
     std::string ptx = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::ptx);
     EXPECT_TRUE(contains(ptx, "cvt.rn.bf16x2.f32")) << "stores convert pairs";
-    // One correctly rounded reciprocal per row (the row's sum); each quotient's IEEE
-    // division is only the slow path of its window test (zeros, infinities,
-    // subnormal or huge quotients), one per quotient slot.
-    EXPECT_EQ(count(ptx, "rcp.rn.f32"), 1) << "one reciprocal per row";
-    EXPECT_LE(count(ptx, "div.rn.f32"), 32) << "the IEEE division only on the slow path of each of the 32 slots";
-    // Exact precision keeps the division as the interpreter computes it.
-    EXPECT_FALSE(contains(cuda_text(rows::softmax<bf16>(), a.args, Precision::exact, What::source), "kiln_rt::divide("));
+    EXPECT_EQ(count(ptx, "div.rn.f32"), 32) << "one IEEE division per quotient slot (32 per thread)";
 }
 
 TEST(CudaRows, CatalogRowKernelsCompileWithoutSpills) {

@@ -125,7 +125,6 @@ std::string prelude(bool with_math) {
     s += ", device helpers\n";
     s += embedded::kround_h();
     if (with_math) s += embedded::kmath_h();
-    s += embedded::divide_by_h();
     s += kHelpers;
     return s;
 }
