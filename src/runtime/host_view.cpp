@@ -41,6 +41,7 @@ std::string view_problem(const void* data, int element_bytes, const std::vector<
 
 std::string view_data_problem(const void* data, int element_bytes, const std::vector<std::int64_t>& extents) {
     // Checked on every launch: nothing is allocated unless there is a problem.
+    if (data_pointer_fine(data, element_bytes)) return "";
     if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return "";  // an empty view reaches no memory: any pointer will do
     if (!data) {
         std::string shape;

@@ -2,7 +2,6 @@
 #include "trace/kernel_trace.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -32,9 +31,6 @@ std::string arg_kind_text(const Arg& a) {
 
 std::string arguments(std::size_t n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
 
-}  // namespace
-
-namespace {
 [[noreturn]] void fail_view_arg(const KernelImpl& k, std::size_t i, const std::string& why, Loc loc) {
     fail(loc, "launch", "kernel '" + k.name + "' argument " + std::to_string(i) + " (" + k.params[i].spelling + "): " + why);
 }
@@ -63,9 +59,7 @@ void check_args(const KernelImpl& k, const std::vector<Arg>& args, Loc loc, bool
 void check_arg_data(const KernelImpl& k, const std::vector<Arg>& args, Loc loc) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const Arg& a = args[i];
-        if (!a.is_view) continue;
-        // The common case decided without building a message.
-        if (a.data && reinterpret_cast<std::uintptr_t>(a.data) % static_cast<std::uintptr_t>(kind_bytes(a.kind)) == 0) continue;
+        if (!a.is_view || data_pointer_fine(a.data, kind_bytes(a.kind))) continue;
         if (std::string why = view_data_problem(a.data, kind_bytes(a.kind), a.extents); !why.empty()) fail_view_arg(k, i, why, loc);
     }
 }
