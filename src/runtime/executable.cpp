@@ -50,11 +50,13 @@ struct ExecutableImpl {
     mutable std::mutex mutex;
     mutable std::shared_ptr<const ir::Program> program;
     mutable std::vector<Arg> shapes;
-    // The last launch, prepared by the target for arguments of its shapes (null
-    // where the target keeps none): a launch with the same shapes, kinds, devices
-    // and scalar values skips checking shapes, specialising and the target's lookups.
+    // The last launch's shapes (its arguments without data) and what the target
+    // prepared for them (null where it keeps none): a launch with the same shapes,
+    // kinds, devices and scalar values skips checking shapes, specialising and the
+    // target's lookups; with a null one it skips asking the target again.
     mutable std::shared_ptr<PreparedLaunch> prepared;
     mutable std::vector<Arg> prepared_for;
+    mutable bool prepared_known = false;
 
     ExecutableImpl(Kernel k, Target t, CompileOptions o) : kernel(std::move(k)), target(std::move(t)), options(o) {}
 
@@ -74,16 +76,18 @@ struct ExecutableImpl {
                                 "(k.compile(target, options, tensor_shape(...), ...)) or launch it first");
         return {program, shapes};
     }
-    std::shared_ptr<PreparedLaunch> prepared_launch(const std::vector<Arg>& args) const {
+    // Whether the last launch had these shapes, and what was prepared for them.
+    std::pair<bool, std::shared_ptr<PreparedLaunch>> prepared_launch(const std::vector<Arg>& args) const {
         std::lock_guard<std::mutex> g(mutex);
-        if (!prepared || !same_launch_shapes(args, prepared_for)) return nullptr;
-        return prepared;
+        if (!prepared_known || !same_launch_shapes(args, prepared_for)) return {false, nullptr};
+        return {true, prepared};
     }
     void keep_prepared(std::shared_ptr<PreparedLaunch> p, const std::vector<Arg>& args) const {
         std::lock_guard<std::mutex> g(mutex);
         prepared = std::move(p);
-        prepared_for = args;
+        prepared_for = args;  // assigned in place: the vectors keep their storage, so alternating shapes allocate nothing
         for (Arg& a : prepared_for) a.data = nullptr;
+        prepared_known = true;
     }
 };
 
@@ -172,7 +176,8 @@ void run_executable(const ExecutableImpl& e, LaunchRequest& req) {
         if (!why.empty()) fail(req.loc, "launch", "target '" + t.name() + "' is not available: " + why);
         e.available.store(true, std::memory_order_relaxed);
     }
-    if (auto prepared = e.prepared_launch(req.args)) {
+    auto [known, prepared] = e.prepared_launch(req.args);
+    if (prepared) {
         check_arg_data(*e.kernel.shared_impl(), req.args, req.loc);
         prepared->launch(req.args, req.loc);
         return;
@@ -181,7 +186,7 @@ void run_executable(const ExecutableImpl& e, LaunchRequest& req) {
     auto program = specialize(*e.kernel.shared_impl(), req.args, req.loc);
     e.remember(program, req.args);
     t.impl().run(*program, req.args, req.options, req.loc);
-    e.keep_prepared(t.impl().prepare_launch(program, req.args, req.options), req.args);
+    if (!known) e.keep_prepared(t.impl().prepare_launch(program, req.args, req.options), req.args);
 }
 
 bool runs_executable(const LaunchRequest& req) {
