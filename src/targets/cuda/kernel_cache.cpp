@@ -277,9 +277,10 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     // Without NVRTC, the record any NVRTC wrote is the one to find.
     const bool indexed = !need_text && !targets::dump_dir_set();
     const std::string& nvrtc = nvrtc_identity();
+    std::string ikey;  // the key looked up: this NVRTC's (then also the one a compile here records), else any's
     if (dev && indexed) {
         auto disk = cache::DiskCache::open_or_warn();
-        const std::string ikey = index_key(p, o_for_index, arch, shared_limit, nvrtc.empty() ? kAnyNvrtc : std::string_view(nvrtc));
+        ikey = index_key(p, o_for_index, arch, shared_limit, nvrtc.empty() ? kAnyNvrtc : std::string_view(nvrtc));
         if (auto r = find_in_index(disk ? &*disk : nullptr, ikey)) {
             std::shared_ptr<const CompiledKernel> found;
             if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->function) {
@@ -333,7 +334,8 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     if (indexed) {
         auto disk = cache::DiskCache::open_or_warn();
         const IndexRecord record{k->key, launch_shape(k->kernel)};
-        add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, nvrtc), record);
+        // (Reaching here, NVRTC compiled the kernel: a lookup key is this NVRTC's.)
+        add_to_index(disk ? &*disk : nullptr, ikey.empty() ? index_key(p, o_for_index, arch, shared_limit, nvrtc) : ikey, record);
         add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, kAnyNvrtc), record);
     }
     remember(l, at, p, owner, variant, k);
