@@ -1,16 +1,32 @@
 # Softmax bf16 32768x8192: the kernel kiln generated at c224355 (old) and now (new),
 # and variants of new with one difference undone each; fresh random inputs, results
 # compared bit for bit with new and against f64, median of 50 after 10 warm-ups,
-# variants interleaved over 3 rounds.
-import glob, os, sys, numpy as np, cupy as cp
+# variants interleaved over 3 rounds. `python3 ab.py --write DIR` writes the variants
+# as files (the measurement ran them from such files, byte for byte the same).
+import os, sys, numpy as np, cupy as cp
 R, C = 32768, 8192
 opts = ("--std=c++17", "--fmad=true", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "--diag-suppress=550,177")
 here = os.path.dirname(os.path.abspath(__file__))
 names = ["old", "new", "new_div", "new_nonan", "new_div_nonan", "new_shfl"]
-fns = {}
-for n in names:
-    m = cp.RawModule(code=open(f"{here}/{n}.cu").read(), options=opts)
-    fns[n] = m.get_function("kiln_bench_softmax_bf16")
+
+
+def variants():
+    """old.cu and new.cu as kiln generated them; the rest are new.cu with one difference undone."""
+    import re
+    old, new = (open(f"{here}/{n}.cu").read() for n in ("old", "new"))
+    ieee = lambda s: re.sub(r"kiln_rt::divide\((v\d+)\[j\], divisor\d+\[0\]\)", r"(\1[j] / v40[j])", s)  # IEEE division
+    nonan = lambda s: s.replace("return nan_pair(r, lo, hi, 0x7fc0u);", "return r;")  # pairs stored without NaN canonicalisation
+    shfl = lambda s: s.replace("for (int m = 1; m < 32; m <<= 1)", "for (int m = 16; m > 0; m >>= 1)").replace(
+        "for (int m = 1; m < 8; m <<= 1)", "for (int m = 4; m > 0; m >>= 1)")  # the old shuffle order
+    return {"old": old, "new": new, "new_div": ieee(new), "new_nonan": nonan(new), "new_div_nonan": ieee(nonan(new)),
+            "new_shfl": shfl(new)}
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "--write":  # the variants as files, to read
+    for n, src in variants().items():
+        open(f"{sys.argv[2]}/{n}.cu", "w").write(src)
+    sys.exit(0)
+fns = {n: cp.RawModule(code=src, options=opts).get_function("kiln_bench_softmax_bf16") for n, src in variants().items()}
 x32 = cp.random.standard_normal((R, C), dtype=cp.float32) * 2
 xb = (x32.view(cp.uint32) + 0x8000 >> 16).astype(cp.uint16)  # bf16 bits (round half up: any bf16 will do)
 def run(n, y):
