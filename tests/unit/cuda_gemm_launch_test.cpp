@@ -294,7 +294,7 @@ TEST(CudaGemmLaunch, TensorMapCacheEvictsTheLeastRecentlyUsed) {
         r.base = reinterpret_cast<void*>(base);
         r.dims[0] = 64;
         r.dims[1] = 64;
-        r.stride_bytes = 128;
+        r.strides[0] = 128;
         r.box[0] = 64;
         r.box[1] = 64;
         return r;

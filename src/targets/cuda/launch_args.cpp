@@ -138,7 +138,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         r.base = base;
         r.dims[0] = static_cast<std::uint64_t>(inner);
         r.dims[1] = static_cast<std::uint64_t>(outer);
-        r.stride_bytes = static_cast<std::uint64_t>(stride) * 2;
+        r.strides[0] = static_cast<std::uint64_t>(stride) * 2;
         r.box[0] = 64;
         r.box[1] = static_cast<unsigned>(box_outer);
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
@@ -164,6 +164,73 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     append_slots(p, args, slots);
     L->pointers.reserve(2 + slots.size());
     L->pointers = {L->maps[0].words, L->maps[1].words};
+    for (auto& s : slots) L->pointers.push_back(&s);
+    return L;
+}
+
+std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const std::vector<Arg>& args, const AttentionKernel& a, const Device& d,
+                                                  std::string* why) {
+    auto reject = [&](const std::string& w) {
+        if (why) *why = w;
+        return std::unique_ptr<AttentionLaunch>();
+    };
+    if (a.entry.empty()) return reject("the program is not FlashAttention");
+    if (!d.api.cuTensorMapEncodeTiled) return reject("the driver has no cuTensorMapEncodeTiled");
+    auto extents = passes::grid_extents(p, args);
+    if (!extents || static_cast<int>(extents->size()) != a.grid_rank) return reject("the nest's extents are not known before the launch");
+    constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
+    std::int64_t others = 1;
+    for (int i = 0; i < a.grid_rank; ++i) {
+        std::int64_t e = (*extents)[static_cast<std::size_t>(i)];
+        if (e <= 0) return reject("an empty nest");
+        if (i != a.row_axis) others *= e;
+        if (e > kMax || others > kMax) return reject("a nest too large for the attention kernel's grid");
+    }
+    const std::int64_t rows = (*extents)[static_cast<std::size_t>(a.row_axis)] * a.program_bq;
+    const std::int64_t row_ctas = (rows + a.bm - 1) / a.bm;
+    if (rows > kMax || row_ctas * others > kMax) return reject("a nest too large for the attention kernel's grid");
+    auto L = std::make_unique<AttentionLaunch>();
+    TensorMapCache& maps = tensor_map_cache();
+    // Each view as a tensor map of its own rank, dims innermost first, boxes of
+    // [rows][64 channels] with 128-byte swizzle (the layout wgmma reads).
+    auto operand = [&](int index, unsigned box_rows, TensorMap& map, const char* name) -> std::string {
+        const Arg& v = args[static_cast<std::size_t>(index)];
+        const int rank = static_cast<int>(v.extents.size());
+        if (rank < 2 || rank > TiledMapRequest::kMaxRank) return std::string(name) + " has a rank TMA cannot take";
+        if (v.strides[static_cast<std::size_t>(rank - 1)] != 1) return std::string(name) + " has a non-unit channel stride";
+        if (reinterpret_cast<std::uintptr_t>(v.data) % 16 != 0) return std::string(name) + "'s base is not 16-byte aligned";
+        TiledMapRequest r;
+        r.data_type = a.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        r.rank = rank;
+        r.base = v.data;
+        for (int i = 0; i < rank; ++i) {
+            const std::int64_t e = v.extents[static_cast<std::size_t>(rank - 1 - i)];
+            if (e <= 0 || e > kMax) return std::string(name) + " has an extent TMA cannot take";
+            r.dims[i] = static_cast<std::uint64_t>(e);
+            r.box[i] = i == 0 ? 64u : i == 1 ? box_rows : 1u;
+            if (i > 0) {
+                const std::int64_t s = v.strides[static_cast<std::size_t>(rank - 1 - i)] * 2;
+                if (s <= 0 || s % 16 != 0 || s >= (std::int64_t{1} << 40)) return std::string(name) + " has a stride that is not a positive multiple of 16 bytes";
+                r.strides[i - 1] = static_cast<std::uint64_t>(s);
+            }
+        }
+        r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
+        r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+        r.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+        r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+        if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
+        return std::string();
+    };
+    std::string refused = operand(a.q, static_cast<unsigned>(a.bm), L->maps[0], "the query view");
+    if (refused.empty()) refused = operand(a.k, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
+    if (refused.empty()) refused = operand(a.v, static_cast<unsigned>(a.bn), L->maps[2], "the value view");
+    if (!refused.empty()) return reject(refused);
+    L->ctas = static_cast<unsigned>(row_ctas * others);
+    auto& slots = L->params.slots;
+    slots = {static_cast<std::uint64_t>(row_ctas * others), static_cast<std::uint64_t>(row_ctas)};
+    for (std::int64_t e : *extents) slots.push_back(static_cast<std::uint64_t>(e));
+    append_slots(p, args, slots);
+    L->pointers = {L->maps[0].words, L->maps[1].words, L->maps[2].words};
     for (auto& s : slots) L->pointers.push_back(&s);
     return L;
 }

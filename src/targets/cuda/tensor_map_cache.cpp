@@ -14,11 +14,12 @@ std::size_t TensorMapCache::KeyHash::operator()(const Key& k) const {
     mix(reinterpret_cast<std::uintptr_t>(k.encoder));
     mix(reinterpret_cast<std::uintptr_t>(r.base));
     mix(static_cast<std::uint64_t>(r.data_type));
-    mix(r.dims[0]);
-    mix(r.dims[1]);
-    mix(r.stride_bytes);
-    mix(std::uint64_t{r.box[0]} << 32 | r.box[1]);
-    mix(std::uint64_t{r.element_strides[0]} << 32 | r.element_strides[1]);
+    mix(static_cast<std::uint64_t>(r.rank));
+    for (int i = 0; i < r.rank && i < TiledMapRequest::kMaxRank; ++i) {
+        mix(r.dims[i]);
+        mix(i ? r.strides[i - 1] : 0);
+        mix(std::uint64_t{r.box[i]} << 32 | r.element_strides[i]);
+    }
     mix(static_cast<std::uint64_t>(r.interleave) << 48 ^ static_cast<std::uint64_t>(r.swizzle) << 32 ^
         static_cast<std::uint64_t>(r.l2_promotion) << 16 ^ static_cast<std::uint64_t>(r.oob_fill));
     return static_cast<std::size_t>(h);
@@ -36,8 +37,8 @@ bool TensorMapCache::get(const Device& d, const TiledMapRequest& r, TensorMap& m
         return true;
     }
     TensorMap fresh;
-    std::uint64_t strides[1] = {r.stride_bytes};
-    if (!key.encoder || key.encoder(fresh.words, r.data_type, 2, r.base, r.dims, strides, r.box, r.element_strides, r.interleave,
+    if (r.rank < 1 || r.rank > TiledMapRequest::kMaxRank) return false;
+    if (!key.encoder || key.encoder(fresh.words, r.data_type, static_cast<unsigned>(r.rank), r.base, r.dims, r.strides, r.box, r.element_strides, r.interleave,
                                     r.swizzle, r.l2_promotion, r.oob_fill) != CUDA_SUCCESS)
         return false;
     ++counts_.encodes;

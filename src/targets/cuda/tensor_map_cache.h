@@ -20,14 +20,19 @@
 
 namespace kiln::cu {
 
-// The arguments of one rank-2 cuTensorMapEncodeTiled call (enums as their values).
+// The arguments of one cuTensorMapEncodeTiled call (enums as their values), of
+// rank 2 (the GEMM's operands) up to 5 (attention's 4-D [batch, head, seq, channel]
+// views, each dimension with its own bounds, so reads past a sequence's end are
+// zero-filled rather than taken from the next head).
 struct TiledMapRequest {
+    static constexpr int kMaxRank = 5;
     int data_type = 0;
+    int rank = 2;
     void* base = nullptr;
-    std::uint64_t dims[2] = {};       // elements, innermost first
-    std::uint64_t stride_bytes = 0;   // between consecutive indices of dim 1
-    unsigned box[2] = {};             // elements, innermost first
-    unsigned element_strides[2] = {1, 1};
+    std::uint64_t dims[kMaxRank] = {};          // elements, innermost first
+    std::uint64_t strides[kMaxRank - 1] = {};   // bytes between consecutive indices of dims 1.. (the GEMM's: strides[0])
+    unsigned box[kMaxRank] = {};                // elements, innermost first
+    unsigned element_strides[kMaxRank] = {1, 1, 1, 1, 1};
     int interleave = 0, swizzle = 0, l2_promotion = 0, oob_fill = 0;
     bool operator==(const TiledMapRequest&) const = default;
 };
