@@ -49,8 +49,8 @@ TensorCoreShape tensor_core_shape(const Node& n, const LowerOptions& o, std::str
     return why = std::string(kind_name(in)) + " operands have no tensor-core instruction", TensorCoreShape::none;
 }
 
-// Whether the cuda target can build the canonical GEMM's wgmma kernel.
-bool wgmma_ready(const GemmMatch&, const LowerOptions& o, std::string& why) {
+// Whether the cuda target can build a TMA + wgmma kernel (the GEMM's, attention's).
+bool wgmma_ready(const LowerOptions& o, std::string& why) {
     if (o.exact()) return why = "exact precision keeps the contract's order", false;
     if (o.sm != 90) return why = "wgmma needs sm_90a", false;
     return true;
@@ -65,6 +65,10 @@ std::string MmaPlan::describe() const {
         case MmaLowering::mma_sync: s = "tensor cores: " + std::string(shape_name(shape)); break;
         case MmaLowering::wgmma_gemm:
             s = "canonical GEMM: TMA + wgmma kernel (" + std::string(shape_name(shape)) + " in the kernel for views TMA cannot take)";
+            break;
+        case MmaLowering::wgmma_attention:
+            s = "FlashAttention: TMA + wgmma kernel, the softmax on the accumulator fragments (the ordinary kernel for views TMA "
+                "cannot take)";
             break;
         case MmaLowering::simdgroup: s = "simdgroup matrices: 8x8 blocks, simdgroup_multiply_accumulate"; break;
     }
@@ -113,15 +117,30 @@ void contraction(Lowered& l) {
     if (!any || o.target != TargetKind::cuda) return;
     std::string why;
     auto m = match_gemm(*l.program, &why);
-    if (m && wgmma_ready(*m, o, why)) {
+    if (m && wgmma_ready(o, why)) {
         l.contractions.gemm = m;
         MmaPlan& plan = l.contractions.mma[m->mma];
         plan.lowering = MmaLowering::wgmma_gemm;
         plan.why.clear();
-    } else {
-        l.contractions.gemm_why = "not the canonical GEMM: " + why;
-        for (auto& [node, plan] : l.contractions.mma)
-            if (plan.lowering != MmaLowering::ordered || plan.why.empty()) plan.why = l.contractions.gemm_why;
+        return;
+    }
+    l.contractions.gemm_why = "not the canonical GEMM: " + why;
+    std::string attention_why;
+    auto a = l.contractions.mma.size() == 2 ? match_attention(*l.program, &attention_why) : std::nullopt;
+    if (a && wgmma_ready(o, attention_why)) {
+        l.contractions.attention = a;
+        for (const Node* x : {a->score_mma, a->output_mma}) {
+            MmaPlan& plan = l.contractions.mma[x];
+            plan.lowering = MmaLowering::wgmma_attention;
+            plan.why.clear();
+        }
+        return;
+    }
+    if (l.contractions.mma.size() == 2) l.contractions.attention_why = "not FlashAttention: " + attention_why;
+    const std::string& reason = l.contractions.mma.size() == 2 ? l.contractions.attention_why : l.contractions.gemm_why;
+    for (auto& [node, plan] : l.contractions.mma) {
+        if (plan.lowering != MmaLowering::ordered || plan.why.empty()) plan.why = reason;
+        else if (!l.contractions.attention_why.empty()) plan.why += "; " + reason;  // both: why no tensor cores, why not attention's kernel
     }
 }
 

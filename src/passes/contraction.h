@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "passes/attention_match.h"
 #include "passes/gemm_match.h"
 
 namespace kiln::passes {
@@ -20,6 +21,7 @@ enum class MmaLowering {
     ordered,     // the contract's order: each output is acc, then + round(a * b) per contraction point
     mma_sync,    // cuda: mma.sync tensor cores over fragments staged in shared memory
     wgmma_gemm,  // cuda sm_90a: the canonical GEMM's TMA + wgmma kernel (mma.sync in the fallback kernel)
+    wgmma_attention,  // cuda sm_90a: one of FlashAttention's two products in its TMA + wgmma kernel
     simdgroup,   // metal: 8x8 blocks on simdgroup matrices (simdgroup_multiply_accumulate)
 };
 
@@ -47,6 +49,8 @@ struct Contractions {
     std::unordered_map<const ir::Node*, MmaPlan> mma;  // one per mma node
     std::optional<GemmMatch> gemm;                      // the program is the canonical GEMM (cuda sm_90a)
     std::string gemm_why;                               // else why not (empty without an mma)
+    std::optional<AttentionMatch> attention;            // the program is FlashAttention (cuda sm_90a)
+    std::string attention_why;                          // else why not (empty with fewer than two mma)
     std::optional<MetalLowering> metal;                 // metal: the kernel's lowering
     const MmaPlan& of(const ir::Node& n) const;
 };

@@ -117,6 +117,11 @@ std::string print(const Lowered& l, bool locations) {
                                "x" + std::to_string(l.contractions.gemm->bk));
     else if (!l.contractions.gemm_why.empty())
         hooks.header.push_back(l.contractions.gemm_why);
+    if (const auto& a = l.contractions.attention)
+        hooks.header.push_back("FlashAttention: query block " + std::to_string(a->bq) + ", key block " + std::to_string(a->bk) +
+                               ", head dims " + std::to_string(a->d) + "/" + std::to_string(a->dv));
+    else if (!l.contractions.attention_why.empty())
+        hooks.header.push_back(l.contractions.attention_why);
     if (l.contractions.metal) hooks.header.push_back(l.contractions.metal->describe());
     hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };

@@ -1,0 +1,377 @@
+#include "passes/attention_match.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/attrs.h"
+
+namespace kiln::passes {
+
+using detail::OpCode;
+using ir::Node;
+
+namespace {
+
+bool scalar(const Node* n) { return n->type.dims.empty(); }
+
+std::optional<std::int64_t> int_constant(const Node* n) {
+    if (n->op != OpCode::constant || !scalar(n) || is_float(n->type.kind) || n->data->ints.size() != 1) return std::nullopt;
+    return n->data->ints[0];
+}
+
+std::optional<double> float_constant(const Node* n) {
+    if (n->op == OpCode::full) n = n->operands[0];
+    if (n->op != OpCode::constant || !scalar(n) || !is_float(n->type.kind) || n->data->floats.size() != 1) return std::nullopt;
+    return n->data->floats[0];
+}
+
+// n == index * extent (either operand order).
+bool index_times(const Node* n, const Node* index, std::int64_t extent) {
+    if (n->op != OpCode::mul || n->operands.size() != 2) return false;
+    const Node *x = n->operands[0], *y = n->operands[1];
+    if (x != index) std::swap(x, y);
+    return x == index && int_constant(y) == extent;
+}
+
+// The binary op `op` of a and b in either order (for commutative ops).
+bool is_pair(const Node* n, OpCode op, const Node* a, const Node* b) {
+    if (n->op != op || n->operands.size() != 2) return false;
+    return (n->operands[0] == a && n->operands[1] == b) || (n->operands[0] == b && n->operands[1] == a);
+}
+
+// x itself, or a broadcast of x (a per-row value spread along another axis).
+const Node* unbroadcast(const Node* n) { return n->op == OpCode::broadcast ? n->operands[0] : n; }
+
+// The tile's dims other than unit ones, as axis ids.
+std::vector<int> axes_of(const Node* n) {
+    std::vector<int> a;
+    for (const auto& d : n->type.dims)
+        if (d.extent != 1) a.push_back(d.axis);
+    return a;
+}
+
+class Matcher {
+public:
+    explicit Matcher(const ir::Program& p) : p_(p) {}
+
+    std::optional<AttentionMatch> run(std::string* why) {
+        bool ok = match();
+        if (why) *why = ok ? "" : why_;
+        if (!ok) return std::nullopt;
+        return m_;
+    }
+
+private:
+    bool no(const std::string& why) {
+        why_ = why;
+        return false;
+    }
+
+    const detail::ParamSig* view(const Node* access, bool writable) const {
+        int i = ir::param_index(*access);
+        if (i < 0 || static_cast<std::size_t>(i) >= p_.params.size()) return nullptr;
+        const auto& q = p_.params[static_cast<std::size_t>(i)];
+        return q.is_view && (!writable || q.writable) ? &q : nullptr;
+    }
+
+    // Whether n depends on any node of `set` (through operands).
+    static bool depends(const Node* n, const std::unordered_set<const Node*>& set) {
+        std::vector<const Node*> work{n};
+        std::unordered_set<const Node*> seen;
+        while (!work.empty()) {
+            const Node* x = work.back();
+            work.pop_back();
+            if (set.count(x)) return true;
+            if (!seen.insert(x).second) continue;
+            for (const Node* o : x->operands) work.push_back(o);
+        }
+        return false;
+    }
+
+    bool match() {
+        const Node* grid = p_.grid;
+        if (!grid || !ir::loop_inits(*grid).empty()) return no("no parallel nest");
+        m_.grid = grid;
+        for (const Node* n : p_.body.nodes)
+            if (n != grid && (!scalar(n) || ir::category(n->op) == ir::OpCategory::memory)) return no("work outside the parallel nest");
+        const ir::Region& g = *grid->body;
+        for (const Node* a : g.args) grid_indices_.insert(a);
+        const Node* loop = nullptr;
+        for (std::size_t i = 0; i < g.nodes.size(); ++i)
+            if (g.nodes[i]->op == OpCode::loop) {
+                if (loop) return no("more than one loop in the nest");
+                loop = g.nodes[i];
+                m_.loop_position = static_cast<int>(i);
+            }
+        if (!loop) return no("no loop over key blocks in the nest");
+        m_.loop = loop;
+        if (ir::loop_kind(*loop) == detail::LoopKind::parallel || ir::loop_rank(*loop) != 1 || ir::loop_inits(*loop).size() != 3)
+            return no("the loop is not a 1-D loop carrying three values (row maximum, row sum, accumulator)");
+        return match_body(*loop->body) && match_loads() && match_inits() && match_nest(g);
+    }
+
+    // The loop body: the two products and the online softmax between them.
+    bool match_body(const ir::Region& body) {
+        const Node* t = body.args[0];
+        carried_ = {body.args[1], body.args[2], body.args[3]};
+        std::vector<const Node*> mmas;
+        const Node* yield = nullptr;
+        for (const Node* n : body.nodes) {
+            if (n->op == OpCode::mma) mmas.push_back(n);
+            else if (n->op == OpCode::yield) yield = n;
+        }
+        if (mmas.size() != 2 || !yield || yield->operands.size() != 3) return no("the loop does not hold exactly two mma (scores, then output)");
+        // The output product accumulates into the carried accumulator; the score product starts from zeros.
+        const Node *score = nullptr, *output = nullptr;
+        for (const Node* x : mmas) (depends(x->operands[2], carried_) ? output : score) = x;
+        if (!score || !output) return no("no mma that starts from zeros (the scores) and one that accumulates the output");
+        for (const Node* x : {score, output}) {
+            if (!ir::mma_options(*x).allow_reassociation) return no("an mma does not allow reassociation");
+            if (x->type.kind != Kind::F32) return no("an mma's accumulator is not f32");
+        }
+        m_.score_mma = score;
+        m_.output_mma = output;
+        const Node *q = score->operands[0], *k = score->operands[1];
+        if (q->op != OpCode::load || k->op != OpCode::load) return no("the score mma's operands are not loads");
+        if (q->type.kind != k->type.kind || (q->type.kind != Kind::F16 && q->type.kind != Kind::BF16))
+            return no("the score mma's operands are not both f16 or both bf16");
+        m_.in = q->type.kind;
+        const auto sz = score->operands[2];
+        if (!(sz->op == OpCode::full && float_constant(sz) == 0.0)) return no("the score mma does not start from zeros");
+        // Axes: Q [.., rows, channels], K [.., keys, channels], S [.., rows, keys].
+        auto qa = axes_of(q), ka = axes_of(k), sa = axes_of(score);
+        if (qa.size() != 2 || ka.size() != 2 || sa.size() != 2) return no("the score mma is not a product of two 2-D tiles (besides unit dims)");
+        if (q->type.dims.back().axis != k->type.dims.back().axis) return no("the score mma does not contract the query's and key's last axis");
+        m_.axis_rows = q->type.dims[q->type.rank() - 2].axis;
+        m_.axis_channels = q->type.dims.back().axis;
+        m_.axis_keys = k->type.dims[k->type.rank() - 2].axis;
+        if (sa != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the scores are not [rows, keys]");
+        if (ir::mma_dims(*score).contract.size() != 1) return no("the score mma contracts more than the channels");
+        m_.bq = q->type.dims[q->type.rank() - 2].extent;
+        m_.d = q->type.dims.back().extent;
+        m_.bk = k->type.dims[k->type.rank() - 2].extent;
+        m_.load_q = q;
+        m_.load_k = k;
+
+        // The output product: mma(P or cast(P), V, acc * alpha).
+        const Node *pa = output->operands[0], *v = output->operands[1], *c = output->operands[2];
+        if (v->op != OpCode::load || v->type.kind != m_.in) return no("the output mma's second operand is not a load of the operands' kind");
+        auto va = axes_of(v);
+        if (va.size() != 2 || va[0] != m_.axis_keys) return no("the value tile is not [keys, value channels]");
+        m_.axis_values = va[1];
+        m_.dv = v->type.dims.back().extent;
+        m_.load_v = v;
+        if (axes_of(output) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("the output is not [rows, value channels]");
+        const Node* weights = pa->op == OpCode::cast ? pa->operands[0] : pa;
+        if (pa->type.kind != m_.in) return no("the output mma's first operand is not of the operands' kind");
+        if (axes_of(weights) != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the output mma's first operand is not [rows, keys]");
+        for (const Node* x : body.nodes)
+            if (x->op == OpCode::mma) continue;
+            else if (x->op == OpCode::load && x != q && x != k && x != v) return no("the loop loads more than the query, key and value tiles");
+
+        // Carried slots from the yield: the accumulator's is the output mma.
+        int acc = -1, mx = -1, sum = -1;
+        for (int s = 0; s < 3; ++s) {
+            const Node* y = yield->operands[static_cast<std::size_t>(s)];
+            if (y == output) acc = s;
+            else if (y->op == OpCode::maximum) mx = s;
+            else if (y->op == OpCode::add) sum = s;
+        }
+        if (acc < 0 || mx < 0 || sum < 0) return no("the loop does not carry (max, sum, accumulator) updated as an online softmax");
+        const Node *m_arg = body.args[1 + static_cast<std::size_t>(mx)], *l_arg = body.args[1 + static_cast<std::size_t>(sum)],
+                   *acc_arg = body.args[1 + static_cast<std::size_t>(acc)];
+        m_.slot_max = mx;
+        m_.slot_sum = sum;
+        m_.slot_acc = acc;
+        // m' = max(m, reduce_max(X)).
+        const Node* next_max = yield->operands[static_cast<std::size_t>(mx)];
+        const Node* rmax = next_max->operands[0] == m_arg ? next_max->operands[1] : next_max->operands[0];
+        if (!is_pair(next_max, OpCode::maximum, m_arg, rmax) || rmax->op != OpCode::reduce_max) return no("the new row maximum is not max(m, reduce_max(scores))");
+        if (!reduces_keys(rmax)) return no("the row maximum does not reduce over the keys");
+        const Node* x = rmax->operands[0];
+        // l' = l * alpha + reduce_add(P); alpha = exp(m - m').
+        const Node* next_sum = yield->operands[static_cast<std::size_t>(sum)];
+        const Node *scaled = nullptr, *rsum = nullptr;
+        for (int i = 0; i < 2; ++i)
+            if (next_sum->operands[static_cast<std::size_t>(i)]->op == OpCode::reduce_add) {
+                rsum = next_sum->operands[static_cast<std::size_t>(i)];
+                scaled = next_sum->operands[static_cast<std::size_t>(1 - i)];
+            }
+        if (!rsum || !reduces_keys(rsum) || scaled->op != OpCode::mul) return no("the new row sum is not l * alpha + reduce_add(p)");
+        const Node* alpha = scaled->operands[0] == l_arg ? scaled->operands[1] : scaled->operands[0];
+        if (!is_pair(scaled, OpCode::mul, l_arg, alpha)) return no("the new row sum is not l * alpha + reduce_add(p)");
+        if (alpha->op != OpCode::exp || alpha->operands[0]->op != OpCode::sub || alpha->operands[0]->operands[0] != m_arg ||
+            alpha->operands[0]->operands[1] != next_max)
+            return no("the rescale factor is not exp(m - m')");
+        // P = exp(X - m') or ite(c, exp(X - m'), 0), the same values the output mma reads.
+        if (rsum->operands[0] != weights) return no("the output mma does not read the probabilities the row sum adds");
+        const Node* e = weights;
+        if (weights->op == OpCode::select) {
+            if (float_constant(weights->operands[2]) != 0.0) return no("masked probabilities are not 0");
+            if (depends(weights->operands[0], carried_)) return no("the probabilities' mask depends on the carried state");
+            e = weights->operands[1];
+        }
+        if (e->op != OpCode::exp || e->operands[0]->op != OpCode::sub || e->operands[0]->operands[0] != x ||
+            unbroadcast(e->operands[0]->operands[1]) != next_max)
+            return no("the probabilities are not exp(scores - m') (with the scores the maximum reduces)");
+        if (depends(x, carried_)) return no("the scores depend on the carried state");
+        // acc * alpha.
+        const Node* bal = c->operands.size() == 2 ? (c->operands[0] == acc_arg ? c->operands[1] : c->operands[0]) : nullptr;
+        if (!bal || !is_pair(c, OpCode::mul, acc_arg, bal) || unbroadcast(bal) != alpha) return no("the output mma's accumulator is not acc * alpha");
+        m_.reduce_max = rmax;
+        m_.reduce_sum = rsum;
+        m_.next_max = next_max;
+        m_.alpha = alpha;
+        m_.next_sum = next_sum;
+        m_.scaled_acc = c;
+        m_.weights = weights;
+        // Nothing else in the loop may read the carried state or the reductions, or
+        // be a reduction, scan or memory op of its own.
+        std::unordered_set<const Node*> special = {rmax, rsum, next_max, alpha, alpha->operands[0], next_sum, scaled, c, bal, output, score,
+                                                   weights, e, e->operands[0], e->operands[0]->operands[1], pa, yield, q, k, v, sz};
+        std::unordered_set<const Node*> state = {carried_.begin(), carried_.end()};
+        state.insert(rmax);
+        state.insert(rsum);
+        for (const Node* n : body.nodes) {
+            if (special.count(n) || n->op == OpCode::stage) continue;
+            if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast && n->op != OpCode::full && n->op != OpCode::iota &&
+                n->op != OpCode::constant && !scalar(n))
+                return no("the loop has a " + std::string(detail::op_name(n->op)) + " besides the online softmax's ops");
+            if (scalar(n) && ir::category(n->op) == ir::OpCategory::memory) return no("the loop reads memory besides its three tiles");
+            if (depends(n, state)) return no("the loop computes a " + std::string(detail::op_name(n->op)) + " from the carried state besides the online softmax");
+            for (const auto& dim : n->type.dims)
+                if (dim.extent != 1 && dim.axis != m_.axis_rows && dim.axis != m_.axis_keys)
+                    return no("a score value has an axis other than rows and keys");
+        }
+        // Key origins: t * bk.
+        t_ = t;
+        return true;
+    }
+
+    bool reduces_keys(const Node* r) const {
+        auto dims = ir::reduced_dims(*r);
+        const Node* x = r->operands[0];
+        return dims.size() == 1 && x->type.dims[static_cast<std::size_t>(dims[0])].axis == m_.axis_keys;
+    }
+
+    // The loads: Q at (lead.., i * bq, 0), K and V at (lead.., t * bk, 0), whole channel rows.
+    bool match_loads() {
+        if (m_.d % 64 != 0 || m_.d > 256 || m_.dv % 64 != 0 || m_.dv > 256)
+            return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not 64, 128, 192 or 256");
+        if (m_.bk != 64 && m_.bk != 128) return no("the key block " + std::to_string(m_.bk) + " is not 64 or 128 (the kernel's key block is the program's)");
+        if (m_.dv == 256 && m_.bk != 64) return no("with 256 value channels the key block must be 64 (registers)");
+        std::unordered_set<const Node*> row_index, t_set{t_};
+        for (const Node* l : {m_.load_q, m_.load_k, m_.load_v}) {
+            const auto* q = view(l, false);
+            const int rank = ir::access_rank(*l);
+            if (!q || q->kind != m_.in || rank < 2 || rank > 5 || ir::has_fallback(*l) || ir::bounds_policy(*l) == bounds::check)
+                return no("a load is not a tile of an f16/bf16 view of rank 2 to 5 with zero fill or assumed bounds");
+            for (int i = 0; i + 2 < l->type.rank(); ++i)
+                if (l->type.dims[static_cast<std::size_t>(i)].extent != 1) return no("a load's leading dims are not 1");
+            if (l->type.rank() != rank) return no("a load's tile rank differs from its view's");
+            if (int_constant(l->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a load does not start at channel 0");
+            for (int i = 0; i + 2 < rank; ++i) {
+                const Node* o = l->operands[static_cast<std::size_t>(i)];
+                if (!scalar(o) || depends(o, t_set) || depends(o, carried_)) return no("a load's leading coordinates are not indices of the nest");
+            }
+        }
+        const Node* q0 = m_.load_q->operands[static_cast<std::size_t>(ir::access_rank(*m_.load_q) - 2)];
+        bool found = false;
+        for (std::size_t a = 0; a < m_.grid->body->args.size(); ++a)
+            if (index_times(q0, m_.grid->body->args[a], m_.bq)) {
+                m_.row_axis = static_cast<int>(a);
+                found = true;
+            }
+        if (!found) return no("the query tile's row origin is not a grid index * the query block");
+        q0_ = q0;
+        row_index.insert(m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)]);
+        for (const Node* l : {m_.load_k, m_.load_v}) {
+            if (!index_times(l->operands[static_cast<std::size_t>(ir::access_rank(*l) - 2)], t_, m_.bk)) return no("a key or value tile's origin is not t * the key block");
+            for (int i = 0; i + 2 < ir::access_rank(*l); ++i)
+                if (depends(l->operands[static_cast<std::size_t>(i)], row_index)) return no("a key or value tile depends on the query block");
+        }
+        for (int i = 0; i + 2 < ir::access_rank(*m_.load_q); ++i)
+            if (depends(m_.load_q->operands[static_cast<std::size_t>(i)], row_index)) return no("the query tile's leading coordinates depend on the query block");
+        return true;
+    }
+
+    bool match_inits() {
+        auto inits = ir::loop_inits(*m_.loop);
+        const Node *im = inits[static_cast<std::size_t>(m_.slot_max)], *il = inits[static_cast<std::size_t>(m_.slot_sum)],
+                   *ia = inits[static_cast<std::size_t>(m_.slot_acc)];
+        if (!float_constant(im) || im->op != OpCode::full) return no("the row maximum does not start as a constant");
+        if (il->op != OpCode::full || !float_constant(il)) return no("the row sum does not start as a constant");
+        if (ia->op != OpCode::full || float_constant(ia) != 0.0) return no("the accumulator does not start as zeros");
+        for (const Node* x : {im, il, ia})
+            if (x->type.kind != Kind::F32) return no("the carried state is not f32");
+        m_.init_max = im;
+        m_.init_sum = il;
+        return true;
+    }
+
+    // The nest: index scalars, the query load and the inits before the loop; after
+    // it, an elementwise epilogue of the loop's results stored at (lead.., q0, 0).
+    bool match_nest(const ir::Region& g) {
+        std::unordered_set<const Node*> before = {m_.load_q, m_.loop};
+        for (const Node* x : ir::loop_inits(*m_.loop)) before.insert(x);
+        std::unordered_set<const Node*> results;
+        for (int i = 0; i < m_.loop_position; ++i) {
+            const Node* n = g.nodes[static_cast<std::size_t>(i)];
+            if (before.count(n) || (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) || n->op == OpCode::constant) continue;
+            if (n->op == OpCode::full && scalar(n->operands[0])) continue;
+            return no("the nest computes a " + std::string(detail::op_name(n->op)) + " before the loop besides the query tile");
+        }
+        std::unordered_set<const Node*> epilogue;
+        for (std::size_t i = static_cast<std::size_t>(m_.loop_position) + 1; i < g.nodes.size(); ++i) {
+            const Node* n = g.nodes[i];
+            if (n->op == OpCode::loop_result) {
+                results.insert(n);
+                epilogue.insert(n);
+                continue;
+            }
+            if (n->op == OpCode::store) {
+                const Node* v = n->operands.back();
+                const int rank = ir::access_rank(*n);
+                const auto* q = view(n, true);
+                if (!q || rank < 2 || n->operands.size() != static_cast<std::size_t>(rank) + 1) return no("a store is not into a writable view");
+                if (v->type.rank() != rank || axes_of(v) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("a stored tile is not [rows, value channels]");
+                if (n->operands[static_cast<std::size_t>(rank - 2)] != q0_ && !index_times(n->operands[static_cast<std::size_t>(rank - 2)], m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq))
+                    return no("a store's row origin is not the query tile's");
+                if (int_constant(n->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a store does not start at channel 0");
+                if (!epilogue.count(v)) return no("a stored value is not computed from the loop's results");
+                Kind k = v->type.kind;
+                if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
+                int o = ir::param_index(*n);
+                for (const Node* l : {m_.load_q, m_.load_k, m_.load_v})
+                    if (ir::param_index(*l) == o) return no("the output view is also read by the loop");
+                m_.stores.push_back(n);
+                continue;
+            }
+            if (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) continue;  // index arithmetic
+            bool ok = ir::is_elementwise(n->op) || n->op == OpCode::broadcast || n->op == OpCode::full || n->op == OpCode::constant;
+            if (!ok) return no("the epilogue has a " + std::string(detail::op_name(n->op)) + " that is not elementwise");
+            for (const auto& dim : n->type.dims)
+                if (dim.extent != 1 && dim.axis != m_.axis_rows && dim.axis != m_.axis_values) return no("an epilogue value has an axis other than rows and value channels");
+            epilogue.insert(n);
+            m_.epilogue.push_back(n);
+        }
+        if (m_.stores.empty()) return no("nothing is stored after the loop");
+        for (const Node* r : results)
+            if (r->operands[0] != m_.loop) return no("the epilogue reads another loop's result");
+        return true;
+    }
+
+    const ir::Program& p_;
+    AttentionMatch m_;
+    std::unordered_set<const Node*> carried_, grid_indices_;
+    const Node* t_ = nullptr;
+    const Node* q0_ = nullptr;
+    std::string why_;
+};
+
+}  // namespace
+
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why) { return Matcher(p).run(why); }
+
+}  // namespace kiln::passes

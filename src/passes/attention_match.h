@@ -1,0 +1,74 @@
+// FlashAttention, recognised by its dataflow: a parallel nest whose instances each
+// own a block of query rows, and inside it a 1-D loop over key blocks that carries
+// an online softmax (a running row maximum, a running denominator and an
+// unnormalised output) through two contractions. The contraction pass records the
+// match; the CUDA target builds a Hopper kernel from it (TMA ring, wgmma for both
+// products, the softmax on the accumulator fragments: targets/cuda/emit_attention.h).
+// Target-neutral: the reasons a kernel is not matched are about the program.
+//
+// The pattern (every part is checked; anything else keeps the ordinary lowering):
+//   parallel(..., row blocks, ...) [..., i, ...]      any number of axes; one of them
+//                                                      (i) numbers blocks of bq query rows
+//     q0 = i * bq; other scalars of the nest indices (a batch, a head, a KV head h / g)
+//     Q = q[..., q0, 0] of [1.., bq, d]               f16/bf16, rank 2 to 5, unit leading dims
+//     m = full(c), l = full(0), acc = full(0)          f32 [1.., bq] [1.., bq] [1.., bq, dv]
+//     serial or pipeline (T) [t] carrying (m, l, acc) in any order:
+//       K = k[..., t * bk, 0] of [1.., bk, d]; V = v[..., t * bk, 0] of [1.., bk, dv]
+//       S = mma(Q, K, 0)                               contracting d (K is read K-major)
+//       X = score(S, t, rows, columns, scalars)        any elementwise function ("score
+//                                                      mod": scale, masks from iota, softcap)
+//       m' = max(m, reduce_max(X, keys))
+//       alpha = exp(m - m')
+//       P = exp(X - m')  or  ite(c, exp(X - m'), 0)   c: any boolean of the same kind as X's
+//       l' = l * alpha + reduce_add(P, keys)
+//       acc' = mma(P or cast(P), V, acc * alpha)       contracting the keys
+//     epilogue: elementwise ops of (acc, l, m) and scalars, cast, stored to
+//       o[..., q0, 0] of [1.., bq, dv] (one or more stores)
+// Why the target may block differently from the program. Rows are independent
+// (every op is elementwise along them, or reduces within a row), so the kernel may
+// group rows as it likes if it computes, per row r, what depends on the program's
+// row block: i = r / bq and iota over the rows = r % bq. Along the keys the carried
+// state is the online softmax: for any split of the keys into blocks, in exact
+// arithmetic, the loop ends with m = max(c, max_j X_j), l = sum_j w_j and acc =
+// sum_j w_j V_j with w_j = [c_j] exp(X_j - m), because each step rescales by
+// exp(m - m'). So the kernel may take other key blocks provided it sees, for row r,
+// exactly the keys the program does (key j < T(i) * bk; the loads' zero fill past
+// the views' ends reproduced by TMA's) and computes X_j from j itself (t = j / bk,
+// iota over the keys = j % bk). The target's key block equals the program's, so
+// only the rows need that care. Reassociation is allowed (both mma's say so) and
+// precision is standard; exact mode keeps the ordinary lowering.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace kiln::passes {
+
+struct AttentionMatch {
+    const ir::Node* grid = nullptr;
+    int row_axis = 0;                  // the grid axis of the query-row blocks
+    const ir::Node* loop = nullptr;    // the loop over key blocks
+    int loop_position = -1;            // its position in the nest's body
+    int slot_max = 0, slot_sum = 0, slot_acc = 0;  // carried slots of m, l, acc
+    const ir::Node *init_max = nullptr, *init_sum = nullptr;  // the full() inits (acc's is zero)
+    const ir::Node *load_q = nullptr, *load_k = nullptr, *load_v = nullptr;
+    const ir::Node *score_mma = nullptr, *output_mma = nullptr;
+    const ir::Node *reduce_max = nullptr, *reduce_sum = nullptr;  // over the keys
+    const ir::Node *next_max = nullptr, *alpha = nullptr, *next_sum = nullptr;
+    const ir::Node* scaled_acc = nullptr;  // acc * alpha, the second mma's accumulator operand
+    const ir::Node* weights = nullptr;     // P: reduce_sum's operand (the second mma reads it, or its cast)
+    std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)
+    std::vector<const ir::Node*> epilogue; // the nest's nodes after the loop the stores read, in order
+    std::int64_t bq = 0, bk = 0, d = 0, dv = 0;
+    Kind in = Kind::BF16;
+    int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids
+};
+
+// The match, or nullopt with `why` saying which part differs.
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why);
+
+}  // namespace kiln::passes

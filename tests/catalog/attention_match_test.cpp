@@ -1,0 +1,72 @@
+// The FlashAttention matcher (passes/attention_match.h) and the contraction pass's
+// plans for it, asserted on the catalog's attention kernel traced for shapes a user
+// would launch: which block sizes and forms reach the Hopper kernel, and the reason
+// `kiln plan` gives for those that do not. No NVRTC, no device.
+#include <deque>
+
+#include <gtest/gtest.h>
+#include <kiln/kiln.h>
+
+#include "attention_bf16.h"
+#include "passes/lower.h"
+#include "trace/kernel_trace.h"
+
+namespace kiln {
+namespace {
+
+// The program of `k` specialised for q [1, 4, 200, d], k/v [1, 2, 333, d] (GQA 2).
+std::shared_ptr<const ir::Program> trace(const Kernel& k, std::int64_t d) {
+    static std::deque<std::shared_ptr<Tensor<bf16>>> keep;
+    auto t = [&](std::vector<std::int64_t> e) { return keep.emplace_back(std::make_shared<Tensor<bf16>>(e)); };
+    auto q = t({1, 4, 200, d}), kk = t({1, 2, 333, d}), v = t({1, 2, 333, d}), o = t({1, 4, 200, d});
+    std::vector<detail::Arg> args{detail::to_arg(std::as_const(*q).view()), detail::to_arg(std::as_const(*kk).view()),
+                                  detail::to_arg(std::as_const(*v).view()), detail::to_arg(o->view())};
+    return detail::specialize(*k.shared_impl(), args, Loc::here());
+}
+
+passes::Lowered lower(const std::shared_ptr<const ir::Program>& p, Precision precision = Precision::standard, int sm = 90) {
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    o.precision = precision;
+    o.sm = sm;
+    return passes::lower(*p, o);
+}
+
+catalog::AttentionConfig config(std::int64_t bq, std::int64_t bk, bool causal, float softcap = 0) {
+    return {bq, bk, 2, causal, 0.125f, softcap};
+}
+
+TEST(AttentionMatch, UserBlocksCausalSoftcapAndGroupedQueriesReachTheHopperKernel) {
+    for (auto [bq, bk, causal, softcap, d] : std::vector<std::tuple<int, int, bool, float, int>>{
+             {64, 64, false, 0, 64}, {128, 128, true, 0, 128}, {128, 64, true, 30, 128}, {32, 64, false, 0, 64}, {64, 64, false, 0, 256}}) {
+        SCOPED_TRACE("blocks " + std::to_string(bq) + "x" + std::to_string(bk) + " d" + std::to_string(d));
+        auto p = trace(catalog::make_attention_kernel<bf16>("a", config(bq, bk, causal, softcap)), d);
+        auto l = lower(p);
+        ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+        const auto& m = *l.contractions.attention;
+        EXPECT_EQ(m.bq, bq);
+        EXPECT_EQ(m.bk, bk);
+        EXPECT_EQ(m.d, d);
+        EXPECT_EQ(m.row_axis, 2) << "the query blocks are the nest's third axis";
+        for (const auto& [node, plan] : l.contractions.mma) EXPECT_EQ(plan.lowering, passes::MmaLowering::wgmma_attention);
+    }
+}
+
+TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
+    auto p = trace(catalog::make_attention_kernel<bf16>("a", config(64, 32, false)), 64);
+    auto l = lower(p);
+    EXPECT_FALSE(l.contractions.attention.has_value());
+    EXPECT_EQ(l.contractions.attention_why, "not FlashAttention: the key block 32 is not 64 or 128 (the kernel's key block is the program's)");
+    for (const auto& [node, plan] : l.contractions.mma) EXPECT_NE(plan.describe().find("key block 32"), std::string::npos) << plan.describe();
+
+    auto wide = trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 96);
+    EXPECT_EQ(lower(wide).contractions.attention_why, "not FlashAttention: head dimensions 96 and 96 are not 64, 128, 192 or 256");
+
+    auto exact = lower(trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 64), Precision::exact);
+    EXPECT_EQ(exact.contractions.attention_why, "not FlashAttention: exact precision keeps the contract's order");
+    auto ampere = lower(trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 64), Precision::standard, 80);
+    EXPECT_EQ(ampere.contractions.attention_why, "not FlashAttention: wgmma needs sm_90a");
+}
+
+}  // namespace
+}  // namespace kiln
