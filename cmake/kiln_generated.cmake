@@ -10,6 +10,7 @@ set(kiln_embedded_files
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_prelude.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_lines.h
   ${PROJECT_SOURCE_DIR}/src/targets/cuda/emit_gemm_sm90.cuh
+  ${PROJECT_SOURCE_DIR}/src/targets/cuda/attention_sm90.cuh
   ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_kf64.h
   ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_metal.h
   ${PROJECT_SOURCE_DIR}/src/targets/metal/shim/metal_stdlib

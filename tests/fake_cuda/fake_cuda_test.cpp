@@ -330,3 +330,45 @@ TEST_F(FakeCuda, ACacheFilledWithNvrtcRunsWhereThereIsNone) {
     EXPECT_FALSE(contains(second.output, "FAILED")) << second.output;
     std::filesystem::remove_all(dir);
 }
+
+// FlashAttention written as a user writes it (4-D bf16 views, an online softmax in a
+// pipeline, examples/attention_bf16.cpp's form): a launch whose views suit TMA takes
+// the Hopper attention kernel (emit_attention.h): 384 threads, one CTA per 128 query
+// rows of each (batch, head).
+TEST_F(FakeCuda, AttentionLaunchesTheHopperAttentionKernel) {
+    auto k = kernel("fake_attention", [](View<const bf16, 4> q, View<const bf16, 4> kk, View<const bf16, 4> v, View<bf16, 4> out) {
+        const std::int64_t bq = 64, bk = 64;
+        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
+        auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
+        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()),
+             dv = axis("dv", v.extent<3>());
+        auto key_blocks = axis("key_blocks", ceil_div(kk.extent<2>(), bk));
+        for (auto& nest : parallel(shape(batch, head, blocks))) {
+            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
+            auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
+            auto row_max = full<f32>(shape(b1, h1, m), -1e30f);
+            auto row_sum = zeros<f32>(shape(b1, h1, m));
+            auto acc = zeros<f32>(shape(b1, h1, m, dv));
+            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                auto score = mma(query, kk[coord(b0, h0, k0, 0), shape(b1, h1, s, d)], zeros<f32>(shape(b1, h1, m, s))) * 0.125f;
+                auto masked = ite(iota(s) + k0 < kk.extent<2>(), score, -1e30f);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto alpha = exp(row_max - next_max);
+                auto p = exp(masked - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), v[coord(b0, h0, k0, 0), shape(b1, h1, s, dv)], acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(b0, h0, q0, 0), shape(b1, h1, m, dv)).store(cast<bf16>(acc / row_sum));
+        }
+    });
+    Tensor<bf16> q({2, 3, 200, 64}), kk({2, 3, 300, 64}), v({2, 3, 300, 64}), o({2, 3, 200, 64});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    fake()->reset();
+    k.launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+    Counts c = counts();
+    EXPECT_EQ(c.launches, 1);
+    EXPECT_EQ(c.last_block, 384u) << "a producer and two consumer warpgroups";
+    EXPECT_EQ(c.last_grid, 2u * 3u * 2u) << "ceil(200 / 128) CTAs for each of the 6 (batch, head)";
+}

@@ -126,11 +126,22 @@ public:
                 return;
             }
         }
+        // The FlashAttention kernel likewise (emit_attention.h).
+        if (k->attention_function) {
+            if (auto a = cu::attention_launch(p, args, k->kernel.attention, d)) {
+                const cu::AttentionKernel& ak = k->kernel.attention;
+                finish(d, p, loc,
+                       d.api.cuLaunchKernel(k->attention_function, a->ctas, 1, 1, static_cast<unsigned>(ak.threads), 1, 1,
+                                            static_cast<unsigned>(ak.shared_bytes), stream_ ? stream_->handle : nullptr, a->pointers.data(), nullptr),
+                       stream_.get());
+                return;
+            }
+        }
         enqueue(d, p, *k, grid, stream_.get(), args, loc);
     }
 
     // The launch without the lookups, for arguments of these shapes. A kernel with
-    // a Hopper GEMM keeps none: whether TMA can read the operands depends on their
+    // a Hopper GEMM or attention kernel keeps none: whether TMA can read the operands depends on their
     // addresses, so each launch decides.
     std::shared_ptr<PreparedLaunch> prepare_launch(std::shared_ptr<const ir::Program> p, const std::vector<Arg>& args,
                                                    const CompileOptions& opts) override {
@@ -138,7 +149,7 @@ public:
         if (!d) return nullptr;
         auto k = cu::compiled_kernel(*p, emit_options(args, opts), d);
         const std::int64_t instances = passes::grid_instances(*p, args);
-        if (k->gemm_function || !k->function || instances == 0) return nullptr;
+        if (k->gemm_function || k->attention_function || !k->function || instances == 0) return nullptr;
         const unsigned grid = grid_size(instances, *k);
         return std::make_shared<PreparedCudaLaunch>(std::move(p), std::move(k), *d, grid, stream_);
     }
@@ -197,6 +208,13 @@ public:
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
+                  << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";
+        }
+        if (!k->kernel.attention.entry.empty()) {
+            const auto& r = k->attention_resources;
+            s << "  lowering: " << k->kernel.attention.describe() << "\n";
+            if (r.known)
+                s << "  registers (attention kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
                   << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";
         }
         if (!k->kernel.contractions.empty()) {

@@ -61,6 +61,22 @@ struct GemmKernel {
     std::string describe() const;      // the plan's line
 };
 
+// A second kernel in the same module for FlashAttention on Hopper
+// (emit_attention.h): the launcher takes it when the launch's views suit TMA.
+struct AttentionKernel {
+    std::string entry;                 // empty: there is none
+    int threads = 0;
+    std::int64_t shared_bytes = 0;     // dynamic, per CTA
+    int bm = 0, bn = 0;                // query rows per CTA, keys per block (the program's key block)
+    int d = 0, dv = 0;                 // head dimensions
+    int stages = 0;                    // depth of the key/value ring
+    std::int64_t program_bq = 0;       // the program's query block
+    int q = -1, k = -1, v = -1;        // the view parameters
+    int row_axis = 0, grid_rank = 0;   // the parallel nest's axis of query blocks, and its rank
+    Kind in = Kind::BF16;
+    std::string describe() const;      // the plan's line
+};
+
 struct EmittedKernel {
     std::string source;               // complete translation unit
     std::string entry;                // the __global__ function's name
@@ -75,6 +91,7 @@ struct EmittedKernel {
     std::vector<std::string> values;  // plan lines: each value's layout and lowering
     int tensor_core_mmas = 0;         // mma ops lowered to tensor cores
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one
+    AttentionKernel attention;        // the Hopper FlashAttention kernel, when the program is one
     std::vector<std::string> contractions;  // how each mma is computed, and why not faster
 };
 

@@ -13,6 +13,7 @@
 #include "ir/axis_names.h"
 #include "support/names.h"
 #include "targets/common/literals.h"
+#include "targets/cuda/emit_attention.h"
 #include "targets/cuda/emit_gemm.h"
 #include "targets/cuda/prelude.h"
 
@@ -291,6 +292,8 @@ EmittedKernel Emitter::emit() {
     // The canonical GEMM also gets a TMA + wgmma kernel in the same module (emit_gemm.h).
     std::string gemm;
     if (const auto& m = lowered_.contractions.gemm) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
+    // FlashAttention likewise gets its own TMA + wgmma kernel (emit_attention.h).
+    if (const auto& a = lowered_.contractions.attention) gemm = emit_attention_kernel(*this, *a, k.entry + "_fa", k.attention);
     k.threads = threads_ * instances_;
     k.instances_per_cta = instances_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;

@@ -167,6 +167,7 @@ void take_artifacts(CompiledKernel& k, std::vector<std::string> files) {
     k.log = std::move(files[2]);
     k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
     if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
+    if (!k.kernel.attention.entry.empty()) k.attention_resources = parse_resources(entry_log(k.log, k.kernel.attention.entry));
     k.tensor_core_instructions = count_tensor_core_instructions(k.ptx);
 }
 
@@ -230,6 +231,12 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
         check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
         check(d, d.api.cuFuncSetAttribute(k.gemm_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(g.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "' (GEMM)");
+    }
+    const AttentionKernel& a = k.kernel.attention;
+    if (!a.entry.empty()) {
+        check(d, d.api.cuModuleGetFunction(&k.attention_function, module, a.entry.c_str()), "finding kernel '" + p.name + "' (attention)");
+        check(d, d.api.cuFuncSetAttribute(k.attention_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(a.shared_bytes)),
+              "raising the shared memory limit of kernel '" + p.name + "' (attention)");
     }
 }
 

@@ -27,11 +27,13 @@ struct CompiledKernel {
     std::string ptx, cubin, log;
     Resources resources;               // of kernel.entry
     Resources gemm_resources;          // of kernel.gemm.entry, when there is one
+    Resources attention_resources;     // of kernel.attention.entry, when there is one
     int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
     bool from_disk = false;
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
+    CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
 };
 
 // The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).

@@ -74,4 +74,23 @@ struct GemmLaunch {
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, const Device& d,
                                         GemmStaging& staging, std::string* why = nullptr);
 
+// A launch of the FlashAttention kernel (emit_attention.h): the tensor maps of Q,
+// K and V, the CTA counts and the parallel nest's extents, then pack_params's
+// parameters. Pinned in memory: `pointers` points into it.
+struct AttentionLaunch {
+    TensorMap maps[3];                           // Q, K, V
+    PackedParams params;                         // the scalars, then pack_params's slots
+    std::vector<void*> pointers;                 // one per kernel parameter
+    unsigned ctas = 0;
+    AttentionLaunch() = default;
+    AttentionLaunch(const AttentionLaunch&) = delete;
+    AttentionLaunch& operator=(const AttentionLaunch&) = delete;
+};
+
+// The attention kernel's launch for these arguments, or null (with `why`) when TMA
+// cannot read Q, K or V in place (unit inner stride, 16-byte aligned base and
+// strides); then the ordinary kernel runs.
+std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const std::vector<detail::Arg>& args, const AttentionKernel& a,
+                                                  const Device& d, std::string* why = nullptr);
+
 }  // namespace kiln::cu

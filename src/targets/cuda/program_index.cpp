@@ -45,6 +45,22 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_k_loop", g.k_loop);
     v("gemm_in", g.in);
     v("gemm_epilogue_loads", g.epilogue_loads);
+    auto& a = k.attention;
+    v("attention_entry", a.entry);
+    v("attention_threads", a.threads);
+    v("attention_shared_bytes", a.shared_bytes);
+    v("attention_bm", a.bm);
+    v("attention_bn", a.bn);
+    v("attention_d", a.d);
+    v("attention_dv", a.dv);
+    v("attention_stages", a.stages);
+    v("attention_program_bq", a.program_bq);
+    v("attention_q", a.q);
+    v("attention_k", a.k);
+    v("attention_v", a.v);
+    v("attention_row_axis", a.row_axis);
+    v("attention_grid_rank", a.grid_rank);
+    v("attention_in", a.in);
 }
 
 template <class T> bool parse_number(std::string_view s, T& out) {

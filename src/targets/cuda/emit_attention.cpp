@@ -1,0 +1,490 @@
+// The Hopper FlashAttention kernel (emit_attention.h): the kernel's skeleton, and
+// the program's ops written over wgmma accumulator fragments.
+//
+// Fragments. In a wgmma m64nN f32 accumulator, register j of thread `lane` of warp
+// `w` (of the warpgroup) holds row 16w + lane/4 + 8h and column 8(j/4) + 2(lane%4)
+// + j%2, with h = (j/2)%2. So each thread holds two rows (h = 0, 1) of the scores S
+// and of the output O, a row's values are spread over the four lanes 4g..4g+3, and
+// the S registers 8kk..8kk+7 are, pairwise, exactly the A operand of the k-step kk
+// of the P V product (the m64nNk16 register layout): P never leaves registers.
+// Every value of the program is written in one of four contexts: per CTA (index
+// arithmetic), per row (arrays [2] indexed by h: the carried maximum and sum, the
+// rescale), per score element (inside a fully unrolled loop over j: `h`, the key
+// column `kc` within the block) or per output element (`h`, the column `oc`).
+#include "targets/cuda/emit_attention.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/attrs.h"
+#include "targets/common/embedded_text.h"
+#include "targets/cuda/emitter.h"
+
+namespace kiln::cu {
+
+namespace {
+
+using passes::AttentionMatch;
+
+constexpr std::int64_t kSharedLimit = 227 * 1024;  // opt-in shared memory of an sm_90 CTA
+constexpr int kRows = 128;                         // query rows per CTA: two consumer warpgroups of 64
+
+std::string kind_name_of(Kind in) { return in == Kind::BF16 ? "bf16" : "f16"; }
+
+// One wgmma m64nNk16 with operands in shared memory, B K-major (the keys' rows),
+// accumulating when `accumulate` (else D = A B).
+std::string wgmma_ss(const std::string& name, int n, Kind in) {
+    const int regs = n / 2;
+    std::string list, operands;
+    for (int i = 0; i < regs; ++i) {
+        list += (i ? ", %" : "%") + std::to_string(i);
+        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
+    }
+    const std::string r = std::to_string(regs), k = kind_name_of(in);
+    return "struct " + name + " {\n"
+           "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b, int accumulate) {\n"
+           "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
+           "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, %" + r +
+           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, 0;\\n}\\n\"\n"
+           "            :" + operands + "\n"
+           "            : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n"
+           "    }\n"
+           "};\n";
+}
+
+// One wgmma m64nNk16 with A from registers (four packed pairs) and B N-major in
+// shared memory (the values' rows: imm-trans-b = 1), accumulating.
+std::string wgmma_rs(const std::string& name, int n, Kind in) {
+    const int regs = n / 2;
+    std::string list, operands;
+    for (int i = 0; i < regs; ++i) {
+        list += (i ? ", %" : "%") + std::to_string(i);
+        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
+    }
+    auto at = [&](int i) { return "%" + std::to_string(regs + i); };
+    const std::string k = kind_name_of(in);
+    return "struct " + name + " {\n"
+           "    static __device__ __forceinline__ void run(float (&d)[" + std::to_string(regs) + "], const unsigned (&a)[4], unsigned long long b) {\n"
+           "        asm volatile(\"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, {" +
+           at(0) + ", " + at(1) + ", " + at(2) + ", " + at(3) + "}, " + at(4) + ", 1, 1, 1, 1;\\n\"\n"
+           "            :" + operands + "\n"
+           "            : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b));\n"
+           "    }\n"
+           "};\n";
+}
+
+// The non-unit axes of a value.
+std::vector<int> axes_of(const Node* n) {
+    std::vector<int> a;
+    for (const auto& d : n->type.dims)
+        if (d.extent != 1) a.push_back(d.axis);
+    return a;
+}
+
+enum class Where { cta, row, score, out };
+
+class AttentionWriter {
+public:
+    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : E_(E), m_(m), k_(k) {}
+
+    // The kernel's body after its signature.
+    std::string write() {
+        std::string s;
+        const ir::Node* grid = m_.grid;
+        const int rank = static_cast<int>(grid->operands.size());
+        const ir::Region& body = *m_.loop->body;
+        // Per-CTA coordinates: CTAs numbered so that the last query blocks (longest
+        // under a causal trip count) come first, across every other grid index.
+        s += "    const long long kiln_others = kiln_ctas / kiln_row_ctas;\n";
+        s += "    const long long kiln_rb = kiln_row_ctas - 1 - (long long)blockIdx.x / kiln_others;\n";
+        s += "    [[maybe_unused]] long long kiln_rest = (long long)blockIdx.x % kiln_others;\n";
+        for (int a = rank - 1; a >= 0; --a) {
+            if (a == m_.row_axis) continue;
+            s += "    const long long kiln_g" + num(a) + " = kiln_rest % kiln_ge" + num(a) + "; kiln_rest /= kiln_ge" + num(a) + ";\n";
+        }
+        s += "    const long long kiln_R0 = kiln_rb * " + num(kRows) + ";\n";
+        s += "    const long long kiln_rows = kiln_ge" + num(m_.row_axis) + " * " + num(m_.bq) + ";  // rows the program covers\n";
+        // The program's key limit of query block i: T(i) key blocks. The CTA runs
+        // enough blocks for its longest row and masks per row past that row's limit.
+        s += "    auto kiln_limit = [&](long long kiln_i) -> long long {\n";
+        s += "        [[maybe_unused]] const long long kiln_gi[2] = {kiln_i, kiln_i};\n";
+        s += "        [[maybe_unused]] const int h = 0;\n";
+        s += "        const long long t = (long long)(" + expr(m_.loop->operands[0], Where::row) + ");\n";
+        s += "        return kiln_i < kiln_ge" + num(m_.row_axis) + " && t > 0 ? t * " + num(m_.bk) + " : 0;\n";
+        s += "    };\n";
+        s += "    long long kiln_lim_min = 0x7fffffffffffffffLL, kiln_lim_max = 0;\n";
+        s += "    for (long long i = kiln_R0 / " + num(m_.bq) + "; i <= (kiln_R0 + " + num(kRows - 1) + ") / " + num(m_.bq) + "; ++i) {\n";
+        s += "        const long long l = kiln_limit(i);\n";
+        s += "        kiln_lim_min = l < kiln_lim_min ? l : kiln_lim_min;\n";
+        s += "        kiln_lim_max = l > kiln_lim_max ? l : kiln_lim_max;\n";
+        s += "    }\n";
+        s += "    const int kiln_blocks = (int)((kiln_lim_max + " + num(k_.bn - 1) + ") / " + num(k_.bn) + ");\n";
+        // Shared memory: Q (D/64 boxes of [128 rows][64]), then per stage K (D/64 boxes
+        // of [BN][64]) and V (DV/64 boxes of [BN][64]), then the mbarriers.
+        const std::int64_t q_bytes = std::int64_t{kRows} * m_.d * 2, k_bytes = std::int64_t{k_.bn} * m_.d * 2, v_bytes = std::int64_t{k_.bn} * m_.dv * 2;
+        const std::int64_t stage_bytes = k_bytes + v_bytes;
+        s += "    unsigned char* const kiln_q = kiln_smem + ((1024 - (kg::smem_u32(kiln_smem) & 1023)) & 1023);\n";
+        s += "    unsigned char* const kiln_ring = kiln_q + " + num(q_bytes) + ";\n";
+        s += "    unsigned long long* const kiln_bars = reinterpret_cast<unsigned long long*>(kiln_ring + " + num(k_.stages * stage_bytes) + ");\n";
+        s += "    unsigned long long* const kiln_qfull = kiln_bars;\n";
+        s += "    unsigned long long* const kiln_kfull = kiln_bars + 1;\n";
+        s += "    unsigned long long* const kiln_vfull = kiln_kfull + " + num(k_.stages) + ";\n";
+        s += "    unsigned long long* const kiln_kempty = kiln_vfull + " + num(k_.stages) + ";\n";
+        s += "    unsigned long long* const kiln_vempty = kiln_kempty + " + num(k_.stages) + ";\n";
+        s += "    if (threadIdx.x == 0) {\n";
+        s += "        kg::mbar_init(kiln_qfull, 1);\n";
+        s += "        for (int i = 0; i < " + num(k_.stages) + "; ++i) {\n";
+        s += "            kg::mbar_init(&kiln_kfull[i], 1); kg::mbar_init(&kiln_vfull[i], 1);\n";
+        s += "            kg::mbar_init(&kiln_kempty[i], 8); kg::mbar_init(&kiln_vempty[i], 8);  // one arrival per consumer warp\n";
+        s += "        }\n";
+        s += "        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n";
+        s += "    }\n";
+        s += "    __syncthreads();\n";
+        s += "    const int kiln_wg = threadIdx.x / 128;\n";
+        // Producer.
+        s += "    if (kiln_wg == 0) {\n";
+        s += "        kg::setmaxnreg_dec<40>();\n";
+        s += "        if (threadIdx.x != 0) return;\n";
+        s += "        kg::mbar_expect_tx(kiln_qfull, " + num(q_bytes) + ");\n";
+        s += "        for (int x = 0; x < " + num(m_.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + ", &kiln_tq, kiln_qfull, " +
+             coords(m_.load_q, "x * 64", "(int)kiln_R0") + ");\n";
+        s += "        int stage = 0;\n";
+        s += "        unsigned phase = 0;\n";
+        s += "        for (int kb = 0; kb < kiln_blocks; ++kb) {\n";
+        s += "            unsigned char* const kst = kiln_ring + stage * " + num(stage_bytes) + ";\n";
+        s += "            kg::mbar_wait(&kiln_kempty[stage], phase ^ 1);\n";
+        s += "            kg::mbar_expect_tx(&kiln_kfull[stage], " + num(k_bytes) + ");\n";
+        s += "            for (int x = 0; x < " + num(m_.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k_.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
+             coords(m_.load_k, "x * 64", "kb * " + num(k_.bn)) + ");\n";
+        s += "            kg::mbar_wait(&kiln_vempty[stage], phase ^ 1);\n";
+        s += "            kg::mbar_expect_tx(&kiln_vfull[stage], " + num(v_bytes) + ");\n";
+        s += "            for (int x = 0; x < " + num(m_.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k_.bn * 128) +
+             ", &kiln_tv, &kiln_vfull[stage], " + coords(m_.load_v, "x * 64", "kb * " + num(k_.bn)) + ");\n";
+        s += "            if (++stage == " + num(k_.stages) + ") stage = 0, phase ^= 1;\n";
+        s += "        }\n";
+        s += "        return;\n";
+        s += "    }\n";
+        // Consumers.
+        s += "    kg::setmaxnreg_inc<232>();\n";
+        s += "    const int kiln_wgc = kiln_wg - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
+        s += "    long long kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
+        s += "    for (int h = 0; h < 2; ++h) {\n";
+        s += "        kiln_row[h] = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
+        s += "        kiln_gi[h] = kiln_row[h] / " + num(m_.bq) + ";\n";
+        s += "        kiln_im[h] = kiln_row[h] % " + num(m_.bq) + ";\n";
+        s += "        kiln_lim[h] = kiln_limit(kiln_gi[h]);\n";
+        s += "    }\n";
+        s += "    float kiln_m[2], kiln_l[2], kiln_o[" + num(m_.dv / 2) + "];\n";
+        s += "    for (int h = 0; h < 2; ++h) {\n";
+        s += "        kiln_m[h] = " + expr(m_.init_max->operands[0], Where::cta) + ";\n";
+        s += "        kiln_l[h] = " + expr(m_.init_sum->operands[0], Where::cta) + ";\n";
+        s += "    }\n";
+        s += "#pragma unroll\n";
+        s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
+        s += "    kg::mbar_wait(kiln_qfull, 0);\n";
+        s += "    int kiln_stage = 0;\n";
+        s += "    unsigned kiln_phase = 0;\n";
+        s += "    for (int kiln_kb = 0; kiln_kb < kiln_blocks; ++kiln_kb) {\n";
+        s += "        [[maybe_unused]] const long long kiln_t = kiln_kb;\n";
+        s += "        const unsigned char* const kiln_kst = kiln_ring + kiln_stage * " + num(stage_bytes) + ";\n";
+        s += "        const unsigned char* const kiln_vst = kiln_kst + " + num(k_bytes) + ";\n";
+        // Blocks wholly inside every row's key limit skip the per-row limit masks.
+        s += "        if ((long long)(kiln_kb + 1) * " + num(k_.bn) + " <= kiln_lim_min) {\n";
+        s += block(body, false);
+        s += "        } else {\n";
+        s += "            bool kiln_active[2];\n";
+        s += "            for (int h = 0; h < 2; ++h) kiln_active[h] = (long long)kiln_kb * " + num(k_.bn) + " < kiln_lim[h];\n";
+        s += block(body, true);
+        s += "        }\n";
+        s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
+        s += "    }\n";
+        s += epilogue();
+        return scalars_ + s;
+    }
+
+private:
+    // The TMA coordinates of a tile load: innermost (channel) first, then the row,
+    // then the leading indices from the innermost out.
+    std::string coords(const Node* load, const std::string& channel, const std::string& row) {
+        const int rank = ir::access_rank(*load);
+        std::string c = channel + ", " + row;
+        for (int i = rank - 3; i >= 0; --i) c += ", (int)(" + expr(load->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+        return c;
+    }
+
+    // One key block: the loop body's ops in program order.
+    std::string block(const ir::Region& body, bool masked) {
+        masked_ = masked;
+        row_values_.clear();
+        std::string s;
+        for (const Node* n : body.nodes) {
+            if (n == m_.score_mma) s += scores();
+            else if (n == m_.reduce_max || n == m_.reduce_sum) s += reduction(n);
+            else if (n == m_.output_mma) s += output_product();
+            else if (n->op == OpCode::yield) {
+                s += "            for (int h = 0; h < 2; ++h) {\n";
+                s += "                kiln_m[h] = " + row_values_.at(m_.next_max) + "[h];\n";
+                s += "                kiln_l[h] = " + row_values_.at(m_.next_sum) + "[h];\n";
+                s += "            }\n";
+            } else if (row_state(n)) s += row_value(n);
+        }
+        return s;
+    }
+
+    // Whether n is a per-row value computed from the carried state or the reductions.
+    bool row_state(const Node* n) {
+        if (n->type.dims.empty() || axes_of(n) != std::vector<int>{m_.axis_rows}) return false;
+        if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast) return false;
+        const auto& args = m_.loop->body->args;
+        for (const Node* o : n->operands)
+            if (row_values_.count(o) || std::find(args.begin() + 1, args.end(), o) != args.end()) return true;
+        return false;
+    }
+
+    std::string row_value(const Node* n) {
+        std::string name = "kiln_v" + num(static_cast<std::int64_t>(next_++));
+        std::string s = "            float " + name + "[2];\n";
+        s += "            for (int h = 0; h < 2; ++h) {\n";
+        s += "                " + name + "[h] = " + expr(n, Where::row) + ";\n";
+        // Rows that see no key of this block keep their state: the program never ran
+        // this step for them (the rescale of a still-empty row would be exp(-inf + inf)).
+        if (masked_ && (n == m_.next_max || n == m_.alpha || n == m_.next_sum)) {
+            std::string keep = n == m_.next_max ? "kiln_m[h]" : n == m_.next_sum ? "kiln_l[h]" : "1.0f";
+            s += "                if (!kiln_active[h]) " + name + "[h] = " + keep + ";\n";
+        }
+        s += "            }\n";
+        row_values_[n] = name;
+        return s;
+    }
+
+    // The score element's context inside an unrolled loop over `j`.
+    static std::string score_element() {
+        return "                const int h = (j >> 1) & 1;\n"
+               "                const int kc = 8 * (j >> 2) + 2 * (lane & 3) + (j & 1);\n";
+    }
+    // A per-row key-limit mask of this block (masked blocks only).
+    std::string limited(const std::string& x, const std::string& fill) const {
+        if (!masked_) return x;
+        return "((long long)kiln_kb * " + num(k_.bn) + " + kc < kiln_lim[h] ? " + x + " : " + fill + ")";
+    }
+
+    std::string scores() {
+        std::string s;
+        s += "            kg::mbar_wait(&kiln_kfull[kiln_stage], kiln_phase);\n";
+        s += "            float kiln_s[" + num(k_.bn / 2) + "];\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kiln_s[j] = 0.0f;\n";
+        s += "            kg::wgmma_fence();\n";
+        s += "#pragma unroll\n";
+        s += "            for (int ks = 0; ks < " + num(m_.d / 16) + "; ++ks) {\n";
+        s += "                const unsigned long long da = kg::smem_desc(kiln_q + (ks / 4) * " + num(kRows * 128) + " + kiln_wgc * " + num(64 * 128) +
+             " + (ks % 4) * 32, 16, 1024);\n";
+        s += "                const unsigned long long db = kg::smem_desc(kiln_kst + (ks / 4) * " + num(k_.bn * 128) + " + (ks % 4) * 32, 16, 1024);\n";
+        s += "                KilnScore::run(kiln_s, da, db, 1);\n";
+        s += "            }\n";
+        s += "            kg::wgmma_commit();\n";
+        s += "            kg::wgmma_wait<0>();\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kg::fence_operand(kiln_s[j]);\n";
+        s += "            if (lane == 0) kg::mbar_arrive(&kiln_kempty[kiln_stage]);\n";
+        return s;
+    }
+
+    std::string reduction(const Node* n) {
+        const bool is_max = n == m_.reduce_max;
+        std::string name = "kiln_v" + num(static_cast<std::int64_t>(next_++));
+        std::string s = "            float " + name + "[2] = {" + std::string(is_max ? "-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)" : "0.0f, 0.0f") + "};\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) {\n";
+        s += score_element();
+        std::string x = limited(expr(n->operands[0], Where::score), is_max ? "-__int_as_float(0x7f800000)" : "0.0f");
+        s += "                const float x = " + x + ";\n";
+        s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
+        s += "            }\n";
+        s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
+        row_values_[n] = name;
+        return s;
+    }
+
+    std::string output_product() {
+        std::string s;
+        const int regs = static_cast<int>(m_.dv / 2);
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + num(regs) + "; ++j) {\n";
+        s += "                const int h = (j >> 1) & 1;\n";
+        s += "                kiln_o[j] = " + expr(m_.scaled_acc, Where::out) + ";\n";
+        s += "            }\n";
+        s += "            unsigned kiln_p[" + num(k_.bn / 16) + "][4];\n";
+        s += "#pragma unroll\n";
+        s += "            for (int jp = 0; jp < " + num(k_.bn / 2) + "; jp += 2) {\n";
+        s += "                float kiln_pv[2];\n";
+        s += "#pragma unroll\n";
+        s += "                for (int e = 0; e < 2; ++e) {\n";
+        s += "                    const int j = jp + e;\n";
+        s += "    " + score_element();
+        s += "                    kiln_pv[e] = " + limited(expr(m_.output_mma->operands[0], Where::score), "0.0f") + ";\n";
+        s += "                }\n";
+        s += "                kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + kind_name_of(m_.in) + "(kiln_pv[0], kiln_pv[1]);\n";
+        s += "            }\n";
+        s += "            kg::mbar_wait(&kiln_vfull[kiln_stage], kiln_phase);\n";
+        s += "            kg::wgmma_fence();\n";
+        s += "#pragma unroll\n";
+        s += "            for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk)\n";
+        s += "                KilnOutput::run(kiln_o, kiln_p[kk], kg::smem_desc(kiln_vst + kk * " + num(16 * 128) + ", " + num(k_.bn * 128) + ", 1024));\n";
+        s += "            kg::wgmma_commit();\n";
+        s += "            kg::wgmma_wait<0>();\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + num(regs) + "; ++j) kg::fence_operand(kiln_o[j]);\n";
+        s += "            if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+        return s;
+    }
+
+    // The epilogue: per output element pair, the program's values, then each store.
+    std::string epilogue() {
+        std::string s;
+        s += "#pragma unroll\n";
+        s += "    for (int jp = 0; jp < " + num(m_.dv / 2) + "; jp += 2) {\n";
+        s += "        const int h = (jp >> 1) & 1;\n";
+        s += "        const long long r = kiln_row[h];\n";
+        s += "        if (r >= kiln_rows) continue;\n";
+        for (const Node* st : m_.stores) {
+            const Node* v = st->operands.back();
+            const int rank = ir::access_rank(*st);
+            const std::string a = "a" + num(ir::param_index(*st));
+            std::string ok = "r < " + a + "_e" + num(rank - 2), off = "r * " + a + "_s" + num(rank - 2);
+            for (int i = 0; i + 2 < rank; ++i) {
+                std::string c = "(long long)(" + expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+                ok += " && " + c + " < " + a + "_e" + num(i);
+                off += " + " + c + " * " + a + "_s" + num(i);
+            }
+            s += "#pragma unroll\n";
+            s += "        for (int e = 0; e < 2; ++e) {\n";
+            s += "            const int j = jp + e;\n";
+            s += "            const int oc = 8 * (j >> 2) + 2 * (lane & 3) + e;\n";
+            s += "            if (" + ok + " && oc < " + a + "_e" + num(rank - 1) + ") " + a + "[" + off + " + oc * " + a + "_s" + num(rank - 1) +
+                 "] = " + to_storage(v->type.kind, expr(v, Where::out)) + ";\n";
+            s += "        }\n";
+        }
+        s += "    }\n";
+        return s;
+    }
+
+    // The expression of n's value at the current element of context `w`.
+    std::string expr(const Node* n, Where w) {
+        if (auto it = row_values_.find(n); it != row_values_.end()) return it->second + "[h]";
+        switch (n->op) {
+            case OpCode::region_arg: return argument(n);
+            case OpCode::loop_result: {
+                int slot = ir::slot(*n);
+                if (slot == m_.slot_max) return "kiln_m[h]";
+                if (slot == m_.slot_sum) return "kiln_l[h]";
+                return "kiln_o[j]";
+            }
+            case OpCode::iota: {
+                int axis = n->type.dims[0].axis;
+                if (axis == m_.axis_rows) return "kiln_im[h]";
+                if (axis == m_.axis_keys) return "(long long)kc";
+                if (axis == m_.axis_values) return "(long long)oc";
+                return "0LL";
+            }
+            case OpCode::constant: {
+                if (n->type.count() != 1) internal_fail("cuda attention: a constant table");
+                bool fl = is_float(n->type.kind);
+                return literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
+            }
+            case OpCode::param: return n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
+            case OpCode::view_extent: return "a" + num(ir::param_index(*n)) + "_e" + num(ir::view_dim(*n));
+            case OpCode::view_stride: return "a" + num(ir::param_index(*n)) + "_s" + num(ir::view_dim(*n));
+            case OpCode::full:
+            case OpCode::broadcast: return expr(n->operands[0], w);
+            default: break;
+        }
+        if (n == m_.score_mma) return "kiln_s[j]";
+        if (!ir::is_elementwise(n->op)) internal_fail("cuda attention: a " + std::string(detail::op_name(n->op)) + " in the kernel's values");
+        std::vector<std::string> args;
+        for (const Node* o : n->operands) args.push_back(expr(o, w));
+        return element_expr(E_, *n, args);
+    }
+
+    std::string argument(const Node* n) {
+        const auto& g = m_.grid->body->args;
+        for (std::size_t a = 0; a < g.size(); ++a)
+            if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? "kiln_gi[h]" : "kiln_g" + num(static_cast<std::int64_t>(a));
+        const auto& l = m_.loop->body->args;
+        if (n == l[0]) return "kiln_t";
+        for (std::size_t s = 1; s < l.size(); ++s)
+            if (l[s] == n) {
+                const int slot = static_cast<int>(s) - 1;
+                if (slot == m_.slot_max) return "kiln_m[h]";
+                if (slot == m_.slot_sum) return "kiln_l[h]";
+                return "kiln_o[j]";
+            }
+        internal_fail("cuda attention: an index of another loop");
+    }
+
+    Emitter& E_;
+    const AttentionMatch& m_;
+    const AttentionKernel& k_;
+    std::string scalars_;
+    std::unordered_map<const Node*, std::string> row_values_;
+    bool masked_ = false;
+    int next_ = 0;
+};
+
+// Stages: as many as fit, up to 4.
+void choose_shape(const AttentionMatch& m, AttentionKernel& k) {
+    k.bm = kRows;
+    k.bn = static_cast<int>(m.bk);
+    k.d = static_cast<int>(m.d);
+    k.dv = static_cast<int>(m.dv);
+    const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
+    k.stages = static_cast<int>(std::min<std::int64_t>(4, (kSharedLimit - 1024 - q - 256) / stage));
+    k.threads = 384;
+    k.shared_bytes = 1024 + q + k.stages * stage + 8 * (1 + 4 * k.stages);
+}
+
+}  // namespace
+
+std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std::string& entry, AttentionKernel& k) {
+    choose_shape(m, k);
+    if (k.stages < 2) internal_fail("cuda attention: head dimensions that leave fewer than two stages");
+    k.entry = entry;
+    k.program_bq = m.bq;
+    k.q = ir::param_index(*m.load_q);
+    k.k = ir::param_index(*m.load_k);
+    k.v = ir::param_index(*m.load_v);
+    k.row_axis = m.row_axis;
+    k.grid_rank = static_cast<int>(m.grid->operands.size());
+    k.in = m.in;
+    AttentionWriter w(E, m, k);
+    std::string body = w.write();
+    std::string s;
+    s += "\n// ---- the Hopper FlashAttention kernel of this program (emit_attention.cpp): TMA ring + wgmma, softmax on the fragments\n";
+    s += embedded::emit_gemm_sm90_cuh();
+    s += embedded::attention_sm90_cuh();
+    s += wgmma_ss("KilnScore", k.bn, m.in);
+    s += wgmma_rs("KilnOutput", k.dv, m.in);
+    std::string extents;
+    for (int a = 0; a < k.grid_rank; ++a) extents += "long long kiln_ge" + num(a) + ", ";
+    s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(k.threads) + ", 1) " + entry +
+         "(const __grid_constant__ kg::TensorMap kiln_tq, const __grid_constant__ kg::TensorMap kiln_tk, const __grid_constant__ kg::TensorMap kiln_tv, "
+         "long long kiln_ctas, long long kiln_row_ctas, " + extents + kernel_signature(E.program()) + ") {\n";
+    s += "    extern __shared__ __align__(1024) unsigned char kiln_smem[];\n";
+    s += body;
+    s += "}\n";
+    E.count_tensor_core_op();
+    E.count_tensor_core_op();
+    return s;
+}
+
+std::string AttentionKernel::describe() const {
+    if (entry.empty()) return "";
+    return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block, head dims " +
+           std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
+           " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
+           "registers) + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
+           " bytes shared; views TMA cannot read in place take the kernel above";
+}
+
+}  // namespace kiln::cu
