@@ -6,7 +6,7 @@
 # comparison with the interpreter, compute-sanitizer over the catalog, and the
 # benchmarks. Results go to $OUT (default bench/results/gpu-<date>). STEPS picks the
 # steps after the build (default: all): tests, catalog, sanitizers, bench, gemm, rows,
-# fuzz, interop. fuzz runs only when named: FUZZ_COUNT programs, default 10000, in
+# attention, fuzz, interop. fuzz runs only when named: FUZZ_COUNT programs, default 10000, in
 # each of three campaigns, interp vs cpu, interp vs cuda exact and standard; failures
 # minimized. rows is scripts/gpu-rows.sh: the row kernels checked, then benchmarked
 # against Triton and torch.compile. interop runs only when named:
@@ -66,6 +66,9 @@ step "GEMM benchmark (vs cuBLAS)"
 fi
 if want rows; then
     OUT="$out" KILN_BUILD_DIR="$build" scripts/gpu-rows.sh
+fi
+if want attention; then
+    OUT="$out" KILN_BUILD_DIR="$build" scripts/gpu-attention.sh
 fi
 if want fuzz; then
     # The differential fuzzer: interp vs cpu, interp vs cuda bit for bit (exact), and

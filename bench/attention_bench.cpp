@@ -1,0 +1,106 @@
+// kiln's attention on an H200, on the shapes: B=4 H=32 S=4096 at head dims 128
+// (full and causal), 64 (grouped-query, 8 KV heads) and 256, and a ragged causal
+// 3000 x 3001, in bf16 and f16, with the catalog's kernel (examples/attention_bf16.h:
+// an online softmax in a pipeline over 4-D views, written as a user writes it).
+// Correctness first: 64 sampled query rows of every shape (first, last and random
+// rows of random heads) against an f64 reference on the host, relative L2 error
+// printed (the bar: <= 1e-2); then the median of 20 launches after 3 warm-ups by CUDA
+// events. Peers run in the same call (bench/attention_peers.py, scripts/gpu-attention.sh).
+//     kiln_attention_bench out.json
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+#include "cuda_timing.h"
+#include "examples/attention_bf16.h"
+
+using namespace kiln;
+
+namespace {
+
+struct Problem {
+    std::int64_t b, h, sq, sk, d, hkv;
+    bool causal;
+    std::int64_t block_q, block_k;
+};
+
+template <class T> double run(const Problem& s, const char* kind, FILE* json, bool& first) {
+    const std::int64_t group = s.h / s.hkv;
+    Tensor<T> q({s.b, s.h, s.sq, s.d}), k({s.b, s.hkv, s.sk, s.d}), v({s.b, s.hkv, s.sk, s.d}), o({s.b, s.h, s.sq, s.d});
+    std::mt19937_64 rng(static_cast<std::uint64_t>(s.sq * 131 + s.d));
+    std::uniform_real_distribution<float> wide(-2, 2), unit(-1, 1);
+    for (auto* t : {&q, &k}) for (auto& x : t->values()) x = T(wide(rng));
+    for (auto& x : v.values()) x = T(unit(rng));
+    const auto qd = q.to(cuda()), kd = k.to(cuda()), vd = v.to(cuda());
+    auto od = o.to(cuda());
+    catalog::AttentionConfig cfg{s.block_q, s.block_k, group, s.causal, static_cast<float>(1.0 / std::sqrt(double(s.d))), 0};
+    Kernel kern = catalog::make_attention_kernel<T>("attention_bench", cfg);
+    auto launch = [&] { kern.launch(cuda(), qd, kd, vd, od); };
+    launch();
+    Tensor<T> out = od.to(host());
+    // Sampled rows against f64.
+    double err2 = 0, ref2 = 0;
+    std::uniform_int_distribution<std::int64_t> pick_bh(0, s.b * s.h - 1), pick_row(0, s.sq - 1);
+    for (int r = 0; r < 64; ++r) {
+        const std::int64_t bh = pick_bh(rng), i = r == 0 ? 0 : r == 1 ? s.sq - 1 : pick_row(rng);
+        const std::int64_t bb = bh / s.h, hh = bh % s.h, kvh = bb * s.hkv + hh / group;
+        const T* qi = q.values().data() + (bh * s.sq + i) * s.d;
+        const std::int64_t visible = s.causal ? std::min(i + 1, s.sk) : s.sk;
+        std::vector<double> w(static_cast<std::size_t>(visible));
+        double peak = -INFINITY, total = 0;
+        for (std::int64_t j = 0; j < visible; ++j) {
+            const T* kj = k.values().data() + (kvh * s.sk + j) * s.d;
+            double dot = 0;
+            for (std::int64_t e = 0; e < s.d; ++e) dot += double(float(qi[e])) * double(float(kj[e]));
+            w[j] = dot * cfg.scale;
+            peak = std::max(peak, w[j]);
+        }
+        for (auto& x : w) total += (x = std::exp(x - peak));
+        for (std::int64_t e = 0; e < s.d; ++e) {
+            double ref = 0;
+            for (std::int64_t j = 0; j < visible; ++j) ref += w[j] * double(float(v.values()[(kvh * s.sk + j) * s.d + e]));
+            ref /= total;
+            const double got = double(float(out.values()[(bh * s.sq + i) * s.d + e]));
+            err2 += (got - ref) * (got - ref);
+            ref2 += ref * ref;
+        }
+    }
+    const double rel_l2 = std::sqrt(err2 / ref2);
+    const double ms = median_ms(launch, 3, 20);
+    const double flops = 4.0 * s.b * s.h * s.sq * s.sk * s.d / (s.causal ? 2 : 1);
+    const double tflops = flops / ms / 1e9;
+    std::printf("%-5s %lldx%lldx%lldx%lld d%lld kv%lld %-6s blocks %lldx%lld  %8.3f ms  %6.1f TFLOP/s  rel_l2 %.2e %s\n", kind, (long long)s.b,
+                (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv, s.causal ? "causal" : "full",
+                (long long)s.block_q, (long long)s.block_k, ms, tflops, rel_l2, rel_l2 <= 1e-2 ? "ok" : "FAIL");
+    std::fflush(stdout);
+    std::fprintf(json, "%s{\"dtype\": \"%s\", \"shape\": \"%lldx%lldx%lldx%lld d%lld kv%lld\", \"causal\": %s, \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2\": %.3e}",
+                 first ? "" : ",\n", kind, (long long)s.b, (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv,
+                 s.causal ? "true" : "false", ms, tflops, rel_l2);
+    first = false;
+    return rel_l2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!cuda().available()) {
+        std::fprintf(stderr, "no CUDA device: %s\n", cuda().unavailable_reason().c_str());
+        return 2;
+    }
+    FILE* json = std::fopen(argc > 1 ? argv[1] : "attention.json", "w");
+    std::fprintf(json, "{\"rows\": [\n");
+    // The peers' shapes (bench/attention_peers.py), with the blocks a user would pick.
+    const std::vector<Problem> shapes = {{4, 32, 4096, 4096, 128, 32, false, 128, 128}, {4, 32, 4096, 4096, 128, 32, true, 128, 128},
+                                       {4, 32, 4096, 4096, 64, 8, false, 128, 128},   {2, 16, 3000, 3001, 128, 16, true, 64, 64},
+                                       {4, 32, 4096, 4096, 256, 32, false, 128, 64}};
+    bool first = true, ok = true;
+    for (const auto& s : shapes) ok &= run<bf16>(s, "bf16", json, first) <= 1e-2;
+    for (const auto& s : shapes) ok &= run<f16>(s, "f16", json, first) <= 1e-2;
+    std::fprintf(json, "\n]}\n");
+    std::fclose(json);
+    return ok ? 0 : 1;
+}
