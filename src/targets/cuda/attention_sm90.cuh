@@ -47,6 +47,10 @@ __device__ __forceinline__ unsigned pack_f16(float lo, float hi) {
     return r;
 }
 
+// Keeps the compiler from moving accesses of a register A operand across a wait
+// (and from reusing its register while an issued wgmma may still read it).
+__device__ __forceinline__ void fence_operand(unsigned& r) { asm volatile("" : "+r"(r)::"memory"); }
+
 // A row's value over the four lanes that share it in a wgmma accumulator.
 __device__ __forceinline__ float quad_max(float x) {
     x = kc::max_nan(x, __shfl_xor_sync(0xffffffffu, x, 1));

@@ -9,6 +9,7 @@
 #include "ir/attrs.h"
 #include "ir/axis_names.h"
 #include "passes/host_scalars.h"
+#include "support/environment.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
@@ -24,6 +25,9 @@ cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions&
     cu::EmitOptions o;
     o.precision = opts.precision;
     o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);
+    // An A/B knob of the attention kernel's schedule (emit_attention.cpp); part of the program index's key.
+    static const bool overlap = support::env_integer("KILN_ATTENTION_OVERLAP", 0, 1).value_or(1) != 0;
+    o.attention_overlap = overlap;
     return o;
 }
 

@@ -39,6 +39,9 @@ struct EmitOptions {
     // resident (its __launch_bounds__ minimum of CTAs, hence a register cap of
     // 65536 / this): kernel_cache.cpp halves it while ptxas spills.
     int resident_threads = 1024;
+    // FlashAttention kernels overlap each block's softmax with the previous block's
+    // O += P V (emit_attention.cpp); KILN_ATTENTION_OVERLAP=0 writes them serially (A/B).
+    bool attention_overlap = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper
@@ -74,6 +77,7 @@ struct AttentionKernel {
     int q = -1, k = -1, v = -1;        // the view parameters
     int row_axis = 0, grid_rank = 0;   // the parallel nest's axis of query blocks, and its rank
     Kind in = Kind::BF16;
+    bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t
     std::string describe() const;      // the plan's line
 };
 

@@ -14,6 +14,7 @@
 #include "targets/cuda/emit_attention.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -124,6 +125,8 @@ public:
         // of [BN][64]) and V (DV/64 boxes of [BN][64]), then the mbarriers.
         const std::int64_t q_bytes = std::int64_t{kRows} * m_.d * 2, k_bytes = std::int64_t{k_.bn} * m_.d * 2, v_bytes = std::int64_t{k_.bn} * m_.dv * 2;
         const std::int64_t stage_bytes = k_bytes + v_bytes;
+        stage_bytes_ = stage_bytes;
+        k_bytes_ = k_bytes;
         s += "    unsigned char* const kiln_q = kiln_smem + ((1024 - (kg::smem_u32(kiln_smem) & 1023)) & 1023);\n";
         s += "    unsigned char* const kiln_ring = kiln_q + " + num(q_bytes) + ";\n";
         s += "    unsigned long long* const kiln_bars = reinterpret_cast<unsigned long long*>(kiln_ring + " + num(k_.stages * stage_bytes) + ");\n";
@@ -144,7 +147,7 @@ public:
         s += "    const int kiln_wg = threadIdx.x / 128;\n";
         // Producer.
         s += "    if (kiln_wg == 0) {\n";
-        s += "        kg::setmaxnreg_dec<40>();\n";
+        s += "        kg::setmaxnreg_dec<24>();\n";
         s += "        if (threadIdx.x != 0) return;\n";
         s += "        kg::mbar_expect_tx(kiln_qfull, " + num(q_bytes) + ");\n";
         s += "        for (int x = 0; x < " + num(m_.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + ", &kiln_tq, kiln_qfull, " +
@@ -163,18 +166,27 @@ public:
              ", &kiln_tv, &kiln_vfull[stage], " + coords(m_.load_v, "x * 64", "kb * " + num(k_.bn)) + ");\n";
         s += "            if (++stage == " + num(k_.stages) + ") stage = 0, phase ^= 1;\n";
         s += "        }\n";
-        s += "        return;\n";
-        s += "    }\n";
-        // Consumers.
-        s += "    kg::setmaxnreg_inc<232>();\n";
+        s += "    } else {\n";
+        // Consumers: the other branch of the one if/else over roles, so that ptxas
+        // allocates their code the registers setmaxnreg gives them.
+        s += "    kg::setmaxnreg_inc<240>();\n";
         s += "    const int kiln_wgc = kiln_wg - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
-        s += "    long long kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
+        // 32-bit: the launch keeps rows and keys below 2^31 (TMA coordinates), and
+        // registers are what the consumers are short of.
+        s += "    int kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
         s += "    for (int h = 0; h < 2; ++h) {\n";
-        s += "        kiln_row[h] = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
+        s += "        kiln_row[h] = (int)(kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h);\n";
         s += "        kiln_gi[h] = kiln_row[h] / " + num(m_.bq) + ";\n";
         s += "        kiln_im[h] = kiln_row[h] % " + num(m_.bq) + ";\n";
-        s += "        kiln_lim[h] = kiln_limit(kiln_gi[h]);\n";
+        s += "        const long long lim = kiln_limit(kiln_gi[h]);\n";
+        s += "        kiln_lim[h] = lim < 0x7fffffffLL ? (int)lim : 0x7fffffff;\n";
         s += "    }\n";
+        // The warpgroup's rows as intervals of the program's query block and of the row
+        // index within it (for the interval proofs of the masks).
+        s += "    const long long kiln_rw = kiln_R0 + kiln_wgc * 64;\n";
+        s += "    [[maybe_unused]] const long long kiln_gi_lo = kiln_rw / " + num(m_.bq) + ", kiln_gi_hi = (kiln_rw + 63) / " + num(m_.bq) + ";\n";
+        s += "    [[maybe_unused]] const long long kiln_im_lo = kiln_gi_lo == kiln_gi_hi ? kiln_rw % " + num(m_.bq) + " : 0;\n";
+        s += "    [[maybe_unused]] const long long kiln_im_hi = kiln_gi_lo == kiln_gi_hi ? (kiln_rw + 63) % " + num(m_.bq) + " : " + num(m_.bq - 1) + ";\n";
         s += "    float kiln_m[2], kiln_l[2], kiln_o[" + num(m_.dv / 2) + "];\n";
         s += "    for (int h = 0; h < 2; ++h) {\n";
         s += "        kiln_m[h] = " + expr(m_.init_max->operands[0], Where::cta) + ";\n";
@@ -185,21 +197,72 @@ public:
         s += "    kg::mbar_wait(kiln_qfull, 0);\n";
         s += "    int kiln_stage = 0;\n";
         s += "    unsigned kiln_phase = 0;\n";
-        s += "    for (int kiln_kb = 0; kiln_kb < kiln_blocks; ++kiln_kb) {\n";
-        s += "        [[maybe_unused]] const long long kiln_t = kiln_kb;\n";
-        s += "        const unsigned char* const kiln_kst = kiln_ring + kiln_stage * " + num(stage_bytes) + ";\n";
-        s += "        const unsigned char* const kiln_vst = kiln_kst + " + num(k_bytes) + ";\n";
-        // Blocks wholly inside every row's key limit skip the per-row limit masks.
-        s += "        if ((long long)(kiln_kb + 1) * " + num(k_.bn) + " <= kiln_lim_min) {\n";
-        s += block(body, false);
-        s += "        } else {\n";
-        s += "            bool kiln_active[2];\n";
-        s += "            for (int h = 0; h < 2; ++h) kiln_active[h] = (long long)kiln_kb * " + num(k_.bn) + " < kiln_lim[h];\n";
-        s += block(body, true);
-        s += "        }\n";
-        s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
-        s += "    }\n";
+        if (!k_.overlap) {
+            // One block after the other: S = Q K^T, the softmax, O += P V, each waited for.
+            s += "    for (int kiln_kb = 0; kiln_kb < kiln_blocks; ++kiln_kb) {\n";
+            s += "        [[maybe_unused]] const long long kiln_t = kiln_kb;\n";
+            s += "        const unsigned char* const kiln_kst = kiln_ring + kiln_stage * " + num(stage_bytes) + ";\n";
+            s += "        const unsigned char* const kiln_vst = kiln_kst + " + num(k_bytes) + ";\n";
+            mode_ = Mode::serial;
+            s += variants(body);
+            s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
+            s += "    }\n";
+        } else {
+            // Software-pipelined (FlashAttention-3's intra-warpgroup overlap): the
+            // softmax of block t + 1 runs while O += P_t V_t is on the tensor cores.
+            // Per iteration: issue S_{t+1} = Q K_{t+1}^T; rescale O by alpha_t (the
+            // factor block t's softmax computed); issue O += P_t V_t; wait for S_{t+1}
+            // only (wait_group 1 leaves the newest group, the product, pending);
+            // its softmax in place (probabilities over S's registers, alpha_{t+1}
+            // kept); wait for the product; pack P_{t+1} into the registers the next
+            // product reads.
+            mode_ = Mode::pipelined;
+            s += "    unsigned kiln_p[" + num(k_.bn / 16) + "][4];\n";
+            s += "    float kiln_s[" + num(k_.bn / 2) + "], kiln_alpha[2];\n";
+            s += "#pragma unroll\n";
+            s += "    for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kiln_s[j] = 0.0f;\n";
+            s += "    if (kiln_blocks > 0) {\n";
+            s += "        [[maybe_unused]] const long long kiln_t = 0;\n";
+            s += "        kg::mbar_wait(&kiln_kfull[0], 0);\n";
+            s += issue_scores("kiln_ring");
+            s += "        kg::wgmma_wait<0>();\n";
+            s += finish_scores("0");
+            s += variants(body);
+            s += rescale_output();
+            s += pack_probabilities();
+            s += "    }\n";
+            // The last block's product after the loop, so that no wgmma issue or wait
+            // is conditional inside it: ptxas then knows which group wait_group 1
+            // leaves pending, and does not serialise the products.
+            s += "    for (int kiln_kb = 0; kiln_kb + 1 < kiln_blocks; ++kiln_kb) {\n";
+            s += "        const int kiln_nstage = kiln_stage + 1 == " + num(k_.stages) + " ? 0 : kiln_stage + 1;\n";
+            s += "        const unsigned kiln_nphase = kiln_stage + 1 == " + num(k_.stages) + " ? kiln_phase ^ 1 : kiln_phase;\n";
+            s += "        kg::mbar_wait(&kiln_kfull[kiln_nstage], kiln_nphase);\n";
+            s += issue_scores("(kiln_ring + kiln_nstage * " + num(stage_bytes) + ")");
+            s += issue_product();
+            s += "        kg::wgmma_wait<1>();\n";
+            s += finish_scores("kiln_nstage");
+            s += "        {\n";
+            s += "        [[maybe_unused]] const long long kiln_t = kiln_kb + 1;\n";
+            s += variants(body);
+            s += "        }\n";
+            s += "        kg::wgmma_wait<0>();\n";
+            s += fence_product();
+            s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+            s += rescale_output();
+            s += pack_probabilities();
+            s += "        kiln_stage = kiln_nstage;\n";
+            s += "        kiln_phase = kiln_nphase;\n";
+            s += "    }\n";
+            s += "    if (kiln_blocks > 0) {\n";
+            s += issue_product();
+            s += "        kg::wgmma_wait<0>();\n";
+            s += fence_product();
+            s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+            s += "    }\n";
+        }
         s += epilogue();
+        s += "    }\n";
         return scalars_ + s;
     }
 
@@ -213,15 +276,74 @@ private:
         return c;
     }
 
+    // The block kiln_t's softmax (and, serially, its products) in up to three forms:
+    // blocks wholly inside every row's key limit skip the per-row limit masks; of
+    // those, blocks where each of the program's masks is proven true over the
+    // warpgroup's rows and the block's keys (interval arithmetic on the masks' index
+    // expressions: a causal diagonal, a key tail) skip the masks too.
+    std::string variants(const ir::Region& body) {
+        std::string s;
+        s += "        const bool kiln_inside = (kiln_t + 1) * " + num(k_.bn) + " <= kiln_lim_min;\n";
+        std::string interior = interior_condition(body);
+        if (!interior.empty()) {
+            s += "        if (kiln_inside && " + interior + ") {\n";
+            interior_ = true;
+            s += block(body, false);
+            interior_ = false;
+            s += "        } else if (kiln_inside) {\n";
+        } else {
+            s += "        if (kiln_inside) {\n";
+        }
+        s += block(body, false);
+        s += "        } else {\n";
+        s += "            bool kiln_active[2];\n";
+        s += "            for (int h = 0; h < 2; ++h) kiln_active[h] = kiln_t * " + num(k_.bn) + " < kiln_lim[h];\n";
+        s += block(body, true);
+        s += "        }\n";
+        return s;
+    }
+
+    // Issues S = Q K^T for the K stage at `stage` (an expression of its address), not waited for.
+    std::string issue_scores(const std::string& stage) {
+        std::string s;
+        // Each k-step's descriptors as the block's first plus a constant (the start
+        // address, in 16-byte units, is the descriptor's low field and stays below
+        // 2^14 here): two registers for the loop rather than one pair per step.
+        s += "        const unsigned long long kiln_da = kg::smem_desc(kiln_q + kiln_wgc * " + num(64 * 128) + ", 16, 1024);\n";
+        s += "        const unsigned long long kiln_db = kg::smem_desc(" + stage + ", 16, 1024);\n";
+        s += "        kg::wgmma_fence();\n";
+        s += "#pragma unroll\n";
+        s += "        for (int ks = 0; ks < " + num(m_.d / 16) + "; ++ks)\n";
+        s += "            KilnScore::run(kiln_s, kiln_da + ((ks / 4) * " + num(kRows * 128) + " + (ks % 4) * 32) / 16, kiln_db + ((ks / 4) * " +
+             num(k_.bn * 128) + " + (ks % 4) * 32) / 16, ks > 0);\n";
+        s += "        kg::wgmma_commit();\n";
+        return s;
+    }
+    // After the wait for S: its registers are read from here on, and its K stage is free.
+    std::string finish_scores(const std::string& stage) const {
+        return "#pragma unroll\n"
+               "        for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kg::fence_operand(kiln_s[j]);\n"
+               "        if (lane == 0) kg::mbar_arrive(&kiln_kempty[" + stage + "]);\n";
+    }
+    // After the wait for O += P V: O's and P's registers are the program's again (the
+    // compiler must not reuse P's while the tensor cores still read them).
+    std::string fence_product() const {
+        return "#pragma unroll\n"
+               "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kg::fence_operand(kiln_o[j]);\n"
+               "#pragma unroll\n"
+               "        for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk) for (int q = 0; q < 4; ++q) kg::fence_operand(kiln_p[kk][q]);\n";
+    }
+
     // One key block: the loop body's ops in program order.
     std::string block(const ir::Region& body, bool masked) {
         masked_ = masked;
         row_values_.clear();
+        tiles_.clear();
         std::string s;
         for (const Node* n : body.nodes) {
-            if (n == m_.score_mma) s += scores();
+            if (n == m_.score_mma) s += mode_ == Mode::serial ? scores() : "";
             else if (n == m_.reduce_max || n == m_.reduce_sum) s += reduction(n);
-            else if (n == m_.output_mma) s += output_product();
+            else if (n == m_.output_mma) s += mode_ == Mode::serial ? output_product() : "";
             else if (n->op == OpCode::yield) {
                 s += "            for (int h = 0; h < 2; ++h) {\n";
                 s += "                kiln_m[h] = " + row_values_.at(m_.next_max) + "[h];\n";
@@ -229,6 +351,8 @@ private:
                 s += "            }\n";
             } else if (row_state(n)) s += row_value(n);
         }
+        // Pipelined: after every reduction and row value of the block.
+        if (mode_ == Mode::pipelined) s += probabilities();
         return s;
     }
 
@@ -258,6 +382,22 @@ private:
         return s;
     }
 
+    // Whether the probabilities read S only through X (the maximum's operand), so
+    // that X may replace S in its registers.
+    bool scores_replaceable() const {
+        const Node* x = m_.reduce_max->operands[0];
+        std::vector<const Node*> work{m_.weights};
+        std::unordered_set<const Node*> seen;
+        while (!work.empty()) {
+            const Node* n = work.back();
+            work.pop_back();
+            if (n == x || !seen.insert(n).second) continue;
+            if (n == m_.score_mma) return false;
+            for (const Node* o : n->operands) work.push_back(o);
+        }
+        return true;
+    }
+
     // The score element's context inside an unrolled loop over `j`.
     static std::string score_element() {
         return "                const int h = (j >> 1) & 1;\n"
@@ -266,7 +406,7 @@ private:
     // A per-row key-limit mask of this block (masked blocks only).
     std::string limited(const std::string& x, const std::string& fill) const {
         if (!masked_) return x;
-        return "((long long)kiln_kb * " + num(k_.bn) + " + kc < kiln_lim[h] ? " + x + " : " + fill + ")";
+        return "(kiln_t * " + num(k_.bn) + " + kc < kiln_lim[h] ? " + x + " : " + fill + ")";
     }
 
     std::string scores() {
@@ -300,10 +440,16 @@ private:
         s += score_element();
         std::string x = limited(expr(n->operands[0], Where::score), is_max ? "-__int_as_float(0x7f800000)" : "0.0f");
         s += "                const float x = " + x + ";\n";
+        // Pipelined: the row sum's operand is the probabilities the product reads
+        // (the match checks it); they replace S in its registers here, computed once.
+        if (mode_ == Mode::pipelined && (!is_max || scores_replaceable())) s += "                kiln_s[j] = x;\n";
         s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
         s += "            }\n";
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
         row_values_[n] = name;
+        // From here on S's registers hold the maximum's operand X (its values are
+        // computed once: kept apart from S, they would cost another 64 registers).
+        if (mode_ == Mode::pipelined && is_max && scores_replaceable()) tiles_[n->operands[0]] = "kiln_s";
         return s;
     }
 
@@ -323,7 +469,11 @@ private:
         s += "                for (int e = 0; e < 2; ++e) {\n";
         s += "                    const int j = jp + e;\n";
         s += "    " + score_element();
-        s += "                    kiln_pv[e] = " + limited(expr(m_.output_mma->operands[0], Where::score), "0.0f") + ";\n";
+        // The pack rounds to nearest even, as the program's cast of the f32 probabilities
+        // to the operand kind does: the cast is left to it (one rounding, not two).
+        const Node* a = m_.output_mma->operands[0];
+        if (a->op == OpCode::cast && a->operands[0]->type.kind == Kind::F32) a = a->operands[0];
+        s += "                    kiln_pv[e] = " + limited(expr(a, Where::score), "0.0f") + ";\n";
         s += "                }\n";
         s += "                kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + kind_name_of(m_.in) + "(kiln_pv[0], kiln_pv[1]);\n";
         s += "            }\n";
@@ -338,6 +488,43 @@ private:
         s += "            for (int j = 0; j < " + num(regs) + "; ++j) kg::fence_operand(kiln_o[j]);\n";
         s += "            if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
         return s;
+    }
+
+    // Pipelined: the probabilities are in S's registers (the row sum wrote them,
+    // reduction()); keep this block's rescale factor for the output.
+    std::string probabilities() {
+        return "            for (int h = 0; h < 2; ++h) kiln_alpha[h] = " + expr(m_.alpha, Where::row) + ";\n";
+    }
+    // Issues O += P V for the V stage of kiln_stage, not waited for.
+    std::string issue_product() const {
+        std::string s;
+        s += "        kg::mbar_wait(&kiln_vfull[kiln_stage], kiln_phase);\n";
+        s += "        kg::wgmma_fence();\n";
+        s += "#pragma unroll\n";
+        s += "        for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk)\n";
+        s += "            KilnOutput::run(kiln_o, kiln_p[kk], kg::smem_desc(kiln_ring + kiln_stage * " + num(stage_bytes_) + " + " + num(k_bytes_) +
+             " + kk * " + num(16 * 128) + ", " + num(k_.bn * 128) + ", 1024));\n";
+        s += "        kg::wgmma_commit();\n";
+        return s;
+    }
+    // O *= alpha of the block whose probabilities are about to be packed (once no
+    // product is in flight: ptxas serialises wgmma around reads of its accumulators).
+    std::string rescale_output() {
+        row_values_.clear();
+        row_values_[m_.alpha] = "kiln_alpha";
+        std::string s = "#pragma unroll\n";
+        s += "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
+        s += "            const int h = (j >> 1) & 1;\n";
+        s += "            kiln_o[j] = " + expr(m_.scaled_acc, Where::out) + ";\n";
+        s += "        }\n";
+        row_values_.clear();
+        return s;
+    }
+    // The probabilities in S's registers packed into the A operand of the next product.
+    std::string pack_probabilities() const {
+        return "#pragma unroll\n"
+               "        for (int jp = 0; jp < " + num(k_.bn / 2) + "; jp += 2)\n"
+               "            kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + kind_name_of(m_.in) + "(kiln_s[jp], kiln_s[jp + 1]);\n";
     }
 
     // The epilogue: per output element pair, the program's values, then each store.
@@ -370,9 +557,121 @@ private:
         return s;
     }
 
+    // A block-uniform condition under which every select of the loop body whose mask
+    // the interval proofs cover takes its first branch ("" when none is covered).
+    std::string interior_condition(const ir::Region& body) {
+        std::string all;
+        for (const Node* n : body.nodes) {
+            if (n->op != OpCode::select || n->operands[0]->type.dims.empty()) continue;
+            auto p = proven(n->operands[0]);
+            if (!p) continue;
+            resolved_.insert(n);
+            all += (all.empty() ? "" : " && ") + *p;
+        }
+        return all.empty() ? "" : "(" + all + ")";
+    }
+
+    struct Interval {
+        std::string lo, hi;
+    };
+    // The interval of an integer value over the warpgroup's rows and the block's keys
+    // (nullopt: not an index expression the proof follows).
+    std::optional<Interval> interval(const Node* n) {
+        auto exact = [](const std::string& e) { return Interval{"(long long)(" + e + ")", "(long long)(" + e + ")"}; };
+        if (is_float(n->type.kind) || n->type.kind == Kind::Bool) return std::nullopt;
+        switch (n->op) {
+            case OpCode::region_arg: {
+                const auto& g = m_.grid->body->args;
+                for (std::size_t a = 0; a < g.size(); ++a)
+                    if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? Interval{"kiln_gi_lo", "kiln_gi_hi"} : exact("kiln_g" + num(static_cast<std::int64_t>(a)));
+                if (n == m_.loop->body->args[0]) return exact("kiln_t");
+                return std::nullopt;
+            }
+            case OpCode::iota: {
+                const int axis = n->type.dims[0].axis;
+                if (axis == m_.axis_rows) return Interval{"kiln_im_lo", "kiln_im_hi"};
+                if (axis == m_.axis_keys) return Interval{"0LL", num(k_.bn - 1) + "LL"};
+                return std::nullopt;
+            }
+            case OpCode::constant:
+                if (n->type.count() != 1) return std::nullopt;
+                return exact(num(n->data->ints[0]) + "LL");
+            case OpCode::param:
+            case OpCode::view_extent:
+            case OpCode::view_stride: return exact(expr(n, Where::cta));
+            case OpCode::full:
+            case OpCode::broadcast: return interval(n->operands[0]);
+            default: break;
+        }
+        if (n->operands.size() != 2) return std::nullopt;
+        auto a = interval(n->operands[0]), b = interval(n->operands[1]);
+        if (!a || !b) return std::nullopt;
+        auto constant = [](const Node* x) -> std::optional<std::int64_t> {
+            while (x->op == OpCode::full || x->op == OpCode::broadcast) x = x->operands[0];
+            if (x->op != OpCode::constant || x->type.count() != 1 || is_float(x->type.kind)) return std::nullopt;
+            return x->data->ints[0];
+        };
+        switch (n->op) {
+            case OpCode::add: return Interval{"(" + a->lo + " + " + b->lo + ")", "(" + a->hi + " + " + b->hi + ")"};
+            case OpCode::sub: return Interval{"(" + a->lo + " - " + b->hi + ")", "(" + a->hi + " - " + b->lo + ")"};
+            case OpCode::mul: {
+                auto cb = constant(n->operands[1]), ca = constant(n->operands[0]);
+                if (cb && *cb >= 0) return Interval{"(" + a->lo + " * " + num(*cb) + "LL)", "(" + a->hi + " * " + num(*cb) + "LL)"};
+                if (ca && *ca >= 0) return Interval{"(" + b->lo + " * " + num(*ca) + "LL)", "(" + b->hi + " * " + num(*ca) + "LL)"};
+                return std::nullopt;
+            }
+            case OpCode::div: {  // truncating division by a positive constant is monotone
+                auto cb = constant(n->operands[1]);
+                if (!cb || *cb <= 0) return std::nullopt;
+                return Interval{"(" + a->lo + " / " + num(*cb) + "LL)", "(" + a->hi + " / " + num(*cb) + "LL)"};
+            }
+            case OpCode::minimum:
+            case OpCode::maximum: {  // monotone in both operands
+                const char* op = n->op == OpCode::minimum ? " < " : " > ";
+                auto pick = [&](const std::string& x, const std::string& y) { return "(" + x + op + y + " ? " + x + " : " + y + ")"; };
+                return Interval{pick(a->lo, b->lo), pick(a->hi, b->hi)};
+            }
+            default: return std::nullopt;
+        }
+    }
+    // An expression that is true only when boolean n holds at every element of the
+    // box (a sufficient condition), or nullopt.
+    std::optional<std::string> proven(const Node* n) {
+        switch (n->op) {
+            case OpCode::full:
+            case OpCode::broadcast: return proven(n->operands[0]);
+            case OpCode::constant:
+                if (n->type.count() == 1 && n->data->ints.size() == 1 && n->data->ints[0] != 0) return std::string("true");
+                return std::nullopt;
+            case OpCode::logical_and: {
+                auto a = proven(n->operands[0]), b = proven(n->operands[1]);
+                if (!a || !b) return std::nullopt;
+                return "(" + *a + " && " + *b + ")";
+            }
+            case OpCode::logical_or: {
+                auto a = proven(n->operands[0]), b = proven(n->operands[1]);
+                if (a && b) return "(" + *a + " || " + *b + ")";
+                return a ? a : b;
+            }
+            case OpCode::lt:
+            case OpCode::le:
+            case OpCode::gt:
+            case OpCode::ge: {
+                auto a = interval(n->operands[0]), b = interval(n->operands[1]);
+                if (!a || !b) return std::nullopt;
+                if (n->op == OpCode::lt) return "(" + a->hi + " < " + b->lo + ")";
+                if (n->op == OpCode::le) return "(" + a->hi + " <= " + b->lo + ")";
+                if (n->op == OpCode::gt) return "(" + a->lo + " > " + b->hi + ")";
+                return "(" + a->lo + " >= " + b->hi + ")";
+            }
+            default: return std::nullopt;
+        }
+    }
+
     // The expression of n's value at the current element of context `w`.
     std::string expr(const Node* n, Where w) {
         if (auto it = row_values_.find(n); it != row_values_.end()) return it->second + "[h]";
+        if (auto it = tiles_.find(n); it != tiles_.end()) return it->second + "[j]";
         switch (n->op) {
             case OpCode::region_arg: return argument(n);
             case OpCode::loop_result: {
@@ -401,6 +700,7 @@ private:
             default: break;
         }
         if (n == m_.score_mma) return "kiln_s[j]";
+        if (interior_ && resolved_.count(n)) return expr(n->operands[1], w);  // the mask is proven true here
         if (!ir::is_elementwise(n->op)) internal_fail("cuda attention: a " + std::string(detail::op_name(n->op)) + " in the kernel's values");
         std::vector<std::string> args;
         for (const Node* o : n->operands) args.push_back(expr(o, w));
@@ -428,7 +728,13 @@ private:
     const AttentionKernel& k_;
     std::string scalars_;
     std::unordered_map<const Node*, std::string> row_values_;
+    std::unordered_map<const Node*, std::string> tiles_;  // score-shaped values held in a register array (pipelined)
+    enum class Mode { serial, pipelined };  // how block() writes the products (see write())
+    Mode mode_ = Mode::serial;
+    std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())
     bool masked_ = false;
+    bool interior_ = false;                       // writing the variant where resolved_ selects take their first branch
+    std::unordered_set<const Node*> resolved_;    // selects whose condition interior_condition() proves
     int next_ = 0;
 };
 
@@ -457,6 +763,10 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.row_axis = m.row_axis;
     k.grid_rank = static_cast<int>(m.grid->operands.size());
     k.in = m.in;
+    // The pipelined schedule keeps S, P and O in registers at once: measured faster
+    // up to 128 value channels, slower at 256 (O alone is 128 registers a thread):
+    // bench/results/attention-20261202.
+    k.overlap = E.options().attention_overlap && m.dv <= 128;
     AttentionWriter w(E, m, k);
     std::string body = w.write();
     std::string s;
@@ -483,7 +793,8 @@ std::string AttentionKernel::describe() const {
     return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block, head dims " +
            std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
-           "registers) + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
+           "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
+           ") + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
            " bytes shared; views TMA cannot read in place take the kernel above";
 }
 

@@ -61,6 +61,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_row_axis", a.row_axis);
     v("attention_grid_rank", a.grid_rank);
     v("attention_in", a.in);
+    v("attention_overlap", a.overlap);
 }
 
 template <class T> bool parse_number(std::string_view s, T& out) {
@@ -145,6 +146,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("index width", o.index64 ? "64" : "32");
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
+    key.add("attention overlap", o.attention_overlap ? "1" : "0");
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);
