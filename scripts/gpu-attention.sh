@@ -10,7 +10,8 @@
 #    sampled rows checked against f64 first, median of 20 by CUDA events) and, in the
 #    same run, torch SDPA on its cuDNN and FlashAttention-2 backends on the same
 #    shapes (bench/attention_peers.py, outputs checked first).
-# Writes $OUT/attention-*.log|json and lines in $OUT/summary.txt.
+# ATTENTION_AB=1 also times the kernels written without the softmax/product overlap
+# (KILN_ATTENTION_OVERLAP=0). Writes $OUT/attention-*.log|json and lines in $OUT/summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/attention-$(date +%Y%m%d)}
@@ -45,5 +46,13 @@ cmake --build "$build" -j "$(nproc)" --target kiln_attention_bench >"$out/build-
     { grep error "$out/build-attention-bench.log" | head | tee -a "$out/summary.txt"; }
 timeout "${ATTENTION_BENCH_TIMEOUT:-300}" "$build/bench/kiln_attention_bench" "$out/attention-kiln.json" >"$out/attention-kiln.log" 2>&1
 echo "exit $?" >>"$out/attention-kiln.log"; tee -a "$out/summary.txt" <"$out/attention-kiln.log"
+if [[ -n ${ATTENTION_AB:-} ]]; then
+    # The same kernels written serially (no softmax/product overlap), compiled into a cache of their own.
+    step "attention: kiln_attention_bench, KILN_ATTENTION_OVERLAP=0 (A/B)"
+    KILN_ATTENTION_OVERLAP=0 KILN_CACHE_DIR="$out/cache-serial" timeout "${ATTENTION_BENCH_TIMEOUT:-300}" "$build/bench/kiln_attention_bench" \
+        "$out/attention-kiln-serial.json" >"$out/attention-kiln-serial.log" 2>&1
+    echo "exit $?" >>"$out/attention-kiln-serial.log"; tee -a "$out/summary.txt" <"$out/attention-kiln-serial.log"
+    rm -rf "$out/cache-serial"
+fi
 step "attention: peers (torch SDPA cuDNN, FlashAttention-2)"
 python3 bench/attention_peers.py --out "$out/attention-peers.json" >"$out/attention-peers.log" 2>&1; tail -20 "$out/attention-peers.log" | tee -a "$out/summary.txt"
