@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/attrs.h"
+#include "passes/dataflow_match.h"
 
 namespace kiln::passes {
 
@@ -12,27 +13,6 @@ using detail::OpCode;
 using ir::Node;
 
 namespace {
-
-bool scalar(const Node* n) { return n->type.dims.empty(); }
-
-std::optional<std::int64_t> int_constant(const Node* n) {
-    if (n->op != OpCode::constant || !scalar(n) || is_float(n->type.kind) || n->data->ints.size() != 1) return std::nullopt;
-    return n->data->ints[0];
-}
-
-std::optional<double> float_constant(const Node* n) {
-    if (n->op == OpCode::full) n = n->operands[0];
-    if (n->op != OpCode::constant || !scalar(n) || !is_float(n->type.kind) || n->data->floats.size() != 1) return std::nullopt;
-    return n->data->floats[0];
-}
-
-// n == index * extent (either operand order).
-bool index_times(const Node* n, const Node* index, std::int64_t extent) {
-    if (n->op != OpCode::mul || n->operands.size() != 2) return false;
-    const Node *x = n->operands[0], *y = n->operands[1];
-    if (x != index) std::swap(x, y);
-    return x == index && int_constant(y) == extent;
-}
 
 // The binary op `op` of a and b in either order (for commutative ops).
 bool is_pair(const Node* n, OpCode op, const Node* a, const Node* b) {
@@ -43,38 +23,16 @@ bool is_pair(const Node* n, OpCode op, const Node* a, const Node* b) {
 // x itself, or a broadcast of x (a per-row value spread along another axis).
 const Node* unbroadcast(const Node* n) { return n->op == OpCode::broadcast ? n->operands[0] : n; }
 
-// The tile's dims other than unit ones, as axis ids.
-std::vector<int> axes_of(const Node* n) {
-    std::vector<int> a;
-    for (const auto& d : n->type.dims)
-        if (d.extent != 1) a.push_back(d.axis);
-    return a;
-}
+bool scalar(const Node* n) { return is_scalar(n); }
+std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
-class Matcher {
+class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
-    explicit Matcher(const ir::Program& p) : p_(p) {}
+    using DataflowMatcher::DataflowMatcher;
 
-    std::optional<AttentionMatch> run(std::string* why) {
-        bool ok = match();
-        if (why) *why = ok ? "" : why_;
-        if (!ok) return std::nullopt;
-        return m_;
-    }
+    std::optional<AttentionMatch> run(std::string* why) { return verdict(match(), why); }
 
 private:
-    bool no(const std::string& why) {
-        why_ = why;
-        return false;
-    }
-
-    const detail::ParamSig* view(const Node* access, bool writable) const {
-        int i = ir::param_index(*access);
-        if (i < 0 || static_cast<std::size_t>(i) >= p_.params.size()) return nullptr;
-        const auto& q = p_.params[static_cast<std::size_t>(i)];
-        return q.is_view && (!writable || q.writable) ? &q : nullptr;
-    }
-
     // Whether n depends on any node of `set` (through operands).
     static bool depends(const Node* n, const std::unordered_set<const Node*>& set) {
         std::vector<const Node*> work{n};
@@ -263,7 +221,7 @@ private:
         if (m_.dv == 256 && m_.bk != 64) return no("with 256 value channels the key block must be 64 (registers)");
         std::unordered_set<const Node*> row_index, t_set{t_};
         for (const Node* l : {m_.load_q, m_.load_k, m_.load_v}) {
-            const auto* q = view(l, false);
+            const auto* q = view(l, -1, false);
             const int rank = ir::access_rank(*l);
             if (!q || q->kind != m_.in || rank < 2 || rank > 5 || ir::has_fallback(*l) || ir::bounds_policy(*l) == bounds::check)
                 return no("a load is not a tile of an f16/bf16 view of rank 2 to 5 with zero fill or assumed bounds");
@@ -333,7 +291,7 @@ private:
             if (n->op == OpCode::store) {
                 const Node* v = n->operands.back();
                 const int rank = ir::access_rank(*n);
-                const auto* q = view(n, true);
+                const auto* q = view(n, -1, true);
                 if (!q || rank < 2 || n->operands.size() != static_cast<std::size_t>(rank) + 1) return no("a store is not into a writable view");
                 if (v->type.rank() != rank || axes_of(v) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("a stored tile is not [rows, value channels]");
                 if (n->operands[static_cast<std::size_t>(rank - 2)] != q0_ && !index_times(n->operands[static_cast<std::size_t>(rank - 2)], m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq))
@@ -362,12 +320,9 @@ private:
         return true;
     }
 
-    const ir::Program& p_;
-    AttentionMatch m_;
     std::unordered_set<const Node*> carried_, grid_indices_;
     const Node* t_ = nullptr;
     const Node* q0_ = nullptr;
-    std::string why_;
 };
 
 }  // namespace

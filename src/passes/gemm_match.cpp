@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/attrs.h"
+#include "passes/dataflow_match.h"
 #include "passes/host_scalars.h"
 
 namespace kiln::passes {
@@ -14,20 +15,7 @@ using ir::Node;
 
 namespace {
 
-bool scalar(const Node* n) { return n->type.dims.empty(); }
-
-std::optional<std::int64_t> int_constant(const Node* n) {
-    if (n->op != OpCode::constant || !scalar(n) || is_float(n->type.kind) || n->data->ints.size() != 1) return std::nullopt;
-    return n->data->ints[0];
-}
-
-// n == index * extent (either operand order).
-bool index_times(const Node* n, const Node* index, std::int64_t extent) {
-    if (n->op != OpCode::mul || n->operands.size() != 2) return false;
-    const Node *x = n->operands[0], *y = n->operands[1];
-    if (x != index) std::swap(x, y);
-    return x == index && int_constant(y) == extent;
-}
+bool scalar(const Node* n) { return is_scalar(n); }
 
 // A rank-0 computation that touches no memory: index arithmetic the kernel does
 // not need (the GEMM kernel derives its own coordinates).
@@ -48,30 +36,13 @@ EpilogueVaries join(EpilogueVaries a, EpilogueVaries b) {
     return EpilogueVaries::tile;  // rows with cols, or anything with tile
 }
 
-class Matcher {
+class Matcher : public DataflowMatcher<GemmMatch> {
 public:
-    explicit Matcher(const ir::Program& p) : p_(p) {}
+    using DataflowMatcher::DataflowMatcher;
 
-    std::optional<GemmMatch> run(std::string* why) {
-        bool ok = match();
-        if (why) *why = ok ? "" : why_;
-        if (!ok) return std::nullopt;
-        return m_;
-    }
+    std::optional<GemmMatch> run(std::string* why) { return verdict(match(), why); }
 
 private:
-    bool no(const std::string& why) {
-        why_ = why;
-        return false;
-    }
-
-    const detail::ParamSig* view(const Node* access, int rank, bool writable) const {
-        int i = ir::param_index(*access);
-        if (i < 0 || static_cast<std::size_t>(i) >= p_.params.size()) return nullptr;
-        const auto& q = p_.params[static_cast<std::size_t>(i)];
-        return q.is_view && q.rank == rank && (!writable || q.writable) ? &q : nullptr;
-    }
-
     bool match() {
         const Node* grid = p_.grid;
         if (!grid || ir::loop_rank(*grid) != 2 || !ir::loop_inits(*grid).empty()) return no("no 2-D parallel nest");
@@ -253,10 +224,7 @@ private:
         return std::nullopt;
     }
 
-    const ir::Program& p_;
-    GemmMatch m_;
     const Node* init_ = nullptr;
-    std::string why_;
 };
 
 }  // namespace

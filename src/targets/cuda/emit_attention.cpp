@@ -1,26 +1,21 @@
-// The Hopper FlashAttention kernel (emit_attention.h): the kernel's skeleton, and
-// the program's ops written over wgmma accumulator fragments.
-//
-// Fragments. In a wgmma m64nN f32 accumulator, register j of thread `lane` of warp
-// `w` (of the warpgroup) holds row 16w + lane/4 + 8h and column 8(j/4) + 2(lane%4)
-// + j%2, with h = (j/2)%2. So each thread holds two rows (h = 0, 1) of the scores S
-// and of the output O, a row's values are spread over the four lanes 4g..4g+3, and
-// the S registers 8kk..8kk+7 are, pairwise, exactly the A operand of the k-step kk
-// of the P V product (the m64nNk16 register layout): P never leaves registers.
-// Every value of the program is written in one of four contexts: per CTA (index
-// arithmetic), per row (arrays [2] indexed by h: the carried maximum and sum, the
-// rescale), per score element (inside a fully unrolled loop over j: `h`, the key
-// column `kc` within the block) or per output element (`h`, the column `oc`).
+// The Hopper FlashAttention kernel (emit_attention.h): its consumers (the two
+// schedules, the softmax of a key block in up to three forms, the epilogue) and the
+// kernel's text. Values are written over wgmma fragments by attention_values.h; the
+// kernel's start and its producer are attention_producer.h. The S registers
+// 8kk..8kk+7 are, pairwise, the A operand of k-step kk of the P V product (the
+// m64nNk16 register layout), so P never leaves registers.
 #include "targets/cuda/emit_attention.h"
 
 #include <algorithm>
-#include <optional>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/attrs.h"
+#include "passes/dataflow_match.h"
 #include "targets/common/embedded_text.h"
+#include "targets/cuda/attention_producer.h"
+#include "targets/cuda/attention_values.h"
 #include "targets/cuda/emitter.h"
+#include "targets/cuda/wgmma_text.h"
 
 namespace kiln::cu {
 
@@ -29,144 +24,22 @@ namespace {
 using passes::AttentionMatch;
 
 constexpr std::int64_t kSharedLimit = 227 * 1024;  // opt-in shared memory of an sm_90 CTA
-constexpr int kRows = 128;                         // query rows per CTA: two consumer warpgroups of 64
+constexpr int kRows = kAttentionRows;
 
-std::string kind_name_of(Kind in) { return in == Kind::BF16 ? "bf16" : "f16"; }
-
-// One wgmma m64nNk16 with operands in shared memory, B K-major (the keys' rows),
-// accumulating when `accumulate` (else D = A B).
-std::string wgmma_ss(const std::string& name, int n, Kind in) {
-    const int regs = n / 2;
-    std::string list, operands;
-    for (int i = 0; i < regs; ++i) {
-        list += (i ? ", %" : "%") + std::to_string(i);
-        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
-    }
-    const std::string r = std::to_string(regs), k = kind_name_of(in);
-    return "struct " + name + " {\n"
-           "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b, int accumulate) {\n"
-           "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
-           "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, %" + r +
-           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, 0;\\n}\\n\"\n"
-           "            :" + operands + "\n"
-           "            : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n"
-           "    }\n"
-           "};\n";
-}
-
-// One wgmma m64nNk16 with A from registers (four packed pairs) and B N-major in
-// shared memory (the values' rows: imm-trans-b = 1), accumulating.
-std::string wgmma_rs(const std::string& name, int n, Kind in) {
-    const int regs = n / 2;
-    std::string list, operands;
-    for (int i = 0; i < regs; ++i) {
-        list += (i ? ", %" : "%") + std::to_string(i);
-        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
-    }
-    auto at = [&](int i) { return "%" + std::to_string(regs + i); };
-    const std::string k = kind_name_of(in);
-    return "struct " + name + " {\n"
-           "    static __device__ __forceinline__ void run(float (&d)[" + std::to_string(regs) + "], const unsigned (&a)[4], unsigned long long b) {\n"
-           "        asm volatile(\"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, {" +
-           at(0) + ", " + at(1) + ", " + at(2) + ", " + at(3) + "}, " + at(4) + ", 1, 1, 1, 1;\\n\"\n"
-           "            :" + operands + "\n"
-           "            : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b));\n"
-           "    }\n"
-           "};\n";
-}
-
-// The non-unit axes of a value.
-std::vector<int> axes_of(const Node* n) {
-    std::vector<int> a;
-    for (const auto& d : n->type.dims)
-        if (d.extent != 1) a.push_back(d.axis);
-    return a;
-}
-
-enum class Where { cta, row, score, out };
 
 class AttentionWriter {
 public:
-    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : E_(E), m_(m), k_(k) {}
+    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {}
 
     // The kernel's body after its signature.
     std::string write() {
         std::string s;
-        const ir::Node* grid = m_.grid;
-        const int rank = static_cast<int>(grid->operands.size());
         const ir::Region& body = *m_.loop->body;
-        // Per-CTA coordinates: CTAs numbered so that the last query blocks (longest
-        // under a causal trip count) come first, across every other grid index.
-        s += "    const long long kiln_others = kiln_ctas / kiln_row_ctas;\n";
-        s += "    const long long kiln_rb = kiln_row_ctas - 1 - (long long)blockIdx.x / kiln_others;\n";
-        s += "    [[maybe_unused]] long long kiln_rest = (long long)blockIdx.x % kiln_others;\n";
-        for (int a = rank - 1; a >= 0; --a) {
-            if (a == m_.row_axis) continue;
-            s += "    const long long kiln_g" + num(a) + " = kiln_rest % kiln_ge" + num(a) + "; kiln_rest /= kiln_ge" + num(a) + ";\n";
-        }
-        s += "    const long long kiln_R0 = kiln_rb * " + num(kRows) + ";\n";
-        s += "    const long long kiln_rows = kiln_ge" + num(m_.row_axis) + " * " + num(m_.bq) + ";  // rows the program covers\n";
-        // The program's key limit of query block i: T(i) key blocks. The CTA runs
-        // enough blocks for its longest row and masks per row past that row's limit.
-        s += "    auto kiln_limit = [&](long long kiln_i) -> long long {\n";
-        s += "        [[maybe_unused]] const long long kiln_gi[2] = {kiln_i, kiln_i};\n";
-        s += "        [[maybe_unused]] const int h = 0;\n";
-        s += "        const long long t = (long long)(" + expr(m_.loop->operands[0], Where::row) + ");\n";
-        s += "        return kiln_i < kiln_ge" + num(m_.row_axis) + " && t > 0 ? t * " + num(m_.bk) + " : 0;\n";
-        s += "    };\n";
-        s += "    long long kiln_lim_min = 0x7fffffffffffffffLL, kiln_lim_max = 0;\n";
-        s += "    for (long long i = kiln_R0 / " + num(m_.bq) + "; i <= (kiln_R0 + " + num(kRows - 1) + ") / " + num(m_.bq) + "; ++i) {\n";
-        s += "        const long long l = kiln_limit(i);\n";
-        s += "        kiln_lim_min = l < kiln_lim_min ? l : kiln_lim_min;\n";
-        s += "        kiln_lim_max = l > kiln_lim_max ? l : kiln_lim_max;\n";
-        s += "    }\n";
-        s += "    const int kiln_blocks = (int)((kiln_lim_max + " + num(k_.bn - 1) + ") / " + num(k_.bn) + ");\n";
-        // Shared memory: Q (D/64 boxes of [128 rows][64]), then per stage K (D/64 boxes
-        // of [BN][64]) and V (DV/64 boxes of [BN][64]), then the mbarriers.
-        const std::int64_t q_bytes = std::int64_t{kRows} * m_.d * 2, k_bytes = std::int64_t{k_.bn} * m_.d * 2, v_bytes = std::int64_t{k_.bn} * m_.dv * 2;
-        const std::int64_t stage_bytes = k_bytes + v_bytes;
+        const AttentionRing ring = attention_ring(m_, k_);
+        const std::int64_t stage_bytes = ring.stage_bytes, k_bytes = ring.k_bytes;
         stage_bytes_ = stage_bytes;
         k_bytes_ = k_bytes;
-        s += "    unsigned char* const kiln_q = kiln_smem + ((1024 - (kg::smem_u32(kiln_smem) & 1023)) & 1023);\n";
-        s += "    unsigned char* const kiln_ring = kiln_q + " + num(q_bytes) + ";\n";
-        s += "    unsigned long long* const kiln_bars = reinterpret_cast<unsigned long long*>(kiln_ring + " + num(k_.stages * stage_bytes) + ");\n";
-        s += "    unsigned long long* const kiln_qfull = kiln_bars;\n";
-        s += "    unsigned long long* const kiln_kfull = kiln_bars + 1;\n";
-        s += "    unsigned long long* const kiln_vfull = kiln_kfull + " + num(k_.stages) + ";\n";
-        s += "    unsigned long long* const kiln_kempty = kiln_vfull + " + num(k_.stages) + ";\n";
-        s += "    unsigned long long* const kiln_vempty = kiln_kempty + " + num(k_.stages) + ";\n";
-        s += "    if (threadIdx.x == 0) {\n";
-        s += "        kg::mbar_init(kiln_qfull, 1);\n";
-        s += "        for (int i = 0; i < " + num(k_.stages) + "; ++i) {\n";
-        s += "            kg::mbar_init(&kiln_kfull[i], 1); kg::mbar_init(&kiln_vfull[i], 1);\n";
-        s += "            kg::mbar_init(&kiln_kempty[i], 8); kg::mbar_init(&kiln_vempty[i], 8);  // one arrival per consumer warp\n";
-        s += "        }\n";
-        s += "        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n";
-        s += "    }\n";
-        s += "    __syncthreads();\n";
-        s += "    const int kiln_wg = threadIdx.x / 128;\n";
-        // Producer.
-        s += "    if (kiln_wg == 0) {\n";
-        s += "        kg::setmaxnreg_dec<24>();\n";
-        s += "        if (threadIdx.x != 0) return;\n";
-        s += "        kg::mbar_expect_tx(kiln_qfull, " + num(q_bytes) + ");\n";
-        s += "        for (int x = 0; x < " + num(m_.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + ", &kiln_tq, kiln_qfull, " +
-             coords(m_.load_q, "x * 64", "(int)kiln_R0") + ");\n";
-        s += "        int stage = 0;\n";
-        s += "        unsigned phase = 0;\n";
-        s += "        for (int kb = 0; kb < kiln_blocks; ++kb) {\n";
-        s += "            unsigned char* const kst = kiln_ring + stage * " + num(stage_bytes) + ";\n";
-        s += "            kg::mbar_wait(&kiln_kempty[stage], phase ^ 1);\n";
-        s += "            kg::mbar_expect_tx(&kiln_kfull[stage], " + num(k_bytes) + ");\n";
-        s += "            for (int x = 0; x < " + num(m_.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k_.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
-             coords(m_.load_k, "x * 64", "kb * " + num(k_.bn)) + ");\n";
-        s += "            kg::mbar_wait(&kiln_vempty[stage], phase ^ 1);\n";
-        s += "            kg::mbar_expect_tx(&kiln_vfull[stage], " + num(v_bytes) + ");\n";
-        s += "            for (int x = 0; x < " + num(m_.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k_.bn * 128) +
-             ", &kiln_tv, &kiln_vfull[stage], " + coords(m_.load_v, "x * 64", "kb * " + num(k_.bn)) + ");\n";
-        s += "            if (++stage == " + num(k_.stages) + ") stage = 0, phase ^= 1;\n";
-        s += "        }\n";
-        s += "    } else {\n";
+        s += attention_cta_and_producer(values_, m_, k_);
         // Consumers: the other branch of the one if/else over roles, so that ptxas
         // allocates their code the registers setmaxnreg gives them.
         s += "    kg::setmaxnreg_inc<240>();\n";
@@ -267,15 +140,6 @@ public:
     }
 
 private:
-    // The TMA coordinates of a tile load: innermost (channel) first, then the row,
-    // then the leading indices from the innermost out.
-    std::string coords(const Node* load, const std::string& channel, const std::string& row) {
-        const int rank = ir::access_rank(*load);
-        std::string c = channel + ", " + row;
-        for (int i = rank - 3; i >= 0; --i) c += ", (int)(" + expr(load->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
-        return c;
-    }
-
     // The block kiln_t's softmax (and, serially, its products) in up to three forms:
     // blocks wholly inside every row's key limit skip the per-row limit masks; of
     // those, blocks where each of the program's masks is proven true over the
@@ -284,12 +148,12 @@ private:
     std::string variants(const ir::Region& body) {
         std::string s;
         s += "        const bool kiln_inside = (kiln_t + 1) * " + num(k_.bn) + " <= kiln_lim_min;\n";
-        std::string interior = interior_condition(body);
+        std::string interior = values_.interior_condition(body);
         if (!interior.empty()) {
             s += "        if (kiln_inside && " + interior + ") {\n";
-            interior_ = true;
+            values_.set_interior(true);
             s += block(body, false);
-            interior_ = false;
+            values_.set_interior(false);
             s += "        } else if (kiln_inside) {\n";
         } else {
             s += "        if (kiln_inside) {\n";
@@ -337,8 +201,7 @@ private:
     // One key block: the loop body's ops in program order.
     std::string block(const ir::Region& body, bool masked) {
         masked_ = masked;
-        row_values_.clear();
-        tiles_.clear();
+        values_.clear();
         std::string s;
         for (const Node* n : body.nodes) {
             if (n == m_.score_mma) s += mode_ == Mode::serial ? scores() : "";
@@ -346,8 +209,8 @@ private:
             else if (n == m_.output_mma) s += mode_ == Mode::serial ? output_product() : "";
             else if (n->op == OpCode::yield) {
                 s += "            for (int h = 0; h < 2; ++h) {\n";
-                s += "                kiln_m[h] = " + row_values_.at(m_.next_max) + "[h];\n";
-                s += "                kiln_l[h] = " + row_values_.at(m_.next_sum) + "[h];\n";
+                s += "                kiln_m[h] = " + values_.row(m_.next_max) + "[h];\n";
+                s += "                kiln_l[h] = " + values_.row(m_.next_sum) + "[h];\n";
                 s += "            }\n";
             } else if (row_state(n)) s += row_value(n);
         }
@@ -358,11 +221,11 @@ private:
 
     // Whether n is a per-row value computed from the carried state or the reductions.
     bool row_state(const Node* n) {
-        if (n->type.dims.empty() || axes_of(n) != std::vector<int>{m_.axis_rows}) return false;
+        if (n->type.dims.empty() || passes::non_unit_axes(n) != std::vector<int>{m_.axis_rows}) return false;
         if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast) return false;
         const auto& args = m_.loop->body->args;
         for (const Node* o : n->operands)
-            if (row_values_.count(o) || std::find(args.begin() + 1, args.end(), o) != args.end()) return true;
+            if (values_.has_row(o) || std::find(args.begin() + 1, args.end(), o) != args.end()) return true;
         return false;
     }
 
@@ -378,7 +241,7 @@ private:
             s += "                if (!kiln_active[h]) " + name + "[h] = " + keep + ";\n";
         }
         s += "            }\n";
-        row_values_[n] = name;
+        values_.set_row(n, name);
         return s;
     }
 
@@ -446,10 +309,10 @@ private:
         s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
         s += "            }\n";
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
-        row_values_[n] = name;
+        values_.set_row(n, name);
         // From here on S's registers hold the maximum's operand X (its values are
         // computed once: kept apart from S, they would cost another 64 registers).
-        if (mode_ == Mode::pipelined && is_max && scores_replaceable()) tiles_[n->operands[0]] = "kiln_s";
+        if (mode_ == Mode::pipelined && is_max && scores_replaceable()) values_.set_tile(n->operands[0], "kiln_s");
         return s;
     }
 
@@ -475,7 +338,7 @@ private:
         if (a->op == OpCode::cast && a->operands[0]->type.kind == Kind::F32) a = a->operands[0];
         s += "                    kiln_pv[e] = " + limited(expr(a, Where::score), "0.0f") + ";\n";
         s += "                }\n";
-        s += "                kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + kind_name_of(m_.in) + "(kiln_pv[0], kiln_pv[1]);\n";
+        s += "                kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + wgmma_kind(m_.in) + "(kiln_pv[0], kiln_pv[1]);\n";
         s += "            }\n";
         s += "            kg::mbar_wait(&kiln_vfull[kiln_stage], kiln_phase);\n";
         s += "            kg::wgmma_fence();\n";
@@ -510,21 +373,21 @@ private:
     // O *= alpha of the block whose probabilities are about to be packed (once no
     // product is in flight: ptxas serialises wgmma around reads of its accumulators).
     std::string rescale_output() {
-        row_values_.clear();
-        row_values_[m_.alpha] = "kiln_alpha";
+        values_.clear();
+        values_.set_row(m_.alpha, "kiln_alpha");
         std::string s = "#pragma unroll\n";
         s += "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
         s += "            const int h = (j >> 1) & 1;\n";
         s += "            kiln_o[j] = " + expr(m_.scaled_acc, Where::out) + ";\n";
         s += "        }\n";
-        row_values_.clear();
+        values_.clear();
         return s;
     }
     // The probabilities in S's registers packed into the A operand of the next product.
     std::string pack_probabilities() const {
         return "#pragma unroll\n"
                "        for (int jp = 0; jp < " + num(k_.bn / 2) + "; jp += 2)\n"
-               "            kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + kind_name_of(m_.in) + "(kiln_s[jp], kiln_s[jp + 1]);\n";
+               "            kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + wgmma_kind(m_.in) + "(kiln_s[jp], kiln_s[jp + 1]);\n";
     }
 
     // The epilogue: per output element pair, the program's values, then each store.
@@ -557,184 +420,16 @@ private:
         return s;
     }
 
-    // A block-uniform condition under which every select of the loop body whose mask
-    // the interval proofs cover takes its first branch ("" when none is covered).
-    std::string interior_condition(const ir::Region& body) {
-        std::string all;
-        for (const Node* n : body.nodes) {
-            if (n->op != OpCode::select || n->operands[0]->type.dims.empty()) continue;
-            auto p = proven(n->operands[0]);
-            if (!p) continue;
-            resolved_.insert(n);
-            all += (all.empty() ? "" : " && ") + *p;
-        }
-        return all.empty() ? "" : "(" + all + ")";
-    }
+    std::string expr(const Node* n, Where w) { return values_.expr(n, w); }
 
-    struct Interval {
-        std::string lo, hi;
-    };
-    // The interval of an integer value over the warpgroup's rows and the block's keys
-    // (nullopt: not an index expression the proof follows).
-    std::optional<Interval> interval(const Node* n) {
-        auto exact = [](const std::string& e) { return Interval{"(long long)(" + e + ")", "(long long)(" + e + ")"}; };
-        if (is_float(n->type.kind) || n->type.kind == Kind::Bool) return std::nullopt;
-        switch (n->op) {
-            case OpCode::region_arg: {
-                const auto& g = m_.grid->body->args;
-                for (std::size_t a = 0; a < g.size(); ++a)
-                    if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? Interval{"kiln_gi_lo", "kiln_gi_hi"} : exact("kiln_g" + num(static_cast<std::int64_t>(a)));
-                if (n == m_.loop->body->args[0]) return exact("kiln_t");
-                return std::nullopt;
-            }
-            case OpCode::iota: {
-                const int axis = n->type.dims[0].axis;
-                if (axis == m_.axis_rows) return Interval{"kiln_im_lo", "kiln_im_hi"};
-                if (axis == m_.axis_keys) return Interval{"0LL", num(k_.bn - 1) + "LL"};
-                return std::nullopt;
-            }
-            case OpCode::constant:
-                if (n->type.count() != 1) return std::nullopt;
-                return exact(num(n->data->ints[0]) + "LL");
-            case OpCode::param:
-            case OpCode::view_extent:
-            case OpCode::view_stride: return exact(expr(n, Where::cta));
-            case OpCode::full:
-            case OpCode::broadcast: return interval(n->operands[0]);
-            default: break;
-        }
-        if (n->operands.size() != 2) return std::nullopt;
-        auto a = interval(n->operands[0]), b = interval(n->operands[1]);
-        if (!a || !b) return std::nullopt;
-        auto constant = [](const Node* x) -> std::optional<std::int64_t> {
-            while (x->op == OpCode::full || x->op == OpCode::broadcast) x = x->operands[0];
-            if (x->op != OpCode::constant || x->type.count() != 1 || is_float(x->type.kind)) return std::nullopt;
-            return x->data->ints[0];
-        };
-        switch (n->op) {
-            case OpCode::add: return Interval{"(" + a->lo + " + " + b->lo + ")", "(" + a->hi + " + " + b->hi + ")"};
-            case OpCode::sub: return Interval{"(" + a->lo + " - " + b->hi + ")", "(" + a->hi + " - " + b->lo + ")"};
-            case OpCode::mul: {
-                auto cb = constant(n->operands[1]), ca = constant(n->operands[0]);
-                if (cb && *cb >= 0) return Interval{"(" + a->lo + " * " + num(*cb) + "LL)", "(" + a->hi + " * " + num(*cb) + "LL)"};
-                if (ca && *ca >= 0) return Interval{"(" + b->lo + " * " + num(*ca) + "LL)", "(" + b->hi + " * " + num(*ca) + "LL)"};
-                return std::nullopt;
-            }
-            case OpCode::div: {  // truncating division by a positive constant is monotone
-                auto cb = constant(n->operands[1]);
-                if (!cb || *cb <= 0) return std::nullopt;
-                return Interval{"(" + a->lo + " / " + num(*cb) + "LL)", "(" + a->hi + " / " + num(*cb) + "LL)"};
-            }
-            case OpCode::minimum:
-            case OpCode::maximum: {  // monotone in both operands
-                const char* op = n->op == OpCode::minimum ? " < " : " > ";
-                auto pick = [&](const std::string& x, const std::string& y) { return "(" + x + op + y + " ? " + x + " : " + y + ")"; };
-                return Interval{pick(a->lo, b->lo), pick(a->hi, b->hi)};
-            }
-            default: return std::nullopt;
-        }
-    }
-    // An expression that is true only when boolean n holds at every element of the
-    // box (a sufficient condition), or nullopt.
-    std::optional<std::string> proven(const Node* n) {
-        switch (n->op) {
-            case OpCode::full:
-            case OpCode::broadcast: return proven(n->operands[0]);
-            case OpCode::constant:
-                if (n->type.count() == 1 && n->data->ints.size() == 1 && n->data->ints[0] != 0) return std::string("true");
-                return std::nullopt;
-            case OpCode::logical_and: {
-                auto a = proven(n->operands[0]), b = proven(n->operands[1]);
-                if (!a || !b) return std::nullopt;
-                return "(" + *a + " && " + *b + ")";
-            }
-            case OpCode::logical_or: {
-                auto a = proven(n->operands[0]), b = proven(n->operands[1]);
-                if (a && b) return "(" + *a + " || " + *b + ")";
-                return a ? a : b;
-            }
-            case OpCode::lt:
-            case OpCode::le:
-            case OpCode::gt:
-            case OpCode::ge: {
-                auto a = interval(n->operands[0]), b = interval(n->operands[1]);
-                if (!a || !b) return std::nullopt;
-                if (n->op == OpCode::lt) return "(" + a->hi + " < " + b->lo + ")";
-                if (n->op == OpCode::le) return "(" + a->hi + " <= " + b->lo + ")";
-                if (n->op == OpCode::gt) return "(" + a->lo + " > " + b->hi + ")";
-                return "(" + a->lo + " >= " + b->hi + ")";
-            }
-            default: return std::nullopt;
-        }
-    }
-
-    // The expression of n's value at the current element of context `w`.
-    std::string expr(const Node* n, Where w) {
-        if (auto it = row_values_.find(n); it != row_values_.end()) return it->second + "[h]";
-        if (auto it = tiles_.find(n); it != tiles_.end()) return it->second + "[j]";
-        switch (n->op) {
-            case OpCode::region_arg: return argument(n);
-            case OpCode::loop_result: {
-                int slot = ir::slot(*n);
-                if (slot == m_.slot_max) return "kiln_m[h]";
-                if (slot == m_.slot_sum) return "kiln_l[h]";
-                return "kiln_o[j]";
-            }
-            case OpCode::iota: {
-                int axis = n->type.dims[0].axis;
-                if (axis == m_.axis_rows) return "kiln_im[h]";
-                if (axis == m_.axis_keys) return "(long long)kc";
-                if (axis == m_.axis_values) return "(long long)oc";
-                return "0LL";
-            }
-            case OpCode::constant: {
-                if (n->type.count() != 1) internal_fail("cuda attention: a constant table");
-                bool fl = is_float(n->type.kind);
-                return literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
-            }
-            case OpCode::param: return n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
-            case OpCode::view_extent: return "a" + num(ir::param_index(*n)) + "_e" + num(ir::view_dim(*n));
-            case OpCode::view_stride: return "a" + num(ir::param_index(*n)) + "_s" + num(ir::view_dim(*n));
-            case OpCode::full:
-            case OpCode::broadcast: return expr(n->operands[0], w);
-            default: break;
-        }
-        if (n == m_.score_mma) return "kiln_s[j]";
-        if (interior_ && resolved_.count(n)) return expr(n->operands[1], w);  // the mask is proven true here
-        if (!ir::is_elementwise(n->op)) internal_fail("cuda attention: a " + std::string(detail::op_name(n->op)) + " in the kernel's values");
-        std::vector<std::string> args;
-        for (const Node* o : n->operands) args.push_back(expr(o, w));
-        return element_expr(E_, *n, args);
-    }
-
-    std::string argument(const Node* n) {
-        const auto& g = m_.grid->body->args;
-        for (std::size_t a = 0; a < g.size(); ++a)
-            if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? "kiln_gi[h]" : "kiln_g" + num(static_cast<std::int64_t>(a));
-        const auto& l = m_.loop->body->args;
-        if (n == l[0]) return "kiln_t";
-        for (std::size_t s = 1; s < l.size(); ++s)
-            if (l[s] == n) {
-                const int slot = static_cast<int>(s) - 1;
-                if (slot == m_.slot_max) return "kiln_m[h]";
-                if (slot == m_.slot_sum) return "kiln_l[h]";
-                return "kiln_o[j]";
-            }
-        internal_fail("cuda attention: an index of another loop");
-    }
-
-    Emitter& E_;
     const AttentionMatch& m_;
     const AttentionKernel& k_;
+    FragmentValues values_;
     std::string scalars_;
-    std::unordered_map<const Node*, std::string> row_values_;
-    std::unordered_map<const Node*, std::string> tiles_;  // score-shaped values held in a register array (pipelined)
     enum class Mode { serial, pipelined };  // how block() writes the products (see write())
     Mode mode_ = Mode::serial;
     std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())
     bool masked_ = false;
-    bool interior_ = false;                       // writing the variant where resolved_ selects take their first branch
-    std::unordered_set<const Node*> resolved_;    // selects whose condition interior_condition() proves
     int next_ = 0;
 };
 
@@ -773,8 +468,8 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     s += "\n// ---- the Hopper FlashAttention kernel of this program (emit_attention.cpp): TMA ring + wgmma, softmax on the fragments\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += embedded::attention_sm90_cuh();
-    s += wgmma_ss("KilnScore", k.bn, m.in);
-    s += wgmma_rs("KilnOutput", k.dv, m.in);
+    s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*b_kmajor=*/true, /*accumulate_operand=*/true);
+    s += wgmma_register_a_wrapper("KilnOutput", k.dv, m.in);
     std::string extents;
     for (int a = 0; a < k.grid_rank; ++a) extents += "long long kiln_ge" + num(a) + ", ";
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(k.threads) + ", 1) " + entry +

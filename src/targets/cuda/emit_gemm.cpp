@@ -9,6 +9,7 @@
 #include <set>
 
 #include "targets/cuda/emitter.h"
+#include "targets/cuda/wgmma_text.h"
 #include "targets/common/embedded_text.h"
 
 namespace kiln::cu {
@@ -32,29 +33,10 @@ void choose_tile(const GemmMatch& m, GemmKernel& g) {
     g.shared_bytes = 1024 + g.stages * stage + 16 * g.stages;
 }
 
-// kg::wgmma(d, a_desc, b_desc): one wgmma.mma_async m64nNk16 with f32
-// accumulators, A K-major and B N-major (imm-trans-b = 1) or, for B stored [N, K],
-// K-major (imm-trans-b = 0), accumulating (scale-d predicate true).
+// kg::Wgmma::run(d, a_desc, b_desc) (wgmma_text.h): A K-major, B N-major or, for B
+// stored [N, K], K-major, always accumulating.
 std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
-    std::string kind = in == Kind::BF16 ? "bf16" : "f16";
-    int regs = n / 2;
-    std::string list, operands;
-    for (int i = 0; i < regs; ++i) {
-        list += (i ? ", %" : "%") + std::to_string(i);
-        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
-    }
-    std::string r = std::to_string(regs);
-    return "namespace kg {\n"
-           "struct Wgmma {\n"
-           "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b) {\n"
-           "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
-           "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + kind + "." + kind + " {" + list + "}, %" + r +
-           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, " + std::string(b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
-           "            :" + operands + "\n"
-           "            : \"l\"(a), \"l\"(b), \"r\"(1));\n"
-           "    }\n"
-           "};\n"
-           "}  // namespace kg\n";
+    return "namespace kg {\n" + wgmma_smem_wrapper("Wgmma", n, in, b_kmajor, false) + "}  // namespace kg\n";
 }
 
 }  // namespace

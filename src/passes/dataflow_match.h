@@ -1,0 +1,60 @@
+// Small predicates over the IR that the dataflow matchers (gemm_match.h,
+// attention_match.h) share: they recognise index arithmetic, constants and tile
+// axes the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/ir.h"
+
+namespace kiln::passes {
+
+inline bool is_scalar(const ir::Node* n) { return n->type.dims.empty(); }
+
+// The value of a scalar integer constant.
+std::optional<std::int64_t> int_constant(const ir::Node* n);
+// The value of a scalar float constant, or of full() of one.
+std::optional<double> float_constant(const ir::Node* n);
+// n == index * extent (either operand order).
+bool index_times(const ir::Node* n, const ir::Node* index, std::int64_t extent);
+// The tile's dims other than unit ones, as axis ids.
+std::vector<int> non_unit_axes(const ir::Node* n);
+
+// The parts of a matcher over one program: its verdict and the reason a program
+// is not matched ("" when it is), and the view a load or store accesses.
+template <class Match> class DataflowMatcher {
+public:
+    explicit DataflowMatcher(const ir::Program& p) : p_(p) {}
+
+protected:
+    // The match, or nullopt with `why` set to the first part that differed.
+    std::optional<Match> verdict(bool ok, std::string* why) const {
+        if (why) *why = ok ? "" : why_;
+        if (!ok) return std::nullopt;
+        return m_;
+    }
+    bool no(const std::string& why) {
+        why_ = why;
+        return false;
+    }
+    // The view parameter `access` reads or writes, when it is one (of rank `rank`,
+    // any when negative; writable when asked).
+    const detail::ParamSig* view(const ir::Node* access, int rank, bool writable) const;
+
+    const ir::Program& p_;
+    Match m_;
+    std::string why_;
+};
+
+template <class Match> const detail::ParamSig* DataflowMatcher<Match>::view(const ir::Node* access, int rank, bool writable) const {
+    int i = ir::param_index(*access);
+    if (i < 0 || static_cast<std::size_t>(i) >= p_.params.size()) return nullptr;
+    const auto& q = p_.params[static_cast<std::size_t>(i)];
+    return q.is_view && (rank < 0 || q.rank == rank) && (!writable || q.writable) ? &q : nullptr;
+}
+
+}  // namespace kiln::passes

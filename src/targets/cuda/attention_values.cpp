@@ -1,0 +1,174 @@
+#include "targets/cuda/attention_values.h"
+
+#include "ir/attrs.h"
+#include "targets/cuda/emitter.h"
+
+namespace kiln::cu {
+
+using detail::OpCode;
+using ir::Node;
+
+// A block-uniform condition under which every select of the loop body whose mask
+// the interval proofs cover takes its first branch ("" when none is covered).
+std::string FragmentValues::interior_condition(const ir::Region& body) {
+    std::string all;
+    for (const Node* n : body.nodes) {
+        if (n->op != OpCode::select || n->operands[0]->type.dims.empty()) continue;
+        auto p = proven(n->operands[0]);
+        if (!p) continue;
+        resolved_.insert(n);
+        all += (all.empty() ? "" : " && ") + *p;
+    }
+    return all.empty() ? "" : "(" + all + ")";
+}
+
+// The interval of an integer value over the warpgroup's rows and the block's keys
+// (nullopt: not an index expression the proof follows).
+std::optional<FragmentValues::Interval> FragmentValues::interval(const Node* n) {
+    auto exact = [](const std::string& e) { return Interval{"(long long)(" + e + ")", "(long long)(" + e + ")"}; };
+    if (is_float(n->type.kind) || n->type.kind == Kind::Bool) return std::nullopt;
+    switch (n->op) {
+        case OpCode::region_arg: {
+            const auto& g = m_.grid->body->args;
+            for (std::size_t a = 0; a < g.size(); ++a)
+                if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? Interval{"kiln_gi_lo", "kiln_gi_hi"} : exact("kiln_g" + num(static_cast<std::int64_t>(a)));
+            if (n == m_.loop->body->args[0]) return exact("kiln_t");
+            return std::nullopt;
+        }
+        case OpCode::iota: {
+            const int axis = n->type.dims[0].axis;
+            if (axis == m_.axis_rows) return Interval{"kiln_im_lo", "kiln_im_hi"};
+            if (axis == m_.axis_keys) return Interval{"0LL", num(block_keys_ - 1) + "LL"};
+            return std::nullopt;
+        }
+        case OpCode::constant:
+            if (n->type.count() != 1) return std::nullopt;
+            return exact(num(n->data->ints[0]) + "LL");
+        case OpCode::param:
+        case OpCode::view_extent:
+        case OpCode::view_stride: return exact(expr(n, Where::cta));
+        case OpCode::full:
+        case OpCode::broadcast: return interval(n->operands[0]);
+        default: break;
+    }
+    if (n->operands.size() != 2) return std::nullopt;
+    auto a = interval(n->operands[0]), b = interval(n->operands[1]);
+    if (!a || !b) return std::nullopt;
+    auto constant = [](const Node* x) -> std::optional<std::int64_t> {
+        while (x->op == OpCode::full || x->op == OpCode::broadcast) x = x->operands[0];
+        if (x->op != OpCode::constant || x->type.count() != 1 || is_float(x->type.kind)) return std::nullopt;
+        return x->data->ints[0];
+    };
+    switch (n->op) {
+        case OpCode::add: return Interval{"(" + a->lo + " + " + b->lo + ")", "(" + a->hi + " + " + b->hi + ")"};
+        case OpCode::sub: return Interval{"(" + a->lo + " - " + b->hi + ")", "(" + a->hi + " - " + b->lo + ")"};
+        case OpCode::mul: {
+            auto cb = constant(n->operands[1]), ca = constant(n->operands[0]);
+            if (cb && *cb >= 0) return Interval{"(" + a->lo + " * " + num(*cb) + "LL)", "(" + a->hi + " * " + num(*cb) + "LL)"};
+            if (ca && *ca >= 0) return Interval{"(" + b->lo + " * " + num(*ca) + "LL)", "(" + b->hi + " * " + num(*ca) + "LL)"};
+            return std::nullopt;
+        }
+        case OpCode::div: {  // truncating division by a positive constant is monotone
+            auto cb = constant(n->operands[1]);
+            if (!cb || *cb <= 0) return std::nullopt;
+            return Interval{"(" + a->lo + " / " + num(*cb) + "LL)", "(" + a->hi + " / " + num(*cb) + "LL)"};
+        }
+        case OpCode::minimum:
+        case OpCode::maximum: {  // monotone in both operands
+            const char* op = n->op == OpCode::minimum ? " < " : " > ";
+            auto pick = [&](const std::string& x, const std::string& y) { return "(" + x + op + y + " ? " + x + " : " + y + ")"; };
+            return Interval{pick(a->lo, b->lo), pick(a->hi, b->hi)};
+        }
+        default: return std::nullopt;
+    }
+}
+// An expression that is true only when boolean n holds at every element of the
+// box (a sufficient condition), or nullopt.
+std::optional<std::string> FragmentValues::proven(const Node* n) {
+    switch (n->op) {
+        case OpCode::full:
+        case OpCode::broadcast: return proven(n->operands[0]);
+        case OpCode::constant:
+            if (n->type.count() == 1 && n->data->ints.size() == 1 && n->data->ints[0] != 0) return std::string("true");
+            return std::nullopt;
+        case OpCode::logical_and: {
+            auto a = proven(n->operands[0]), b = proven(n->operands[1]);
+            if (!a || !b) return std::nullopt;
+            return "(" + *a + " && " + *b + ")";
+        }
+        case OpCode::logical_or: {
+            auto a = proven(n->operands[0]), b = proven(n->operands[1]);
+            if (a && b) return "(" + *a + " || " + *b + ")";
+            return a ? a : b;
+        }
+        case OpCode::lt:
+        case OpCode::le:
+        case OpCode::gt:
+        case OpCode::ge: {
+            auto a = interval(n->operands[0]), b = interval(n->operands[1]);
+            if (!a || !b) return std::nullopt;
+            if (n->op == OpCode::lt) return "(" + a->hi + " < " + b->lo + ")";
+            if (n->op == OpCode::le) return "(" + a->hi + " <= " + b->lo + ")";
+            if (n->op == OpCode::gt) return "(" + a->lo + " > " + b->hi + ")";
+            return "(" + a->lo + " >= " + b->hi + ")";
+        }
+        default: return std::nullopt;
+    }
+}
+
+// The expression of n's value at the current element of context `w`.
+std::string FragmentValues::expr(const Node* n, Where w) {
+    if (auto it = rows_.find(n); it != rows_.end()) return it->second + "[h]";
+    if (auto it = tiles_.find(n); it != tiles_.end()) return it->second + "[j]";
+    switch (n->op) {
+        case OpCode::region_arg: return argument(n);
+        case OpCode::loop_result: {
+            int slot = ir::slot(*n);
+            if (slot == m_.slot_max) return "kiln_m[h]";
+            if (slot == m_.slot_sum) return "kiln_l[h]";
+            return "kiln_o[j]";
+        }
+        case OpCode::iota: {
+            int axis = n->type.dims[0].axis;
+            if (axis == m_.axis_rows) return "kiln_im[h]";
+            if (axis == m_.axis_keys) return "(long long)kc";
+            if (axis == m_.axis_values) return "(long long)oc";
+            return "0LL";
+        }
+        case OpCode::constant: {
+            if (n->type.count() != 1) internal_fail("cuda attention: a constant table");
+            bool fl = is_float(n->type.kind);
+            return literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
+        }
+        case OpCode::param: return n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
+        case OpCode::view_extent: return "a" + num(ir::param_index(*n)) + "_e" + num(ir::view_dim(*n));
+        case OpCode::view_stride: return "a" + num(ir::param_index(*n)) + "_s" + num(ir::view_dim(*n));
+        case OpCode::full:
+        case OpCode::broadcast: return expr(n->operands[0], w);
+        default: break;
+    }
+    if (n == m_.score_mma) return "kiln_s[j]";
+    if (interior_ && resolved_.count(n)) return expr(n->operands[1], w);  // the mask is proven true here
+    if (!ir::is_elementwise(n->op)) internal_fail("cuda attention: a " + std::string(detail::op_name(n->op)) + " in the kernel's values");
+    std::vector<std::string> args;
+    for (const Node* o : n->operands) args.push_back(expr(o, w));
+    return element_expr(E_, *n, args);
+}
+
+std::string FragmentValues::argument(const Node* n) const {
+    const auto& g = m_.grid->body->args;
+    for (std::size_t a = 0; a < g.size(); ++a)
+        if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? "kiln_gi[h]" : "kiln_g" + num(static_cast<std::int64_t>(a));
+    const auto& l = m_.loop->body->args;
+    if (n == l[0]) return "kiln_t";
+    for (std::size_t s = 1; s < l.size(); ++s)
+        if (l[s] == n) {
+            const int slot = static_cast<int>(s) - 1;
+            if (slot == m_.slot_max) return "kiln_m[h]";
+            if (slot == m_.slot_sum) return "kiln_l[h]";
+            return "kiln_o[j]";
+        }
+    internal_fail("cuda attention: an index of another loop");
+}
+
+}  // namespace kiln::cu

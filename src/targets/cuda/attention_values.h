@@ -1,0 +1,75 @@
+// The values of a FlashAttention program (passes/attention_match.h) as CUDA
+// expressions over wgmma accumulator fragments, for the Hopper attention kernel
+// (emit_attention.h), and the interval proofs that let the kernel drop a mask on
+// blocks where it holds everywhere.
+//
+// Fragments. In a wgmma m64nN f32 accumulator, register j of thread `lane` of warp
+// `w` (of the warpgroup) holds row 16w + lane/4 + 8h and column 8(j/4) + 2(lane%4)
+// + j%2, with h = (j/2)%2. So each thread holds two rows (h = 0, 1) of the scores S
+// and of the output O, and a row's values are spread over the four lanes 4g..4g+3.
+// Every value of the program is written in one of four contexts: per CTA (index
+// arithmetic), per row (arrays [2] indexed by h: the carried maximum and sum, the
+// rescale), per score element (inside a fully unrolled loop over j: `h`, the key
+// column `kc` within the block) or per output element (`h`, the column `oc`). The
+// kernel names: kiln_s (S), kiln_o (O), kiln_m and kiln_l (the carried maximum and
+// sum), kiln_t (the key block), kiln_gi and kiln_im (the row's program block and its
+// row there), kiln_g<a> (the CTA's other grid indices), a<i>... (the parameters).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/attention_match.h"
+
+namespace kiln::cu {
+
+class Emitter;
+
+enum class Where { cta, row, score, out };
+
+class FragmentValues {
+public:
+    FragmentValues(Emitter& E, const passes::AttentionMatch& m, int block_keys) : E_(E), m_(m), block_keys_(block_keys) {}
+
+    // The expression of n's value at the current element of context `w`.
+    std::string expr(const ir::Node* n, Where w);
+
+    // Values a block holds in register arrays: per row (name[h]) or per score element (name[j]).
+    void set_row(const ir::Node* n, std::string array) { rows_[n] = std::move(array); }
+    void set_tile(const ir::Node* n, std::string array) { tiles_[n] = std::move(array); }
+    bool has_row(const ir::Node* n) const { return rows_.count(n) != 0; }
+    const std::string& row(const ir::Node* n) const { return rows_.at(n); }
+    void clear() {
+        rows_.clear();
+        tiles_.clear();
+    }
+
+    // A block-uniform condition under which every select of the loop body whose mask
+    // the interval proofs cover takes its first branch ("" when none is covered).
+    std::string interior_condition(const ir::Region& body);
+    // While on, expr() writes those selects as their first branch.
+    void set_interior(bool on) { interior_ = on; }
+
+private:
+    struct Interval {
+        std::string lo, hi;
+    };
+    // The interval of an integer value over the warpgroup's rows (kiln_gi_lo/hi,
+    // kiln_im_lo/hi) and the block's keys (nullopt: not an index expression the proof follows).
+    std::optional<Interval> interval(const ir::Node* n);
+    // An expression that is true only when boolean n holds at every element of the
+    // box (a sufficient condition), or nullopt.
+    std::optional<std::string> proven(const ir::Node* n);
+    std::string argument(const ir::Node* n) const;
+
+    Emitter& E_;
+    const passes::AttentionMatch& m_;
+    int block_keys_;
+    std::unordered_map<const ir::Node*, std::string> rows_, tiles_;
+    bool interior_ = false;
+    std::unordered_set<const ir::Node*> resolved_;  // selects whose condition interior_condition() proves
+};
+
+}  // namespace kiln::cu

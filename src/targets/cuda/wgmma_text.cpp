@@ -1,0 +1,52 @@
+#include "targets/cuda/wgmma_text.h"
+
+namespace kiln::cu {
+
+namespace {
+
+// The accumulators as asm operands: "%0, %1, ..." and "+f"(d[0]), ... (eight a line).
+void accumulators(int regs, std::string& list, std::string& operands) {
+    for (int i = 0; i < regs; ++i) {
+        list += (i ? ", %" : "%") + std::to_string(i);
+        operands += std::string(i ? ", " : "") + (i % 8 == 0 ? "\n          " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
+    }
+}
+
+}  // namespace
+
+std::string wgmma_kind(Kind in) { return in == Kind::BF16 ? "bf16" : "f16"; }
+
+std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool b_kmajor, bool accumulate_operand) {
+    const int regs = n / 2;
+    std::string list, operands;
+    accumulators(regs, list, operands);
+    const std::string r = std::to_string(regs), k = wgmma_kind(in);
+    return "struct " + name + " {\n"
+           "    static __device__ __forceinline__ void run(float (&d)[" + r + "], unsigned long long a, unsigned long long b" +
+           (accumulate_operand ? ", int accumulate" : "") + ") {\n"
+           "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
+           "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, %" + r +
+           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, " + (b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
+           "            :" + operands + "\n"
+           "            : \"l\"(a), \"l\"(b), \"r\"(" + (accumulate_operand ? "accumulate" : "1") + "));\n"
+           "    }\n"
+           "};\n";
+}
+
+std::string wgmma_register_a_wrapper(const std::string& name, int n, Kind in) {
+    const int regs = n / 2;
+    std::string list, operands;
+    accumulators(regs, list, operands);
+    auto at = [&](int i) { return "%" + std::to_string(regs + i); };
+    const std::string k = wgmma_kind(in);
+    return "struct " + name + " {\n"
+           "    static __device__ __forceinline__ void run(float (&d)[" + std::to_string(regs) + "], const unsigned (&a)[4], unsigned long long b) {\n"
+           "        asm volatile(\"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, {" +
+           at(0) + ", " + at(1) + ", " + at(2) + ", " + at(3) + "}, " + at(4) + ", 1, 1, 1, 1;\\n\"\n"
+           "            :" + operands + "\n"
+           "            : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b));\n"
+           "    }\n"
+           "};\n";
+}
+
+}  // namespace kiln::cu
