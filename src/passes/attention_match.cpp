@@ -23,6 +23,40 @@ bool is_pair(const Node* n, OpCode op, const Node* a, const Node* b) {
 // x itself, or a broadcast of x (a per-row value spread along another axis).
 const Node* unbroadcast(const Node* n) { return n->op == OpCode::broadcast ? n->operands[0] : n; }
 
+// Whether a and b compute the same value: the same node, or the same op with the
+// same attributes over operands that do (a user who writes exp(m - m') twice gets
+// two nodes). Loops and their indices are only ever themselves.
+bool same_value(const Node* a, const Node* b) {
+    if (a == b) return true;
+    if (a->op != b->op || a->type != b->type || a->operands.size() != b->operands.size() || a->body || b->body) return false;
+    if (a->op == OpCode::region_arg || a->op == OpCode::loop_result || ir::category(a->op) == ir::OpCategory::memory) return false;
+    const ir::RawAttrs &x = a->raw, &y = b->raw;
+    if (x.i != y.i || x.j != y.j || x.flag != y.flag || x.kind != y.kind || x.s != y.s || x.ints != y.ints) return false;
+    if ((a->data == nullptr) != (b->data == nullptr)) return false;
+    if (a->data && (a->data->ints != b->data->ints || a->data->floats != b->data->floats)) return false;
+    for (std::size_t i = 0; i < a->operands.size(); ++i)
+        if (!same_value(a->operands[i], b->operands[i])) return false;
+    return true;
+}
+
+// When e is exp(c (a' - b')) with a' the value a, b' the value b or a broadcast of
+// it, and c > 0 a float constant (absent: 1), returns c. This is the family the
+// online softmax is invariant under: exp(c (x - m')) exp(c (m' - m'')) = exp(c (x - m'')).
+std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node* b) {
+    if (e->op != OpCode::exp) return std::nullopt;
+    const Node* t = e->operands[0];
+    double c = 1;
+    if (t->op == OpCode::mul) {
+        auto k0 = float_constant(unbroadcast(t->operands[0])), k1 = float_constant(unbroadcast(t->operands[1]));
+        if (k1) c = *k1, t = t->operands[0];
+        else if (k0) c = *k0, t = t->operands[1];
+        else return std::nullopt;
+        if (!(c > 0)) return std::nullopt;
+    }
+    if (t->op != OpCode::sub || !same_value(t->operands[0], a) || !same_value(unbroadcast(t->operands[1]), b)) return std::nullopt;
+    return c;
+}
+
 bool scalar(const Node* n) { return is_scalar(n); }
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
@@ -123,7 +157,11 @@ private:
         if (axes_of(output) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("the output is not [rows, value channels]");
         const Node* weights = pa->op == OpCode::cast ? pa->operands[0] : pa;
         if (pa->type.kind != m_.in) return no("the output mma's first operand is not of the operands' kind");
-        if (axes_of(weights) != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the output mma's first operand is not [rows, keys]");
+        // Values are matched by their axes, not their order (a mask built from iota over
+        // the keys and then the rows is [keys, rows]; the kernel addresses elements by axis).
+        auto wa = axes_of(weights);
+        if (wa != std::vector<int>{m_.axis_rows, m_.axis_keys} && wa != std::vector<int>{m_.axis_keys, m_.axis_rows})
+            return no("the output mma's first operand is not [rows, keys]");
         for (const Node* x : body.nodes)
             if (x->op == OpCode::mma) continue;
             else if (x->op == OpCode::load && x != q && x != k && x != v) return no("the loop loads more than the query, key and value tiles");
@@ -159,48 +197,56 @@ private:
         if (!rsum || !reduces_keys(rsum) || scaled->op != OpCode::mul) return no("the new row sum is not l * alpha + reduce_add(p)");
         const Node* alpha = scaled->operands[0] == l_arg ? scaled->operands[1] : scaled->operands[0];
         if (!is_pair(scaled, OpCode::mul, l_arg, alpha)) return no("the new row sum is not l * alpha + reduce_add(p)");
-        if (alpha->op != OpCode::exp || alpha->operands[0]->op != OpCode::sub || alpha->operands[0]->operands[0] != m_arg ||
-            alpha->operands[0]->operands[1] != next_max)
-            return no("the rescale factor is not exp(m - m')");
-        // P = exp(X - m') or ite(c, exp(X - m'), 0), the same values the output mma reads.
-        if (rsum->operands[0] != weights) return no("the output mma does not read the probabilities the row sum adds");
+        const auto c_alpha = exp_of_difference(alpha, m_arg, next_max);
+        if (!c_alpha) return no("the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0)");
+        // P = exp(X - m') or ite(c, exp(X - m'), 0) (the scale as alpha's), the values the output mma reads.
+        if (!same_value(rsum->operands[0], weights)) return no("the output mma does not read the probabilities the row sum adds");
         const Node* e = weights;
         if (weights->op == OpCode::select) {
             if (float_constant(weights->operands[2]) != 0.0) return no("masked probabilities are not 0");
             if (depends(weights->operands[0], carried_)) return no("the probabilities' mask depends on the carried state");
             e = weights->operands[1];
         }
-        if (e->op != OpCode::exp || e->operands[0]->op != OpCode::sub || e->operands[0]->operands[0] != x ||
-            unbroadcast(e->operands[0]->operands[1]) != next_max)
-            return no("the probabilities are not exp(scores - m') (with the scores the maximum reduces)");
+        const auto c_p = exp_of_difference(e, x, next_max);
+        if (!c_p) return no("the probabilities are not exp(scores - m') (with the scores the maximum reduces)");
+        if (*c_p != *c_alpha) return no("the probabilities and the rescale factor scale the exponent differently");
         if (depends(x, carried_)) return no("the scores depend on the carried state");
         // acc * alpha.
         const Node* bal = c->operands.size() == 2 ? (c->operands[0] == acc_arg ? c->operands[1] : c->operands[0]) : nullptr;
-        if (!bal || !is_pair(c, OpCode::mul, acc_arg, bal) || unbroadcast(bal) != alpha) return no("the output mma's accumulator is not acc * alpha");
+        if (!bal || !is_pair(c, OpCode::mul, acc_arg, bal) || !same_value(unbroadcast(bal), alpha)) return no("the output mma's accumulator is not acc * alpha");
         m_.reduce_max = rmax;
         m_.reduce_sum = rsum;
         m_.next_max = next_max;
         m_.alpha = alpha;
+        m_.alphas = {alpha};
+        if (unbroadcast(bal) != alpha) m_.alphas.push_back(unbroadcast(bal));
         m_.next_sum = next_sum;
         m_.scaled_acc = c;
         m_.weights = weights;
         // Nothing else in the loop may read the carried state or the reductions, or
-        // be a reduction, scan or memory op of its own.
-        std::unordered_set<const Node*> special = {rmax, rsum, next_max, alpha, alpha->operands[0], next_sum, scaled, c, bal, output, score,
-                                                   weights, e, e->operands[0], e->operands[0]->operands[1], pa, yield, q, k, v, sz};
+        // be a reduction, scan or memory op of its own: what depends on them must be
+        // part of the structure checked above (reachable from the yield; X and the
+        // masks were checked not to depend on them).
+        std::unordered_set<const Node*> structure;
+        for (std::vector<const Node*> work{yield}; !work.empty();) {
+            const Node* n = work.back();
+            work.pop_back();
+            if (n == x || !structure.insert(n).second) continue;
+            for (const Node* o : n->operands) work.push_back(o);
+        }
         std::unordered_set<const Node*> state = {carried_.begin(), carried_.end()};
         state.insert(rmax);
         state.insert(rsum);
         for (const Node* n : body.nodes) {
-            if (special.count(n) || n->op == OpCode::stage) continue;
+            if (n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load) continue;
             if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast && n->op != OpCode::full && n->op != OpCode::iota &&
                 n->op != OpCode::constant && !scalar(n))
                 return no("the loop has a " + std::string(detail::op_name(n->op)) + " besides the online softmax's ops");
             if (scalar(n) && ir::category(n->op) == ir::OpCategory::memory) return no("the loop reads memory besides its three tiles");
-            if (depends(n, state)) return no("the loop computes a " + std::string(detail::op_name(n->op)) + " from the carried state besides the online softmax");
+            if (!structure.count(n) && depends(n, state)) return no("the loop computes a " + std::string(detail::op_name(n->op)) + " from the carried state besides the online softmax");
             for (const auto& dim : n->type.dims)
-                if (dim.extent != 1 && dim.axis != m_.axis_rows && dim.axis != m_.axis_keys)
-                    return no("a score value has an axis other than rows and keys");
+                if (dim.extent != 1 && dim.axis != m_.axis_rows && dim.axis != m_.axis_keys && dim.axis != m_.axis_values)
+                    return no("a score value has an axis other than rows, keys and value channels");
         }
         // Key origins: t * bk.
         t_ = t;

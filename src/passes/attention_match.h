@@ -18,8 +18,9 @@
 //       X = score(S, t, rows, columns, scalars)        any elementwise function ("score
 //                                                      mod": scale, masks from iota, softcap)
 //       m' = max(m, reduce_max(X, keys))
-//       alpha = exp(m - m')
-//       P = exp(X - m')  or  ite(c, exp(X - m'), 0)   c: any boolean of the same kind as X's
+//       alpha = exp(m - m')                            or exp(s (m - m')), s > 0 a constant
+//       P = exp(X - m')  or  ite(c, exp(X - m'), 0)   c: any boolean mask; the same s as alpha's
+//                                                      (values written twice are matched as one)
 //       l' = l * alpha + reduce_add(P, keys)
 //       acc' = mma(P or cast(P), V, acc * alpha)       contracting the keys
 //     epilogue: elementwise ops of (acc, l, m) and scalars, cast, stored to
@@ -59,6 +60,7 @@ struct AttentionMatch {
     const ir::Node *score_mma = nullptr, *output_mma = nullptr;
     const ir::Node *reduce_max = nullptr, *reduce_sum = nullptr;  // over the keys
     const ir::Node *next_max = nullptr, *alpha = nullptr, *next_sum = nullptr;
+    std::vector<const ir::Node*> alphas;   // alpha and the nodes computing the same value (the rescale written twice)
     const ir::Node* scaled_acc = nullptr;  // acc * alpha, the second mma's accumulator operand
     const ir::Node* weights = nullptr;     // P: reduce_sum's operand (the second mma reads it, or its cast)
     std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)

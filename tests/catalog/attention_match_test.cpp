@@ -10,6 +10,7 @@
 #include "attention_bf16.h"
 #include "passes/lower.h"
 #include "trace/kernel_trace.h"
+#include "tests/unit/attention_variants.h"
 
 namespace kiln {
 namespace {
@@ -66,6 +67,29 @@ TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
     EXPECT_EQ(exact.contractions.attention_why, "not FlashAttention: exact precision keeps the contract's order");
     auto ampere = lower(trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 64), Precision::standard, 80);
     EXPECT_EQ(ampere.contractions.attention_why, "not FlashAttention: wgmma needs sm_90a");
+}
+
+// Other ways to write it: the rescale written twice, the scale inside the exponent
+// (the maximum over unscaled scores), 2-D views with the causal trip count; and
+// different scales in the two exponents, which is not an online softmax.
+TEST(AttentionMatch, FormsUsersWriteBesidesTheCatalogs) {
+    using attention_variants::Form;
+    for (Form f : {Form::alpha_twice, Form::scale_in_exponent}) {
+        auto l = lower(trace(attention_variants::kernel_4d(f), 64));
+        ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+        EXPECT_EQ(l.contractions.attention->alphas.size(), f == Form::alpha_twice ? 2u : 1u);
+    }
+    auto bad = lower(trace(attention_variants::kernel_4d(Form::mismatched_scales), 64));
+    EXPECT_EQ(bad.contractions.attention_why, "not FlashAttention: the probabilities and the rescale factor scale the exponent differently");
+
+    static std::deque<std::shared_ptr<Tensor<bf16>>> keep;
+    auto t = [&](std::vector<std::int64_t> e) { return keep.emplace_back(std::make_shared<Tensor<bf16>>(e)); };
+    auto q = t({300, 128}), k = t({300, 128}), v = t({300, 128}), o = t({300, 128});
+    std::vector<detail::Arg> args{detail::to_arg(std::as_const(*q).view()), detail::to_arg(std::as_const(*k).view()),
+                                  detail::to_arg(std::as_const(*v).view()), detail::to_arg(o->view())};
+    auto two_d = lower(detail::specialize(*attention_variants::kernel_2d().shared_impl(), args, Loc::here()));
+    ASSERT_TRUE(two_d.contractions.attention.has_value()) << two_d.contractions.attention_why;
+    EXPECT_EQ(two_d.contractions.attention->row_axis, 0);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "targets/cuda/driver.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
+#include "tests/unit/attention_variants.h"
 
 #include <unistd.h>
 
@@ -371,4 +372,24 @@ TEST_F(FakeCuda, AttentionLaunchesTheHopperAttentionKernel) {
     EXPECT_EQ(c.launches, 1);
     EXPECT_EQ(c.last_block, 384u) << "a producer and two consumer warpgroups";
     EXPECT_EQ(c.last_grid, 2u * 3u * 2u) << "ceil(200 / 128) CTAs for each of the 6 (batch, head)";
+}
+
+// The other forms users write (tests/unit/attention_variants.h) take the same kernel:
+// their generated CUDA compiles (NVRTC) and launches with the attention kernel's shape.
+TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {
+    using attention_variants::Form;
+    Tensor<bf16> q({1, 2, 200, 64}), kk({1, 2, 300, 64}), v({1, 2, 300, 64}), o({1, 2, 200, 64});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    for (Form f : {Form::alpha_twice, Form::scale_in_exponent}) {
+        fake()->reset();
+        attention_variants::kernel_4d(f).launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+        EXPECT_EQ(counts().last_block, 384u);
+        EXPECT_EQ(counts().last_grid, 2u * 2u);
+    }
+    Tensor<bf16> q2({300, 128}), k2({300, 128}), v2({300, 128}), o2({300, 128});
+    auto q2d = q2.to(cuda()), k2d = k2.to(cuda()), v2d = v2.to(cuda()), o2d = o2.to(cuda());
+    fake()->reset();
+    attention_variants::kernel_2d().launch(cuda(), std::as_const(q2d).view(), std::as_const(k2d).view(), std::as_const(v2d).view(), o2d.view());
+    EXPECT_EQ(counts().last_block, 384u);
+    EXPECT_EQ(counts().last_grid, 3u) << "ceil(300 / 128) CTAs";
 }

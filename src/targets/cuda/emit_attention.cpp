@@ -236,7 +236,8 @@ private:
         s += "                " + name + "[h] = " + expr(n, Where::row) + ";\n";
         // Rows that see no key of this block keep their state: the program never ran
         // this step for them (the rescale of a still-empty row would be exp(-inf + inf)).
-        if (masked_ && (n == m_.next_max || n == m_.alpha || n == m_.next_sum)) {
+        const bool alpha = std::find(m_.alphas.begin(), m_.alphas.end(), n) != m_.alphas.end();
+        if (masked_ && (n == m_.next_max || alpha || n == m_.next_sum)) {
             std::string keep = n == m_.next_max ? "kiln_m[h]" : n == m_.next_sum ? "kiln_l[h]" : "1.0f";
             s += "                if (!kiln_active[h]) " + name + "[h] = " + keep + ";\n";
         }
@@ -374,7 +375,7 @@ private:
     // product is in flight: ptxas serialises wgmma around reads of its accumulators).
     std::string rescale_output() {
         values_.clear();
-        values_.set_row(m_.alpha, "kiln_alpha");
+        for (const Node* a : m_.alphas) values_.set_row(a, "kiln_alpha");
         std::string s = "#pragma unroll\n";
         s += "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
         s += "            const int h = (j >> 1) & 1;\n";

@@ -1,0 +1,87 @@
+// FlashAttention kernels written the ways users write them besides the catalog's
+// (examples/attention_bf16.cpp): the rescale factor written out twice, the scale
+// inside the exponent (the maximum taken over unscaled scores), 2-D views, and a
+// form that must not match (different scales in the two exponents). The matcher
+// tests (tests/catalog/attention_match_test.cpp) and the stand-in-driver launch
+// test (tests/fake_cuda/fake_cuda_test.cpp) share them.
+#pragma once
+
+#include <limits>
+
+#include <kiln/kiln.h>
+
+namespace kiln::attention_variants {
+
+enum class Form { alpha_twice, scale_in_exponent, two_d_views, mismatched_scales };
+
+// q [n, d] or [1, 1, n, d] (two_d_views: [n, d]); key and value blocks of 64, query blocks of 64.
+inline Kernel kernel_4d(Form form) {
+    return kernel("attention_variant", [form](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
+        const std::int64_t bq = 64, bk = 64;
+        const float scale = 0.125f, minus_infinity = -std::numeric_limits<float>::infinity();
+        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
+        auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
+        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()), dv = axis("dv", v.extent<3>());
+        auto key_blocks = axis("key_blocks", ceil_div(k.extent<2>(), bk));
+        for (auto& nest : parallel(shape(batch, head, blocks))) {
+            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
+            auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
+            auto row_max = full<f32>(shape(b1, h1, m), minus_infinity);
+            auto row_sum = zeros<f32>(shape(b1, h1, m));
+            auto acc = zeros<f32>(shape(b1, h1, m, dv));
+            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                auto raw = mma(query, k[coord(b0, h0, k0, 0), shape(b1, h1, s, d)], zeros<f32>(shape(b1, h1, m, s)));
+                auto score = form == Form::alpha_twice ? raw * scale : raw;
+                auto masked = ite(iota(s) + k0 < k.extent<2>(), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto value = v[coord(b0, h0, k0, 0), shape(b1, h1, s, dv)];
+                if (form == Form::alpha_twice) {
+                    auto p = exp(masked - next_max);
+                    row_sum = row_sum * exp(row_max - next_max) + reduce(p, s, add);
+                    acc = mma(cast<bf16>(p), value, acc * exp(row_max - next_max));
+                } else {
+                    const float p_scale = form == Form::mismatched_scales ? 2 * scale : scale;
+                    auto p = exp((masked - next_max) * p_scale);
+                    auto alpha = exp((row_max - next_max) * scale);
+                    row_sum = row_sum * alpha + reduce(p, s, add);
+                    acc = mma(cast<bf16>(p), value, acc * alpha);
+                }
+                row_max = next_max;
+            }
+            out(coord(b0, h0, q0, 0), shape(b1, h1, m, dv)).store(cast<bf16>(acc / row_sum));
+        }
+    });
+}
+
+// 2-D views [n, d] (one head), causal by trip count as the catalog's f32 attention writes it.
+inline Kernel kernel_2d() {
+    return kernel("attention_variant_2d", [](View<const bf16, 2> q, View<const bf16, 2> k, View<const bf16, 2> v, View<bf16, 2> out) {
+        const std::int64_t block = 64;
+        const float minus_infinity = -std::numeric_limits<float>::infinity();
+        auto blocks = axis("query_blocks", ceil_div(q.extent<0>(), block));
+        auto m = axis("m", block), s = axis("s", block), d = axis("d", q.extent<1>()), dv = axis("dv", v.extent<1>());
+        for (auto& nest : parallel(shape(blocks))) {
+            auto q0 = nest.index() * block;
+            auto query = q[coord(q0, 0), shape(m, d)];
+            auto row_max = full<f32>(shape(m), minus_infinity);
+            auto row_sum = zeros<f32>(shape(m));
+            auto acc = zeros<f32>(shape(m, dv));
+            auto visible = axis("visible", min(nest.index() + 1, ceil_div(k.extent<0>(), block)));
+            for (auto& step : nest.pipeline(shape(visible), {.window = 2})) {
+                auto k0 = step.index() * block;
+                auto score = mma(query, k[coord(k0, 0), shape(s, d)], zeros<f32>(shape(m, s))) * 0.125f;
+                auto masked = ite((iota(s) + k0 < k.extent<0>()) && (iota(s) + k0 <= iota(m) + q0), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto alpha = exp(row_max - next_max);
+                auto p = exp(masked - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), v[coord(k0, 0), shape(s, dv)], acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(q0, 0), shape(m, dv)).store(cast<bf16>(acc / row_sum));
+        }
+    });
+}
+
+}  // namespace kiln::attention_variants
