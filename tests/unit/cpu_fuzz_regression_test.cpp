@@ -79,3 +79,23 @@ TEST(CpuFuzzRegression, MmaOfATileWithItselfF16) { mma_of_a_tile_with_itself<f16
 TEST(CpuFuzzRegression, MmaOfATileWithItselfBF16) { mma_of_a_tile_with_itself<bf16>(Kind::BF16); }
 
 }  // namespace
+
+// Seed 50000436: a maximum over every dim of a 3-D tile read in place from a
+// larger (strided) view took the vector-lanes path, whose step at flat position
+// "r + l" was decomposed into coordinates without parentheses (r + l / 80 % 3):
+// reads outside the tile, a wrong maximum (an i64 cast of it stored INT64_MAX
+// where the interpreter stored 0) or a segfault in the generated kernel.
+TEST(CpuFuzzRegression, Seed50000436FullReductionOfAStridedTile) {
+    auto kern = kernel("full_reduce_strided", [](View<const f32, 3> x, View<f32, 1> hi, View<f32, 1> lo) {
+        auto i = axis("i", 3), k = axis("k", 5), j = axis("j", 16), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(1, 1, 2), shape(i, k, j)];  // inside the view: read in place, strides 120 and 20
+            hi(coord(0), shape(one)).store(reduce(v, shape(i, k, j), maximum));
+            lo(coord(0), shape(one)).store(reduce(v, shape(i, k, j), minimum));
+        }
+    });
+    for (auto precision : {Precision::standard, Precision::exact})
+        expect_same(kern, {input(Kind::F32, {4, 6, 20}, 11, -100, 100, false), output(Kind::F32, {1}), output(Kind::F32, {1})},
+                    {.precision = precision});
+}

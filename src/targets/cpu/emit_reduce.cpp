@@ -45,13 +45,14 @@ void Emitter::emit_reduce(const Node& n) {
     // The reduced dims are the innermost ones: reduced position r is offset r.
     const bool suffix = red.back() == xd.size() - 1 && red.back() - red.front() + 1 == red.size();
     // Offset in x of reduced position r (row-major over the reduced dims).
+    // r may be an expression ("r + l"): it is parenthesised before / % and *.
     auto red_offset = [&](const std::string& r) {
         if (suffix) return r;
-        if (red.size() == 1) return r + " * " + std::to_string(xs[red[0]]);
+        if (red.size() == 1) return paren(r) + " * " + std::to_string(xs[red[0]]);
         auto rs = ir::strides_of(red_dims);
         std::string s;
         for (std::size_t j = 0; j < red.size(); ++j)
-            s += (j ? " + " : "") + paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent)) + " * " + std::to_string(xs[red[j]]);
+            s += (j ? " + " : "") + paren(paren(r) + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent)) + " * " + std::to_string(xs[red[j]]);
         return paren(s);
     };
     // Element of x at kept coordinates `vars` and reduced position r, with its
@@ -61,7 +62,7 @@ void Emitter::emit_reduce(const Node& n) {
         for (std::size_t j = 0; j < kept.size(); ++j) c[kept[j]] = vars[j];
         auto rs = ir::strides_of(red_dims);
         for (std::size_t j = 0; j < red.size(); ++j)
-            c[red[j]] = red.size() == 1 ? r : paren(r + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent));
+            c[red[j]] = red.size() == 1 ? r : paren(paren(r) + " / " + std::to_string(rs[j]) + " % " + std::to_string(red_dims[j].extent));
         return at(x, Index(base + " + " + red_offset(r), c, extents_of(xd)));
     };
     auto kept_extents = pick(extents_of(xd), kept);
