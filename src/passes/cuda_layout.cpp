@@ -337,19 +337,53 @@ std::string first_staged(const CudaLayouts& c, const Lowered& l) {
     return found;
 }
 
-// The parameter vectors an instance holds beside its tiles (loads distributed as
-// the columns of a tile): how many, and their elements together.
-struct Vectors {
-    std::int64_t count = 0, elements = 0;
-};
-Vectors column_vectors(const CudaLayouts& c) {
-    Vectors v;
-    for (auto& [node, l] : c.values)
-        if (node->op == OpCode::load && !l.uniform && l.holds == CudaHolds::columns) {
-            ++v.count;
-            v.elements += l.cols;
-        }
-    return v;
+// How many tiles as large as the largest a thread holds at once, at the points where
+// the emitted code cannot stream element by element: a load or a reduction (its
+// operand complete before anything after it runs), a loop, a movement. Elementwise
+// chains between those points compute one element at a time (the compiler
+// interleaves the unrolled loops), so only values defined before such a point and
+// used after it, and the point's own result, are live there. A value counts its
+// elements against the largest tile's (a [C] weight beside a [1, C] row counts one),
+// twice for 8-byte kinds. swiglu holds its two halves across the second load (2);
+// LayerNorm with weight and bias holds the centred row and both vectors (3);
+// softmax holds one row across each reduction (1).
+double peak_live_tiles(const Lowered& l, std::int64_t largest) {
+    const ir::Region& body = l.program->grid ? *l.program->grid->body : l.program->body;
+    std::unordered_map<const ir::Node*, std::size_t> position;  // top-level position of every node inside the body
+    for (std::size_t i = 0; i < body.nodes.size(); ++i) {
+        position[body.nodes[i]] = i;
+        if (body.nodes[i]->body) ir::walk(*body.nodes[i]->body, [&](const ir::Node& n) { position[&n] = i; });
+    }
+    std::unordered_map<const ir::Node*, std::size_t> last_use;
+    for (std::size_t i = 0; i < body.nodes.size(); ++i) {
+        auto use = [&](const ir::Node& n) {
+            for (const ir::Node* o : n.operands)
+                if (position.count(o)) last_use[o] = std::max(last_use[o], i);
+        };
+        use(*body.nodes[i]);
+        if (body.nodes[i]->body) ir::walk(*body.nodes[i]->body, use);
+    }
+    auto weight = [&](const ir::Node* n) {
+        if (scalar(n) || n->type.count() <= 1 || !l.is_live(*n)) return 0.0;
+        return static_cast<double>(n->type.count()) / static_cast<double>(std::max<std::int64_t>(1, largest)) *
+               (kind_bytes(n->type.kind) == 8 ? 2 : 1);
+    };
+    double peak = 0;
+    for (std::size_t i = 0; i < body.nodes.size(); ++i) {
+        const ir::Node& at = *body.nodes[i];
+        const auto c = ir::category(at.op);
+        const bool streams = c == ir::OpCategory::unary || c == ir::OpCategory::binary || c == ir::OpCategory::compare ||
+                             c == ir::OpCategory::select || c == ir::OpCategory::cast || c == ir::OpCategory::shape ||
+                             c == ir::OpCategory::leaf || at.op == OpCode::store;
+        if (streams || !l.is_live(at)) continue;
+        double live = ir::has_result(at.op) && at.op != OpCode::loop ? weight(&at) : 0;
+        if (at.op == OpCode::loop)
+            for (std::size_t o = static_cast<std::size_t>(ir::loop_rank(at)); o < at.operands.size(); ++o) live += weight(at.operands[o]);
+        for (auto& [v, last] : last_use)
+            if (position.at(v) < i && last > i && v->parent == &body) live += weight(v);
+        peak = std::max(peak, live);
+    }
+    return peak;
 }
 
 }  // namespace
@@ -358,23 +392,23 @@ Vectors column_vectors(const CudaLayouts& c) {
 // one warp and 256; past 256 x most_per_thread() elements, up to 1024. A program
 // whose every op lowers in registers instead runs several instances per CTA of 256
 // threads, each on as few threads as hold its largest tile at most_per_thread()
-// elements each (fewer when it also holds broadcast vectors, which cost registers
-// too): one warp or a few lanes per narrow row.
+// elements each (fewer when several tiles are live at once: peak_live_tiles): one
+// warp or a few lanes per narrow row.
 void cuda_layout(Lowered& l) {
     CudaLayouts base;
     measure(l, base);
+    // A thread's registers hold about most_per_thread() elements of live tiles without
+    // spilling at 64 registers; more tiles live at once share them.
+    const double live = peak_live_tiles(l, base.largest);
+    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (live <= 1.25 ? 1 : live <= 3 ? 2 : 4));
     CudaLayouts c = base;
-    Assignment(l, c).run();  // 32 threads: only to count the vectors held
-    const Vectors vectors = column_vectors(c);
-    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (vectors.count == 0 ? 1 : vectors.count <= 2 ? 2 : 4));
-    c = base;
     while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
     while (c.threads < 1024 && c.largest > c.threads * most) c.threads *= 2;
     // A 1024-thread CTA has at most 64 registers a thread: where the tile and the
     // vectors held beside it need more than about 32 of them (several rows sharing
     // three vectors), 512 threads with up to 128 registers hold them without a spill.
-    const std::int64_t held = c.largest + vectors.elements;
-    auto fit = [held](int threads) { return threads == 1024 && held > 1024 * 32 && held <= 512 * 80 ? 512 : threads; };
+    const auto held = static_cast<std::int64_t>(live * static_cast<double>(c.largest));
+    auto fit = [held](int threads) { return threads == 1024 && held > 1024 * 32 && held <= 512 * 64 ? 512 : threads; };
     c.threads = fit(c.threads);
     Assignment(l, c).run();
     std::string staged = first_staged(c, l);
