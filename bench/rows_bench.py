@@ -395,6 +395,10 @@ def main():
     ap.add_argument("--budget", type=float, default=200, help="seconds after which torch.compile peers are skipped")
     ap.add_argument("--stop", type=float, default=0, help="seconds after which no new problem starts (0: none); the rest are listed as skipped")
     ap.add_argument("--quick", action="store_true", help="a few problems only (a smoke test)")
+    ap.add_argument("--kernels", default="", help="comma-separated kernels (default: all, with column_sum and transpose)")
+    ap.add_argument("--kinds", default="bf16,f32", help="comma-separated storage kinds")
+    ap.add_argument("--widths", default="", help="comma-separated row widths among " + ",".join(str(c) for c, _ in WIDTHS) + " (default: all)")
+    ap.add_argument("--no-peers", action="store_true", help="kiln and copy bandwidth only (A/B runs of kiln's own knobs)")
     args = ap.parse_args()
     start = time.time()
     deadline = start + args.budget
@@ -415,12 +419,27 @@ def main():
     log(f"{props.name}, torch {torch.__version__}, triton {triton.__version__ if triton else 'absent'}; device copy {copy_tbs:.2f} TB/s")
     problems = []
     widths = WIDTHS if not args.quick else [(8192, 4096), (5123, 1000), (128, 65536)]
-    for kind in ("bf16", "f32"):
+    if args.widths:
+        wanted = [int(w) for w in args.widths.split(",")]
+        unknown = [w for w in wanted if w not in dict(WIDTHS)]
+        if unknown:
+            ap.error(f"--widths: {unknown} not among {[c for c, _ in WIDTHS]}")
+        widths = [(c, r) for c, r in widths if c in wanted]
+    kernels = args.kernels.split(",") if args.kernels else KERNELS + ["column_sum", "transpose"]
+    unknown = [k for k in kernels if k not in KERNELS + ["column_sum", "transpose"]]
+    if unknown:
+        ap.error(f"--kernels: {unknown} not among {KERNELS + ['column_sum', 'transpose']}")
+    for kind in args.kinds.split(","):
+        if kind not in DTYPES:
+            ap.error(f"--kinds: {kind} is not bf16 or f32")
         for cols, rows in widths:
             for name in KERNELS:
-                problems.append((name, kind, rows, cols))
-        problems.append(("column_sum", kind, 8192, 32768))
-        problems.append(("transpose", kind, 16384, 16384))
+                if name in kernels:
+                    problems.append((name, kind, rows, cols))
+        if "column_sum" in kernels:
+            problems.append(("column_sum", kind, 8192, 32768))
+        if "transpose" in kernels:
+            problems.append(("transpose", kind, 16384, 16384))
     # bf16 first: the headline numbers come before any time budget runs out.
     results = []
     for i, (name, kind, rows, cols) in enumerate(problems):
@@ -430,6 +449,8 @@ def main():
             continue
         try:
             p = make_problem(name, kind, rows, cols, seed=1000 + i)
+            if args.no_peers:
+                p["peers"] = {}
             results.append(run_problem(kiln, p, copy_tbs, deadline, log))
         except Exception as e:  # noqa: BLE001 -- one problem's failure is reported, the rest still run
             log(f"{name} {kind} {rows}x{cols}: ERROR {e}")

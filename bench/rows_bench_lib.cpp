@@ -22,6 +22,7 @@
 #include "targets/cuda/driver.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
+#include "targets/cuda/occupancy.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
@@ -121,14 +122,10 @@ int kiln_rows_prepare(const char* name, const char* kind, long long rows, long l
         else if (std::strcmp(kind, "f32") == 0) build<f32>(*p, name, rows, cols, buffers, count);
         else throw Error(std::string("kind '") + kind + "': bf16 or f32");
         p->program = detail::specialize(*p->kernel.shared_impl(), p->args, Loc::here());
-        cu::EmitOptions o;
-        o.precision = options(exact).precision;
-        o.index64 = cu::needs_64bit_offsets(p->args);
         const cu::Device& d = cu::require_device("the row benchmark");
-        p->compiled = cu::compiled_kernel(*p->program, o, &d);
+        p->compiled = cu::compiled_kernel(*p->program, cu::emit_options(p->args, options(exact)), &d);
         p->params = cu::pack_params(*p->program, p->args);
-        const std::int64_t per_cta = std::max(1, p->compiled->kernel.instances_per_cta);
-        p->grid = static_cast<unsigned>(std::min<std::int64_t>((passes::grid_instances(*p->program, p->args) + per_cta - 1) / per_cta, 0x7fffffff));
+        p->grid = cu::grid_ctas(passes::grid_instances(*p->program, p->args), *p->compiled, d);
         p->plan = cuda().impl().plan(*p->program, p->args, options(exact));
         std::lock_guard<std::mutex> hold(lock);
         prepared.push_back(std::move(p));

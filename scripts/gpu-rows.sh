@@ -14,6 +14,11 @@
 #    32768 and a transpose, against copy bandwidth, Triton and torch.compile in the
 #    same process (each output checked against an f64 reference first; median of 50
 #    timed runs after 10 warm-ups, fresh random inputs per problem).
+# With ROWS_AB="A|B|..." (each a list of environment assignments, e.g.
+# "KILN_CUDA_PREFETCH=0|KILN_CUDA_PREFETCH=1") step 3 is instead an A/B of kiln's own
+# knobs: kiln alone (no peers), each configuration in its own process over the same
+# problems (ROWS_ARGS: rows_bench.py's filters, e.g. "--kernels softmax --widths 8192"),
+# written to $OUT/ab-N.{json,csv,md} and compared in $OUT/ab.md.
 # Writes $OUT/rows.{json,csv,md,log}, $OUT/rows.png when matplotlib is there (else
 # plot the CSV elsewhere: python3 bench/plot_rows.py rows.csv rows.png),
 # $OUT/catalog-rows.log and lines in $OUT/summary.txt. Time: ROWS_STOP seconds
@@ -54,6 +59,20 @@ for e in $entries; do
     fi
 done
 echo "$ok entries passed, $bad failed" | tee -a "$out/summary.txt"
+if [[ -n "${ROWS_AB:-}" ]]; then
+    step "rows: A/B of kiln's knobs (${ROWS_AB}) over ${ROWS_ARGS:-every problem}"
+    IFS='|' read -r -a configs <<<"$ROWS_AB"
+    outs=()
+    for i in "${!configs[@]}"; do
+        # shellcheck disable=SC2086 -- each configuration is a list of assignments
+        env ${configs[$i]} python3 bench/rows_bench.py --lib "$build/bench/libkiln_rows_bench.so" --no-peers ${ROWS_ARGS:-} \
+            --out "$out/ab-$i.json" >"$out/ab-$i.log" 2>&1 || echo "configuration $i (${configs[$i]}): exit $?" | tee -a "$out/summary.txt"
+        outs+=("${configs[$i]}=$out/ab-$i.json")
+    done
+    python3 bench/rows_ab.py "${outs[@]}" >"$out/ab.md" && tee -a "$out/summary.txt" <"$out/ab.md"
+    echo "rows: total $(($(date +%s) - start)) s" | tee -a "$out/summary.txt"
+    exit 0
+fi
 step "rows: benchmark (bench/rows_bench.py)"
 python3 -X faulthandler bench/rows_bench.py --lib "$build/bench/libkiln_rows_bench.so" --out "$out/rows.json" --stop "${ROWS_STOP:-200}" \
     --budget "${ROWS_COMPILE_BUDGET:-120}" >"$out/rows.log" 2>&1

@@ -3,6 +3,7 @@
 // and earlier passes' annotations and adds its own.
 #include "passes/lower.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "check/verify.h"
@@ -10,6 +11,7 @@
 #include "passes/contraction.h"
 #include "passes/cuda_layout.h"
 #include "passes/dce.h"
+#include "passes/grid_prefetch.h"
 #include "passes/host_scalars.h"
 #include "passes/index_width.h"
 #include "passes/pipeline_analysis.h"
@@ -36,11 +38,12 @@ constexpr Pass kIndexWidth{"index_width", index_width};
 constexpr Pass kContraction{"contraction", contraction};
 constexpr Pass kCudaLayout{"cuda_layout", cuda_layout};
 constexpr Pass kPipelineAnalysis{"pipeline_analysis", pipeline_analysis};
+constexpr Pass kGridPrefetch{"grid_prefetch", grid_prefetch};
 
 const std::vector<Pass>& pipeline(TargetKind t) {
     static const std::vector<Pass> interp{kDce, kHostScalars, kContraction};
     static const std::vector<Pass> cpu{kDce, kHostScalars, kIndexWidth, kContraction};
-    static const std::vector<Pass> cuda{kDce, kHostScalars, kIndexWidth, kContraction, kCudaLayout, kPipelineAnalysis};
+    static const std::vector<Pass> cuda{kDce, kHostScalars, kIndexWidth, kContraction, kCudaLayout, kPipelineAnalysis, kGridPrefetch};
     static const std::vector<Pass> metal{kDce, kHostScalars, kIndexWidth, kContraction};
     switch (t) {
         case TargetKind::interp: return interp;
@@ -123,6 +126,8 @@ std::string print(const Lowered& l, bool locations) {
     else if (!l.contractions.attention_why.empty())
         hooks.header.push_back(l.contractions.attention_why);
     if (l.contractions.metal) hooks.header.push_back(l.contractions.metal->describe());
+    if (std::find(l.passes_run.begin(), l.passes_run.end(), "grid_prefetch") != l.passes_run.end())
+        hooks.header.push_back(l.grid_prefetch.describe());
     hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };
     hooks.note = [&](const ir::Node& n) {
@@ -140,6 +145,9 @@ std::string print(const Lowered& l, bool locations) {
             for (const auto& ld : pp.loads)
                 if (ld.load == &n) add(ld.prefetchable ? "prefetchable" : "not prefetchable: " + ld.why);
         }
+        for (const auto& ld : l.grid_prefetch.loads)
+            if (ld.load == &n)
+                add(!ld.prefetched ? "not issued ahead: " + ld.why : ld.invariant ? "loaded once, before the first instance" : "issued one instance ahead");
         return s;
     };
     return ir::print(*l.program, hooks);

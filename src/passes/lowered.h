@@ -13,6 +13,7 @@
 #include "ir/ir.h"
 #include "passes/contraction.h"
 #include "passes/cuda_layout.h"
+#include "passes/grid_prefetch.h"
 #include "passes/pipeline_analysis.h"
 
 namespace kiln::passes {
@@ -26,6 +27,7 @@ struct LowerOptions {
     bool index64 = false;  // 64-bit element offsets (index_width sets it from the launch's views)
     int sm = 90;           // cuda: compute capability major * 10 + minor
     bool metal_thread_only = false;  // metal: KILN_METAL_LOWERING=thread (no simdgroup lowering)
+    bool grid_prefetch = true;       // cuda: KILN_CUDA_PREFETCH=0 issues no load an instance ahead (A/B)
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };
@@ -49,6 +51,8 @@ struct Lowered {
     std::optional<CudaLayouts> layouts;
     // pipeline_analysis: the pipeline loops' stages and prefetchable loads.
     std::vector<PipelinePlan> pipelines;
+    // grid_prefetch: the nest body's loads issued one instance ahead.
+    GridPrefetch grid_prefetch;
 };
 
 }  // namespace kiln::passes

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <cstdlib>
@@ -105,24 +106,21 @@ Module load(const std::string& source) {
     return loaded[key] = m;
 }
 
-cu::EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
-    cu::EmitOptions o;
-    o.precision = opts.precision;
-    o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);  // as the cuda target
-    return o;
-}
-
 class EmulatedCuda final : public detail::TargetImpl {
 public:
     const std::string& name() const override { return name_; }
 
     void run(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc) override {
-        cu::EmittedKernel k = cu::emit_kernel(p, emit_options(args, opts));
+        cu::EmittedKernel k = cu::emit_kernel(p, cu::emit_options(args, opts));
         Module m = load(rewrite(p, k));
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         std::int64_t per_cta = std::max(1, k.instances_per_cta);
         auto ctas = static_cast<unsigned>((instances + per_cta - 1) / per_cta);
+        // A persistent kernel (it loads its next instance ahead) gets a grid of a few
+        // CTAs, as on the device, where it has one per resident slot: each CTA then runs
+        // several instances in turn, with the values its previous instance prefetched.
+        if (k.persistent) ctas = std::min(ctas, 3u);
         auto params = cu::pack_params(p, args);
         Dim3 *thread = nullptr, *block = nullptr, *grid = nullptr, *dim = nullptr;
         unsigned char* smem = nullptr;
@@ -143,12 +141,12 @@ public:
 
     std::string plan(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) override {
         std::string s;
-        for (const auto& v : cu::emit_kernel(p, emit_options(args, opts)).values) s += v + "\n";
+        for (const auto& v : cu::emit_kernel(p, cu::emit_options(args, opts)).values) s += v + "\n";
         return s;
     }
 
     std::string source(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, bool) override {
-        return rewrite(p, cu::emit_kernel(p, emit_options(args, opts)));
+        return rewrite(p, cu::emit_kernel(p, cu::emit_options(args, opts)));
     }
 
 private:

@@ -14,30 +14,13 @@
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvtx_range.h"
+#include "targets/cuda/occupancy.h"
 #include "targets/cuda/stream_state.h"
 #include "targets/common/target_impl.h"
 
 namespace kiln::detail {
 
 namespace {
-
-cu::EmitOptions emit_options(const std::vector<Arg>& args, const CompileOptions& opts) {
-    cu::EmitOptions o;
-    o.precision = opts.precision;
-    o.index64 = opts.index_width == IndexWidth::wide || cu::needs_64bit_offsets(args);
-    // An A/B knob of the attention kernel's schedule (emit_attention.cpp); part of the program index's key.
-    static const bool overlap = support::env_integer("KILN_ATTENTION_OVERLAP", 0, 1).value_or(1) != 0;
-    o.attention_overlap = overlap;
-    return o;
-}
-
-// The CTAs for `instances` program instances: a CTA runs instances_per_cta of them
-// side by side; instances beyond the grid's x limit are covered by the kernel's
-// grid-stride loop.
-unsigned grid_size(std::int64_t instances, const cu::CompiledKernel& k) {
-    const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta);
-    return static_cast<unsigned>(std::min<std::int64_t>((instances + per_cta - 1) / per_cta, 0x7fffffff));
-}
 
 // After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at
 // the next synchronisation, naming it); without one the launch is waited for.
@@ -111,10 +94,10 @@ public:
         const cu::Device* dp = cu::device_at(ordinal_);
         if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
         const cu::Device& d = *dp;
-        auto k = cu::compiled_kernel(p, emit_options(args, opts), &d, /*need_text=*/false, loc);
+        auto k = cu::compiled_kernel(p, cu::emit_options(args, opts), &d, /*need_text=*/false, loc);
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
-        const unsigned grid = grid_size(instances, *k);
+        const unsigned grid = cu::grid_ctas(instances, *k, d);
         cu::make_current(d);
         cu::NvtxRange range(p.name.c_str());
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
@@ -151,27 +134,27 @@ public:
                                                    const CompileOptions& opts) override {
         const cu::Device* d = cu::device_at(ordinal_);
         if (!d) return nullptr;
-        auto k = cu::compiled_kernel(*p, emit_options(args, opts), d);
+        auto k = cu::compiled_kernel(*p, cu::emit_options(args, opts), d);
         const std::int64_t instances = passes::grid_instances(*p, args);
         if (k->gemm_function || k->attention_function || !k->function || instances == 0) return nullptr;
-        const unsigned grid = grid_size(instances, *k);
+        const unsigned grid = cu::grid_ctas(instances, *k, *d);
         return std::make_shared<PreparedCudaLaunch>(std::move(p), std::move(k), *d, grid, stream_);
     }
 
     // With no device, compiles offline for sm_90a (the disk cache keeps it for a Hopper machine sharing the cache).
     void prepare(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, Loc loc) override {
-        cu::compiled_kernel(p, emit_options(args, opts), cu::device_at(ordinal_), /*need_text=*/false, loc);
+        cu::compiled_kernel(p, cu::emit_options(args, opts), cu::device_at(ordinal_), /*need_text=*/false, loc);
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
-        auto o = emit_options(args, opts);
+        auto o = cu::emit_options(args, opts);
         if (!assembly) return cu::emit_kernel(p, o).source;
         return cu::compiled_kernel(p, o, cu::device_at(ordinal_))->ptx;
     }
 
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
         const cu::Device* d = cu::device_at(ordinal_);
-        auto o = emit_options(args, opts);
+        auto o = cu::emit_options(args, opts);
         auto k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")

@@ -42,6 +42,9 @@ struct EmitOptions {
     // FlashAttention kernels overlap each block's softmax with the previous block's
     // O += P V (emit_attention.cpp); KILN_ATTENTION_OVERLAP=0 writes them serially (A/B).
     bool attention_overlap = true;
+    // Loads of the parallel nest's body issued one instance ahead on a persistent
+    // grid (passes/grid_prefetch.h); KILN_CUDA_PREFETCH=0 turns it off (A/B).
+    bool grid_prefetch = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper
@@ -87,6 +90,7 @@ struct EmittedKernel {
     int threads = 0;                  // per CTA
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
+    bool persistent = false;          // a CTA runs its instances in turn, prefetching: launch no more CTAs than fit at once
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")

@@ -162,6 +162,51 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
     E.close();
 }
 
+// Fills `dst` (the load's slots) run by run: a vector access where the run allows,
+// else element by element, each masked. `raw`: dst holds the view's storage type
+// (a 16-byte aligned array; convert_runs converts it later), else the register type.
+void fill_runs(Emitter& E, const Node& n, const std::string& dst, bool raw) {
+    const std::string a = "a" + num(ir::param_index(n));
+    const Kind k = n.type.kind;
+    const std::size_t rank = n.type.dims.size();
+    const auto l = E.layout(&n);
+    const std::string st = stype(k);
+    const std::string fill = ir::has_fallback(n) ? E.at(n.operands[rank]) : literal(k, 0, 0);
+    const std::string raw_fill = ir::has_fallback(n) ? to_storage(k, fill) : "(" + st + ")0";
+    auto slot = [&](int i) { return dst + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
+    each_run(E, n, &n, k, true,
+             {[&](const std::string& p, int bytes) {
+                  std::string wt = word_type(bytes);
+                  std::string buf = raw ? dst + " + q * " + num(l.vec) : E.fresh("run");
+                  if (!raw) E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
+                  for (std::int64_t at = 0; at < l.vec * storage_bytes(k) / bytes; ++at)
+                      E.line("reinterpret_cast<" + wt + "*>(" + buf + ")[" + num(at) + "] = reinterpret_cast<const " + wt + "*>(" + p + ")[" +
+                             num(at) + "];");
+                  if (!raw)
+                      for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, buf + "[" + num(i) + "]") + ";");
+              },
+              [&](int i, const std::string& ok, const std::string& off) {
+                  std::string value = raw ? a + "[" + off + "]" : from_storage(k, a + "[" + off + "]");
+                  E.line(slot(i) + " = " + (ok.empty() ? value : "(" + ok + ") ? " + value + " : " + (raw ? raw_fill : fill)) + ";");
+              },
+              [&] {  // runs the thread does not hold read as zeros, as each_element leaves them
+                  for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + (raw ? "(" + st + ")0" : literal(k, 0, 0)) + ";");
+              }});
+}
+
+// The load's value array (declared by the caller) from the raw words fill_runs left in `raw`.
+void convert_runs(Emitter& E, const Node& n, const std::string& raw) {
+    const auto l = E.layout(&n);
+    const std::string v = E.name(&n);
+    E.line("#pragma unroll");
+    E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+    for (int i = 0; i < l.vec; ++i) {
+        std::string at = "[q * " + num(l.vec) + " + " + num(i) + "]";
+        E.line(v + at + " = " + from_storage(n.type.kind, raw + at) + ";");
+    }
+    E.close();
+}
+
 void load(Emitter& E, const Node& n) {
     std::string a = "a" + num(ir::param_index(n));
     Kind k = n.type.kind;
@@ -183,7 +228,6 @@ void load(Emitter& E, const Node& n) {
     std::string v = E.name(&n), st = stype(k);
     const std::int64_t runs = l.slots() / l.vec;
     E.line(ctype(k) + " " + v + "[" + num(l.slots()) + "];");
-    auto slot = [&](int i) { return v + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
     int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(k)));
     const bool narrow = storage_bytes(k) < register_bytes(k);
     // When every run of this thread can move as a vector (the common case: a tile
@@ -220,42 +264,18 @@ void load(Emitter& E, const Node& n) {
             E.line("reinterpret_cast<" + wt + "*>(" + raw + ")[q * " + num(words) + " + " + num(at) + "] = reinterpret_cast<const " + wt + "*>(" +
                    a + " + (" + offset(n, c2) + "))[" + num(at) + "];");
         E.close();
-        E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
-        for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, raw + "[q * " + num(l.vec) + " + " + num(i) + "]") + ";");
-        E.close();
+        convert_runs(E, n, raw);
         E.otherwise();
     }
     // Run by run. Narrow storage lands in raw words first and is converted after the
     // last run, so that no run's conversion waits for its load before the next load issues.
-    std::string raw = narrow ? E.fresh("raw") : "";
-    auto target = [&](int i) { return narrow ? raw + "[q * " + num(l.vec) + " + " + num(i) + "]" : slot(i); };
-    if (narrow) E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
-    auto convert = [&](const std::string& x) { return narrow ? x : from_storage(k, x); };
-    std::string raw_fill = narrow ? (ir::has_fallback(n) ? to_storage(k, fill) : "(" + st + ")0") : fill;
-    each_run(E, n, &n, k, true,
-             {[&](const std::string& p, int bytes) {
-                  std::string wt = word_type(bytes);
-                  std::string buf = narrow ? raw + " + q * " + num(l.vec) : E.fresh("run");
-                  if (!narrow) E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
-                  for (std::int64_t at = 0; at < l.vec * storage_bytes(k) / bytes; ++at)
-                      E.line("reinterpret_cast<" + wt + "*>(" + buf + ")[" + num(at) + "] = reinterpret_cast<const " + wt + "*>(" + p + ")[" +
-                             num(at) + "];");
-                  if (!narrow)
-                      for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, buf + "[" + num(i) + "]") + ";");
-              },
-              [&](int i, const std::string& ok, const std::string& off) {
-                  std::string value = convert(a + "[" + off + "]");
-                  E.line(target(i) + " = " + (ok.empty() ? value : "(" + ok + ") ? " + value + " : " + raw_fill) + ";");
-              },
-              [&] {  // runs the thread does not hold read as zeros, as each_element leaves them
-                  for (int i = 0; i < l.vec; ++i) E.line(target(i) + " = " + (narrow ? "(" + st + ")0" : literal(k, 0, 0)) + ";");
-              }});
     if (narrow) {
-        E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
-        for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + from_storage(k, raw + "[q * " + num(l.vec) + " + " + num(i) + "]") + ";");
-        E.close();
+        std::string raw = E.fresh("raw");
+        E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
+        fill_runs(E, n, raw, true);
+        convert_runs(E, n, raw);
+    } else {
+        fill_runs(E, n, v, false);
     }
     if (batched) E.close();
     std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
@@ -318,6 +338,23 @@ void store(Emitter& E, const Node& n) {
 }
 
 }  // namespace
+
+void emit_prefetch_buffer(Emitter& E, const Node& n, const std::string& buffer) {
+    E.line("__align__(16) " + stype(n.type.kind) + " " + buffer + "[" + num(E.layout(&n).slots()) + "];");
+}
+
+void emit_prefetch_fill(Emitter& E, const Node& n, const std::string& buffer) { fill_runs(E, n, buffer, true); }
+
+void emit_prefetched_load(Emitter& E, const Node& n, const std::string& buffer, bool once) {
+    const auto l = E.layout(&n);
+    E.line(ctype(n.type.kind) + " " + E.name(&n) + "[" + num(l.slots()) + "];");
+    convert_runs(E, n, buffer);
+    std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
+    int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
+    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " +
+                  (once ? "loaded once, before the first instance, " : "issued one instance ahead, ") +
+                  (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
+}
 
 void emit_memory(Emitter& E, const Node& n) {
     if (n.op == OpCode::load) load(E, n);

@@ -42,6 +42,7 @@ void Emitter::dispatch(const Node& n) {
             if (n.op == OpCode::iota) return emit_elementwise(*this, n);
             return leaf(n);
         case ir::OpCategory::memory:
+            if (n.op == OpCode::load && ahead_.count(&n)) return prefetched_load(n);
             if (n.op == OpCode::load || n.op == OpCode::store) return emit_memory(*this, n);
             return emit_movement(*this, n);  // memory<T> resources hold values unchanged
         case ir::OpCategory::shape:
@@ -139,19 +140,62 @@ void Emitter::grid(const Node& loop) {
     std::string product;
     for (auto& x : ext) product += (product.empty() ? "" : " * ") + x;
     line("const long long " + total + " = " + product + ";");
-    if (instances_ == 1) {
-        line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
-        open("for (long long pid = blockIdx.x; pid < " + total + "; pid += gridDim.x)");
-    } else {
-        line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
-        open("for (long long pid = (long long)blockIdx.x * " + num(instances_) + " + kiln_group; pid < " + total + "; pid += (long long)gridDim.x * " +
-             num(instances_) + ")");
+    const std::string first = instances_ == 1 ? "(long long)blockIdx.x" : "(long long)blockIdx.x * " + num(instances_) + " + kiln_group";
+    grid_ = &loop;
+    grid_extents_ = ext;
+    grid_stride_ = instances_ == 1 ? "(long long)gridDim.x" : "(long long)gridDim.x * " + num(instances_);
+    std::vector<const Node*> ahead;
+    for (const auto& ld : lowered_.grid_prefetch.loads)
+        if (ld.prefetched) ahead.push_back(ld.load);
+    if (!ahead.empty()) {
+        // The grid is persistent (the launch keeps it to the CTAs that fit at once): each
+        // CTA's next instance is known, and its loads go out while this one computes.
+        line("// loads issued one instance ahead, and those the same for every instance (passes/grid_prefetch.h): the first instance's, before the loop");
+        for (const Node* n : ahead) {
+            ahead_[n] = fresh("ahead");
+            emit_prefetch_buffer(*this, *n, ahead_[n]);
+        }
+        fetch_ahead(first, ahead);
     }
+    if (instances_ == 1) line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
+    else line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
+    open("for (long long pid = " + first + "; pid < " + total + "; pid += " + grid_stride_ + ")");
     bind_indices(*this, loop, ext, "pid");
     exchange_unknown();  // the previous instance may still be reading
     region(*loop.body);
     close();
     exchange_unknown();
+}
+
+void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads) {
+    // The scalars of the nest's body the loads' origins read (their indices, offsets),
+    // in program order; the pass checked that nothing else feeds them.
+    std::unordered_set<const Node*> cone;
+    std::function<void(const Node*)> need = [&](const Node* v) {
+        if (v->parent != grid_->body.get() || !cone.insert(v).second) return;
+        for (const Node* o : v->operands) need(o);
+    };
+    for (const Node* n : loads)
+        for (const Node* o : n->operands) need(o);
+    open("");
+    line("const long long ahead_pid = " + pid + ";");
+    open("if (ahead_pid < g_total)");
+    bind_indices(*this, *grid_, grid_extents_, "ahead_pid");
+    for (const Node* n : grid_->body->nodes)
+        if (cone.count(n)) node(*n);
+    for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n));
+    close();
+    close();
+}
+
+// A prefetched load takes its value from the buffer, then (unless its elements are
+// the same for every instance) sends the same load out for this CTA's next instance.
+void Emitter::prefetched_load(const Node& n) {
+    bool once = false;
+    for (const auto& ld : lowered_.grid_prefetch.loads)
+        if (ld.load == &n) once = ld.invariant;
+    emit_prefetched_load(*this, n, ahead_.at(&n), once);
+    if (!once) fetch_ahead("pid + " + grid_stride_, {&n});
 }
 
 void Emitter::loop(const Node& loop) {

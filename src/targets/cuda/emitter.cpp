@@ -28,6 +28,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.precision = o.precision;
     l.index64 = o.index64;
     l.sm = o.sm;
+    l.grid_prefetch = o.grid_prefetch;
     return l;
 }
 }  // namespace
@@ -296,6 +297,7 @@ EmittedKernel Emitter::emit() {
     if (const auto& a = lowered_.contractions.attention) gemm = emit_attention_kernel(*this, *a, k.entry + "_fa", k.attention);
     k.threads = threads_ * instances_;
     k.instances_per_cta = instances_;
+    k.persistent = !ahead_.empty();
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
     // Per instance: the scratch area, then the two exchange areas.
     const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;

@@ -121,6 +121,11 @@ private:
     // `e` of it ("%s" standing for e).
     std::string file_scope_constant(const Node& n);
     void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
+    // Fills the buffers of `loads` (issued ahead: passes/grid_prefetch.h) for instance
+    // `pid` (an expression), with the nest's indices and the scalars the loads' origins
+    // need bound in a block of their own.
+    void fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads);
+    void prefetched_load(const Node& n);
 
     const ir::Program& p_;
     EmitOptions o_;
@@ -144,11 +149,22 @@ private:
     const Node* exchange_node_ = nullptr;  // the op that needs the most of it
     bool exchange_dirty_[2] = {false, false};  // read since the last barrier
     int exchange_next_ = 0, exchange_open_ = -1;
+    // The grid prefetch: each prefetched load's buffer, the nest, its extents and stride.
+    std::unordered_map<const Node*, std::string> ahead_;
+    const Node* grid_ = nullptr;
+    std::vector<std::string> grid_extents_;
+    std::string grid_stride_;
 };
 
 // Op families (one file each).
 void emit_elementwise(Emitter& e, const Node& n);  // unary, binary, compare, select, cast, full, iota
 void emit_memory(Emitter& e, const Node& n);       // load, store
+// A load issued one instance ahead (passes/grid_prefetch.h): its raw words' array,
+// the code filling it for the instance whose indices are bound, and the load's
+// value from it.
+void emit_prefetch_buffer(Emitter& e, const Node& load, const std::string& buffer);
+void emit_prefetch_fill(Emitter& e, const Node& load, const std::string& buffer);
+void emit_prefetched_load(Emitter& e, const Node& load, const std::string& buffer, bool once);
 void emit_movement(Emitter& e, const Node& n);     // broadcast, reshape, permute, slice, gather, reindex
 void emit_reduction(Emitter& e, const Node& n);    // reduce_*, argmax/argmin, scan_*
 void emit_register_reduce(Emitter& e, const Node& n);  // reduce_* the layout pass keeps in registers

@@ -324,10 +324,17 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         } else {
             fetch_artifacts(*fresh, eo);
             // A register cap that makes ptxas spill costs more than the occupancy it buys
-            // (local memory traffic in a kernel bound by memory traffic): ask for half
-            // the resident threads (twice the registers) until it fits or none is asked.
+            // (local memory traffic in a kernel bound by memory traffic). The registers
+            // holding the next instance's loads (passes/grid_prefetch.h) go first; then
+            // ask for half the resident threads (twice the registers) until it fits or
+            // none is asked.
             const Resources& r = fresh->resources;
-            if (r.known && r.spill_store_bytes + r.spill_load_bytes > 0 && fresh->kernel.min_ctas > 1) {
+            const bool spills = r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
+            if (spills && fresh->kernel.persistent) {
+                eo.grid_prefetch = false;
+                continue;
+            }
+            if (spills && fresh->kernel.min_ctas > 1) {
                 eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
                 continue;
             }

@@ -8,9 +8,23 @@
 
 #include "ir/attrs.h"
 #include "passes/host_scalars.h"
+#include "support/environment.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
+
+EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
+    EmitOptions o;
+    o.precision = opts.precision;
+    o.index64 = opts.index_width == IndexWidth::wide || needs_64bit_offsets(args);
+    // The attention kernel's schedule (emit_attention.cpp) and the grid prefetch
+    // (passes/grid_prefetch.h): A/B knobs.
+    static const bool overlap = support::env_integer("KILN_ATTENTION_OVERLAP", 0, 1).value_or(1) != 0;
+    o.attention_overlap = overlap;
+    static const bool prefetch = support::env_integer("KILN_CUDA_PREFETCH", 0, 1).value_or(1) != 0;
+    o.grid_prefetch = prefetch;
+    return o;
+}
 
 using detail::Arg;
 using detail::OpCode;

@@ -20,6 +20,11 @@ namespace kiln::cu {
 
 using passes::needs_64bit_offsets;
 
+// The emitter's options for a launch with these arguments and compile options: the
+// offsets' width, and the A/B knobs read from the environment once
+// (KILN_ATTENTION_OVERLAP, KILN_CUDA_PREFETCH; each part of the cache keys).
+EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts);
+
 // Parameters in the order of kernel_signature(): each value in an 8-byte slot
 // (cuLaunchKernel reads each parameter's size from the start of its slot).
 struct PackedParams {

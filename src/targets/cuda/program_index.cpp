@@ -25,6 +25,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("threads", k.threads);
     v("instances_per_cta", k.instances_per_cta);
     v("min_ctas", k.min_ctas);
+    v("persistent", k.persistent);
     v("shared_bytes", k.shared_bytes);
     auto& g = k.gemm;
     v("gemm_entry", g.entry);
@@ -147,6 +148,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
+    key.add("grid prefetch", o.grid_prefetch ? "1" : "0");
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);

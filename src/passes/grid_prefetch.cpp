@@ -1,0 +1,82 @@
+#include "passes/grid_prefetch.h"
+
+#include <unordered_set>
+
+#include "ir/attrs.h"
+#include "passes/loop_dependence.h"
+#include "passes/lowered.h"
+
+namespace kiln::passes {
+
+using detail::OpCode;
+using ir::Node;
+
+namespace {
+
+// Whether v reads one of the nest's indices (v computable ahead: loop_dependence.h).
+bool reads_index(const Node* v, const Node& grid, std::unordered_set<const Node*>& seen) {
+    if (!seen.insert(v).second) return false;
+    if (v->op == OpCode::region_arg) return v->parent == grid.body.get();
+    for (const Node* o : v->operands)
+        if (reads_index(o, grid, seen)) return true;
+    return false;
+}
+
+}  // namespace
+
+bool GridPrefetch::any() const {
+    for (const Load& l : loads)
+        if (l.prefetched) return true;
+    return false;
+}
+
+bool GridPrefetch::prefetched(const Node* n) const {
+    for (const Load& l : loads)
+        if (l.load == n) return l.prefetched;
+    return false;
+}
+
+std::string GridPrefetch::describe() const {
+    if (!why.empty()) return "no grid prefetch: " + why;
+    int ahead = 0, once = 0;
+    for (const Load& l : loads) (l.invariant ? once : ahead) += l.prefetched;
+    return "grid prefetch: " + std::to_string(ahead) + " of " + std::to_string(loads.size()) + " loads one instance ahead, " + std::to_string(once) +
+           " loaded once for every instance (" + std::to_string(words) + " registers a thread), persistent grid";
+}
+
+void grid_prefetch(Lowered& l) {
+    GridPrefetch& g = l.grid_prefetch;
+    const Node* grid = l.program->grid;
+    if (!l.options.grid_prefetch) {
+        g.why = "turned off (KILN_CUDA_PREFETCH=0)";
+        return;
+    }
+    if (!grid || !grid->body || !l.layouts) {
+        g.why = "no parallel nest";
+        return;
+    }
+    std::unordered_set<const Node*> inside, ok;
+    collect_inside(*grid->body, inside);
+    for (const Node* n : grid->body->nodes) {
+        if (n->op != OpCode::load || !l.is_live(*n)) continue;
+        GridPrefetch::Load load{n, false, {}};
+        const CudaLayout layout = l.layouts->of(n);
+        const std::int64_t words = (layout.slots() * kind_bytes(n->type.kind) + 3) / 4;
+        if (l.layouts->decision(n).how != CudaLowering::vector_access) load.why = "it does not move in vector runs";
+        for (const Node* o : n->operands)
+            if (load.why.empty()) load.why = dependence(o, *grid, inside, ok);
+        if (load.why.empty() && g.words + words > kPrefetchWords)
+            load.why = "its " + std::to_string(words) + " registers a thread would pass the prefetch budget of " + std::to_string(kPrefetchWords);
+        load.prefetched = load.why.empty();
+        if (load.prefetched) {
+            g.words += words;
+            std::unordered_set<const Node*> seen;
+            load.invariant = true;
+            for (const Node* o : n->operands) load.invariant = load.invariant && !reads_index(o, *grid, seen);
+        }
+        g.loads.push_back(load);
+    }
+    if (g.loads.empty()) g.why = "the nest's body has no load of its own";
+}
+
+}  // namespace kiln::passes

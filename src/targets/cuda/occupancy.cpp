@@ -1,0 +1,27 @@
+#include "targets/cuda/occupancy.h"
+
+#include <algorithm>
+
+namespace kiln::cu {
+
+int resident_ctas(const CompiledKernel& k, const Device& d) {
+    const int threads = std::max(1, k.kernel.threads);
+    const int warps = (threads + 31) / 32;
+    int fit = std::min(32, (d.cc_major >= 9 ? 2048 : 1536) / threads);
+    if (k.resources.known && k.resources.registers > 0) {
+        const int per_warp = (k.resources.registers * 32 + 255) / 256 * 256;
+        fit = std::min(fit, 65536 / (per_warp * warps));
+    }
+    if (k.kernel.shared_bytes > 0 && d.max_shared_bytes > 0)
+        fit = std::min<std::int64_t>(fit, (d.max_shared_bytes + 1024) / (k.kernel.shared_bytes + 1024));
+    return std::max(1, fit);
+}
+
+unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d) {
+    const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta);
+    std::int64_t ctas = (instances + per_cta - 1) / per_cta;
+    if (k.kernel.persistent) ctas = std::min<std::int64_t>(ctas, std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors));
+    return static_cast<unsigned>(std::min<std::int64_t>(ctas, 0x7fffffff));
+}
+
+}  // namespace kiln::cu

@@ -1,0 +1,25 @@
+// How many CTAs of a compiled kernel fit on one multiprocessor at once, and the
+// grid a launch uses: one CTA per `instances_per_cta` program instances, except for
+// a persistent kernel (EmittedKernel::persistent: it prefetches its next instance),
+// whose grid is no larger than the CTAs that fit on the device at once.
+#pragma once
+
+#include <cstdint>
+
+#include "targets/cuda/driver.h"
+#include "targets/cuda/kernel_cache.h"
+
+namespace kiln::cu {
+
+// From the kernel's registers (ptxas's count), threads and dynamic shared memory, by
+// the rules of compute capability 9.0 (and 8.x, the same limits but fewer threads):
+// registers are allocated per warp in units of 256 out of 65536, at most 2048
+// threads (1536 before 9.0) and 32 CTAs, shared memory up to the device's per-block
+// limit plus 1 KB, with 1 KB reserved per CTA. At least 1.
+int resident_ctas(const CompiledKernel& k, const Device& d);
+
+// The CTAs for `instances` program instances (instances beyond the grid are covered
+// by the kernel's grid-stride loop).
+unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d);
+
+}  // namespace kiln::cu

@@ -1,0 +1,108 @@
+// The grid prefetch (passes/grid_prefetch.h) on the emulated cuda target: a
+// persistent grid of three CTAs, each running several instances in turn with the
+// rows its previous instance loaded ahead and the vectors it loaded once. Bit for
+// bit against the interpreter in exact precision, at row counts that do not divide
+// among the CTAs, ragged widths, and several instances per CTA; which loads go
+// ahead and why the others do not, in the pass's output.
+#include <gtest/gtest.h>
+
+#include "cuda_emulator.h"
+#include "examples/row_kernels.h"
+#include "kiln/detail/identical.h"
+#include "passes/lower.h"
+#include "targets/common/target_impl.h"
+#include "tests/unit/cpu_diff.h"
+#include "trace/kernel_trace.h"
+
+using namespace kiln;
+using cpu_diff::Buffer;
+namespace rows = kiln::catalog::rows;
+
+namespace {
+
+std::string first_difference(const Buffer& want, const Buffer& got) {
+    const long long e = detail::first_non_identical(want.arg.kind, want.bytes.data(), got.bytes.data(), want.bytes.size());
+    return e < 0 ? "" : "element " + std::to_string(e) + " differs";
+}
+
+void expect_interp_bytes(const Kernel& k, const std::vector<Buffer>& bufs) {
+    auto want = cpu_diff::run_on(k, interp(), bufs, {.precision = Precision::exact});
+    auto got = cpu_diff::run_on(k, emulated::cuda_emulated(), bufs, {.precision = Precision::exact});
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+        if (bufs[i].output) EXPECT_EQ(first_difference(want[i], got[i]), "") << k.name() << ": argument " << i;
+}
+
+std::vector<detail::Arg> args_of(const std::vector<Buffer>& bufs) {
+    std::vector<detail::Arg> a;
+    for (const auto& b : bufs) a.push_back(b.arg);
+    return a;
+}
+
+// The program after the grid_prefetch pass, as `kiln ir --after grid_prefetch` prints it.
+std::string prefetch_ir(const Kernel& k, const std::vector<Buffer>& bufs) {
+    auto program = detail::specialize(*k.shared_impl(), args_of(bufs), Loc::here());
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    return passes::print(passes::lower(*program, o, "grid_prefetch"));
+}
+
+std::string plan_of(const Kernel& k, const std::vector<Buffer>& bufs) {
+    auto program = detail::specialize(*k.shared_impl(), args_of(bufs), Loc::here());
+    return emulated::cuda_emulated().impl().plan(*program, args_of(bufs), {.precision = Precision::exact});
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// y[r] = x[index[r]] * 2: the row to read comes from another load.
+Kernel gather_rows() {
+    return kernel("gather_rows", [](View<const f32, 2> x, View<const i64, 1> index, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent<1>());
+        for (auto& nest : parallel(shape(axis("rows", y.extent<0>())))) {
+            auto one = axis("one", 1);
+            auto which = sum(index[coord(nest.index()), shape(one)]);
+            y(coord(nest.index(), 0), shape(r, c)).store(x[coord(which, 0), shape(r, c)] * 2.0f);
+        }
+    });
+}
+
+}  // namespace
+
+TEST(EmulatedGridPrefetch, WeightedRmsNormAheadAndOnce) {
+    // 7 rows on 3 CTAs: two CTAs run three instances, one runs one; 1000 columns: a ragged last run.
+    for (std::int64_t cols : {1000, 4096}) {
+        SCOPED_TRACE(cols);
+        std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {7, cols}, 11), cpu_diff::input(Kind::BF16, {cols}, 12),
+                                    cpu_diff::output(Kind::BF16, {7, cols})};
+        auto k = rows::rmsnorm_weighted<bf16>();
+        expect_interp_bytes(k, bufs);
+        std::string ir = prefetch_ir(k, bufs);
+        EXPECT_TRUE(contains(ir, "grid prefetch: 1 of 2 loads one instance ahead, 1 loaded once for every instance")) << ir;
+        std::string plan = plan_of(k, bufs);
+        EXPECT_TRUE(contains(plan, "issued one instance ahead")) << plan;
+        EXPECT_TRUE(contains(plan, "loaded once, before the first instance")) << plan;
+    }
+}
+
+TEST(EmulatedGridPrefetch, SeveralInstancesPerCta) {
+    // 128-column rows: several instances side by side in a CTA, each with its own next one.
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {37, 128}, 21), cpu_diff::output(Kind::F32, {37, 128})};
+    auto k = rows::softmax<f32>();
+    expect_interp_bytes(k, bufs);
+    EXPECT_TRUE(contains(plan_of(k, bufs), "issued one instance ahead"));
+}
+
+TEST(EmulatedGridPrefetch, TwoRowsAheadAndAStore) {
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {23, 2 * 600}, 31), cpu_diff::output(Kind::BF16, {23, 600})};
+    expect_interp_bytes(rows::swiglu<bf16>(), bufs);
+    std::string ir = prefetch_ir(rows::swiglu<bf16>(), bufs);
+    EXPECT_TRUE(contains(ir, "grid prefetch: 2 of 2 loads one instance ahead")) << ir;
+}
+
+TEST(EmulatedGridPrefetch, ALoadWhoseOriginIsLoadedGoesInItsTurn) {
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {9, 256}, 41), cpu_diff::input(Kind::I64, {8}, 42, 0, 9),
+                                cpu_diff::output(Kind::F32, {8, 256})};
+    auto k = gather_rows();
+    expect_interp_bytes(k, bufs);
+    std::string ir = prefetch_ir(k, bufs);
+    EXPECT_TRUE(contains(ir, "not issued ahead: its origin depends on another load")) << ir;
+}
