@@ -398,9 +398,11 @@ void cuda_layout(Lowered& l) {
     CudaLayouts base;
     measure(l, base);
     // A thread's registers hold about most_per_thread() elements of live tiles without
-    // spilling at 64 registers; more tiles live at once share them.
+    // spilling at 64 registers; more tiles live at once share them. Where ptxas still
+    // spills, the kernel cache compiles again with a layout_split of 2, 4, 8.
     const double live = peak_live_tiles(l, base.largest);
-    const std::int64_t most = std::max<std::int64_t>(1, most_per_thread() / (live <= 1.25 ? 1 : live <= 3 ? 2 : 4));
+    const std::int64_t most =
+        std::max<std::int64_t>(1, most_per_thread() / (live <= 1.25 ? 1 : live <= 3 ? 2 : 4) / std::max(1, l.options.layout_split));
     CudaLayouts c = base;
     while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
     while (c.threads < 1024 && c.largest > c.threads * most) c.threads *= 2;

@@ -47,7 +47,8 @@ std::string GridPrefetch::describe() const {
 void grid_prefetch(Lowered& l) {
     GridPrefetch& g = l.grid_prefetch;
     const Node* grid = l.program->grid;
-    if (!l.options.grid_prefetch) {
+    const auto mode = static_cast<PrefetchMode>(l.options.grid_prefetch);
+    if (mode == PrefetchMode::none) {
         g.why = "turned off (KILN_CUDA_PREFETCH=0)";
         return;
     }
@@ -57,25 +58,38 @@ void grid_prefetch(Lowered& l) {
     }
     std::unordered_set<const Node*> inside, ok;
     collect_inside(*grid->body, inside);
+    std::vector<std::int64_t> words;
     for (const Node* n : grid->body->nodes) {
         if (n->op != OpCode::load || !l.is_live(*n)) continue;
-        GridPrefetch::Load load{n, false, {}};
-        const CudaLayout layout = l.layouts->of(n);
-        const std::int64_t words = (layout.slots() * kind_bytes(n->type.kind) + 3) / 4;
+        GridPrefetch::Load load{n, false, false, {}};
         if (l.layouts->decision(n).how != CudaLowering::vector_access) load.why = "it does not move in vector runs";
         for (const Node* o : n->operands)
             if (load.why.empty()) load.why = dependence(o, *grid, inside, ok);
-        if (load.why.empty() && g.words + words > kPrefetchWords)
-            load.why = "its " + std::to_string(words) + " registers a thread would pass the prefetch budget of " + std::to_string(kPrefetchWords);
-        load.prefetched = load.why.empty();
-        if (load.prefetched) {
-            g.words += words;
-            std::unordered_set<const Node*> seen;
-            load.invariant = true;
-            for (const Node* o : n->operands) load.invariant = load.invariant && !reads_index(o, *grid, seen);
-        }
+        std::unordered_set<const Node*> seen;
+        load.invariant = load.why.empty();
+        for (const Node* o : n->operands) load.invariant = load.invariant && !reads_index(o, *grid, seen);
+        const bool narrow = kind_bytes(n->type.kind) < 4;
+        if (load.why.empty() && !load.invariant && mode == PrefetchMode::once)
+            load.why = "only loads the same for every instance go early (KILN_CUDA_PREFETCH=1)";
+        if (load.why.empty() && !load.invariant && mode == PrefetchMode::once_and_narrow && !narrow)
+            load.why = "a " + std::string(kind_name(n->type.kind)) + " row ahead costs more registers than it saves (KILN_CUDA_PREFETCH=3 asks for it)";
         g.loads.push_back(load);
+        words.push_back((l.layouts->of(n).slots() * kind_bytes(n->type.kind) + 3) / 4);
     }
+    // The budget goes to the loads the same for every instance first: each saves a
+    // load per instance, where a load ahead only moves one earlier.
+    for (bool invariant : {true, false})
+        for (std::size_t i = 0; i < g.loads.size(); ++i) {
+            GridPrefetch::Load& load = g.loads[i];
+            if (!load.why.empty() || load.invariant != invariant) continue;
+            if (g.words + words[i] > kPrefetchWords)
+                load.why = "its " + std::to_string(words[i]) + " registers a thread would pass the prefetch budget of " + std::to_string(kPrefetchWords);
+            else {
+                load.prefetched = true;
+                g.words += words[i];
+            }
+        }
+    for (GridPrefetch::Load& load : g.loads) load.invariant = load.invariant && load.prefetched;
     if (g.loads.empty()) g.why = "the nest's body has no load of its own";
 }
 

@@ -27,7 +27,8 @@ struct LowerOptions {
     bool index64 = false;  // 64-bit element offsets (index_width sets it from the launch's views)
     int sm = 90;           // cuda: compute capability major * 10 + minor
     bool metal_thread_only = false;  // metal: KILN_METAL_LOWERING=thread (no simdgroup lowering)
-    bool grid_prefetch = true;       // cuda: KILN_CUDA_PREFETCH=0 issues no load an instance ahead (A/B)
+    int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
+    int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };

@@ -85,8 +85,8 @@ TEST(EmulatedGridPrefetch, WeightedRmsNormAheadAndOnce) {
 
 TEST(EmulatedGridPrefetch, SeveralInstancesPerCta) {
     // 128-column rows: several instances side by side in a CTA, each with its own next one.
-    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {37, 128}, 21), cpu_diff::output(Kind::F32, {37, 128})};
-    auto k = rows::softmax<f32>();
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {37, 128}, 21), cpu_diff::output(Kind::BF16, {37, 128})};
+    auto k = rows::softmax<bf16>();
     expect_interp_bytes(k, bufs);
     EXPECT_TRUE(contains(plan_of(k, bufs), "issued one instance ahead"));
 }

@@ -42,9 +42,12 @@ struct EmitOptions {
     // FlashAttention kernels overlap each block's softmax with the previous block's
     // O += P V (emit_attention.cpp); KILN_ATTENTION_OVERLAP=0 writes them serially (A/B).
     bool attention_overlap = true;
-    // Loads of the parallel nest's body issued one instance ahead on a persistent
-    // grid (passes/grid_prefetch.h); KILN_CUDA_PREFETCH=0 turns it off (A/B).
-    bool grid_prefetch = true;
+    // Which loads of the parallel nest's body a persistent grid loads before their
+    // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
+    int grid_prefetch = 2;
+    // The share of a row a thread holds is divided by this (cuda_layout.h):
+    // kernel_cache.cpp doubles it while ptxas spills under the register cap.
+    int layout_split = 1;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

@@ -29,6 +29,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.index64 = o.index64;
     l.sm = o.sm;
     l.grid_prefetch = o.grid_prefetch;
+    l.layout_split = o.layout_split;
     return l;
 }
 }  // namespace
@@ -318,7 +319,7 @@ EmittedKernel Emitter::emit() {
     // (several row statistics live at once, parameter vectors held beside the row),
     // kernel_cache.cpp compiles again asking for fewer. Not in exact precision, where
     // a float sum folds in one thread and kiln's math needs more registers.
-    bool large_tiles = !exact() && largest_ > std::int64_t{threads_} * 8;
+    bool large_tiles = !exact() && largest_ >= std::int64_t{threads_} * 8;
     const int cta = threads_ * instances_;
     k.min_ctas = large_tiles && cta < o_.resident_threads ? o_.resident_threads / cta : 0;
     std::string launch_bounds = num(cta) + (k.min_ctas > 1 ? ", " + num(k.min_ctas) : "");

@@ -310,6 +310,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         }
     }
     std::shared_ptr<const CompiledKernel> k;
+    int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
         if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->function)) {
@@ -325,13 +326,21 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             fetch_artifacts(*fresh, eo);
             // A register cap that makes ptxas spill costs more than the occupancy it buys
             // (local memory traffic in a kernel bound by memory traffic). The registers
-            // holding the next instance's loads (passes/grid_prefetch.h) go first; then
-            // ask for half the resident threads (twice the registers) until it fits or
-            // none is asked.
+            // holding loads ahead of their instance (passes/grid_prefetch.h) go first;
+            // then each thread holds a smaller share of the rows (more threads per
+            // instance, up to 8 times as many); then ask for half the resident threads
+            // (twice the registers) until it fits or none is asked.
             const Resources& r = fresh->resources;
             const bool spills = r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
             if (spills && fresh->kernel.persistent) {
-                eo.grid_prefetch = false;
+                eo.grid_prefetch = 0;
+                continue;
+            }
+            const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
+            const bool split_helped = instance_threads != split_threads;  // the last split gave each instance more threads
+            split_threads = instance_threads;
+            if (spills && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
+                eo.layout_split *= 2;
                 continue;
             }
             if (spills && fresh->kernel.min_ctas > 1) {

@@ -148,7 +148,8 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
-    key.add("grid prefetch", o.grid_prefetch ? "1" : "0");
+    key.add("grid prefetch", std::to_string(o.grid_prefetch));
+    key.add("layout split", std::to_string(o.layout_split));
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);
