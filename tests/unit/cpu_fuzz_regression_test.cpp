@@ -1,6 +1,8 @@
 // Kernels the differential fuzzer found the cpu target getting wrong
 // (bench/results/fuzz-10000-05a48f0.md), reduced to the pattern and compared byte for
 // byte with the interpreter in both precisions.
+#include <cmath>
+
 #include "cpu_diff.h"
 
 using namespace kiln;
@@ -98,4 +100,35 @@ TEST(CpuFuzzRegression, Seed50000436FullReductionOfAStridedTile) {
     for (auto precision : {Precision::standard, Precision::exact})
         expect_same(kern, {input(Kind::F32, {4, 6, 20}, 11, -100, 100, false), output(Kind::F32, {1}), output(Kind::F32, {1})},
                     {.precision = precision});
+}
+
+// Seeds 50002848, 50003330, 50003803: a float cast to an integer and back. With
+// -fno-trapping-math GCC folded (double)(long long)x into trunc(x), which keeps the
+// sign of a zero result: trunc(-0.5) is -0.0 where the integer 0 converts to +0.0.
+TEST(CpuFuzzRegression, Seed50003803IntegerRoundTripGivesPlusZero) {
+    auto kern = kernel("int_round_trip", [](View<const f64, 1> x, View<f64, 1> y, View<f32, 1> z) {
+        auto i = axis("i", 8);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(0), shape(i)];
+            y(coord(0), shape(i)).store(cast<f64>(cast<i64>(v)));
+            z(coord(0), shape(i)).store(cast<f32>(cast<i32>(v)));
+        }
+    });
+    const double data[] = {-0.5, -0.25, -0.999, 0.5, -1.5, 2.75, -0.0, -7.0};
+    const double want[] = {0.0, 0.0, 0.0, 0.0, -1.0, 2.0, 0.0, -7.0};  // by hand: truncation toward zero, then +0.0 for 0
+    auto x = input(Kind::F64, {8}, 0);
+    for (std::int64_t e = 0; e < 8; ++e) ref::write_float(x.arg, e, data[e]);
+    for (auto precision : {Precision::standard, Precision::exact}) {
+        expect_same(kern, {x, output(Kind::F64, {8}), output(Kind::F32, {8})}, {.precision = precision});
+        auto got = cpu_diff::run_on(kern, cpu(), {x, output(Kind::F64, {8}), output(Kind::F32, {8})}, {.precision = precision});
+        got[1].arg.data = got[1].bytes.data();
+        got[2].arg.data = got[2].bytes.data();
+        for (std::int64_t e = 0; e < 8; ++e) {
+            const double y = ref::read_float(got[1].arg, e), z = ref::read_float(got[2].arg, e);
+            EXPECT_EQ(y, want[e]) << e;
+            EXPECT_FALSE(std::signbit(y) && y == 0) << "element " << e << " is -0.0";
+            EXPECT_FALSE(std::signbit(z) && z == 0) << "element " << e << " (f32) is -0.0";
+        }
+    }
 }
