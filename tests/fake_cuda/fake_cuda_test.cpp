@@ -17,6 +17,7 @@
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
+#include "examples/row_kernels.h"
 
 #include <unistd.h>
 
@@ -206,6 +207,29 @@ TEST_F(FakeCuda, APreparedLaunchIsReusedOnlyForTheSameShapes) {
     EXPECT_TRUE(contains(error_of([&] { exe.launch(xv, odd_y); }), " is not aligned to its 4-byte elements"));
     EXPECT_EQ(counts().launches, 5) << "a refused launch reaches no driver";
     s.synchronize();
+}
+
+// A row kernel whose weight vector is the same for every row loads it once per CTA
+// (passes/grid_prefetch.h): its grid is persistent, no larger than the CTAs that fit
+// on the 132 multiprocessors at once (occupancy.h), each CTA running its rows in
+// turn; the plan says so.
+TEST_F(FakeCuda, APrefetchingRowKernelLaunchesAPersistentGrid) {
+    Stream s = Stream::create();
+    const std::int64_t rows = 20000, cols = 256;
+    Tensor<bf16> x({rows, cols}), w({cols}), y({rows, cols});
+    auto xd = x.to(cuda(s)), wd = w.to(cuda(s)), yd = y.to(cuda(s));
+    Executable exe = catalog::rows::rmsnorm_weighted<bf16>().compile(cuda(s));
+    exe.launch(std::as_const(xd).view(), std::as_const(wd).view(), yd.view());
+    s.synchronize();
+    const std::string plan = exe.plan();
+    ASSERT_TRUE(contains(plan, "persistent: launched as ")) << plan;
+    const unsigned launched = static_cast<unsigned>(std::stoul(plan.substr(plan.find("persistent: launched as ") + 24)));
+    EXPECT_EQ(counts().last_grid, launched) << plan;
+    const unsigned per_sm = static_cast<unsigned>(std::stoul(plan.substr(plan.find(" CTAs (at most ") + 15)));
+    EXPECT_EQ(launched, per_sm * 132) << plan;
+    const auto per_cta = std::stoul(plan.substr(plan.find("grid: ") + 6));  // the nominal grid: one CTA per few instances
+    EXPECT_LT(launched, per_cta) << "fewer CTAs than the instances need: each runs several in turn";
+    EXPECT_TRUE(contains(plan, "loaded once, before the first instance")) << plan;
 }
 
 TEST_F(FakeCuda, DevicesAreKeptApart) {

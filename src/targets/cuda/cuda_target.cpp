@@ -177,6 +177,13 @@ public:
             s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
               << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
         s << ", serial and pipeline nests as loops inside\n";
+        if (k->kernel.persistent) {
+            // The launch keeps the grid to the CTAs that fit at once (occupancy.h).
+            s << "  persistent: ";
+            if (d) s << "launched as " << cu::grid_ctas(instances, *k, *d) << " CTAs (at most " << cu::resident_ctas(*k, *d) << " per SM x " << d->multiprocessors << " SMs), ";
+            else s << "launched as at most the CTAs that fit on the device at once, ";
+            s << "each running its instances in turn with loads issued before their instance (grid_prefetch)\n";
+        }
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
