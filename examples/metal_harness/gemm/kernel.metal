@@ -491,7 +491,14 @@ KILN_HD long f64_to_int_sat(kf64 x, int bits) {
     const kf64 lim = pow2i(bits - 1);
     if (x >= lim) return int_max_of(bits);
     if (x <= -lim) return int_min_of(bits);
-    return (long)x;                                 // in range: C truncation is exact
+    long v = (long)x;                          // in range: C truncation is exact
+#if !defined(__CUDA_ARCH__) && !defined(__METAL_VERSION__) && (defined(__GNUC__) || defined(__clang__))
+    // Opaque to the optimiser: without it GCC (-fno-trapping-math) folds a round trip
+    // (double)(long long)x into trunc(x), which keeps a zero's sign (trunc(-0.5) is
+    // -0.0) where the integer 0 converts to +0.0 (fuzz seed 50003803).
+    __asm__("" : "+r"(v));
+#endif
+    return v;
 }
 KILN_HD long f64_to_i64_sat(kf64 x) { return f64_to_int_sat(x, 64); }
 

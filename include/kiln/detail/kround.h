@@ -167,7 +167,7 @@ KILN_HD long long f64_to_int_sat(double x, int bits) {
     if (x >= lim) return int_max_of(bits);
     if (x <= -lim) return int_min_of(bits);
     long long v = (long long)x;                          // in range: C truncation is exact
-#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
+#if !defined(__CUDA_ARCH__) && !defined(__METAL_VERSION__) && (defined(__GNUC__) || defined(__clang__))
     // Opaque to the optimiser: without it GCC (-fno-trapping-math) folds a round trip
     // (double)(long long)x into trunc(x), which keeps a zero's sign (trunc(-0.5) is
     // -0.0) where the integer 0 converts to +0.0 (fuzz seed 50003803).
