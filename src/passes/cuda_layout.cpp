@@ -386,6 +386,32 @@ double peak_live_tiles(const Lowered& l, std::int64_t largest) {
     return peak;
 }
 
+// Whether every reduction of the program combines whole rows (its exchange reads
+// the warps' partials of a row, which a cluster's CTAs can read from each other).
+bool only_row_reductions(const CudaLayouts& c) {
+    for (auto& [node, d] : c.decisions)
+        if (d.how == CudaLowering::column_reduce || d.how == CudaLowering::full_reduce) return false;
+    return true;
+}
+
+// A row too wide for one CTA's registers (65536 bf16 columns and more) is spread
+// over a cluster of up to 8 CTAs (Hopper): the instance's T threads are the
+// cluster's, each CTA holding T / C of them, and a reduction's exchange reads the
+// other CTAs' partials through distributed shared memory. Only where every op
+// lowers in registers (nothing staged in one CTA's shared memory) and every
+// reduction combines whole rows; not in exact precision (its float sums fold in one
+// thread).
+void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, CudaLayouts& c) {
+    if (!l.program->grid || l.options.exact() || l.options.sm < 90 || !l.options.cluster_rows) return;
+    CudaLayouts k = base;
+    k.threads = static_cast<int>(std::min<std::int64_t>(8192, pow2_ceil((k.largest + most - 1) / most)));
+    if (k.threads <= 1024) return;
+    k.cluster = k.threads / 1024;
+    Assignment(l, k).run();
+    if (!first_staged(k, l).empty() || !only_row_reductions(k)) return;
+    c = std::move(k);
+}
+
 }  // namespace
 
 // T: enough threads that the largest tile has about one element per thread, between
@@ -423,6 +449,7 @@ void cuda_layout(Lowered& l) {
         Assignment(l, p).run();
         if (first_staged(p, l).empty()) c = std::move(p);
     }
+    if (c.instances_per_cta == 1 && c.largest > std::int64_t{c.threads} * most) try_cluster(l, base, most, c);
     l.layouts = std::move(c);
 }
 

@@ -26,6 +26,8 @@
 // reductions) may run several instances per CTA, each on its own T threads (as
 // few as its rows need: one warp or a few lanes per narrow row), so that a CTA
 // keeps enough bytes in flight; instances then synchronise on their own threads.
+// A row too wide for one CTA (more than 1024 threads' share) spans a cluster of CTAs
+// instead, on Hopper: T is then the cluster's threads.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,7 @@ struct CudaDecision {
 struct CudaLayouts {
     int threads = 32;            // T: threads per program instance
     int instances_per_cta = 1;   // P: instances a CTA runs side by side (P T threads)
+    int cluster = 1;             // C: CTAs an instance spans (a cluster; each runs T / C of its threads)
     int vec = 1;                 // the kernel's widest run (elements), from its global loads and stores
     std::int64_t largest = 1;    // elements of the largest tile
     std::string packing_why;     // why instances are not packed, when they could have been
@@ -102,7 +105,7 @@ struct CudaLayouts {
     CudaDecision decision(const ir::Node* n) const;
     // The natural distribution of a `rows` x `cols` tile of `count` elements.
     CudaLayout tile(std::int64_t rows, std::int64_t cols, int vec) const;
-    int cta_threads() const { return threads * instances_per_cta; }
+    int cta_threads() const { return threads * instances_per_cta / cluster; }
 };
 
 std::string describe(const CudaDecision& d);

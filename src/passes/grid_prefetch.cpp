@@ -56,6 +56,10 @@ void grid_prefetch(Lowered& l) {
         g.why = "no parallel nest";
         return;
     }
+    if (l.layouts->cluster > 1) {
+        g.why = "an instance spans a cluster of CTAs";
+        return;
+    }
     std::unordered_set<const Node*> inside, ok;
     collect_inside(*grid->body, inside);
     std::vector<std::int64_t> words;

@@ -111,7 +111,9 @@ std::string print(const Lowered& l, bool locations) {
         const CudaLayouts& c = *l.layouts;
         std::string cta = c.instances_per_cta > 1 ? std::to_string(c.instances_per_cta) + " instances per CTA of " +
                                                         std::to_string(c.cta_threads()) + " threads, " + std::to_string(c.threads) + " each"
-                                                  : "CTA of " + std::to_string(c.threads) + " threads";
+                          : c.cluster > 1 ? "cluster of " + std::to_string(c.cluster) + " CTAs of " + std::to_string(c.cta_threads()) +
+                                                " threads, " + std::to_string(c.threads) + " for an instance"
+                                              : "CTA of " + std::to_string(c.threads) + " threads";
         hooks.header.push_back(cta + ", runs of up to " + std::to_string(c.vec) + " elements");
         if (c.instances_per_cta == 1 && !c.packing_why.empty()) hooks.header.push_back("one instance per CTA: " + c.packing_why);
     }

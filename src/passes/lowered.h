@@ -29,6 +29,7 @@ struct LowerOptions {
     bool metal_thread_only = false;  // metal: KILN_METAL_LOWERING=thread (no simdgroup lowering)
     int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
+    bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };

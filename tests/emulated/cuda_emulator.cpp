@@ -112,6 +112,8 @@ public:
 
     void run(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc) override {
         cu::EmittedKernel k = cu::emit_kernel(p, cu::emit_options(args, opts));
+        // CTAs run here one after another: a cluster's CTAs, which wait for each other, cannot.
+        if (k.cluster > 1) throw Error("cuda-emulated: kernel '" + p.name + "' spans clusters of " + std::to_string(k.cluster) + " CTAs; only a device runs it");
         Module m = load(rewrite(p, k));
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;

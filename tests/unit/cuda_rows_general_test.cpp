@@ -124,17 +124,33 @@ TEST(CudaRowsGeneral, StridedRowsCompileToTheSameFastPath) {
     EXPECT_TRUE(contains(value_lines(plan, "load")[0], "16-byte vectors when the view allows")) << plan;
 }
 
-TEST(CudaRowsGeneral, WideRowsKeepRegisterLayoutsAndThePlanSaysWhenTheySpill) {
+TEST(CudaRowsGeneral, WideRowsSpanAClusterOfCtas) {
     REQUIRE_NVRTC();
-    // 65536 columns: 1024 threads, 64 elements of the row each (and of each vector).
-    // Every value keeps its register layout and every reduction its shuffles; what
-    // does not fit 64 registers a thread spills, and the plan says so in one line.
-    std::string plan = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, Precision::standard, What::plan);
-    EXPECT_FALSE(contains(plan, "staged")) << plan;
-    EXPECT_TRUE(contains(plan, "1024 threads")) << plan;
-    for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
-    EXPECT_EQ(no_spills(plan), !contains(plan, "not register-resident: the values a thread holds exceed the registers of a 1024-thread CTA"))
-        << plan;
+    // 65536 columns: more than one CTA's registers hold (1024 threads at 64 elements
+    // each spilled 2 KB a thread). The instance spans a cluster of CTAs instead, each
+    // thread holding its share in registers; every reduction combines the cluster's
+    // warps through distributed shared memory, and nothing spills.
+    for (std::int64_t cols : {65536}) {
+        SCOPED_TRACE(cols);
+        std::string plan = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, cols).args, Precision::standard, What::plan);
+        EXPECT_FALSE(contains(plan, "staged")) << plan;
+        EXPECT_TRUE(contains(plan, "CTAs (a cluster of ")) << plan;
+        for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "CTAs through distributed shared memory")) << r;
+        EXPECT_TRUE(no_spills(plan)) << plan;
+        std::string ptx = cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, cols).args, Precision::standard, What::ptx);
+        EXPECT_TRUE(contains(ptx, ".reqnctapercluster")) << "the cluster's size is the kernel's";
+        EXPECT_TRUE(contains(ptx, "barrier.cluster.arrive")) << ptx.substr(0, 3000);
+        EXPECT_TRUE(contains(ptx, "mapa.u64"));
+    }
+    // Exact precision folds a float sum in the contract's order, in one thread of one
+    // CTA, from the whole row staged in shared memory: a 65536-column f32 row does not
+    // fit, and the error names the line.
+    try {
+        cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, Precision::exact, What::plan);
+        ADD_FAILURE() << "an exact 65536-column row compiled";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), "cuda_rows_general_test.cpp:40: reduce_add: stages 262144 bytes through shared memory on cuda")) << e.what();
+    }
 }
 
 TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {

@@ -171,7 +171,10 @@ public:
                 nest += (a ? ", " : "") + ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
             nest += "]";
         }
-        if (per_cta == 1)
+        if (k->kernel.cluster > 1)
+            s << "  grid: " << instances * k->kernel.cluster << " CTAs (a cluster of " << k->kernel.cluster << " per program instance" << nest
+              << ": a row too wide for one CTA), " << k->kernel.threads << " threads each";
+        else if (per_cta == 1)
             s << "  grid: " << instances << " CTAs (one per program instance" << nest << "), " << k->kernel.threads << " threads each";
         else
             s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
@@ -192,11 +195,13 @@ public:
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
         // The one reason a kernel whose values all have register layouts still leaves
-        // the fast path: they do not fit (a row wider than a CTA's registers hold;
-        // rows are not split over CTAs).
+        // the fast path: they do not fit (a row wider than a cluster of 8 CTAs' registers
+        // hold, or one that cannot span a cluster: cuda_layout.h says when).
         if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0)
-            s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads
-              << "-thread CTA, and ptxas spills them to local memory (rows are not split over CTAs)\n";
+            s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads << "-thread CTA"
+              << (k->kernel.cluster > 1 ? " in a cluster of " + std::to_string(k->kernel.cluster) : "")
+              << ", and ptxas spills them to local memory (a row spans a cluster of CTAs only in standard precision, with every op in "
+                 "registers and every reduction along the rows; at most 8 CTAs)\n";
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";

@@ -48,6 +48,9 @@ struct EmitOptions {
     // The share of a row a thread holds is divided by this (cuda_layout.h):
     // kernel_cache.cpp doubles it while ptxas spills under the register cap.
     int layout_split = 1;
+    // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
+    // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
+    bool cluster_rows = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper
@@ -94,6 +97,7 @@ struct EmittedKernel {
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
     bool persistent = false;          // a CTA runs its instances in turn, prefetching: launch no more CTAs than fit at once
+    int cluster = 1;                  // CTAs per instance (__cluster_dims__): the grid has `cluster` CTAs per instance
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")

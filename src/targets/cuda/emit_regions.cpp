@@ -140,10 +140,15 @@ void Emitter::grid(const Node& loop) {
     std::string product;
     for (auto& x : ext) product += (product.empty() ? "" : " * ") + x;
     line("const long long " + total + " = " + product + ";");
-    const std::string first = instances_ == 1 ? "(long long)blockIdx.x" : "(long long)blockIdx.x * " + num(instances_) + " + kiln_group";
+    // A cluster runs one instance: its CTAs share blockIdx.x / cluster_.
+    const std::string first = cluster_ > 1      ? "(long long)(blockIdx.x / " + num(cluster_) + ")"
+                              : instances_ == 1 ? "(long long)blockIdx.x"
+                                                : "(long long)blockIdx.x * " + num(instances_) + " + kiln_group";
     grid_ = &loop;
     grid_extents_ = ext;
-    grid_stride_ = instances_ == 1 ? "(long long)gridDim.x" : "(long long)gridDim.x * " + num(instances_);
+    grid_stride_ = cluster_ > 1      ? "(long long)(gridDim.x / " + num(cluster_) + ")"
+                   : instances_ == 1 ? "(long long)gridDim.x"
+                                     : "(long long)gridDim.x * " + num(instances_);
     std::vector<const Node*> ahead;
     for (const auto& ld : lowered_.grid_prefetch.loads)
         if (ld.prefetched) ahead.push_back(ld.load);
@@ -157,7 +162,8 @@ void Emitter::grid(const Node& loop) {
         }
         fetch_ahead(first, ahead);
     }
-    if (instances_ == 1) line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
+    if (cluster_ > 1) line("// the parallel nest: one cluster of " + num(cluster_) + " CTAs per instance (grid-stride when the grid is capped)");
+    else if (instances_ == 1) line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
     else line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
     open("for (long long pid = " + first + "; pid < " + total + "; pid += " + grid_stride_ + ")");
     bind_indices(*this, loop, ext, "pid");
@@ -165,6 +171,8 @@ void Emitter::grid(const Node& loop) {
     region(*loop.body);
     close();
     exchange_unknown();
+    // No CTA of a cluster leaves while another may still read its shared memory.
+    if (cluster_ > 1) line("kc::cluster_sync();");
 }
 
 void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads) {

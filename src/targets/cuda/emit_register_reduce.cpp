@@ -126,6 +126,15 @@ void butterfly(Emitter& E, const Combine& c, const std::string& v, std::int64_t 
     E.line("for (int m = " + num(from) + "; m < " + num(below) + "; m <<= 1) " + v + " = " + c.combine(v, shuffle_xor(E, v, "m")) + ";");
 }
 
+// Partial `index` of an exchange `xs`, published by warp `warp` (expressions): in a
+// cluster (cuda_layout.h) each CTA's exchange holds its own warps' partials, so a
+// partial of another CTA's warp is read from that CTA's shared memory.
+std::string partial(Emitter& E, const std::string& xs, const std::string& index, const std::string& warp) {
+    if (E.cluster() == 1) return xs + "[" + index + "]";
+    const std::int64_t warps_per_cta = E.threads() / E.cluster() / 32;
+    return "(*kc::cluster_map(&" + xs + "[" + index + "], (unsigned)(" + warp + ") / " + num(warps_per_cta) + "u))";
+}
+
 void row_reduce(Emitter& E, const Node& n, const Combine& c) {
     const Node* x = n.operands[0];
     auto l = E.layout(x), out = E.layout(&n);
@@ -172,21 +181,31 @@ void row_reduce(Emitter& E, const Node& n, const Combine& c) {
             return;
         }
         std::string v = E.fresh("r");
-        if (out.uniform) {
+        if (out.uniform && warps > 32) {
+            // A cluster's row (more than 32 warps): each lane folds every 32nd warp's
+            // partial, then the lanes combine with shuffles.
+            E.line(c.type + " " + v + " = " + partial(E, xs, "tid % 32", "tid % 32") + ";");
+            E.line("#pragma unroll");
+            E.line("for (int w = tid % 32 + 32; w < " + num(warps) + "; w += 32) " + v + " = " + c.combine(v, partial(E, xs, "w", "w")) + ";");
+            butterfly(E, c, v, 1, 32);
+        } else if (out.uniform) {
             // Every thread needs the one result: each aligned group of `warps` lanes
             // reads the warps' partials once and combines them with shuffles.
-            E.line(c.type + " " + v + " = " + xs + "[tid % " + num(warps) + "];");
+            E.line(c.type + " " + v + " = " + partial(E, xs, "tid % " + num(warps), "tid % " + num(warps)) + ";");
             butterfly(E, c, v, 1, warps);
         } else {
-            E.line(c.type + " " + v + " = " + xs + "[(" + e + ") * " + num(warps) + "];");
+            E.line(c.type + " " + v + " = " + partial(E, xs, "(" + e + ") * " + num(warps), "0") + ";");
             E.line("#pragma unroll");
-            E.line("for (int w = 1; w < " + num(warps) + "; ++w) " + v + " = " + c.combine(v, xs + "[(" + e + ") * " + num(warps) + " + w]") + ";");
+            E.line("for (int w = 1; w < " + num(warps) + "; ++w) " + v + " = " +
+                   c.combine(v, partial(E, xs, "(" + e + ") * " + num(warps) + " + w", "w")) + ";");
         }
         E.line(dst + " = " + c.decode(v) + ";");
     });
     E.exchanged();
     E.note(n, "in registers: " + num(per_round) + " per thread and row, " + shuffles +
-                  (warps > 1 ? ", " + num(warps) + " warps through shared memory" : ", through shared memory"));
+                  (E.cluster() > 1 ? ", " + num(warps) + " warps of a cluster of " + num(E.cluster()) + " CTAs through distributed shared memory"
+                   : warps > 1     ? ", " + num(warps) + " warps through shared memory"
+                                   : ", through shared memory"));
 }
 
 void column_reduce(Emitter& E, const Node& n, const Combine& c) {

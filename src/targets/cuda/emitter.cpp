@@ -30,12 +30,14 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.sm = o.sm;
     l.grid_prefetch = o.grid_prefetch;
     l.layout_split = o.layout_split;
+    l.cluster_rows = o.cluster_rows;
     return l;
 }
 }  // namespace
 
 Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o), lowered_(passes::lower(p, lower_options(o))) {
     threads_ = lowered_.layouts->threads;
+    cluster_ = lowered_.layouts->cluster;
     instances_ = lowered_.layouts->instances_per_cta;
     largest_ = lowered_.layouts->largest;
 }
@@ -197,7 +199,8 @@ std::string Emitter::shared_array(const std::string& type, std::int64_t count, i
 void Emitter::barrier() {
     // The instance's threads: all of the CTA, or its own group (a named barrier, or the
     // lanes of its warp).
-    if (instances_ == 1) line("__syncthreads();");
+    if (cluster_ > 1) line("kc::cluster_sync();");  // the cluster's CTAs: an exchange reads the others' shared memory
+    else if (instances_ == 1) line("__syncthreads();");
     else if (threads_ >= 64) line("kc::bar_sync(1 + kiln_group, " + num(threads_) + ");");
     else if (threads_ == 32) line("__syncwarp();");
     else line("__syncwarp(kiln_mask);");
@@ -296,9 +299,10 @@ EmittedKernel Emitter::emit() {
     if (const auto& m = lowered_.contractions.gemm) gemm = emit_gemm_kernel(*this, *m, k.entry + "_sm90", k.gemm);
     // FlashAttention likewise gets its own TMA + wgmma kernel (emit_attention.h).
     if (const auto& a = lowered_.contractions.attention) gemm = emit_attention_kernel(*this, *a, k.entry + "_fa", k.attention);
-    k.threads = threads_ * instances_;
+    k.threads = threads_ * instances_ / cluster_;
     k.instances_per_cta = instances_;
     k.persistent = !ahead_.empty();
+    k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
     // Per instance: the scratch area, then the two exchange areas.
     const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;
@@ -320,12 +324,19 @@ EmittedKernel Emitter::emit() {
     // kernel_cache.cpp compiles again asking for fewer. Not in exact precision, where
     // a float sum folds in one thread and kiln's math needs more registers.
     bool large_tiles = !exact() && largest_ >= std::int64_t{threads_} * 8;
-    const int cta = threads_ * instances_;
+    const int cta = k.threads;
     k.min_ctas = large_tiles && cta < o_.resident_threads ? o_.resident_threads / cta : 0;
     std::string launch_bounds = num(cta) + (k.min_ctas > 1 ? ", " + num(k.min_ctas) : "");
-    src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << k.entry << "(" << kernel_signature(p_) << ") {\n";
+    // An instance spanning a cluster (cuda_layout.h): the launch's grid has cluster_
+    // CTAs per instance, and tid numbers the cluster's threads.
+    std::string cluster_dims = cluster_ > 1 ? "__cluster_dims__(" + num(cluster_) + ", 1, 1) " : "";
+    src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << cluster_dims << k.entry << "(" << kernel_signature(p_)
+        << ") {\n";
     src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
-    if (instances_ == 1) {
+    if (instances_ == 1 && cluster_ > 1) {
+        src << "    const int tid = (int)kc::cluster_rank() * " << cta << " + (int)threadIdx.x;\n";
+        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
+    } else if (instances_ == 1) {
         src << "    const int tid = threadIdx.x;\n";
         if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
     } else {

@@ -41,6 +41,7 @@ public:
     const EmitOptions& options() const { return o_; }
     bool exact() const { return o_.precision == Precision::exact; }
     int threads() const { return threads_; }
+    int cluster() const { return cluster_; }  // CTAs an instance spans (1: one CTA)
     static bool is_scalar(const Node* n) { return n->type.dims.empty(); }
 
     // ---- layout (emit.h, passes/cuda_layout.h): where each element of a value lives,
@@ -132,6 +133,7 @@ private:
     passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     int threads_ = 32;     // of an instance
     int instances_ = 1;    // per CTA
+    int cluster_ = 1;      // CTAs per instance (a cluster)
     std::int64_t largest_ = 1;  // elements of the largest tile
     targets::SourceWriter body_{1};
     std::ostringstream constants_;  // file-scope arrays for tile constants

@@ -18,10 +18,11 @@ int resident_ctas(const CompiledKernel& k, const Device& d) {
 }
 
 unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d) {
-    const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta);
-    std::int64_t ctas = (instances + per_cta - 1) / per_cta;
+    const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta), cluster = std::max(1, k.kernel.cluster);
+    std::int64_t ctas = (instances + per_cta - 1) / per_cta * cluster;  // a cluster of CTAs per instance
     if (k.kernel.persistent) ctas = std::min<std::int64_t>(ctas, std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors));
-    return static_cast<unsigned>(std::min<std::int64_t>(ctas, 0x7fffffff));
+    // A whole number of clusters (the kernel's grid-stride loop covers the rest).
+    return static_cast<unsigned>(std::min<std::int64_t>(ctas, 0x7fffffff / cluster * cluster));
 }
 
 }  // namespace kiln::cu

@@ -18,8 +18,9 @@ namespace kiln::cu {
 // limit plus 1 KB, with 1 KB reserved per CTA. At least 1.
 int resident_ctas(const CompiledKernel& k, const Device& d);
 
-// The CTAs for `instances` program instances (instances beyond the grid are covered
-// by the kernel's grid-stride loop).
+// The CTAs for `instances` program instances, `cluster` CTAs for each when an
+// instance spans a cluster (instances beyond the grid are covered by the kernel's
+// grid-stride loop).
 unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d);
 
 }  // namespace kiln::cu

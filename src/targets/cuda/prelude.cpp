@@ -75,6 +75,19 @@ __device__ __forceinline__ double kmin(double a, double b) {
 // A barrier among the `count` threads of one instance when a CTA runs several (id 0
 // is __syncthreads).
 __device__ __forceinline__ void bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(count) : "memory"); }
+// ---- clusters (sm_90): an instance spanning several CTAs (passes/cuda_layout.h)
+__device__ __forceinline__ unsigned cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+// Every thread of every CTA of the cluster arrives; shared memory written before is
+// visible to the others' reads after (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" : : : "memory");
+}
+// The same shared-memory variable in CTA `rank` of the cluster, as a generic pointer.
+template <class T> __device__ __forceinline__ const T* cluster_map(const T* p, unsigned rank) {
+    unsigned long long out;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));
+    return reinterpret_cast<const T*>(out);
+}
 template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
 template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
 

@@ -26,6 +26,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("instances_per_cta", k.instances_per_cta);
     v("min_ctas", k.min_ctas);
     v("persistent", k.persistent);
+    v("cluster", k.cluster);
     v("shared_bytes", k.shared_bytes);
     auto& g = k.gemm;
     v("gemm_entry", g.entry);
@@ -150,6 +151,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
+    key.add("cluster rows", o.cluster_rows ? "1" : "0");
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);
