@@ -386,11 +386,15 @@ double peak_live_tiles(const Lowered& l, std::int64_t largest) {
     return peak;
 }
 
-// Whether every reduction of the program combines whole rows (its exchange reads
-// the warps' partials of a row, which a cluster's CTAs can read from each other).
-bool only_row_reductions(const CudaLayouts& c) {
-    for (auto& [node, d] : c.decisions)
+// Whether every reduction of the program combines rows that span all T threads (its
+// exchange reads the row's warp partials by the warps' place in the cluster, which a
+// cluster's CTAs can read from each other; a row held by fewer threads would have
+// its warps in some CTA other than the first).
+bool only_whole_row_reductions(const CudaLayouts& c) {
+    for (auto& [node, d] : c.decisions) {
         if (d.how == CudaLowering::column_reduce || d.how == CudaLowering::full_reduce) return false;
+        if (d.how == CudaLowering::row_reduce && c.of(node->operands[0]).group != c.threads) return false;
+    }
     return true;
 }
 
@@ -408,7 +412,7 @@ void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, C
     if (k.threads <= 1024) return;
     k.cluster = k.threads / 1024;
     Assignment(l, k).run();
-    if (!first_staged(k, l).empty() || !only_row_reductions(k)) return;
+    if (!first_staged(k, l).empty() || !only_whole_row_reductions(k)) return;
     c = std::move(k);
 }
 

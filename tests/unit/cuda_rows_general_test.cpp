@@ -153,6 +153,27 @@ TEST(CudaRowsGeneral, WideRowsSpanAClusterOfCtas) {
     }
 }
 
+TEST(CudaRowsGeneral, ATileOfManyNarrowRowsDoesNotSpanACluster) {
+    REQUIRE_NVRTC();
+    // 64 rows of 1024 f32 per instance (65536 elements, as many as a 65536-column row):
+    // each row is held by 256 threads, not all of a cluster's, so its warps would not
+    // be the cluster's first ones; the instance stays in one CTA.
+    auto k = kernel("many_rows", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 64), c = axis("c", 1024);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), 64))))) {
+            auto origin = coord(nest.index() * 64, 0);
+            auto v = x[origin, shape(r, c)];
+            y(origin, shape(r, c)).store(v - reduce(v, c, maximum));
+        }
+    });
+    Buffers a;
+    a.in<f32>({256, 1024});
+    a.out<f32>({256, 1024});
+    std::string plan = cuda_text(k, a.args, Precision::standard, What::plan);
+    EXPECT_FALSE(contains(plan, "CTAs (a cluster of")) << plan;
+    EXPECT_TRUE(contains(plan, "1024 threads each")) << plan;
+}
+
 TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
     REQUIRE_NVRTC();
     // A per-row statistic subtracted from a tile and from its transpose: the
