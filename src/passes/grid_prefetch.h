@@ -31,10 +31,11 @@ namespace kiln::passes {
 struct Lowered;
 
 // What is loaded before its instance: KILN_CUDA_PREFETCH, default `once_and_narrow`.
-// Measured on an H200 (bench/results/rows-20261202): loading the invariant vectors
-// once took bf16 LayerNorm at 8192 columns from 0.55 to 0.89 of copy bandwidth and
-// RMSNorm from 0.65 to 0.89; the next instance's rows ahead gained a few percent in
-// bf16 and lost 4-11% in f32 (whose rows take twice the registers).
+// Measured on an H200 (bench/results/rows-20261202, modes none / once /
+// once_and_narrow): bf16 LayerNorm at 8192 columns 0.54 / 0.69 / 0.91 of copy
+// bandwidth, RMSNorm 0.64 / 0.79 / 0.91. f32 rows ahead showed no gain beyond the
+// drift between processes and take twice the registers of bf16 ones, so they go
+// ahead only in `once_and_all`.
 enum class PrefetchMode { none = 0, once = 1, once_and_narrow = 2, once_and_all = 3 };
 
 // The registers a thread may spend on the next instance's loads and the invariant
