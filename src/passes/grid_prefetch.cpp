@@ -24,18 +24,6 @@ bool reads_index(const Node* v, const Node& grid, std::unordered_set<const Node*
 
 }  // namespace
 
-bool GridPrefetch::any() const {
-    for (const Load& l : loads)
-        if (l.prefetched) return true;
-    return false;
-}
-
-bool GridPrefetch::prefetched(const Node* n) const {
-    for (const Load& l : loads)
-        if (l.load == n) return l.prefetched;
-    return false;
-}
-
 std::string GridPrefetch::describe() const {
     if (!why.empty()) return "no grid prefetch: " + why;
     int ahead = 0, once = 0;

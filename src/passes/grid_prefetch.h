@@ -52,8 +52,6 @@ struct GridPrefetch {
     std::vector<Load> loads;  // the nest body's loads, in program order
     std::int64_t words = 0;   // registers a thread holds for the prefetched ones
     std::string why;          // when no load is considered at all
-    bool any() const;
-    bool prefetched(const ir::Node* n) const;
     std::string describe() const;
 };
 

@@ -207,6 +207,15 @@ void convert_runs(Emitter& E, const Node& n, const std::string& raw) {
     E.close();
 }
 
+// The plan line of a load in runs; `when` says when it was issued ("" in its turn).
+void note_runs(Emitter& E, const Node& n, const std::string& when) {
+    const auto l = E.layout(&n);
+    const int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
+    const std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
+    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " + when +
+                  (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
+}
+
 void load(Emitter& E, const Node& n) {
     std::string a = "a" + num(ir::param_index(n));
     Kind k = n.type.kind;
@@ -278,8 +287,7 @@ void load(Emitter& E, const Node& n) {
         fill_runs(E, n, v, false);
     }
     if (batched) E.close();
-    std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
-    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " + policy);
+    note_runs(E, n, "");
 }
 
 // The value whose registers a store converts to storage. A store of cast<f16 or
@@ -346,14 +354,9 @@ void emit_prefetch_buffer(Emitter& E, const Node& n, const std::string& buffer) 
 void emit_prefetch_fill(Emitter& E, const Node& n, const std::string& buffer) { fill_runs(E, n, buffer, true); }
 
 void emit_prefetched_load(Emitter& E, const Node& n, const std::string& buffer, bool once) {
-    const auto l = E.layout(&n);
-    E.line(ctype(n.type.kind) + " " + E.name(&n) + "[" + num(l.slots()) + "];");
+    E.line(ctype(n.type.kind) + " " + E.name(&n) + "[" + num(E.layout(&n).slots()) + "];");
     convert_runs(E, n, buffer);
-    std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
-    int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
-    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " +
-                  (once ? "loaded once, before the first instance, " : "issued one instance ahead, ") +
-                  (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
+    note_runs(E, n, once ? "loaded once, before the first instance, " : "issued one instance ahead, ");
 }
 
 void emit_memory(Emitter& E, const Node& n) {

@@ -151,15 +151,15 @@ void Emitter::grid(const Node& loop) {
                                      : "(long long)gridDim.x * " + num(instances_);
     std::vector<const Node*> ahead;
     for (const auto& ld : lowered_.grid_prefetch.loads)
-        if (ld.prefetched) ahead.push_back(ld.load);
+        if (ld.prefetched) {
+            ahead.push_back(ld.load);
+            ahead_[ld.load] = {fresh("ahead"), ld.invariant};
+        }
     if (!ahead.empty()) {
         // The grid is persistent (the launch keeps it to the CTAs that fit at once): each
         // CTA's next instance is known, and its loads go out while this one computes.
         line("// loads issued one instance ahead, and those the same for every instance (passes/grid_prefetch.h): the first instance's, before the loop");
-        for (const Node* n : ahead) {
-            ahead_[n] = fresh("ahead");
-            emit_prefetch_buffer(*this, *n, ahead_[n]);
-        }
+        for (const Node* n : ahead) emit_prefetch_buffer(*this, *n, ahead_.at(n).buffer);
         fetch_ahead(first, ahead);
     }
     if (cluster_ > 1) line("// the parallel nest: one cluster of " + num(cluster_) + " CTAs per instance (grid-stride when the grid is capped)");
@@ -191,7 +191,7 @@ void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>
     bind_indices(*this, *grid_, grid_extents_, "ahead_pid");
     for (const Node* n : grid_->body->nodes)
         if (cone.count(n)) node(*n);
-    for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n));
+    for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n).buffer);
     close();
     close();
 }
@@ -199,11 +199,9 @@ void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>
 // A prefetched load takes its value from the buffer, then (unless its elements are
 // the same for every instance) sends the same load out for this CTA's next instance.
 void Emitter::prefetched_load(const Node& n) {
-    bool once = false;
-    for (const auto& ld : lowered_.grid_prefetch.loads)
-        if (ld.load == &n) once = ld.invariant;
-    emit_prefetched_load(*this, n, ahead_.at(&n), once);
-    if (!once) fetch_ahead("pid + " + grid_stride_, {&n});
+    const Ahead& a = ahead_.at(&n);
+    emit_prefetched_load(*this, n, a.buffer, a.once);
+    if (!a.once) fetch_ahead("pid + " + grid_stride_, {&n});
 }
 
 void Emitter::loop(const Node& loop) {

@@ -152,7 +152,11 @@ private:
     bool exchange_dirty_[2] = {false, false};  // read since the last barrier
     int exchange_next_ = 0, exchange_open_ = -1;
     // The grid prefetch: each prefetched load's buffer, the nest, its extents and stride.
-    std::unordered_map<const Node*, std::string> ahead_;
+    struct Ahead {
+        std::string buffer;  // the load's raw words
+        bool once = false;   // the same for every instance: filled before the first only
+    };
+    std::unordered_map<const Node*, Ahead> ahead_;
     const Node* grid_ = nullptr;
     std::vector<std::string> grid_extents_;
     std::string grid_stride_;
