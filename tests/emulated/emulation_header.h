@@ -65,6 +65,27 @@ template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned delta,
     int src = lane + (int)delta < base + width ? lane + (int)delta : lane;
     return kiln_emu_shuffle(mask, v, src);
 }
+template <class T> inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32) {
+    int lane = (int)(threadIdx.x % 32u), base = lane & ~(width - 1);
+    int src = lane - (int)delta >= base ? lane - (int)delta : lane;
+    return kiln_emu_shuffle(mask, v, src);
+}
+// A vote as 32 shuffles: every lane of the mask reads every other's predicate.
+inline int __any_sync(unsigned mask, int predicate) {
+    int any = 0;
+    for (int l = 0; l < 32; ++l)
+        if ((mask >> l) & 1u) any |= kiln_emu_shuffle(mask, predicate != 0 ? 1 : 0, l);
+    return any;
+}
+inline int __all_sync(unsigned mask, int predicate) {
+    int all = 1;
+    for (int l = 0; l < 32; ++l)
+        if ((mask >> l) & 1u) all &= kiln_emu_shuffle(mask, predicate != 0 ? 1 : 0, l);
+    return all;
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31u));
+}
 inline void __trap() { kiln_emu::api->trap("__trap()"); }
 inline unsigned __float_as_uint(float x) { unsigned u; std::memcpy(&u, &x, 4); return u; }
 inline int __float_as_int(float x) { int u; std::memcpy(&u, &x, 4); return u; }
@@ -135,6 +156,17 @@ __device__ __forceinline__ double kmin(double a, double b) {
     return a < b ? a : b;
 }
 __device__ __forceinline__ void bar_sync(int id, int count) { kiln_emu::api->barrier(id, count); }
+__device__ __forceinline__ uint4 window16(const unsigned (&w)[8], unsigned s) {
+    const unsigned j = s >> 2, shift = (s & 3u) * 8u;
+    unsigned v[5];
+    for (int i = 0; i < 5; ++i) v[i] = w[i + j];
+    return uint4{__funnelshift_r(v[0], v[1], shift), __funnelshift_r(v[1], v[2], shift), __funnelshift_r(v[2], v[3], shift),
+                 __funnelshift_r(v[3], v[4], shift)};
+}
+__device__ __forceinline__ uint2 window8(const unsigned (&w)[4], unsigned s) {
+    const unsigned j = s >> 2, shift = (s & 3u) * 8u;
+    return uint2{__funnelshift_r(w[j], w[j + 1], shift), __funnelshift_r(w[j + 1], w[j + 2], shift)};
+}
 template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
 template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
 __device__ __forceinline__ int w8(long long x) { return (int)kiln_rt::wrap_i8(x); }

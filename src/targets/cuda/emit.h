@@ -51,6 +51,10 @@ struct EmitOptions {
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;
+    // Runs of a misaligned row move as aligned vectors shifted between lanes
+    // (emit_memory.cpp: shifted_runs); KILN_CUDA_SHIFTED_RUNS=0 moves them element
+    // by element (A/B).
+    bool shifted_runs = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

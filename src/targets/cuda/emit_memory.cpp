@@ -2,10 +2,11 @@
 // tile row, so a run is contiguous in memory when the view's innermost stride is 1,
 // and consecutive threads hold consecutive runs: a warp's accesses to a contiguous
 // row coalesce. A run of V elements is moved with 16-byte (or V-element) vector
-// accesses when, at run time, the innermost stride is 1, the run's address is
-// aligned to the access and (bounds::zero) the whole run is in range; otherwise
-// element by element, each masked on its own (ragged edges, odd strides, misaligned
-// views). Coordinates are checked in 64 bits (origins are i64 scalars); offsets are
+// accesses when, at run time, the innermost stride is 1 and (bounds::zero) the
+// whole run is in range: from its own address when that is aligned to the access,
+// else (a row that starts off the alignment) as the aligned vectors the warp's
+// runs straddle, shifted between neighbouring lanes (shifted_runs); otherwise
+// element by element, each masked on its own (ragged edges, odd strides). Coordinates are checked in 64 bits (origins are i64 scalars); offsets are
 // computed in kiln_idx, 32 bits unless a view's reachable span needs 64 (chosen per
 // launch, part of the cache key).
 #include "targets/cuda/emitter.h"
@@ -117,32 +118,114 @@ struct RunAccess {
     std::function<void()> past_end;
 };
 
+// The lanes of a warp that hold runs of one row hold consecutive runs, so a row
+// whose start is not aligned to the run's vector (a 5123-column bf16 matrix: seven
+// rows in eight) still moves in aligned vectors: each lane accesses the aligned
+// chunk at the start of its run, and the other part of its run comes from (or goes
+// to) the next lane through shuffles; a lane whose neighbour does not hold the
+// adjacent run (the row's or the warp's edge) moves that part element by element.
+// Loads read only chunks that hold a byte of the run (never past an allocation,
+// which is at least 16-byte aligned). `bytes`: the run's size, 8 or 16.
+void shifted_runs(Emitter& E, bool is_load, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes,
+                  const RunAccess& r) {
+    const std::string mask = E.shuffle_mask(), width = num(std::min(E.threads(), 32)), size = num(bytes) + "u";
+    const std::string st = stype(storage), esize = num(storage_bytes(storage)), wt = word_type(bytes);
+    const std::string win = E.fresh("win"), x = E.fresh("x"), pe = E.fresh("at"), next = E.fresh("next"), prev = E.fresh("prev");
+    const std::vector<std::string> fields = bytes == 16 ? std::vector<std::string>{"x", "y", "z", "w"} : std::vector<std::string>{"x", "y"};
+    const std::string window = bytes == 16 ? "kc::window16(" : "kc::window8(";
+    auto shuffled_down = [&](const std::string& v) { return "__shfl_down_sync(" + mask + ", " + v + ", 1, " + width + ")"; };
+    // Element k of the run, in the head (before the aligned boundary) or the tail.
+    auto each_k = [&](const std::string& in_part, const std::string& body) {
+        E.line("#pragma unroll");
+        E.open("for (int k = 0; k < " + num(vec) + "; ++k)");
+        E.line("if (" + in_part + ") " + body);
+        E.close();
+    };
+    const std::string head = num(bytes) + " - (int)" + mis;
+    const std::string in_tail = "k * " + esize + " >= " + head, in_head = "k * " + esize + " < " + head;
+    const std::string xs = "reinterpret_cast<" + std::string(is_load ? "" : "const ") + st + "*>(&" + x + ")";
+    E.open("if (__any_sync(" + mask + ", " + mis + " != 0u))");
+    E.line(wt + " " + x + " = {};");
+    if (is_load)  // the aligned chunk holding the run's first byte
+        E.line("if (" + mis + " != 0u) " + x + " = *reinterpret_cast<const " + wt + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + ");");
+    else {  // this lane's run in storage bits
+        E.open("if (" + mis + " != 0u)");
+        r.vector("(&" + x + ")", bytes);
+        E.close();
+    }
+    std::string words;
+    for (const auto& f : fields) words += x + "." + f + ", ";
+    for (std::size_t i = 0; i < fields.size(); ++i) words += shuffled_down(x + "." + fields[i]) + (i + 1 < fields.size() ? ", " : "");
+    E.line("const unsigned " + win + "[" + num(2 * static_cast<std::int64_t>(fields.size())) + "] = {" + words + "};");
+    E.line("const unsigned long long " + pe + " = " + mis + " != 0u ? (unsigned long long)" + p + " : 0ull;");
+    E.line("const unsigned long long " + next + " = " + shuffled_down(pe) + ";");
+    if (!is_load) E.line("const unsigned long long " + prev + " = __shfl_up_sync(" + mask + ", " + pe + ", 1, " + width + ");");
+    E.open("if (" + mis + " != 0u)");
+    if (is_load) {
+        E.line(x + " = " + window + win + ", " + mis + ");");
+        E.open("if (" + next + " != " + pe + " + " + size + ")");  // no lane holds the rest: the tail element by element
+        each_k(in_tail, xs + "[k] = " + p + "[k];");
+        E.close();
+        r.vector("(&" + x + ")", bytes);
+    } else {
+        // The aligned chunk after the boundary: this run's tail and the next run's head.
+        E.line("if (" + next + " == " + pe + " + " + size + ") *reinterpret_cast<" + wt + "*>(reinterpret_cast<char*>(" + p + ") + (" + size +
+               " - " + mis + ")) = " + window + win + ", " + size + " - " + mis + ");");
+        E.open("else");
+        each_k(in_tail, p + "[k] = " + xs + "[k];");
+        E.close();
+        // The head went out with the previous lane's chunk unless that lane holds no adjacent run.
+        E.open("if (" + prev + " + " + size + " != " + pe + ")");
+        each_k(in_head, p + "[k] = " + xs + "[k];");
+        E.close();
+    }
+    E.close();
+    E.close();
+}
+
+// Whether runs of this layout move through shifted_runs when misaligned: runs of
+// one 8- or 16-byte vector, in a CTA of whole warps (missing lanes cannot shuffle).
+bool shifts_runs(const Emitter& E, const Emitter::Layout& l, Kind storage) {
+    const std::int64_t bytes = l.vec * storage_bytes(storage);
+    return E.options().shifted_runs && (bytes == 8 || bytes == 16) && (E.threads() >= 32 || E.instances() > 1);
+}
+
 // Visits each run q of this thread's part of `tile` (the view holds its elements as
 // `storage`) and emits the run-time test: vector(pointer, access bytes) emits the
 // vector access, element(k, condition, offset) the access to element k of the run
 // when the test fails (the condition: in the tile and, under bounds::zero, in the
-// view; "" when always), past_end() what a run the thread does not hold does.
-void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is_load, const RunAccess& r) {
+// view; "" when always), past_end() (if set) what a run the thread does not hold does.
+// `writer`: the condition under which this thread writes (stores of a value several
+// threads hold), "" when always. Runs of 16 bytes whose row is misaligned move
+// through shifted_runs, which every lane of the warp (or the instance) reaches.
+void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is_load, const std::string& writer, const RunAccess& r) {
     const auto& dims = tile->type.dims;
     auto l = E.layout(tile);
     std::size_t last = dims.size() - 1;
     std::string a = "a" + num(ir::param_index(n));
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(storage)));
+    const bool shifted = shifts_runs(E, l, storage);
     E.line("#pragma unroll");
     E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
     E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
     Run run = run_of(E, tile);
-    if (!run.held.empty()) E.open("if (" + run.held + ")");
+    std::string held = run.held;
+    if (!writer.empty()) held = held.empty() ? writer : "(" + held + ") && (" + writer + ")";
+    std::string h = E.fresh("held");
+    E.line("const bool " + h + " = " + (held.empty() ? "true" : held) + ";");
     auto c = coordinates(E, n, dims, "e");
     std::string w = E.fresh("whole"), p = E.fresh("p");
     std::string in_tile = run.may_be_partial ? "(" + run.col + ") + " + num(l.vec) + " <= " + num(l.cols) + " && " : "";
-    E.line("const bool " + w + " = " + in_tile + whole_run(n, c, l.vec) + ";");
+    E.line("const bool " + w + " = " + h + " && " + in_tile + whole_run(n, c, l.vec) + ";");
     // The offset is computed only for a run in range (no overflow from far-away coordinates).
     E.line(std::string(is_load ? "const " : "") + stype(storage) + "* const " + p + " = " + w + " ? " + a + " + (" + offset(n, c) +
            ") : " + a + ";");
-    E.open("if (" + w + " && ((unsigned long long)" + p + " & " + num(bytes - 1) + ") == 0)");
+    std::string mis = E.fresh("mis");
+    E.line("const unsigned " + mis + " = " + w + " ? (unsigned)((unsigned long long)" + p + " & " + num(bytes - 1) + "u) : 0u;");
+    E.open("if (" + w + " && " + mis + " == 0u)");
     r.vector(p, bytes);
-    E.otherwise();
+    E.close();
+    E.open(shifted ? "else if (!" + w + " && " + h + ")" : "else if (" + h + ")");
     for (int k = 0; k < l.vec; ++k) {
         std::string ck = E.fresh("c");
         E.line("const long long " + ck + " = " + c[last] + " + " + num(k) + ";");
@@ -154,11 +237,12 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         r.element(k, ok, offset(n, ce));
     }
     E.close();
-    if (!run.held.empty()) {
-        E.otherwise();
+    if (!held.empty() && r.past_end) {
+        E.open("else if (!" + h + ")");
         r.past_end();
         E.close();
     }
+    if (shifted) shifted_runs(E, is_load, p, mis, storage, l.vec, bytes, r);
     E.close();
 }
 
@@ -174,7 +258,7 @@ void fill_runs(Emitter& E, const Node& n, const std::string& dst, bool raw) {
     const std::string fill = ir::has_fallback(n) ? E.at(n.operands[rank]) : literal(k, 0, 0);
     const std::string raw_fill = ir::has_fallback(n) ? to_storage(k, fill) : "(" + st + ")0";
     auto slot = [&](int i) { return dst + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
-    each_run(E, n, &n, k, true,
+    each_run(E, n, &n, k, true, "",
              {[&](const std::string& p, int bytes) {
                   std::string wt = word_type(bytes);
                   std::string buf = raw ? dst + " + q * " + num(l.vec) : E.fresh("run");
@@ -212,7 +296,8 @@ void note_runs(Emitter& E, const Node& n, const std::string& when) {
     const auto l = E.layout(&n);
     const int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
     const std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
-    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows), " + when +
+    const std::string shifted = shifts_runs(E, l, n.type.kind) ? "; misaligned rows as aligned vectors shifted between lanes" : "";
+    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows" + shifted + "), " + when +
                   (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
 }
 
@@ -263,7 +348,8 @@ void load(Emitter& E, const Node& n) {
         E.line(all + " = " + all + " && " + w + " && ((unsigned long long)(" + a + " + (" + w + " ? " + offset(n, c) + " : 0)) & " +
                num(bytes - 1) + ") == 0;");
         E.close();
-        E.open("if (" + all + ")");
+        // The lanes that shuffle together take one branch (shifted_runs needs them all).
+        E.open(shifts_runs(E, l, k) ? "if (__all_sync(" + E.shuffle_mask() + ", " + all + "))" : "if (" + all + ")");
         E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
         E.line("#pragma unroll");
         E.open("for (int q = 0; q < " + num(runs) + "; ++q)");
@@ -318,9 +404,7 @@ void store(Emitter& E, const Node& n) {
     std::string v = E.name(value), st = stype(k);
     auto slot = [&](int i) { return v + "[q * " + num(l.vec) + " + " + num(i) + "]"; };
     // A value several threads hold is written by one of them.
-    std::string mine = E.owner(value);
-    if (!mine.empty()) E.open("if (" + mine + ")");
-    each_run(E, n, value, k, false,
+    each_run(E, n, value, k, false, E.owner(value),
              {[&](const std::string& p, int bytes) {
                   std::string wt = word_type(bytes);
                   std::string buf = E.fresh("run");
@@ -341,8 +425,7 @@ void store(Emitter& E, const Node& n) {
                   std::string write = a + "[" + off + "] = " + to_storage(k, slot(i)) + ";";
                   E.line(ok.empty() ? write : "if (" + ok + ") " + write);
               },
-              [] {}});
-    if (!mine.empty()) E.close();
+              nullptr});
 }
 
 }  // namespace

@@ -75,6 +75,30 @@ __device__ __forceinline__ double kmin(double a, double b) {
 // A barrier among the `count` threads of one instance when a CTA runs several (id 0
 // is __syncthreads).
 __device__ __forceinline__ void bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(count) : "memory"); }
+// Bytes [s, s + 16) of the 32 bytes w[0..8) (little-endian words), s < 16: a run of
+// a misaligned row, cut from the two aligned chunks it straddles (one funnel shift
+// a word; the word select is warp-uniform where a row is). window8: the same for
+// 8-byte runs.
+__device__ __forceinline__ uint4 window16(const unsigned (&w)[8], unsigned s) {
+    const unsigned j = s >> 2, shift = (s & 3u) * 8u;
+    unsigned v[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) v[i] = j == 0u ? w[i] : j == 1u ? w[i + 1] : j == 2u ? w[i + 2] : w[i + 3];
+    uint4 r;
+    r.x = __funnelshift_r(v[0], v[1], shift);
+    r.y = __funnelshift_r(v[1], v[2], shift);
+    r.z = __funnelshift_r(v[2], v[3], shift);
+    r.w = __funnelshift_r(v[3], v[4], shift);
+    return r;
+}
+__device__ __forceinline__ uint2 window8(const unsigned (&w)[4], unsigned s) {
+    const unsigned shift = (s & 3u) * 8u;
+    const unsigned v0 = s >= 4u ? w[1] : w[0], v1 = s >= 4u ? w[2] : w[1], v2 = s >= 4u ? w[3] : w[2];
+    uint2 r;
+    r.x = __funnelshift_r(v0, v1, shift);
+    r.y = __funnelshift_r(v1, v2, shift);
+    return r;
+}
 // ---- clusters (sm_90): an instance spanning several CTAs (passes/cuda_layout.h)
 __device__ __forceinline__ unsigned cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
 // Every thread of every CTA of the cluster arrives; shared memory written before is

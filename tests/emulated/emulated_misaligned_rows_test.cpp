@@ -1,0 +1,102 @@
+// Rows whose start is not 16-byte aligned (emit_memory.cpp, shifted_runs) on the
+// emulated cuda target: each lane moves the aligned chunk at the start of its run
+// and takes the rest from, or hands it to, the next lane by shuffles; lanes at a
+// row's or a warp's edge move the part their neighbour does not hold element by
+// element. Bit for bit against the interpreter, over every misalignment a kind
+// allows (5123-column bf16 rows start at byte offsets 0, 6, 12, 2, 8, ...; i8 rows
+// of 1003 at every offset 0..15), narrow rows that share a warp, padded strides
+// (the bytes between rows must keep their fill), and the plan that says so.
+#include <gtest/gtest.h>
+
+#include "cuda_emulator.h"
+#include "examples/row_kernels.h"
+#include "kiln/detail/identical.h"
+#include "targets/common/target_impl.h"
+#include "tests/unit/cpu_diff.h"
+#include "trace/kernel_trace.h"
+
+using namespace kiln;
+using cpu_diff::Buffer;
+namespace rows = kiln::catalog::rows;
+
+namespace {
+
+std::string first_difference(const Buffer& want, const Buffer& got) {
+    const long long e = detail::first_non_identical(want.arg.kind, want.bytes.data(), got.bytes.data(), want.bytes.size());
+    return e < 0 ? "" : "element " + std::to_string(e) + " differs";
+}
+
+void expect_interp_bytes(const Kernel& k, const std::vector<Buffer>& bufs, Precision precision = Precision::exact) {
+    auto want = cpu_diff::run_on(k, interp(), bufs, {.precision = precision});
+    auto got = cpu_diff::run_on(k, emulated::cuda_emulated(), bufs, {.precision = precision});
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+        if (bufs[i].output) EXPECT_EQ(first_difference(want[i], got[i]), "") << k.name() << ": argument " << i;
+}
+
+std::string source_of(const Kernel& k, const std::vector<Buffer>& bufs) {
+    std::vector<detail::Arg> args;
+    for (const auto& b : bufs) args.push_back(b.arg);
+    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+    return emulated::cuda_emulated().impl().source(*program, args, {.precision = Precision::exact}, false);
+}
+
+// y = x + 1 per row through f32 (exact for these values in any precision).
+template <Element T> Kernel add_one_rows() {
+    return kernel("add_one_rows", [](View<const T, 2> x, View<T, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.template extent<1>());
+        for (auto& nest : parallel(shape(axis("rows", x.template extent<0>())))) {
+            auto origin = coord(nest.index(), 0);
+            y(origin, shape(r, c)).store(cast<T>(cast<f32>(x[origin, shape(r, c)]) + 1.0f));
+        }
+    });
+}
+
+}  // namespace
+
+TEST(EmulatedMisalignedRows, Bf16SoftmaxOver5123Columns) {
+    // 9 rows of 10246 bytes: row starts at byte offsets 0, 6, 12, 2, 8, 14, 4, 10, 0.
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {9, 5123}, 51), cpu_diff::output(Kind::BF16, {9, 5123})};
+    expect_interp_bytes(rows::softmax<bf16>(), bufs);
+    EXPECT_NE(source_of(rows::softmax<bf16>(), bufs).find("kc::window16"), std::string::npos);
+    std::vector<detail::Arg> args;
+    for (const auto& b : bufs) args.push_back(b.arg);
+    auto program = detail::specialize(*rows::softmax<bf16>().shared_impl(), args, Loc::here());
+    const std::string plan = emulated::cuda_emulated().impl().plan(*program, args, {.precision = Precision::exact});
+    EXPECT_NE(plan.find("misaligned rows as aligned vectors shifted between lanes"), std::string::npos) << plan;
+}
+
+TEST(EmulatedMisalignedRows, F32LayerNormWithAlignedVectors) {
+    // Rows at offsets 0, 12, 8, 4; weight and bias aligned: the row's runs shift, the vectors' do not.
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {5, 1283}, 61), cpu_diff::input(Kind::F32, {1283}, 62),
+                                cpu_diff::input(Kind::F32, {1283}, 63), cpu_diff::output(Kind::F32, {5, 1283})};
+    expect_interp_bytes(rows::layernorm_affine<f32>(), bufs);
+}
+
+TEST(EmulatedMisalignedRows, I8RowsAtEveryByteOffset) {
+    // 1003-byte rows: 16 consecutive rows start at all 16 offsets; a 16-byte run is 16 elements.
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::I8, {17, 1003}, 71, -100, 100), cpu_diff::output(Kind::I8, {17, 1003})};
+    expect_interp_bytes(add_one_rows<i8>(), bufs);
+    expect_interp_bytes(add_one_rows<i8>(), bufs, Precision::standard);
+}
+
+TEST(EmulatedMisalignedRows, NarrowRowsShareAWarp) {
+    // 100 bf16 columns: several rows a warp, alternately aligned and 8 bytes off;
+    // a lane's neighbour may hold the next row's first run (not adjacent in memory).
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {37, 100}, 81), cpu_diff::input(Kind::BF16, {100}, 82),
+                                cpu_diff::input(Kind::BF16, {100}, 83), cpu_diff::output(Kind::BF16, {37, 100})};
+    expect_interp_bytes(rows::layernorm_affine<bf16>(), bufs);
+}
+
+TEST(EmulatedMisalignedRows, PaddedStridesKeepTheBytesBetweenRows) {
+    // Rows of 4096 bf16 elements 4099 apart: every row but the first is misaligned,
+    // and the three elements after each row belong to no one (their fill must stay).
+    const Buffer x = cpu_diff::input(Kind::BF16, {6, 4096}, 91, -4, 4, false, {4099, 1});
+    Buffer y = x;  // the same padded shape, filled with 0x5a as cpu_diff::output fills
+    std::fill(y.bytes.begin(), y.bytes.end(), 0x5a);
+    y.arg.data = y.bytes.data();
+    y.arg.read_only = false;
+    y.output = true;
+    std::vector<Buffer> bufs = {x, y};
+    expect_interp_bytes(add_one_rows<bf16>(), bufs);
+    expect_interp_bytes(rows::rmsnorm_weighted<bf16>(), {x, cpu_diff::input(Kind::BF16, {4096}, 92), y});
+}
