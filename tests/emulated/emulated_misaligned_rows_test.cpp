@@ -2,8 +2,9 @@
 // emulated cuda target: each lane moves the aligned chunk at the start of its run
 // and takes the rest from, or hands it to, the next lane by shuffles; lanes at a
 // row's or a warp's edge move the part their neighbour does not hold element by
-// element. Bit for bit against the interpreter, over every misalignment a kind
-// allows (5123-column bf16 rows start at byte offsets 0, 6, 12, 2, 8, ...; i8 rows
+// element. Only launches with such rows carry that code (EmitOptions::
+// misaligned_rows), only for storage narrower than 4 bytes. Bit for bit against the
+// interpreter, over every misalignment a kind allows (5123-column bf16 rows start at byte offsets 0, 6, 12, 2, 8, ...; i8 rows
 // of 1003 at every offset 0..15), narrow rows that share a warp, padded strides
 // (the bytes between rows must keep their fill), and the plan that says so.
 #include <gtest/gtest.h>
@@ -65,11 +66,27 @@ TEST(EmulatedMisalignedRows, Bf16SoftmaxOver5123Columns) {
     EXPECT_NE(plan.find("misaligned rows as aligned vectors shifted between lanes"), std::string::npos) << plan;
 }
 
-TEST(EmulatedMisalignedRows, F32LayerNormWithAlignedVectors) {
-    // Rows at offsets 0, 12, 8, 4; weight and bias aligned: the row's runs shift, the vectors' do not.
-    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {5, 1283}, 61), cpu_diff::input(Kind::F32, {1283}, 62),
-                                cpu_diff::input(Kind::F32, {1283}, 63), cpu_diff::output(Kind::F32, {5, 1283})};
-    expect_interp_bytes(rows::layernorm_affine<f32>(), bufs);
+TEST(EmulatedMisalignedRows, F16LayerNormWithAlignedVectors) {
+    // 1283 f16 columns: rows at byte offsets 0, 6, 12, 2, 8; weight and bias aligned:
+    // the rows' runs shift, the vectors' do not.
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::F16, {5, 1283}, 61), cpu_diff::input(Kind::F16, {1283}, 62),
+                                cpu_diff::input(Kind::F16, {1283}, 63), cpu_diff::output(Kind::F16, {5, 1283})};
+    expect_interp_bytes(rows::layernorm_affine<f16>(), bufs);
+    // f32 rows (4-byte elements) move element by element when misaligned: the same results.
+    std::vector<Buffer> wide = {cpu_diff::input(Kind::F32, {5, 1283}, 64), cpu_diff::input(Kind::F32, {1283}, 65),
+                                cpu_diff::input(Kind::F32, {1283}, 66), cpu_diff::output(Kind::F32, {5, 1283})};
+    expect_interp_bytes(rows::layernorm_affine<f32>(), wide);
+    EXPECT_EQ(source_of(rows::layernorm_affine<f32>(), wide).find("kc::window"), std::string::npos);
+}
+
+TEST(EmulatedMisalignedRows, AlignedLaunchesCarryNoShiftingCode) {
+    // 5120 columns: every row starts on a 16-byte boundary, so the kernel is the one
+    // compiled before shifted runs existed (no vote, no window).
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {3, 5120}, 67), cpu_diff::output(Kind::BF16, {3, 5120})};
+    expect_interp_bytes(rows::softmax<bf16>(), bufs);
+    const std::string source = source_of(rows::softmax<bf16>(), bufs);
+    EXPECT_EQ(source.find("kc::window16("), source.rfind("kc::window16("));  // only the prelude's definition
+    EXPECT_EQ(source.find("if (__any_sync("), std::string::npos);
 }
 
 TEST(EmulatedMisalignedRows, I8RowsAtEveryByteOffset) {

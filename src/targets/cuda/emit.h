@@ -51,10 +51,13 @@ struct EmitOptions {
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;
-    // Runs of a misaligned row move as aligned vectors shifted between lanes
-    // (emit_memory.cpp: shifted_runs); KILN_CUDA_SHIFTED_RUNS=0 moves them element
-    // by element (A/B).
-    bool shifted_runs = true;
+    // Some view of the launch has rows that do not start on a 16-byte boundary (its
+    // base or a stride other than the innermost); chosen per launch like index64.
+    // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned
+    // run as aligned vectors shifted between lanes (emit_memory.cpp: shifted_runs):
+    // aligned launches compile as if it did not exist. KILN_CUDA_SHIFTED_RUNS=0
+    // keeps it out (runs of misaligned rows element by element; A/B).
+    bool misaligned_rows = false;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

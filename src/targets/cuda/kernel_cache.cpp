@@ -93,8 +93,8 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // already loaded rather than loading another copy.
 // A variant is what the caller chooses of EmitOptions (a field added there must
 // be added here), the architecture, and the device the module is loaded on
-// (-1: compiled offline): precision, index width, arch, device.
-using Variant = std::tuple<int, bool, std::string, int>;
+// (-1: compiled offline): precision, index width, misaligned rows, arch, device.
+using Variant = std::tuple<int, bool, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -261,7 +261,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
-    Variant variant{static_cast<int>(o.precision), o.index64, arch, device};
+    Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, arch, device};
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->function) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
@@ -325,13 +325,18 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         } else {
             fetch_artifacts(*fresh, eo);
             // A register cap that makes ptxas spill costs more than the occupancy it buys
-            // (local memory traffic in a kernel bound by memory traffic). The registers
-            // holding loads ahead of their instance (passes/grid_prefetch.h) go first;
-            // then each thread holds a smaller share of the rows (more threads per
-            // instance, up to 8 times as many); then ask for half the resident threads
-            // (twice the registers) until it fits or none is asked.
+            // (local memory traffic in a kernel bound by memory traffic). The code that
+            // moves misaligned rows as shifted vectors (emit.h: misaligned_rows) goes
+            // first, then the registers holding loads ahead of their instance
+            // (passes/grid_prefetch.h); then each thread holds a smaller share of the
+            // rows (more threads per instance, up to 8 times as many); then ask for
+            // half the resident threads (twice the registers) until it fits or none is asked.
             const Resources& r = fresh->resources;
             const bool spills = r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
+            if (spills && eo.misaligned_rows) {
+                eo.misaligned_rows = false;
+                continue;
+            }
             if (spills && fresh->kernel.persistent) {
                 eo.grid_prefetch = 0;
                 continue;

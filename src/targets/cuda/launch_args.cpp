@@ -13,6 +13,17 @@
 
 namespace kiln::cu {
 
+bool has_misaligned_rows(const std::vector<detail::Arg>& args) {
+    for (const detail::Arg& a : args) {
+        if (!a.is_view || a.extents.empty() || a.strides.back() != 1) continue;  // no vector access along the row
+        const std::int64_t bytes = kind_bytes(a.kind);
+        if (reinterpret_cast<std::uintptr_t>(a.data) % 16 != 0) return true;
+        for (std::size_t d = 0; d + 1 < a.extents.size(); ++d)
+            if (a.extents[d] > 1 && (a.strides[d] * bytes) % 16 != 0) return true;
+    }
+    return false;
+}
+
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     EmitOptions o;
     o.precision = opts.precision;
@@ -26,7 +37,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;
     o.cluster_rows = cluster;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
-    o.shifted_runs = shifted;
+    o.misaligned_rows = shifted && has_misaligned_rows(args);
     return o;
 }
 

@@ -20,9 +20,14 @@ namespace kiln::cu {
 
 using passes::needs_64bit_offsets;
 
+// Whether some view's rows (unit innermost stride) may start off a 16-byte boundary:
+// its base, or a stride other than the innermost, is not a multiple of 16 bytes.
+bool has_misaligned_rows(const std::vector<detail::Arg>& args);
+
 // The emitter's options for a launch with these arguments and compile options: the
-// offsets' width, and the A/B knobs read from the environment once
-// (KILN_ATTENTION_OVERLAP, KILN_CUDA_PREFETCH; each part of the cache keys).
+// offsets' width, whether rows may be misaligned, and the A/B knobs read from the
+// environment once (KILN_ATTENTION_OVERLAP, KILN_CUDA_PREFETCH, KILN_CUDA_CLUSTER,
+// KILN_CUDA_SHIFTED_RUNS; each part of the cache keys).
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts);
 
 // Parameters in the order of kernel_signature(): each value in an 8-byte slot

@@ -80,15 +80,19 @@ __device__ __forceinline__ void bar_sync(int id, int count) { asm volatile("bar.
 // a word; the word select is warp-uniform where a row is). window8: the same for
 // 8-byte runs.
 __device__ __forceinline__ uint4 window16(const unsigned (&w)[8], unsigned s) {
-    const unsigned j = s >> 2, shift = (s & 3u) * 8u;
-    unsigned v[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) v[i] = j == 0u ? w[i] : j == 1u ? w[i + 1] : j == 2u ? w[i + 2] : w[i + 3];
+    const unsigned shift = (s & 3u) * 8u;
     uint4 r;
-    r.x = __funnelshift_r(v[0], v[1], shift);
-    r.y = __funnelshift_r(v[1], v[2], shift);
-    r.z = __funnelshift_r(v[2], v[3], shift);
-    r.w = __funnelshift_r(v[3], v[4], shift);
+    switch (s >> 2) {  // static register indices in each case (no select chains)
+#define KC_WINDOW(j)                                    \
+    case j:                                             \
+        r.x = __funnelshift_r(w[j], w[j + 1], shift);     \
+        r.y = __funnelshift_r(w[j + 1], w[j + 2], shift); \
+        r.z = __funnelshift_r(w[j + 2], w[j + 3], shift); \
+        r.w = __funnelshift_r(w[j + 3], w[j + 4], shift); \
+        break;
+        KC_WINDOW(0) KC_WINDOW(1) KC_WINDOW(2) default: KC_WINDOW(3)
+#undef KC_WINDOW
+    }
     return r;
 }
 __device__ __forceinline__ uint2 window8(const unsigned (&w)[4], unsigned s) {
