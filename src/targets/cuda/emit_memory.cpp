@@ -125,65 +125,80 @@ struct RunAccess {
 // to) the next lane through shuffles; a lane whose neighbour does not hold the
 // adjacent run (the row's or the warp's edge) moves that part element by element.
 // Loads read only chunks that hold a byte of the run (never past an allocation,
-// which is at least 16-byte aligned). `bytes`: the run's size, 8 or 16.
-void shifted_runs(Emitter& E, bool is_load, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes,
-                  std::int64_t cols, const RunAccess& r) {
-    const std::string mask = E.shuffle_mask(), width = num(std::min(E.threads(), 32)), size = num(bytes) + "u";
-    const std::string st = stype(storage), esize = num(storage_bytes(storage)), wt = word_type(bytes);
-    const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), prev = E.fresh("prev");
-    const std::vector<std::string> fields = bytes == 16 ? std::vector<std::string>{"x", "y", "z", "w"} : std::vector<std::string>{"x", "y"};
-    const std::string window = bytes == 16 ? "kc::window16(" : "kc::window8(";
-    auto shuffled_down = [&](const std::string& v) { return "__shfl_down_sync(" + mask + ", " + v + ", 1, " + width + ")"; };
-    // Element k of the run, in the head (before the aligned boundary) or the tail.
-    auto each_k = [&](const std::string& in_part, const std::string& body) {
-        E.line("#pragma unroll");
-        E.open("for (int k = 0; k < " + num(vec) + "; ++k)");
-        E.line("if (" + in_part + ") " + body);
-        E.close();
-    };
-    const std::string head = num(bytes) + " - (int)" + mis;
-    const std::string in_tail = "k * " + esize + " >= " + head, in_head = "k * " + esize + " < " + head;
-    const std::string xs = "reinterpret_cast<" + std::string(is_load ? "" : "const ") + st + "*>(&" + x + ")";
-    E.open("if (__any_sync(" + mask + ", " + mis + " != 0u))");
-    E.line(wt + " " + x + " = {};");
-    if (is_load)  // the aligned chunk holding the run's first byte
-        E.line("if (" + mis + " != 0u) " + x + " = *reinterpret_cast<const " + wt + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + ");");
-    else {  // this lane's run in storage bits
-        E.open("if (" + mis + " != 0u)");
-        r.vector("(&" + x + ")", bytes);
-        E.close();
-    }
+// which is at least 16-byte aligned). A load is shifted in two steps so that no
+// load waits for another: each_run issues the aligned chunks and records each
+// run's misalignment; unshift_runs, where the values are first used, shuffles.
+
+namespace shift {
+
+struct Words {
+    std::string type, window;         // uint4 / uint2, kc::window16( / kc::window8(
+    std::vector<std::string> fields;  // x y z w / x y
+};
+
+Words words_of(int bytes) {
+    if (bytes == 16) return {"uint4", "kc::window16(", {"x", "y", "z", "w"}};
+    return {"uint2", "kc::window8(", {"x", "y"}};
+}
+
+std::string shuffled_down(const Emitter& E, const std::string& v) {
+    return "__shfl_down_sync(" + E.shuffle_mask() + ", " + v + ", 1, " + num(std::min(E.threads(), 32)) + ")";
+}
+
+// `win` = x's words then the next lane's.
+void declare_window(Emitter& E, const Words& w, const std::string& win, const std::string& x) {
     std::string words;
-    for (const auto& f : fields) words += x + "." + f + ", ";
-    for (std::size_t i = 0; i < fields.size(); ++i) words += shuffled_down(x + "." + fields[i]) + (i + 1 < fields.size() ? ", " : "");
-    E.line("const unsigned " + win + "[" + num(2 * static_cast<std::int64_t>(fields.size())) + "] = {" + words + "};");
-    // Adjacent in memory: the next run of the same tile row (a whole run has unit
-    // stride), both shifted. `at`: the run's first element in the tile, or -1.
-    E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
-    E.line("const int " + next + " = " + shuffled_down(at) + ";");
-    if (!is_load) E.line("const int " + prev + " = __shfl_up_sync(" + mask + ", " + at + ", 1, " + width + ");");
-    const std::string next_adjacent = next + " == " + at + " + " + num(vec) + " && " + at + " % " + num(cols) + " + " + num(vec) + " < " +
-                                      num(cols);
+    for (const auto& f : w.fields) words += x + "." + f + ", ";
+    for (std::size_t i = 0; i < w.fields.size(); ++i) words += shuffled_down(E, x + "." + w.fields[i]) + (i + 1 < w.fields.size() ? ", " : "");
+    E.line("const unsigned " + win + "[" + num(2 * static_cast<std::int64_t>(w.fields.size())) + "] = {" + words + "};");
+}
+
+// Whether the run at tile element `other` is the one after the run at `at` in the
+// same tile row (so adjacent in memory: a whole run has unit stride).
+std::string follows(const std::string& other, const std::string& at, std::int64_t vec, std::int64_t cols) {
+    return other + " == " + at + " + " + num(vec) + " && " + at + " % " + num(cols) + " + " + num(vec) + " < " + num(cols);
+}
+
+// Element k of a run in the head (before the aligned boundary) or the tail.
+void each_k(Emitter& E, std::int64_t vec, const std::string& in_part, const std::string& body) {
+    E.line("#pragma unroll");
+    E.open("for (int k = 0; k < " + num(vec) + "; ++k)");
+    E.line("if (" + in_part + ") " + body);
+    E.close();
+}
+
+}  // namespace shift
+
+// Stores: this lane's run (vector() converts it into x) is split at the aligned
+// boundary; the chunk after it is this run's tail and the next lane's head.
+void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes, std::int64_t cols,
+                   const RunAccess& r) {
+    const std::string mask = E.shuffle_mask(), width = num(std::min(E.threads(), 32)), size = num(bytes) + "u";
+    const std::string st = stype(storage), esize = num(storage_bytes(storage));
+    const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), prev = E.fresh("prev");
+    const shift::Words w = shift::words_of(bytes);
+    const std::string head = num(bytes) + " - (int)" + mis;
+    const std::string xs = "reinterpret_cast<const " + st + "*>(&" + x + ")";
+    E.open("if (__any_sync(" + mask + ", " + mis + " != 0u))");
+    E.line(w.type + " " + x + " = {};");
     E.open("if (" + mis + " != 0u)");
-    if (is_load) {
-        E.line(x + " = " + window + win + ", " + mis + ");");
-        E.open("if (!(" + next_adjacent + "))");  // no lane holds the rest: the tail element by element
-        each_k(in_tail, xs + "[k] = " + p + "[k];");
-        E.close();
-        r.vector("(&" + x + ")", bytes);
-    } else {
-        // The aligned chunk after the boundary: this run's tail and the next run's head.
-        E.line("if (" + next_adjacent + ") *reinterpret_cast<" + wt + "*>(reinterpret_cast<char*>(" + p + ") + (" + size + " - " + mis +
-               ")) = " + window + win + ", " + size + " - " + mis + ");");
-        E.open("else");
-        each_k(in_tail, p + "[k] = " + xs + "[k];");
-        E.close();
-        // The head went out with the previous lane's chunk unless that lane holds no adjacent run.
-        E.open("if (!(" + prev + " >= 0 && " + prev + " + " + num(vec) + " == " + at + " && " + prev + " % " + num(cols) + " + " + num(vec) + " < " +
-               num(cols) + "))");
-        each_k(in_head, p + "[k] = " + xs + "[k];");
-        E.close();
-    }
+    r.vector("(&" + x + ")", bytes);
+    E.close();
+    shift::declare_window(E, w, win, x);
+    // `at`: the run's first element in the tile when it is shifted, else -1.
+    E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
+    E.line("const int " + next + " = " + shift::shuffled_down(E, at) + ";");
+    E.line("const int " + prev + " = __shfl_up_sync(" + mask + ", " + at + ", 1, " + width + ");");
+    E.open("if (" + mis + " != 0u)");
+    E.line("if (" + shift::follows(next, at, vec, cols) + ") *reinterpret_cast<" + w.type + "*>(reinterpret_cast<char*>(" + p + ") + (" + size +
+           " - " + mis + ")) = " + w.window + win + ", " + size + " - " + mis + ");");
+    E.open("else");
+    shift::each_k(E, vec, "k * " + esize + " >= " + head, p + "[k] = " + xs + "[k];");
+    E.close();
+    // The head went out with the previous lane's chunk unless that lane holds no adjacent run.
+    E.open("if (!(" + prev + " >= 0 && " + shift::follows(at, prev, vec, cols) + "))");
+    shift::each_k(E, vec, "k * " + esize + " < " + head, p + "[k] = " + xs + "[k];");
+    E.close();
     E.close();
     E.close();
 }
@@ -207,15 +222,18 @@ bool shifts_runs(const Emitter& E, const Emitter::Layout& l, Kind storage) {
 // when the test fails (the condition: in the tile and, under bounds::zero, in the
 // view; "" when always), past_end() (if set) what a run the thread does not hold does.
 // `writer`: the condition under which this thread writes (stores of a value several
-// threads hold), "" when always. Runs of 16 bytes whose row is misaligned move
-// through shifted_runs, which every lane of the warp (or the instance) reaches.
-void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is_load, const std::string& writer, const RunAccess& r) {
+// threads hold), "" when always. Where runs of a misaligned row shift (shifts_runs),
+// a load reads the aligned chunk at each run's start and records the run's
+// misalignment in `shifts[q]` (unshift_runs completes it); a store goes through
+// shifted_store, which every lane of the warp (or the instance) reaches.
+void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is_load, const std::string& writer, const RunAccess& r,
+              const std::string& shifts = "") {
     const auto& dims = tile->type.dims;
     auto l = E.layout(tile);
     std::size_t last = dims.size() - 1;
     std::string a = "a" + num(ir::param_index(n));
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(storage)));
-    const bool shifted = shifts_runs(E, l, storage);
+    const bool shifted = shifts_runs(E, l, storage) && (!is_load || !shifts.empty());
     E.line("#pragma unroll");
     E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
     E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
@@ -233,8 +251,14 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
            ") : " + a + ";");
     std::string mis = E.fresh("mis");
     E.line("const unsigned " + mis + " = " + w + " ? (unsigned)((unsigned long long)" + p + " & " + num(bytes - 1) + "u) : 0u;");
-    E.open("if (" + w + " && " + mis + " == 0u)");
-    r.vector(p, bytes);
+    if (shifted && is_load) {
+        E.line(shifts + "[q] = " + mis + ";");
+        E.open("if (" + w + ")");
+        r.vector("reinterpret_cast<const " + stype(storage) + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + ")", bytes);
+    } else {
+        E.open("if (" + w + " && " + mis + " == 0u)");
+        r.vector(p, bytes);
+    }
     E.close();
     E.open(shifted ? "else if (!" + w + " && " + h + ")" : "else if (" + h + ")");
     for (int k = 0; k < l.vec; ++k) {
@@ -253,7 +277,53 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         r.past_end();
         E.close();
     }
-    if (shifted) shifted_runs(E, is_load, p, mis, storage, l.vec, bytes, dims.back().extent, r);
+    if (shifted && !is_load) shifted_store(E, p, mis, storage, l.vec, bytes, dims.back().extent, r);
+    E.close();
+}
+
+// The name of the array recording the misalignment of each run of a load filling
+// raw words `raw` (each_run), "" when its runs do not shift.
+std::string shift_record(const Emitter& E, const Node& n, const std::string& raw) {
+    return shifts_runs(E, E.layout(&n), n.type.kind) ? raw + "_shift" : "";
+}
+
+void declare_shift_record(Emitter& E, const Node& n, const std::string& raw) {
+    if (auto r = shift_record(E, n, raw); !r.empty()) E.line("unsigned " + r + "[" + num(E.layout(&n).slots() / E.layout(&n).vec) + "];");
+}
+
+// Completes the shifted runs of a load whose raw words each_run left in `raw`: a
+// run whose row is misaligned holds the aligned chunk at its start; its bytes are
+// that chunk's after the misalignment and the next lane's chunk's before it (or,
+// where no lane holds the next run, the run's own elements from memory).
+void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
+    const std::string shifts = shift_record(E, n, raw);
+    if (shifts.empty()) return;
+    const auto l = E.layout(&n);
+    const Kind k = n.type.kind;
+    const int bytes = static_cast<int>(l.vec * storage_bytes(k));
+    const shift::Words w = shift::words_of(bytes);
+    const std::string st = stype(k), a = "a" + num(ir::param_index(n));
+    const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), mis = E.fresh("mis");
+    const std::string slot = "reinterpret_cast<" + w.type + "*>(" + raw + " + q * " + num(l.vec) + ")[0]";
+    E.line("#pragma unroll");
+    E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+    E.line("const unsigned " + mis + " = " + shifts + "[q];");
+    E.open("if (__any_sync(" + E.shuffle_mask() + ", " + mis + " != 0u))");
+    E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
+    E.line(w.type + " " + x + " = " + slot + ";");
+    shift::declare_window(E, w, win, x);
+    E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
+    E.line("const int " + next + " = " + shift::shuffled_down(E, at) + ";");
+    E.open("if (" + mis + " != 0u)");
+    E.line(x + " = " + w.window + win + ", " + mis + ");");
+    E.open("if (!(" + shift::follows(next, at, l.vec, n.type.dims.back().extent) + "))");  // no lane holds the rest
+    auto c = coordinates(E, n, n.type.dims, "e");
+    shift::each_k(E, l.vec, "k * " + num(storage_bytes(k)) + " >= " + num(bytes) + " - (int)" + mis,
+                  "reinterpret_cast<" + st + "*>(&" + x + ")[k] = " + a + "[" + offset(n, c) + " + k];");
+    E.close();
+    E.line(slot + " = " + x + ";");
+    E.close();
+    E.close();
     E.close();
 }
 
@@ -286,7 +356,8 @@ void fill_runs(Emitter& E, const Node& n, const std::string& dst, bool raw) {
               },
               [&] {  // runs the thread does not hold read as zeros, as each_element leaves them
                   for (int i = 0; i < l.vec; ++i) E.line(slot(i) + " = " + (raw ? "(" + st + ")0" : literal(k, 0, 0)) + ";");
-              }});
+              }},
+             raw ? shift_record(E, n, dst) : "");
 }
 
 // The load's value array (declared by the caller) from the raw words fill_runs left in `raw`.
@@ -378,7 +449,9 @@ void load(Emitter& E, const Node& n) {
     if (narrow) {
         std::string raw = E.fresh("raw");
         E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
+        declare_shift_record(E, n, raw);
         fill_runs(E, n, raw, true);
+        unshift_runs(E, n, raw);
         convert_runs(E, n, raw);
     } else {
         fill_runs(E, n, v, false);
@@ -443,12 +516,14 @@ void store(Emitter& E, const Node& n) {
 
 void emit_prefetch_buffer(Emitter& E, const Node& n, const std::string& buffer) {
     E.line("__align__(16) " + stype(n.type.kind) + " " + buffer + "[" + num(E.layout(&n).slots()) + "];");
+    declare_shift_record(E, n, buffer);
 }
 
 void emit_prefetch_fill(Emitter& E, const Node& n, const std::string& buffer) { fill_runs(E, n, buffer, true); }
 
 void emit_prefetched_load(Emitter& E, const Node& n, const std::string& buffer, bool once) {
     E.line(ctype(n.type.kind) + " " + E.name(&n) + "[" + num(E.layout(&n).slots()) + "];");
+    unshift_runs(E, n, buffer);  // where the values are used: the fill did not wait for its loads
     convert_runs(E, n, buffer);
     note_runs(E, n, once ? "loaded once, before the first instance, " : "issued one instance ahead, ");
 }
