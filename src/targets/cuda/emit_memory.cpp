@@ -234,24 +234,68 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
     std::string a = "a" + num(ir::param_index(n));
     int bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(storage)));
     const bool shifted = shifts_runs(E, l, storage) && (!is_load || !shifts.empty());
+    Run run;
+    std::vector<std::string> c;
+    auto element_by_element = [&] {
+        for (int k = 0; k < l.vec; ++k) {
+            std::string ck = E.fresh("c");
+            E.line("const long long " + ck + " = " + c[last] + " + " + num(k) + ";");
+            auto ce = c;
+            ce[last] = ck;
+            std::string ok = run.may_be_partial ? "(" + run.col + ") + " + num(k) + " < " + num(l.cols) : "";
+            if (checked(n))
+                for (std::size_t d = 0; d < dims.size(); ++d) ok += (ok.empty() ? "" : " && ") + in_range(n, d, ce[d]);
+            r.element(k, ok, offset(n, ce));
+        }
+    };
+    std::string w = E.fresh("whole"), p = E.fresh("p");
+    auto whole_and_pointer = [&](const std::string& held) {
+        c = coordinates(E, n, dims, "e");
+        std::string in_tile = run.may_be_partial ? "(" + run.col + ") + " + num(l.vec) + " <= " + num(l.cols) + " && " : "";
+        E.line("const bool " + w + " = " + held + in_tile + whole_run(n, c, l.vec) + ";");
+        // The offset is computed only for a run in range (no overflow from far-away coordinates).
+        E.line(std::string(is_load ? "const " : "") + stype(storage) + "* const " + p + " = " + w + " ? " + a + " + (" + offset(n, c) +
+               ") : " + a + ";");
+    };
+    if (!shifted) {
+        // Everything inside the thread's own runs: this is the code of every aligned
+        // launch, and its registers are what the layouts were tuned for.
+        if (!writer.empty()) E.open("if (" + writer + ")");
+        E.line("#pragma unroll");
+        E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+        E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
+        run = run_of(E, tile);
+        if (!run.held.empty()) E.open("if (" + run.held + ")");
+        whole_and_pointer("");
+        E.open("if (" + w + " && ((unsigned long long)" + p + " & " + num(bytes - 1) + ") == 0)");
+        r.vector(p, bytes);
+        E.otherwise();
+        element_by_element();
+        E.close();
+        if (!run.held.empty()) {
+            if (r.past_end) {
+                E.otherwise();
+                r.past_end();
+            }
+            E.close();
+        }
+        E.close();
+        if (!writer.empty()) E.close();
+        return;
+    }
+    // Shifted: every lane of the warp reaches the shuffles (held runs or not).
     E.line("#pragma unroll");
     E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
     E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
-    Run run = run_of(E, tile);
+    run = run_of(E, tile);
     std::string held = run.held;
     if (!writer.empty()) held = held.empty() ? writer : "(" + held + ") && (" + writer + ")";
     std::string h = E.fresh("held");
     E.line("const bool " + h + " = " + (held.empty() ? "true" : held) + ";");
-    auto c = coordinates(E, n, dims, "e");
-    std::string w = E.fresh("whole"), p = E.fresh("p");
-    std::string in_tile = run.may_be_partial ? "(" + run.col + ") + " + num(l.vec) + " <= " + num(l.cols) + " && " : "";
-    E.line("const bool " + w + " = " + h + " && " + in_tile + whole_run(n, c, l.vec) + ";");
-    // The offset is computed only for a run in range (no overflow from far-away coordinates).
-    E.line(std::string(is_load ? "const " : "") + stype(storage) + "* const " + p + " = " + w + " ? " + a + " + (" + offset(n, c) +
-           ") : " + a + ";");
+    whole_and_pointer(h + " && ");
     std::string mis = E.fresh("mis");
     E.line("const unsigned " + mis + " = " + w + " ? (unsigned)((unsigned long long)" + p + " & " + num(bytes - 1) + "u) : 0u;");
-    if (shifted && is_load) {
+    if (is_load) {
         E.line(shifts + "[q] = " + mis + ";");
         E.open("if (" + w + ")");
         r.vector("reinterpret_cast<const " + stype(storage) + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + ")", bytes);
@@ -260,24 +304,15 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         r.vector(p, bytes);
     }
     E.close();
-    E.open(shifted ? "else if (!" + w + " && " + h + ")" : "else if (" + h + ")");
-    for (int k = 0; k < l.vec; ++k) {
-        std::string ck = E.fresh("c");
-        E.line("const long long " + ck + " = " + c[last] + " + " + num(k) + ";");
-        auto ce = c;
-        ce[last] = ck;
-        std::string ok = run.may_be_partial ? "(" + run.col + ") + " + num(k) + " < " + num(l.cols) : "";
-        if (checked(n))
-            for (std::size_t d = 0; d < dims.size(); ++d) ok += (ok.empty() ? "" : " && ") + in_range(n, d, ce[d]);
-        r.element(k, ok, offset(n, ce));
-    }
+    E.open(is_load ? "else if (" + h + ")" : "else if (!" + w + " && " + h + ")");  // a store's shifted runs: shifted_store
+    element_by_element();
     E.close();
     if (!held.empty() && r.past_end) {
-        E.open("else if (!" + h + ")");
+        E.open("else");
         r.past_end();
         E.close();
     }
-    if (shifted && !is_load) shifted_store(E, p, mis, storage, l.vec, bytes, dims.back().extent, r);
+    if (!is_load) shifted_store(E, p, mis, storage, l.vec, bytes, dims.back().extent, r);
     E.close();
 }
 
