@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_emulator.h"
+#include "interp_bytes.h"
 #include "examples/row_kernels.h"
 #include "kiln/detail/identical.h"
 #include "passes/lower.h"
@@ -16,21 +17,10 @@
 
 using namespace kiln;
 using cpu_diff::Buffer;
+using emulated::expect_interp_bytes;
 namespace rows = kiln::catalog::rows;
 
 namespace {
-
-std::string first_difference(const Buffer& want, const Buffer& got) {
-    const long long e = detail::first_non_identical(want.arg.kind, want.bytes.data(), got.bytes.data(), want.bytes.size());
-    return e < 0 ? "" : "element " + std::to_string(e) + " differs";
-}
-
-void expect_interp_bytes(const Kernel& k, const std::vector<Buffer>& bufs) {
-    auto want = cpu_diff::run_on(k, interp(), bufs, {.precision = Precision::exact});
-    auto got = cpu_diff::run_on(k, emulated::cuda_emulated(), bufs, {.precision = Precision::exact});
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-        if (bufs[i].output) EXPECT_EQ(first_difference(want[i], got[i]), "") << k.name() << ": argument " << i;
-}
 
 std::vector<detail::Arg> args_of(const std::vector<Buffer>& bufs) {
     std::vector<detail::Arg> a;

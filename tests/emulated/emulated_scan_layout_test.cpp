@@ -12,26 +12,15 @@
 #include <cstring>
 
 #include "cuda_emulator.h"
+#include "interp_bytes.h"
 #include "kiln/detail/identical.h"
 #include "tests/unit/cpu_diff.h"
 
 using namespace kiln;
 using cpu_diff::Buffer;
+using emulated::expect_interp_bytes;
 
 namespace {
-
-// The first element of `got` that is not the interpreter's, or "".
-std::string first_difference(const Buffer& want, const Buffer& got) {
-    const long long e = detail::first_non_identical(want.arg.kind, want.bytes.data(), got.bytes.data(), want.bytes.size());
-    return e < 0 ? "" : "element " + std::to_string(e) + " differs";
-}
-
-void expect_interp_bytes(const Kernel& k, const std::vector<Buffer>& bufs, Precision precision) {
-    auto want = cpu_diff::run_on(k, interp(), bufs, {.precision = precision});
-    auto got = cpu_diff::run_on(k, emulated::cuda_emulated(), bufs, {.precision = precision});
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-        if (bufs[i].output) EXPECT_EQ(first_difference(want[i], got[i]), "") << k.name() << ": argument " << i;
-}
 
 // scan(x) along j, broadcast over the rows i of y: the broadcast wants the scan's
 // result as the columns of y's rows, held by every row's threads.
