@@ -27,7 +27,7 @@ void operand_kind(detail::OpCode op, Kind k, Loc loc) {
 
 
 void shape_mismatch(Loc loc, std::string_view op, const Type& a, const Type& b) {
-    fail(loc, op, "shape mismatch: " + dims_str(a.dims) + " vs " + dims_str(b.dims));
+    fail(loc, op, "shape mismatch: " + dims_str(a.dims) + " vs " + dims_str(b.dims) + ir::same_name_note(a.dims, b.dims));
 }
 
 std::vector<Dim> unify(const Type& a, const Type& b, Loc loc, std::string_view op) {

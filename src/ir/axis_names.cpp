@@ -25,6 +25,20 @@ std::string axis_name(int id) {
     return it == names().end() ? "axis" + std::to_string(id) : it->second;
 }
 
+std::string same_name_note(const std::vector<detail::Dim>& a, const std::vector<detail::Dim>& b) {
+    std::vector<std::pair<std::string, int>> seen;  // name, axis
+    for (const auto* dims : {&a, &b})
+        for (const auto& d : *dims) {
+            if (d.axis == 0) continue;
+            const std::string name = axis_name(d.axis);
+            for (const auto& [n, id] : seen)
+                if (n == name && id != d.axis)
+                    return "; two different axes are named '" + name + "' (each axis(...) call makes a new axis: make it once and use it)";
+            seen.emplace_back(name, d.axis);
+        }
+    return "";
+}
+
 std::string dims_str(const std::vector<detail::Dim>& dims) {
     if (dims.empty()) return "scalar";
     std::string s;

@@ -330,7 +330,7 @@ Value mem_store(const Value& v, const Layout& l, mem::Resource r, Loc loc) {
     if (v.type.dims != dims) {
         std::vector<std::int64_t> map;
         if (v.type.dims.empty() || !check::broadcast_map(v.type.dims, dims, map) || v.type.count() != Type{v.type.kind, dims}.count())
-            fail(loc, "memory store", "shape mismatch: " + dims_str(v.type.dims) + " vs the memory's " + dims_str(dims));
+            fail(loc, "memory store", "shape mismatch: " + dims_str(v.type.dims) + " vs the memory's " + dims_str(dims) + ir::same_name_note(v.type.dims, dims));
         c = conform(v, dims, loc, "memory store");
     }
     Node n = proto(OpCode::mem_store, Type{v.type.kind, dims}, loc);

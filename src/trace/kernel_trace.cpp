@@ -170,7 +170,8 @@ Value conform_store(const Value& v, const std::vector<Dim>& dims, Loc loc, std::
     for (auto& d : dims)
         if (d.extent != 1) b.push_back(d.extent);
     if (a == b) return reshape(v, dims, loc);
-    fail(loc, op, "shape mismatch: value " + check::dims_str(v.type.dims) + " vs destination " + check::dims_str(dims));
+    fail(loc, op, "shape mismatch: value " + check::dims_str(v.type.dims) + " vs destination " + check::dims_str(dims) +
+                      ir::same_name_note(v.type.dims, dims));
 }
 }  // namespace
 
