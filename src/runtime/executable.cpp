@@ -60,13 +60,15 @@ struct ExecutableImpl {
 
     ExecutableImpl(Kernel k, Target t, CompileOptions o) : kernel(std::move(k)), target(std::move(t)), options(o) {}
 
-    void remember(std::shared_ptr<const ir::Program> p, const std::vector<Arg>& args) const {
-        if (current.load(std::memory_order_acquire) == p.get()) return;
-        std::vector<Arg> s = args;
-        for (Arg& a : s) a.data = nullptr;
+    // `new_shapes`: the launch's shapes differ from the last launch's (strides, say,
+    // which decide the offsets' width and the cuda target's handling of misaligned
+    // rows for the same program), so the program alone does not say they are known.
+    void remember(std::shared_ptr<const ir::Program> p, const std::vector<Arg>& args, bool new_shapes) const {
+        if (!new_shapes && current.load(std::memory_order_acquire) == p.get()) return;
         std::lock_guard<std::mutex> g(mutex);
         program = std::move(p);
-        shapes = std::move(s);
+        shapes = args;  // assigned in place: alternating shapes allocate nothing
+        for (Arg& a : shapes) a.data = nullptr;
         current.store(program.get(), std::memory_order_release);
     }
     std::pair<std::shared_ptr<const ir::Program>, std::vector<Arg>> described(std::string_view what, Loc loc) const {
@@ -129,7 +131,7 @@ std::shared_ptr<ExecutableImpl> compile(const Kernel& k, const Target& t, const 
     if (c) {
         std::vector<Arg> shapes = shapes_on(c->shapes, t.impl().device());
         t.impl().prepare(*c->program, shapes, o, loc);
-        e->remember(c->program, shapes);
+        e->remember(c->program, shapes, true);
     }
     return e;
 }
@@ -184,7 +186,7 @@ void run_executable(const ExecutableImpl& e, LaunchRequest& req) {
     }
     check_args(*e.kernel.shared_impl(), req.args, req.loc, /*with_data=*/true);
     auto program = specialize(*e.kernel.shared_impl(), req.args, req.loc);
-    e.remember(program, req.args);
+    e.remember(program, req.args, !known);
     t.impl().run(*program, req.args, req.options, req.loc);
     if (!known) e.keep_prepared(t.impl().prepare_launch(program, req.args, req.options), req.args);
 }

@@ -1,4 +1,4 @@
-// Rows whose start is not 16-byte aligned (emit_memory.cpp, shifted_runs) on the
+// Rows whose start is not 16-byte aligned (emit_memory.cpp: unshift_runs, shifted_store) on the
 // emulated cuda target: each lane moves the aligned chunk at the start of its run
 // and takes the rest from, or hands it to, the next lane by shuffles; lanes at a
 // row's or a warp's edge move the part their neighbour does not hold element by

@@ -232,6 +232,33 @@ TEST_F(FakeCuda, APrefetchingRowKernelLaunchesAPersistentGrid) {
     EXPECT_TRUE(contains(plan, "loaded once, before the first instance")) << plan;
 }
 
+// Whether a launch's rows may start off a 16-byte boundary is part of which kernel
+// it runs (EmitOptions::misaligned_rows): the same rows read 5123 elements apart
+// get a kernel of their own, and aligned rows then find theirs again. (At widths
+// where the shifting code would make the kernel spill, it is dropped: 4096.)
+TEST_F(FakeCuda, MisalignedRowsCompileTheirOwnKernel) {
+    Stream s = Stream::create();
+    const std::int64_t rows = 64, cols = 5120;
+    Tensor<bf16> x({rows, cols + 3}), y({rows, cols});
+    auto xd = x.to(cuda(s)), yd = y.to(cuda(s));
+    auto padded = std::as_const(xd).view();  // the first 5120 columns of rows 5123 apart
+    padded.extents = {rows, cols};
+    auto aligned = padded;
+    aligned.strides = {cols, 1};  // the same buffer read as 5120-element rows
+    Executable exe = catalog::rows::softmax<bf16>().compile(cuda(s));
+    exe.launch(aligned, yd.view());
+    s.synchronize();
+    const long loads = counts().module_loads;
+    EXPECT_FALSE(contains(exe.plan(), "shifted between lanes"));
+    exe.launch(padded, yd.view());
+    s.synchronize();
+    EXPECT_EQ(counts().module_loads, loads + 1) << "a kernel for rows that may be misaligned";
+    EXPECT_TRUE(contains(exe.plan(), "misaligned rows as aligned vectors shifted between lanes")) << exe.plan();
+    exe.launch(aligned, yd.view());
+    s.synchronize();
+    EXPECT_EQ(counts().module_loads, loads + 1) << "the aligned rows' kernel is still there";
+}
+
 TEST_F(FakeCuda, DevicesAreKeptApart) {
     if (!cu::device_at(1)) GTEST_SKIP() << "FAKE_CUDA_DEVICES=2 gives a second device";
     Stream s1 = Stream::create(1);

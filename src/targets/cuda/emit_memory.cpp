@@ -4,11 +4,12 @@
 // row coalesce. A run of V elements is moved with 16-byte (or V-element) vector
 // accesses when, at run time, the innermost stride is 1 and (bounds::zero) the
 // whole run is in range: from its own address when that is aligned to the access,
-// else (a row that starts off the alignment) as the aligned vectors the warp's
-// runs straddle, shifted between neighbouring lanes (shifted_runs); otherwise
-// element by element, each masked on its own (ragged edges, odd strides). Coordinates are checked in 64 bits (origins are i64 scalars); offsets are
-// computed in kiln_idx, 32 bits unless a view's reachable span needs 64 (chosen per
-// launch, part of the cache key).
+// else (a row that starts off the alignment, in a launch that may have one) as the
+// aligned vectors the warp's runs straddle, shifted between neighbouring lanes
+// (shifted_store, unshift_runs); otherwise element by element, each masked on its
+// own (ragged edges, odd strides). Coordinates are checked in 64 bits (origins are
+// i64 scalars); offsets are computed in kiln_idx, 32 bits unless a view's
+// reachable span needs 64 (chosen per launch, part of the cache key).
 #include "targets/cuda/emitter.h"
 
 namespace kiln::cu {
@@ -203,7 +204,7 @@ void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kin
     E.close();
 }
 
-// Whether runs of this layout move through shifted_runs when misaligned: only in a
+// Whether runs of this layout shift when misaligned (shifted_store, unshift_runs): only in a
 // launch whose rows may be misaligned (EmitOptions::misaligned_rows; the code
 // costs registers, and spills would reshape aligned kernels), for storage narrower
 // than 4 bytes (measured on an H200, 5123-column rows: bf16 0.19 -> 0.29-0.33 of
@@ -465,7 +466,7 @@ void load(Emitter& E, const Node& n) {
         E.line(all + " = " + all + " && " + w + " && ((unsigned long long)(" + a + " + (" + w + " ? " + offset(n, c) + " : 0)) & " +
                num(bytes - 1) + ") == 0;");
         E.close();
-        // The lanes that shuffle together take one branch (shifted_runs needs them all).
+        // The lanes that shuffle together take one branch (unshift_runs shuffles among them).
         E.open(shifts_runs(E, l, k) ? "if (__all_sync(" + E.shuffle_mask() + ", " + all + "))" : "if (" + all + ")");
         E.line("__align__(16) " + st + " " + raw + "[" + num(runs * l.vec) + "];");
         E.line("#pragma unroll");
