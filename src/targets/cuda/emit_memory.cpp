@@ -204,13 +204,13 @@ void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kin
     E.close();
 }
 
-// Whether runs of this layout shift when misaligned (shifted_store, unshift_runs): only in a
-// launch whose rows may be misaligned (EmitOptions::misaligned_rows; the code
-// costs registers, and spills would reshape aligned kernels), for storage narrower
-// than 4 bytes (measured on an H200, 5123-column rows: bf16 0.19 -> 0.29-0.33 of
-// copy; f32, whose elements move at a quarter of the instructions, 0.54 -> 0.47),
-// runs of one 8- or 16-byte vector, in a CTA of whole warps (missing lanes cannot
-// shuffle).
+// Whether runs of this layout shift when misaligned (shifted_store, unshift_runs):
+// only in a launch whose rows may be misaligned (EmitOptions::misaligned_rows; the
+// code costs registers, and spills would reshape aligned kernels), for storage
+// narrower than 4 bytes (measured on an H200, 5123-column rows: bf16 0.19 -> 0.32-0.35
+// of copy; f32, whose elements move at a quarter of the instructions, was slower
+// shifted: 0.54 -> 0.47), runs of one 8- or 16-byte vector, in a CTA of whole warps
+// (missing lanes cannot shuffle).
 bool shifts_runs(const Emitter& E, const Emitter::Layout& l, Kind storage) {
     const std::int64_t bytes = l.vec * storage_bytes(storage);
     return E.options().misaligned_rows && storage_bytes(storage) < 4 && (bytes == 8 || bytes == 16) &&
