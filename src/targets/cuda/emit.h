@@ -55,7 +55,10 @@ struct EmitOptions {
     // base or a stride other than the innermost); chosen per launch like index64.
     // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned
     // run as aligned vectors shifted between lanes (emit_memory.cpp: unshift_runs, shifted_store):
-    // aligned launches compile as if it did not exist. KILN_CUDA_SHIFTED_RUNS=0
+    // aligned launches compile as if it did not exist. (A compiled handle prepares
+    // again only for new shapes: a base pointer that moves off or onto alignment
+    // with the same shapes keeps the first launch's kernel, which is correct either
+    // way, since both kernels move any run, and only slower.) KILN_CUDA_SHIFTED_RUNS=0
     // keeps it out (runs of misaligned rows element by element; A/B).
     bool misaligned_rows = false;
 };

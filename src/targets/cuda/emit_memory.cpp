@@ -142,9 +142,11 @@ Words words_of(int bytes) {
     return {"uint2", "kc::window8(", {"x", "y"}};
 }
 
-std::string shuffled_down(const Emitter& E, const std::string& v) {
-    return "__shfl_down_sync(" + E.shuffle_mask() + ", " + v + ", 1, " + num(std::min(E.threads(), 32)) + ")";
+// v of the next (previous) lane among those that shuffle together.
+std::string shuffled(const Emitter& E, const char* direction, const std::string& v) {
+    return std::string("__shfl_") + direction + "_sync(" + E.shuffle_mask() + ", " + v + ", 1, " + num(std::min(E.threads(), 32)) + ")";
 }
+std::string shuffled_down(const Emitter& E, const std::string& v) { return shuffled(E, "down", v); }
 
 // `win` = x's words then the next lane's.
 void declare_window(Emitter& E, const Words& w, const std::string& win, const std::string& x) {
@@ -174,7 +176,7 @@ void each_k(Emitter& E, std::int64_t vec, const std::string& in_part, const std:
 // boundary; the chunk after it is this run's tail and the next lane's head.
 void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes, std::int64_t cols,
                    const RunAccess& r) {
-    const std::string mask = E.shuffle_mask(), width = num(std::min(E.threads(), 32)), size = num(bytes) + "u";
+    const std::string mask = E.shuffle_mask(), size = num(bytes) + "u";
     const std::string st = stype(storage), esize = num(storage_bytes(storage));
     const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), prev = E.fresh("prev");
     const shift::Words w = shift::words_of(bytes);
@@ -189,7 +191,7 @@ void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kin
     // `at`: the run's first element in the tile when it is shifted, else -1.
     E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
     E.line("const int " + next + " = " + shift::shuffled_down(E, at) + ";");
-    E.line("const int " + prev + " = __shfl_up_sync(" + mask + ", " + at + ", 1, " + width + ");");
+    E.line("const int " + prev + " = " + shift::shuffled(E, "up", at) + ";");
     E.open("if (" + mis + " != 0u)");
     E.line("if (" + shift::follows(next, at, vec, cols) + ") *reinterpret_cast<" + w.type + "*>(reinterpret_cast<char*>(" + p + ") + (" + size +
            " - " + mis + ")) = " + w.window + win + ", " + size + " - " + mis + ");");
