@@ -12,7 +12,8 @@
 
 #define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); std::exit(2); } } while (0)
 
-template <class F> double median_ms(F&& f, int warmup, int reps) {
+// The events go on `stream` (default: the legacy default stream), the one f enqueues on.
+template <class F> double median_ms(F&& f, int warmup, int reps, cudaStream_t stream = nullptr) {
     for (int i = 0; i < warmup; ++i) f();
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<double> t;
@@ -20,9 +21,9 @@ template <class F> double median_ms(F&& f, int warmup, int reps) {
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     for (int i = 0; i < reps; ++i) {
-        cudaEventRecord(a);
+        cudaEventRecord(a, stream);
         f();
-        cudaEventRecord(b);
+        cudaEventRecord(b, stream);
         cudaEventSynchronize(b);
         float ms = 0;
         cudaEventElapsedTime(&ms, a, b);

@@ -3,8 +3,10 @@
 // in the same process, over the shapes, a bias + relu epilogue and X W^T
 // (the weight stored [N, K]). Each row checks kiln's output against cuBLAS's
 // (relative L2 over a sample; for the epilogue the host applies bias and relu to
-// cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs.
-// Prints a table; writes JSON to argv[1] (default bench-gemm.json).
+// cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
+// both enqueued on one stream and timed by events on it. Prints a table; writes
+// JSON to argv[1] (default bench-gemm.json); argv[2], when given, keeps only the
+// rows whose name contains it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -53,9 +55,16 @@ Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
 struct Row {
     std::string name;
     double kiln = 0, peer = 0, err = 0;
+    double kiln_tbs = 0;  // the operands' and result's bytes over kiln's time: the bound that matters for small M
 };
 
+// Rows whose name contains this run (argv[2]; empty: all).
+std::string g_only;
+// The stream every row enqueues on (created in main).
+cudaStream_t g_stream = nullptr;
+
 Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256, std::int64_t bk = 64) {
+    if (name.find(g_only) == std::string::npos) return {};
     std::mt19937 g(M * 31 + N * 7 + K);
     std::uniform_real_distribution<double> d(-1, 1);
     Tensor<bf16> A({M, K}), B(f == Form::linear ? std::vector<std::int64_t>{N, K} : std::vector<std::int64_t>{K, N}), bias({N}), C({M, N});
@@ -64,10 +73,16 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     const auto Ad = A.to(cuda()), Bd = B.to(cuda()), biasd = bias.to(cuda());
     auto Cd = C.to(cuda()), Cref = C.to(cuda());
     auto k = gemm(f, bm, bn, bk);
-    auto launch = [&] { k.launch(cuda(), Ad, Bd, biasd, Cd); };
+    // Both libraries enqueue on one stream without waiting, as inside a PyTorch
+    // program: a synchronous launch would add its wait (~7 us) to every call,
+    // which decides the small shapes and is not the kernel's.
+    cudaStream_t stream = g_stream;
+    const Target on_stream = cuda(Stream::wrap(stream));
+    auto launch = [&] { k.launch(on_stream, Ad, Bd, biasd, Cd); };
     launch();
     cublasHandle_t h;
     cublasCreate(&h);
+    cublasSetStream(h, stream);
     float one = 1, zero = 0;
     // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T.
     auto cublas = [&] {
@@ -79,7 +94,7 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
     cublas();
-    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaStreamSynchronize(stream));
     auto got = Cd.to(host()), want = Cref.to(host());
     double num = 0, den = 0;
     std::int64_t step = std::max<std::int64_t>(1, static_cast<std::int64_t>(M) * N / 200000);
@@ -95,10 +110,14 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     r.err = std::sqrt(num / den);
     double flops = 2.0 * M * N * static_cast<double>(K);
     int reps = flops > 1e12 ? 20 : 50;
-    r.kiln = flops / median_ms(launch, 3, reps) / 1e9;
-    r.peer = flops / median_ms(cublas, 3, reps) / 1e9;
+    const double kiln_ms = median_ms(launch, 3, reps, stream);
+    r.kiln = flops / kiln_ms / 1e9;
+    r.peer = flops / median_ms(cublas, 3, reps, stream) / 1e9;
+    r.kiln_tbs = (static_cast<double>(M) * K + static_cast<double>(K) * N + 2.0 * M * N) * 2 / kiln_ms / 1e9;
     cublasDestroy(h);
-    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer, r.kiln / r.peer, r.err);
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer,
+                r.kiln / r.peer, r.kiln_tbs, r.err);
     std::fflush(stdout);
     return r;
 }
@@ -107,6 +126,8 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
 
 int main(int argc, char** argv) {
     const char* out = argc > 1 ? argv[1] : "bench-gemm.json";
+    if (argc > 2) g_only = argv[2];
+    CHECK_CUDA(cudaStreamCreate(&g_stream));
     if (!cuda().available()) {
         std::fprintf(stderr, "no CUDA device: %s\n", cuda().unavailable_reason().c_str());
         return 2;
@@ -120,13 +141,16 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096x14336x4096", Form::plain, 4096, 14336, 4096));
     rows.push_back(run("128x14336x4096", Form::plain, 128, 14336, 4096));
     rows.push_back(run("16x4096x4096 (decode)", Form::plain, 16, 4096, 4096));
+    rows.push_back(run("16x4096x4096 X W^T (decode, linear)", Form::linear, 16, 4096, 4096));
+    rows.push_back(run("64x8192x8192 relu(A B + bias[n])", Form::bias_relu, 64, 8192, 8192));
     rows.push_back(run("4096^3 relu(A B + bias[n])", Form::bias_relu, 4096, 4096, 4096));
     rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows)
-        json.push_back({{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"rel_l2", r.err}});
+        if (!r.name.empty())
+            json.push_back({{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"kiln_tbs", r.kiln_tbs}, {"rel_l2", r.err}});
     std::ofstream file(out);
     file << json.dump(2) << "\n";
     return file.flush() ? 0 : 1;

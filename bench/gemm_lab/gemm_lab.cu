@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kg::GemmShape<BM, BN, BK, ST>::threads, 1)
         if (c + 1 < N) *reinterpret_cast<unsigned*>(p) = to16(v0, BF) | (unsigned)to16(v1, BF) << 16;
         else if (c < N) p[0] = to16(v0, BF);
     });
-    kg::gemm_sm90<BM, BN, BK, ST, false, Mma<BN, BF>>(&ta, &tb, tiles_n, tiles, k_tiles, smem, epi);
+    kg::gemm_sm90<BM, BN, BK, ST, false, Mma<BN, BF>>(&ta, &tb, tiles_n, tiles, k_tiles, kg::SplitK{1, nullptr, nullptr, M}, smem, epi);
 }
 
 static void tmap(CUtensorMap* m, bool bf, void* base, long long inner, long long outer, long long ld, int box_outer) {

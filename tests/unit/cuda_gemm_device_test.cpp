@@ -163,3 +163,31 @@ TEST(CudaGemmDevice, RepeatedLaunchesReuseTensorMapsAndNeverAStaleOne) {
     EXPECT_LT(run(b1, b1d), 8e-3);
     EXPECT_EQ(encodes(), start + 3);
 }
+
+// Split-K (gemm_schedule.h): a decode-shaped GEMM, 16 rows on the bench's 128x256x64
+// tile, has 4 tiles; its 128 k steps are shared out among more CTAs. The
+// shares' partial sums are added in a fixed order whichever finishes last, so
+// repeated launches give the same bits; the plan says how the launch divided the work.
+TEST(CudaGemmDevice, SplitKIsRightAndRepeatsBitForBit) {
+    REQUIRE_DEVICE();
+    auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    check<bf16, bf16>(k, 16, 1024, 8192, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(k, 1, 264, 2048, 1.0f, 0.0f, 8e-3);  // one row, ragged columns
+    check<f16, f32>(scaled_gemm<f16, f32>(64, 128, 64, 0.25f), 77, 200, 5000, -1.5f, 0.25f, 1e-5);  // one consumer warpgroup
+    const std::int64_t M = 16, N = 1024, K = 8192;
+    auto a = random_tensor<bf16>(M, K, 21), b = random_tensor<bf16>(K, N, 22);
+    const auto ad = a.to(cuda()), bd = b.to(cuda());
+    Tensor<bf16> c({M, N});
+    auto cd = c.to(cuda());
+    std::vector<std::uint16_t> first;
+    for (int run = 0; run < 5; ++run) {
+        k.launch(cuda(), ad.view(), bd.view(), cd.view(), 1.0f);
+        auto got = cd.to(host());
+        std::vector<std::uint16_t> bits;
+        for (auto x : got.values()) bits.push_back(x.bits);
+        if (run == 0) first = bits;
+        else ASSERT_EQ(bits, first) << "launch " << run << " differs from the first";
+    }
+    const std::string plan = cuda_text(k, args_of(ad.view(), bd.view(), cd.view(), 1.0f), Precision::standard, What::plan);
+    EXPECT_NE(plan.find("k split "), std::string::npos) << plan;
+}

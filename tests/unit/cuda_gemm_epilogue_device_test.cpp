@@ -116,4 +116,14 @@ TEST(CudaGemmEpilogueDevice, WeightStoredNByK) {
     check(Epilogue::bias_relu, true, 1000, 776, 520);
 }
 
+// Too few tiles for the device: each tile's k range is split into shares whose
+// partial sums the last share adds (gemm_schedule.h), then the epilogue runs once.
+// 40 rows leave a 128-row tile's last 16-row pieces empty and one piece half full;
+// two outputs and a weight stored [N, K] take the split path too.
+TEST(CudaGemmEpilogueDevice, SplitKAppliesTheEpilogueOnceToTheWholeSum) {
+    REQUIRE_DEVICE();
+    check(Epilogue::two_outputs, true, 40, 520, 3000);
+    check(Epilogue::residual_scale, false, 100, 264, 4000);
+}
+
 }  // namespace

@@ -56,12 +56,24 @@ cu::CUresult fake_copy(const cu::Memcpy2D* c, cu::CUstream) {
     return 0;
 }
 
+struct Memset {
+    cu::CUdeviceptr at;
+    unsigned char value;
+    std::size_t bytes;
+};
+std::vector<Memset> g_memsets;
+cu::CUresult fake_memset(cu::CUdeviceptr p, unsigned char v, std::size_t n, cu::CUstream) {
+    g_memsets.push_back({p, v, n});
+    return 0;
+}
+
 cu::Device fake_device() {
     cu::Device d;
     d.api.cuTensorMapEncodeTiled = &fake_encode;
     d.api.cuMemAllocAsync = &fake_alloc;
     d.api.cuMemFreeAsync = &fake_free;
     d.api.cuMemcpy2DAsync = &fake_copy;
+    d.api.cuMemsetD8Async = &fake_memset;
     d.multiprocessors = 132;
     return d;
 }
@@ -272,14 +284,18 @@ TEST(CudaGemmLaunch, LaunchScalarsCoverTheProgramsTiles) {
     ASSERT_EQ(c.gemm.bk, 64);
     auto L = launch(c, pr);
     ASSERT_TRUE(L);
-    // Slots: tiles_n, tiles, k_tiles, rows, cols, then the views' pointers, extents and strides.
+    // Slots: tiles_n, tiles, k_tiles, splits, split-K's partials and counters, rows,
+    // cols, then the views' pointers, extents and strides.
     const auto& s = L->params.slots;
-    ASSERT_GE(s.size(), 5u);
+    ASSERT_GE(s.size(), 8u);
     EXPECT_EQ(s[0], 4u);       // ceil(1000 / 256) column tiles
     EXPECT_EQ(s[1], 8u * 4u);  // ceil(1000 / 128) row tiles of them
     EXPECT_EQ(s[2], 9u);       // ceil(520 / 64)
-    EXPECT_EQ(s[3], 1000u);
-    EXPECT_EQ(s[4], 1000u);
+    EXPECT_EQ(s[3], 1u);       // 9 k steps are too few to split
+    EXPECT_EQ(s[4], 0u);
+    EXPECT_EQ(s[5], 0u);
+    EXPECT_EQ(s[6], 1000u);
+    EXPECT_EQ(s[7], 1000u);
     EXPECT_EQ(L->ctas, 32u);   // every tile its own CTA: fewer tiles than the 132 multiprocessors
     EXPECT_EQ(L->pointers.size(), s.size() + 2);
     EXPECT_EQ(L->pointers[0], static_cast<const void*>(L->maps[0].words));
@@ -340,4 +356,96 @@ TEST(CudaGemmLaunch, GridExtentsAreEvaluatedWithTheContractsIntegerRules) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("negative grid extent -1"), std::string::npos) << e.what();
     }
+}
+
+// Split-K (gemm_schedule.h): a decode GEMM, 16 rows x 4096 x 4096 on 128x256 tiles,
+// has 16 tiles for 132 multiprocessors; each tile's 64 k steps are cut into 7
+// shares of 9 or 10. The launch passes the stream's workspace (split_k_workspace.h):
+// allocated and its counters zeroed by the first launch, reused by the next ones.
+TEST(CudaGemmLaunch, TooFewTilesSplitKIntoSharesOnAReusedWorkspace) {
+    Problem pr{0x7f1000000000, 0x7f2000000000, 0x7f3000000000, 16, 4096, 4096};
+    Compiled c = compile(pr);
+    g_allocated.clear(), g_freed.clear(), g_memsets.clear();
+    static const cu::Device d = fake_device();
+    for (int run = 0; run < 3; ++run) {
+        cu::GemmStaging staging(d, nullptr);
+        std::string why;
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why);
+        ASSERT_TRUE(L) << why;
+        const auto& s = L->params.slots;
+        EXPECT_EQ(s[1], 16u);
+        EXPECT_EQ(s[2], 64u);
+        EXPECT_EQ(s[3], 7u) << "splits";
+        EXPECT_EQ(L->ctas, 112u) << "16 tiles x 7 shares, one CTA each";
+        // Counters: one per tile, 256 bytes at least, zeroed once; partial sums:
+        // 16 x 7 units of 128 x 256 f32.
+        ASSERT_EQ(g_allocated.size(), 2u) << "launch " << run << " must reuse the workspace";
+        ASSERT_EQ(g_memsets.size(), 1u);
+        EXPECT_EQ(g_memsets[0].at, g_allocated[0]);
+        EXPECT_EQ(g_memsets[0].value, 0);
+        EXPECT_GE(g_memsets[0].bytes, 256u);
+        EXPECT_EQ(s[5], g_allocated[0]) << "counters";
+        EXPECT_EQ(s[4], g_allocated[1]) << "partial sums";
+        EXPECT_EQ(L->schedule.counter_bytes, 256u);
+        EXPECT_EQ(L->schedule.partial_bytes, 16u * 7u * 128u * 256u * 4u);
+    }
+    EXPECT_TRUE(g_freed.empty()) << "the workspace outlives the launch";
+    // A problem needing more room grows the partial sums' buffer: the old one is
+    // freed in stream order, the counters (room enough) are kept.
+    Problem big{0x7f1000000000, 0x7f2000000000, 0x7f3000000000, 16, 44 * 256, 4096};
+    cu::GemmStaging staging(d, nullptr);
+    auto L = cu::gemm_launch(*compile(big).program, big.args(), c.gemm, d, staging);
+    ASSERT_TRUE(L);
+    ASSERT_EQ(L->params.slots[3], 3u) << "44 tiles share each k range 3 ways: 132 units";
+    ASSERT_EQ(g_allocated.size(), 3u);
+    EXPECT_EQ(g_freed, std::vector<cu::CUdeviceptr>{g_allocated[1]});
+    EXPECT_EQ(L->params.slots[4], g_allocated[2]);
+    EXPECT_EQ(L->params.slots[5], g_allocated[0]);
+}
+
+// The schedule over shapes of the GEMM benchmark (H200: 132 multiprocessors, tile
+// 128x256x64): only problems with fewer tiles than multiprocessors split, never
+// into shares of fewer than 4 k steps, and a split must pay for its partial sums.
+TEST(CudaGemmSchedule, SplitsOnlyWhatCannotFillTheDevice) {
+    auto splits = [](std::int64_t m, std::int64_t n, std::int64_t k) { return cu::schedule_gemm(m, n, k, 128, 256, 64, 132).splits; };
+    EXPECT_EQ(splits(16, 4096, 4096), 7);      // 16 tiles of 16 rows
+    EXPECT_EQ(splits(64, 8192, 8192), 4);      // 32 tiles of 64 rows
+    EXPECT_EQ(splits(128, 14336, 4096), 1);    // 56 full tiles: their sums would cost what the shares save
+    EXPECT_EQ(splits(2048, 2048, 2048), 1);    // 128 tiles: one wave already
+    EXPECT_EQ(splits(4096, 4096, 4096), 1);    // 512 tiles
+    EXPECT_EQ(splits(3000, 5000, 7000), 1);
+    EXPECT_EQ(splits(16, 4096, 256), 1);       // 4 k steps: nothing to share
+    EXPECT_EQ(splits(16, 256, 1 << 20), 16);   // one tile, a long k range: the most shares
+    for (std::int64_t m : {1, 16, 100, 128, 300})
+        for (std::int64_t n : {64, 1000, 4096})
+            for (std::int64_t k : {64, 1000, 4096, 30000}) {
+                const auto g = cu::schedule_gemm(m, n, k, 128, 256, 64, 132);
+                EXPECT_GE(g.splits, 1);
+                EXPECT_LE(g.splits * 4, std::max<std::int64_t>(4, g.k_tiles)) << m << "x" << n << "x" << k;
+                EXPECT_EQ(g.ctas, static_cast<unsigned>(std::min<std::int64_t>(g.tiles * g.splits, 132)));
+                EXPECT_EQ(g.partial_bytes, g.splits > 1 ? static_cast<std::size_t>(g.tiles * g.splits) * 128 * 256 * 4 : 0u);
+            }
+    EXPECT_EQ(cu::schedule_gemm(16, 4096, 4096, 128, 256, 64, 132, /*split_k=*/false).splits, 1);
+    EXPECT_NE(cu::schedule_gemm(16, 4096, 4096, 128, 256, 64, 132).describe().find("k split 7 ways"), std::string::npos);
+}
+
+// Half-width tiles (EmitOptions::gemm_half_width): a problem whose 128x256 tiles
+// leave most multiprocessors idle gets twice as many 128x128 ones; one that fills
+// the device keeps the program's tile.
+TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFew) {
+    EXPECT_TRUE(cu::half_width_pays(128, 14336, 4096, 128, 256, 64, 132));   // 56 tiles -> 112
+    EXPECT_TRUE(cu::half_width_pays(16, 4096, 4096, 128, 256, 64, 132));
+    EXPECT_FALSE(cu::half_width_pays(2048, 2048, 2048, 128, 256, 64, 132));  // 128 tiles: one wave already
+    EXPECT_FALSE(cu::half_width_pays(4096, 4096, 4096, 128, 256, 64, 132));
+    EXPECT_FALSE(cu::half_width_pays(3000, 5000, 7000, 128, 256, 64, 132));
+    EXPECT_FALSE(cu::half_width_pays(128, 14336, 4096, 128, 192, 64, 132)) << "96 columns is not a swizzle box multiple";
+}
+
+// The plan shows what a launch of these shapes runs: the half-width kernel and its schedule.
+TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelForTheseShapes) {
+    Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 128, 14336, 4096};
+    auto args = pr.args();
+    const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "tile 128x128x64 (program's 128x256x64)")) << plan;
+    EXPECT_TRUE(contains(plan, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << plan;
 }

@@ -22,6 +22,9 @@ namespace kiln::detail {
 
 namespace {
 
+// `kiln plan` without a device shows the GEMM schedule an H200 would get.
+constexpr int kOfflineMultiprocessors = 132;
+
 // After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at
 // the next synchronisation, naming it); without one the launch is waited for.
 void finish(const cu::Device& d, const ir::Program& p, Loc loc, cu::CUresult launched, StreamState* stream) {
@@ -94,7 +97,14 @@ public:
         const cu::Device* dp = cu::device_at(ordinal_);
         if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
         const cu::Device& d = *dp;
-        auto k = cu::compiled_kernel(p, cu::emit_options(args, opts), &d, /*need_text=*/false, loc);
+        auto o = cu::emit_options(args, opts);
+        auto k = cu::compiled_kernel(p, o, &d, /*need_text=*/false, loc);
+        // A GEMM whose full-width tiles would leave multiprocessors idle takes its
+        // half-width variant (emit.h: gemm_half_width).
+        if (k->gemm_function && cu::gemm_half_width_pays(p, args, k->kernel.gemm, d.multiprocessors)) {
+            o.gemm_half_width = true;
+            k = cu::compiled_kernel(p, o, &d, /*need_text=*/false, loc);
+        }
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         const unsigned grid = cu::grid_ctas(instances, *k, d);
@@ -156,6 +166,12 @@ public:
         const cu::Device* d = cu::device_at(ordinal_);
         auto o = cu::emit_options(args, opts);
         auto k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
+        // As launch() does: the GEMM's half-width variant where it pays.
+        if (!k->kernel.gemm.entry.empty() &&
+            cu::gemm_half_width_pays(p, args, k->kernel.gemm, d ? d->multiprocessors : kOfflineMultiprocessors)) {
+            o.gemm_half_width = true;
+            k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
+        }
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
@@ -205,6 +221,13 @@ public:
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
+            // The work division these shapes get (gemm_schedule.h), as the launch computes it.
+            if (auto pr = cu::gemm_problem(p, args, k->kernel.gemm)) {
+                const auto& g = k->kernel.gemm;
+                s << "  GEMM schedule: "
+                  << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors).describe()
+                  << (d ? "" : " (for an H200's 132 multiprocessors: no device)") << "\n";
+            }
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
                   << r.spill_store_bytes << " bytes stored, " << r.spill_load_bytes << " bytes loaded\n";

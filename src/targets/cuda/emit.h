@@ -61,6 +61,12 @@ struct EmitOptions {
     // way, since both kernels move any run, and only slower.) KILN_CUDA_SHIFTED_RUNS=0
     // keeps it out (runs of misaligned rows element by element; A/B).
     bool misaligned_rows = false;
+    // The Hopper GEMM kernel at half the program's tile width (bn / 2, when that is
+    // a multiple of 64): a launch whose full-width tiles leave multiprocessors idle
+    // (128 x 14336 on 128x256 tiles: 56 for 132) gets twice the tiles. Chosen per
+    // launch by gemm_schedule.h's model (gemm_launch_options); the kernel then
+    // compiles as its own variant. KILN_GEMM_HALF_WIDTH=0 keeps the program's width (A/B).
+    bool gemm_half_width = false;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

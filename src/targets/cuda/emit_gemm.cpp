@@ -21,16 +21,18 @@ constexpr std::int64_t kSharedLimit = 227 * 1024;
 
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
 // 128: one or two consumer warpgroups; BN a multiple of the 64-column swizzle
-// box up to wgmma's 256; BK 64 or 128), else 128x128x64. Stages: as many as fit.
-void choose_tile(const GemmMatch& m, GemmKernel& g) {
+// box up to wgmma's 256; BK 64 or 128), else 128x128x64; at half the width when
+// the launch asks (EmitOptions::gemm_half_width). Stages: as many as fit.
+void choose_tile(const GemmMatch& m, bool half_width, GemmKernel& g) {
     bool direct = (m.bm == 64 || m.bm == 128) && m.bn % 64 == 0 && m.bn <= 256 && (m.bk == 64 || m.bk == 128);
     g.bm = direct ? static_cast<int>(m.bm) : 128;
     g.bn = direct ? static_cast<int>(m.bn) : 128;
+    if (half_width && g.bn % 128 == 0) g.bn /= 2;
     g.bk = direct ? static_cast<int>(m.bk) : 64;
     std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * 2;
-    g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024) / (stage + 16)));
+    g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024 - 16) / (stage + 16)));
     g.threads = 128 * (g.bm / 64 + 1);
-    g.shared_bytes = 1024 + g.stages * stage + 16 * g.stages;
+    g.shared_bytes = 1024 + g.stages * stage + 16 * g.stages + 16;  // kg::GemmShape::shared_bytes
 }
 
 // kg::Wgmma::run(d, a_desc, b_desc) (wgmma_text.h): A K-major, B N-major or, for B
@@ -192,7 +194,7 @@ private:
 }  // namespace
 
 std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& entry, GemmKernel& g) {
-    choose_tile(m, g);
+    choose_tile(m, E.options().gemm_half_width, g);
     g.entry = entry;
     g.program_bm = m.bm;
     g.program_bn = m.bn;
@@ -214,7 +216,8 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
-         "long long kiln_tiles, int kiln_k_tiles, long long kiln_rows, long long kiln_cols, " +
+         "long long kiln_tiles, int kiln_k_tiles, int kiln_splits, float* kiln_partials, unsigned* kiln_counters, long long kiln_rows, "
+         "long long kiln_cols, " +
          kernel_signature(E.program()) + ") {\n";
     s += "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
     s += epi.scalars();
@@ -227,7 +230,9 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += epi.body();
     s += "    });\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.b_kmajor ? "true" : "false") + ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kiln_smem, epilogue);\n";
+         (g.b_kmajor ? "true" : "false") +
+         ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
+         "kiln_rows}, kiln_smem, epilogue);\n";
     s += "}\n";
     E.count_tensor_core_op();
     return s;

@@ -4,8 +4,9 @@
 // #if below): emit_gemm.cpp includes this file only so that the build records
 // the dependency of the text it embeds.
 //
-// One CTA computes BM x BN output tiles (persistent: tiles blockIdx.x,
-// blockIdx.x + gridDim.x, ...). Warpgroup 0 is the producer: one thread issues
+// One CTA computes BM x BN output tiles (persistent: work units blockIdx.x,
+// blockIdx.x + gridDim.x, ...; a unit is a tile, or with split-K one contiguous
+// share of a tile's k range, see SplitK below). Warpgroup 0 is the producer: one thread issues
 // TMA copies of the A tile [BM][BK] (K-major) and the B tile [BK][BN] (N-major)
 // into a ring of STAGES shared-memory stages, each guarded by a "full" mbarrier
 // (the copies' bytes arrived) and an "empty" mbarrier (every consumer warp is
@@ -90,8 +91,8 @@ template <int BM, int BN, int BK, int STAGES> struct GemmShape {
     static constexpr int a_bytes = BM * BK * 2, b_bytes = BK * BN * 2;
     static constexpr int stage_bytes = a_bytes + b_bytes;
     // 1024 bytes of slack to align the ring to the swizzle period, then the ring,
-    // then 2 * STAGES mbarriers.
-    static constexpr int shared_bytes = 1024 + STAGES * stage_bytes + 16 * STAGES;
+    // then 2 * STAGES mbarriers, then split-K's flag (16 bytes).
+    static constexpr int shared_bytes = 1024 + STAGES * stage_bytes + 16 * STAGES + 16;
 };
 
 // The main loop. Mma::run(d, a_desc, b_desc) issues one wgmma m64nBNk16 with
@@ -125,16 +126,120 @@ template <class Columns, class Body> struct Epilogue {
 };
 template <class Columns, class Body> __device__ __forceinline__ Epilogue<Columns, Body> make_epilogue(Columns c, Body b) { return {c, b}; }
 
+// Split-K (chosen on the host, gemm_schedule.h): when a problem has too few
+// tiles to fill the machine (a decode GEMM of 16 rows has 16 tiles for 132
+// multiprocessors), each tile's k range is cut into `splits` contiguous shares
+// and every (tile, share) is a unit of the persistent loop. Each unit writes its
+// partial sums to `partials` and counts itself in at the tile's counter; the unit
+// that arrives last adds every share's partial sums in share order 0, 1, ...
+// (its own read back from memory too, so the order, and the bits, do not depend
+// on which share finished last), applies the epilogue, and sets the counter back
+// to zero for the next launch. That sum is spread over all of the CTA's consumer
+// threads, whatever rows they computed: a decode GEMM's 16 rows live in one warp,
+// and one warp alone reading every share would wait out dozens of L2 round trips.
+// With splits == 1 none of this runs.
+struct SplitK {
+    int splits;          // shares of each tile's k range (1: no split)
+    float* partials;     // per unit: [BM / 16 pieces][BN / 8 chunks][32 lanes] float4s
+    unsigned* counters;  // [tiles], zero at the launch and again at its end
+    long long rows;      // rows of the output: 16-row pieces wholly below them are skipped
+};
+
+// The k tiles of share `split` of `splits`: [begin, end), balanced to within one.
+__device__ __forceinline__ void split_range(int k_tiles, int split, int splits, int& begin, int& end) {
+    begin = static_cast<int>(static_cast<long long>(k_tiles) * split / splits);
+    end = static_cast<int>(static_cast<long long>(k_tiles) * (split + 1) / splits);
+}
+
+// The consumer warpgroups' own barrier (the producer has left): named barrier 1.
+template <int THREADS> __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(THREADS) : "memory"); }
+
+// Publishes this thread's accumulator (its warp's 16-row piece, pieces below the
+// output's rows skipped) and returns, on every consumer thread, whether this unit
+// arrived last at its tile. `flag` is a shared-memory word for the answer.
+template <int BM, int BN, int THREADS>
+__device__ __forceinline__ bool split_k_publish(const float (&d)[BN / 2], const SplitK& sk, long long unit, long long tile, long long m0,
+                                                int piece, int lane, unsigned* flag) {
+    constexpr int chunks = BN / 8;
+    if (m0 + piece * 16 < sk.rows) {
+        float4* mine = reinterpret_cast<float4*>(sk.partials) + (unit * (BM / 16) + piece) * chunks * 32 + lane;
+#pragma unroll
+        for (int i = 0; i < chunks; ++i) __stcg(mine + i * 32, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+    }
+    // Every thread's writes are visible device-wide before the unit counts in.
+    __threadfence();
+    consumers_sync<THREADS>();
+    if (threadIdx.x == 128) {
+        const bool last = atomicAdd(sk.counters + tile, 1u) == static_cast<unsigned>(sk.splits - 1);
+        if (last) sk.counters[tile] = 0;  // every share has counted in
+        *flag = last;
+    }
+    consumers_sync<THREADS>();
+    // (The flag is written again only after the next unit's first barrier, which
+    // every thread reaches after reading it here.)
+    return *flag != 0;
+}
+
+// The last unit of a tile: the sum over shares of each float4 of partial sums,
+// spread over the consumer threads (thread t of THREADS), then the epilogue at its
+// coordinates: float4 (piece, chunk i, lane l) holds rows piece*16 + l/4 (+8),
+// columns 8i + 2(l%4) (+1), the accumulator layout of wgmma m64nN (see below).
+// The reads decide its speed: one CTA reads every share's partial sums of the
+// tile, so each thread keeps G loads in flight, and the loads carry no branch
+// (an item past the end re-reads the last one, and is not stored): a load behind
+// a branch cannot be issued with the others, and one at a time made the sum cost
+// more than the shares saved (H200).
+template <int BM, int BN, int THREADS, class Epi>
+__device__ __forceinline__ void split_k_finish(const SplitK& sk, long long tile, long long m0, long long n0, int t, Epi& epi) {
+    constexpr int chunks = BN / 8, G = 8;
+    __threadfence();
+    const long long rows_left = sk.rows - m0;
+    const int pieces = rows_left >= BM ? BM / 16 : static_cast<int>((rows_left + 15) / 16);
+    const int items = pieces * chunks * 32;
+    const long long per_unit = (BM / 16) * chunks * 32;
+    const float4* base = reinterpret_cast<const float4*>(sk.partials) + tile * sk.splits * per_unit;
+    for (int first = t; first < items; first += G * THREADS) {
+        const float4* at[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) at[g] = base + min(first + g * THREADS, items - 1);
+        float4 acc[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) acc[g] = __ldcg(at[g]);
+#pragma unroll 2
+        for (int s = 1; s < sk.splits; ++s) {
+            float4 v[G];
+#pragma unroll
+            for (int g = 0; g < G; ++g) v[g] = __ldcg(at[g] + s * per_unit);
+#pragma unroll
+            for (int g = 0; g < G; ++g) acc[g].x += v[g].x, acc[g].y += v[g].y, acc[g].z += v[g].z, acc[g].w += v[g].w;
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            const int item = first + g * THREADS;
+            if (item >= items) break;
+            const int lane = item % 32, i = item / 32 % chunks, piece = item / (32 * chunks);
+            const long long r = m0 + piece * 16 + lane / 4, c = n0 + 8 * i + 2 * (lane % 4);
+            const auto cols = epi.columns(c);
+            epi(r, c, cols, acc[g].x, acc[g].y);
+            epi(r + 8, c, cols, acc[g].z, acc[g].w);
+        }
+    }
+}
+
 template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
-                                          unsigned char* smem_raw, Epi& epi) {
+                                          const SplitK& sk, unsigned char* smem_raw, Epi& epi) {
     constexpr int kGroup = 8;
     using S = GemmShape<BM, BN, BK, STAGES>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
     auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
     unsigned long long* empty = full + STAGES;
+    unsigned* flag = reinterpret_cast<unsigned*>(empty + STAGES);  // split-K's answer (split_k_publish)
     const int wg = threadIdx.x / 128;
+    // Adjacent units share a tile, so a tile's shares run at the same time and
+    // its last one waits little for the others' pieces.
+    const long long units = tiles * sk.splits;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
@@ -150,11 +255,14 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         if (threadIdx.x != 0) return;
         int s = 0;
         unsigned phase = 0;
-        for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
+            const long long tile = unit / sk.splits;
             long long tm, tn;
             tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
             const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
-            for (int kt = 0; kt < k_tiles; ++kt) {
+            int k_begin, k_end;
+            split_range(k_tiles, static_cast<int>(unit % sk.splits), sk.splits, k_begin, k_end);
+            for (int kt = k_begin; kt < k_end; ++kt) {
                 mbar_wait(&empty[s], phase ^ 1);
                 mbar_expect_tx(&full[s], S::stage_bytes);
                 unsigned char* a = ring + s * S::stage_bytes;
@@ -179,14 +287,18 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     int s = 0;
     unsigned phase = 0;
     float d[BN / 2];
-    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        const long long tile = unit / sk.splits;
+        const int split = static_cast<int>(unit % sk.splits);
         long long tm, tn;
         tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
         const long long m0 = tm * BM, n0 = tn * BN;
+        int k_begin, k_end;
+        split_range(k_tiles, split, sk.splits, k_begin, k_end);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
         int prev = -1;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = k_begin; kt < k_end; ++kt) {
             mbar_wait(&full[s], phase);
             const unsigned char* a = ring + s * S::stage_bytes;
             const unsigned char* b = a + S::a_bytes;
@@ -212,16 +324,33 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(d[i]);
+        if (sk.splits > 1) {
+            if (split_k_publish<BM, BN, 128 * S::consumers>(d, sk, unit, tile, m0, c * 4 + warp, lane, flag))
+                split_k_finish<BM, BN, 128 * S::consumers>(sk, tile, m0, n0, threadIdx.x - 128, epi);
+            continue;
+        }
         // Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
         // 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + q.
         // The epilogue computes what depends only on the column (a bias, a
         // per-column scale) once for the two rows of a thread's column pair.
+        // In chunks of 8 column pairs whose column values are all computed before
+        // any of their stores: a column value may be a load (a bias), and the
+        // compiler cannot move a load above a store to a pointer that might alias
+        // it, so one pair at a time would wait out a load's latency per pair. (The
+        // program reads its epilogue operands before it stores the tile, so
+        // reading them first is its order.)
         const long long r0 = m0 + c * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane % 4);
+        constexpr int kChunk = BN / 8 < 8 ? BN / 8 : 8;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-            const auto cols = epi.columns(c0 + 8 * j);
+        for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
+            decltype(epi.columns(0ll)) cols[kChunk];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) epi(r0 + 8 * h, c0 + 8 * j, cols, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+            for (int j = 0; j < kChunk; ++j) cols[j] = epi.columns(c0 + 8 * (j0 + j));
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    epi(r0 + 8 * h, c0 + 8 * (j0 + j), cols[j], d[4 * (j0 + j) + 2 * h], d[4 * (j0 + j) + 2 * h + 1]);
         }
     }
 }

@@ -37,6 +37,7 @@ public:
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 std::int64_t* staged_stride, std::string* why);
 
+    CUstream stream() const { return stream_; }  // the launch's
     std::size_t count() const { return scratch_.size(); }
 
 private:

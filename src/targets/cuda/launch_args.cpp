@@ -1,5 +1,7 @@
 #include "targets/cuda/launch_args.h"
 
+#include "targets/cuda/split_k_workspace.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -113,14 +115,12 @@ PackedParams pack_params(const ir::Program& p, const std::vector<Arg>& args) {
     return out;
 }
 
-std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
-                                        GemmStaging& staging, std::string* why) {
+std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, std::string* why) {
     auto reject = [&](const std::string& w) {
         if (why) *why = w;
-        return std::unique_ptr<GemmLaunch>();
+        return std::optional<GemmProblem>();
     };
     if (g.entry.empty()) return reject("the program is not the canonical GEMM");
-    if (!d.api.cuTensorMapEncodeTiled) return reject("the driver has no cuTensorMapEncodeTiled");
     // The nodes the emitter matched (emit_gemm.h): the parallel nest, and the k loop
     // at the position it recorded. The compiled kernel was built from this program.
     const Node* grid = p.grid;
@@ -144,10 +144,33 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         out_rows = std::max(out_rows, args[static_cast<std::size_t>(o)].extents[0]);
         out_cols = std::max(out_cols, args[static_cast<std::size_t>(o)].extents[1]);
     }
-    std::int64_t rows = covered(grid_m, g.program_bm, out_rows), cols = covered(grid_n, g.program_bn, out_cols);
+    GemmProblem pr;
+    pr.rows = covered(grid_m, g.program_bm, out_rows);
+    pr.cols = covered(grid_n, g.program_bn, out_cols);
     std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
-    std::int64_t depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
-    if (rows == 0 || cols == 0 || depth == 0 || rows > kMax || cols > kMax || depth > kMax) return reject("an empty or too large problem");
+    pr.depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
+    if (pr.rows == 0 || pr.cols == 0 || pr.depth == 0 || pr.rows > kMax || pr.cols > kMax || pr.depth > kMax)
+        return reject("an empty or too large problem");
+    return pr;
+}
+
+bool gemm_half_width_pays(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
+    const auto problem = gemm_problem(p, args, g);
+    return problem && half_width_pays(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
+}
+
+std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
+                                        GemmStaging& staging, std::string* why) {
+    auto reject = [&](const std::string& w) {
+        if (why) *why = w;
+        return std::unique_ptr<GemmLaunch>();
+    };
+    if (g.entry.empty()) return reject("the program is not the canonical GEMM");
+    if (!d.api.cuTensorMapEncodeTiled) return reject("the driver has no cuTensorMapEncodeTiled");
+    const auto problem = gemm_problem(p, args, g, why);
+    if (!problem) return nullptr;
+    const std::int64_t rows = problem->rows, cols = problem->cols, depth = problem->depth;
+    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     auto L = std::make_unique<GemmLaunch>();
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
     // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
@@ -183,13 +206,25 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B")
                              : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B");
     if (!refused.empty()) return reject(refused);
-    std::int64_t tiles_n = (cols + g.bn - 1) / g.bn, tiles = (rows + g.bm - 1) / g.bm * tiles_n;
-    std::int64_t k_tiles = (depth + g.bk - 1) / g.bk;
-    L->ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::max(d.multiprocessors, 1)));
+    L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors);
+    const GemmSchedule& sc = L->schedule;
+    std::uint64_t counters = 0, partials = 0;
+    if (sc.splits > 1) {
+        // Without scratch the kernel runs unsplit: slower, the same sums.
+        if (auto w = split_k_scratch(d, staging.stream(), sc.counter_bytes, sc.partial_bytes, nullptr); w.counters) {
+            counters = w.counters;
+            partials = w.partials;
+        } else {
+            L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/false);
+        }
+    }
+    L->ctas = sc.ctas;
     // The kernel's scalars in the order of its signature (emit_gemm.cpp), each in an 8-byte slot.
     auto& slots = L->params.slots;
-    slots = {static_cast<std::uint64_t>(tiles_n), static_cast<std::uint64_t>(tiles), static_cast<std::uint64_t>(k_tiles),
-             static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols)};
+    slots = {static_cast<std::uint64_t>(sc.tiles_n), static_cast<std::uint64_t>(sc.tiles), static_cast<std::uint64_t>(sc.k_tiles),
+             static_cast<std::uint64_t>(sc.splits),  partials,
+             counters,
+             static_cast<std::uint64_t>(rows),       static_cast<std::uint64_t>(cols)};
     append_slots(p, args, slots);
     L->pointers.reserve(2 + slots.size());
     L->pointers = {L->maps[0].words, L->maps[1].words};

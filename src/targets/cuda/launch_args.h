@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "passes/index_width.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
+#include "targets/cuda/gemm_schedule.h"
 #include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/tensor_map_cache.h"
 
@@ -67,10 +69,25 @@ struct GemmLaunch {
     PackedParams params;                         // the scalars, then pack_params's slots
     std::vector<void*> pointers;                 // one per kernel parameter
     unsigned ctas = 0;                           // persistent: at most one per multiprocessor
+    GemmSchedule schedule;                       // tiles, split-K (gemm_schedule.h)
     GemmLaunch() = default;
     GemmLaunch(const GemmLaunch&) = delete;
     GemmLaunch& operator=(const GemmLaunch&) = delete;
 };
+
+// What a launch of the GEMM kernel computes: the rows and columns of output the
+// program's tiles cover and the k range (emit_gemm_sm90.cuh's kiln_rows,
+// kiln_cols and k tiles), or nullopt (with `why`) for an empty or too large problem.
+struct GemmProblem {
+    std::int64_t rows = 0, cols = 0, depth = 0;
+};
+std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
+                                        std::string* why = nullptr);
+
+// Whether this launch of the GEMM kernel g (compiled at the program's tile)
+// would finish sooner at half the tile width (gemm_schedule.h: half_width_pays);
+// then the launch compiles and takes that variant (EmitOptions::gemm_half_width).
+bool gemm_half_width_pays(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 
 // The GEMM kernel's launch for these arguments, or null (with `why`) when it cannot
 // take them. A or B that TMA cannot read in place (its row stride or base not

@@ -1,0 +1,94 @@
+#include "targets/cuda/gemm_schedule.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace kiln::cu {
+
+namespace {
+
+// The model's constants, in units of one k step of a tile (one ring stage's TMA
+// loads and wgmmas). A unit's fixed cost: filling the ring and the epilogue.
+constexpr double kUnitOverhead = 2.0;
+// A split tile's partial sums (written by every share, fenced, counted, read back
+// by the last) cost about 4 stages' time per stage-sized amount: fitted on an H200
+// to forced splits of 16 x 4096 x 4096 (best at 4-8 shares), 64 x 8192 x 8192 (3-4)
+// and 128 x 14336 x 4096 (none), bench/results/gemm-20261202/README.md.
+constexpr double kPartialCost = 4.0;
+// Fewer k steps per share leave the ring no time to fill.
+constexpr std::int64_t kMinStepsPerSplit = 4;
+constexpr int kMaxSplits = 16;
+// A split must shorten the modelled time by this much to be worth its scratch.
+constexpr double kRequiredGain = 0.9;
+
+// The modelled time of a schedule, in k steps of its own tile (see schedule_gemm).
+double modelled_time(const GemmSchedule& g, std::int64_t rows, int bk, int multiprocessors) {
+    const std::int64_t sms = std::max(multiprocessors, 1), units = g.tiles * g.splits, waves = (units + sms - 1) / sms;
+    double t = static_cast<double>(waves) * (static_cast<double>(g.k_tiles) / g.splits + kUnitOverhead);
+    const double valid_rows = static_cast<double>(std::min<std::int64_t>(rows, g.bm));
+    if (g.splits > 1) t += (g.splits + 1) * valid_rows * g.bn * 4 / (static_cast<double>(g.bm + g.bn) * bk * 2) * kPartialCost;
+    return t;
+}
+
+// A k step of a half-width tile, against a full one (half_width_pays).
+constexpr double kHalfWidthStepCost = 0.6;
+
+}  // namespace
+
+GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
+                           bool split_k) {
+    GemmSchedule g;
+    g.bm = bm;
+    g.bn = bn;
+    g.tiles_n = (cols + bn - 1) / bn;
+    g.tiles = (rows + bm - 1) / bm * g.tiles_n;
+    g.k_tiles = (depth + bk - 1) / bk;
+    const std::int64_t sms = std::max(multiprocessors, 1);
+    auto cost = [&](int splits) {
+        GemmSchedule t = g;
+        t.splits = splits;
+        return modelled_time(t, rows, bk, multiprocessors);
+    };
+    const int most = split_k ? static_cast<int>(std::clamp<std::int64_t>(g.k_tiles / kMinStepsPerSplit, 1, kMaxSplits)) : 1;
+    double best = cost(1);
+    for (int s = 2; s <= most && g.tiles < sms; ++s)
+        if (double c = cost(s); c < best * kRequiredGain || (g.splits > 1 && c < best)) {
+            best = c;
+            g.splits = s;
+        }
+    if (const char* forced = std::getenv("KILN_GEMM_SPLITS"); forced && split_k) {
+        const long n = std::strtol(forced, nullptr, 10);
+        if (n >= 1) g.splits = static_cast<int>(std::min<std::int64_t>({n, g.k_tiles, kMaxSplits * 4}));
+    }
+    const std::int64_t units = g.tiles * g.splits;
+    g.ctas = static_cast<unsigned>(std::min(units, sms));
+    if (g.splits > 1) {
+        g.counter_bytes = (static_cast<std::size_t>(g.tiles) * sizeof(unsigned) + 255) / 256 * 256;
+        g.partial_bytes = static_cast<std::size_t>(units) * static_cast<std::size_t>(bm) * static_cast<std::size_t>(bn) * sizeof(float);
+    }
+    return g;
+}
+
+bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
+    if (bn % 128 != 0) return false;
+    static const bool allowed = [] {
+        const char* e = std::getenv("KILN_GEMM_HALF_WIDTH");
+        return !e || std::string(e) != "0";
+    }();
+    if (!allowed) return false;
+    const GemmSchedule full = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
+    const GemmSchedule half = schedule_gemm(rows, cols, depth, bm, bn / 2, bk, multiprocessors);
+    return modelled_time(half, rows, bk, multiprocessors) * kHalfWidthStepCost <
+           modelled_time(full, rows, bk, multiprocessors) * kRequiredGain;
+}
+
+std::string GemmSchedule::describe() const {
+    std::string s = std::to_string(tiles) + " tiles of " + std::to_string(bm) + "x" + std::to_string(bn) + " over " + std::to_string(k_tiles) +
+                    " k steps";
+    if (splits > 1)
+        s += ", k split " + std::to_string(splits) + " ways (too few tiles for the multiprocessors; the shares' sums added in a fixed order)";
+    return s + ": " + std::to_string(tiles * splits) + " units on " + std::to_string(ctas) + " CTAs";
+}
+
+}  // namespace kiln::cu
