@@ -451,10 +451,8 @@ std::string gemm_registers_line(const std::string& plan) {
 
 TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
     REQUIRE_NVRTC();
-    // 128 tiles of 128x256: enough for the device, so the plan keeps the program's
-    // width (fewer would take the half-width variant: gemm_schedule.h).
-    Tensor<bf16> a({2048, 256}), b({256, 2048});
-    Tensor<bf16> c({2048, 2048});
+    Tensor<bf16> a({512, 256}), b({256, 512});
+    Tensor<bf16> c({512, 512});
     auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view(), 1.0f);
     auto k = tiled_gemm<bf16, bf16>(128, 256, 64);
     std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
@@ -488,8 +486,7 @@ TEST(CudaCompile, CatalogHalfAndBrainGemmsLowerToWgmma) {
         EXPECT_TRUE(contains(ptx, instruction)) << ptx.substr(0, 2000);
         EXPECT_TRUE(contains(ptx, "cp.async.bulk.tensor.2d"));
         std::string plan = cuda_text(k, args, Precision::standard, What::plan);
-        // One tile: the launch takes the half-width variant (gemm_schedule.h).
-        EXPECT_TRUE(contains(plan, "tile 128x64x64 (program's 16x16x16), 8 TMA stages")) << plan;
+        EXPECT_TRUE(contains(plan, "tile 128x128x64 (program's 16x16x16), 7 TMA stages")) << plan;
         EXPECT_TRUE(contains(gemm_registers_line(plan), "spills 0 bytes stored, 0 bytes loaded")) << plan;
     };
     Tensor<bf16> a({100, 45}), b({45, 70}), c({100, 70});
@@ -538,9 +535,8 @@ TEST(CudaCompile, GemmEpilogueAppliesTheProgramsElementwiseOps) {
     EXPECT_TRUE(contains(src, "0x1p-1f"));
     EXPECT_TRUE(contains(src, "make_float2("));
     std::string plan = cuda_text(tiled_gemm<f16, f32>(64, 128, 64, GemmVariant::scaled_epilogue), args, Precision::standard, What::plan);
-    // 8 tiles for 132 multiprocessors: the launch takes the half-width variant.
-    EXPECT_TRUE(contains(plan, "tile 64x64x64 (program's 64x128x64)")) << plan;
-    EXPECT_TRUE(contains(plan, "1 consumer warpgroup(s) of wgmma.mma_async m64n64k16 + 1 producer warpgroup, 256 threads")) << plan;
+    EXPECT_TRUE(contains(plan, "tile 64x128x64 (program's 64x128x64)")) << plan;
+    EXPECT_TRUE(contains(plan, "1 consumer warpgroup(s) of wgmma.mma_async m64n128k16 + 1 producer warpgroup, 256 threads")) << plan;
 }
 
 // ---- int8 tensor cores: i8 x i8 -> i32 on mma.sync m16n8k32 .s8, in both modes

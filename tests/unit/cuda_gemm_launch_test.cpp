@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda_test_util.h"
@@ -441,11 +442,18 @@ TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFew) {
     EXPECT_FALSE(cu::half_width_pays(128, 14336, 4096, 128, 192, 64, 132)) << "96 columns is not a swizzle box multiple";
 }
 
-// The plan shows what a launch of these shapes runs: the half-width kernel and its schedule.
-TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelForTheseShapes) {
+// The plan shows what a launch of these shapes runs: with KILN_GEMM_HALF_WIDTH=1
+// the half-width kernel and its schedule, without it (the default) the program's tile.
+TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelWhenEnabled) {
     Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 128, 14336, 4096};
     auto args = pr.args();
-    const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
-    EXPECT_TRUE(contains(plan, "tile 128x128x64 (program's 128x256x64)")) << plan;
-    EXPECT_TRUE(contains(plan, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << plan;
+    ::unsetenv("KILN_GEMM_HALF_WIDTH");
+    const std::string full = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(full, "tile 128x256x64 (program's 128x256x64)")) << full;
+    EXPECT_TRUE(contains(full, "GEMM schedule: 56 tiles of 128x256 over 64 k steps: 56 units on 56 CTAs")) << full;
+    ::setenv("KILN_GEMM_HALF_WIDTH", "1", 1);
+    const std::string half = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    ::unsetenv("KILN_GEMM_HALF_WIDTH");
+    EXPECT_TRUE(contains(half, "tile 128x128x64 (program's 128x256x64)")) << half;
+    EXPECT_TRUE(contains(half, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << half;
 }

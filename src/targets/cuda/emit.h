@@ -64,8 +64,9 @@ struct EmitOptions {
     // The Hopper GEMM kernel at half the program's tile width (bn / 2, when that is
     // a multiple of 64): a launch whose full-width tiles leave multiprocessors idle
     // (128 x 14336 on 128x256 tiles: 56 for 132) gets twice the tiles. Chosen per
-    // launch by gemm_schedule.h's model (gemm_launch_options); the kernel then
-    // compiles as its own variant. KILN_GEMM_HALF_WIDTH=0 keeps the program's width (A/B).
+    // launch by gemm_schedule.h's model (gemm_half_width_pays); the kernel then
+    // compiles as its own variant. Only with KILN_GEMM_HALF_WIDTH=1 for now (not yet
+    // timed on a device: gemm_schedule.h).
     bool gemm_half_width = false;
 };
 

@@ -72,15 +72,15 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
 
 bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
     if (bn % 128 != 0) return false;
-    static const bool allowed = [] {
-        const char* e = std::getenv("KILN_GEMM_HALF_WIDTH");
-        return !e || std::string(e) != "0";
-    }();
-    if (!allowed) return false;
     const GemmSchedule full = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
     const GemmSchedule half = schedule_gemm(rows, cols, depth, bm, bn / 2, bk, multiprocessors);
     return modelled_time(half, rows, bk, multiprocessors) * kHalfWidthStepCost <
            modelled_time(full, rows, bk, multiprocessors) * kRequiredGain;
+}
+
+bool half_width_enabled() {
+    const char* e = std::getenv("KILN_GEMM_HALF_WIDTH");
+    return e && std::string(e) == "1";
 }
 
 std::string GemmSchedule::describe() const {

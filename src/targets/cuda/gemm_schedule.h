@@ -35,6 +35,12 @@ struct GemmSchedule {
 // fast as 128x256 on 4096^3). False when bn / 2 is not a multiple of 64.
 bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
 
+// Whether launches may take the half-width variant: only with KILN_GEMM_HALF_WIDTH=1,
+// read at each launch. Off by default until measured on a device: the variant is
+// the same kernel at a 64-column-narrower tile (measured correct and fast at 128x128),
+// but the model's choice of it has not been timed against the full width.
+bool half_width_enabled();
+
 // `split_k` false keeps every tile whole (a launch without scratch for the sums).
 // KILN_GEMM_SPLITS=N in the environment forces N shares (at most one per k step;
 // 1: none), for A/B measurements of the model's choice.

@@ -155,6 +155,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 }
 
 bool gemm_half_width_pays(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
+    if (!half_width_enabled()) return false;
     const auto problem = gemm_problem(p, args, g);
     return problem && half_width_pays(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
 }
