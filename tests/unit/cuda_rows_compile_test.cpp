@@ -243,3 +243,30 @@ TEST(CudaRows, TransposeStagesInPaddedRows) {
     // 64 rows of 65 floats.
     EXPECT_EQ(number_after(plan, "shared memory: "), 64 * 65 * 4) << plan;
 }
+
+// A kernel whose registers overflow is compiled again giving something up
+// (kernel_cache.cpp's spill feedback); the plan says what. Rows 5123 bf16 apart are
+// not 16-byte aligned: the launch asks for the shifted-vector code, and where that
+// code spilled the kernel moves those rows element by element: the plan must then
+// say so, never drop it silently. Aligned rows (4000 columns) ask for none of it.
+TEST(CudaRows, ThePlanSaysWhatTheSpillFeedbackGaveUp) {
+    REQUIRE_NVRTC();
+    const std::string shifted = "misaligned rows as aligned vectors shifted between lanes";
+    const std::string gave_up = "misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled";
+    for (std::int64_t cols : {5123, 4000}) {
+        RowArgs a;
+        a.in<bf16>({64, cols});
+        a.in<bf16>({cols});
+        a.in<bf16>({cols});
+        a.out<bf16>({64, cols});
+        const std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
+        if (cols == 5123) {
+            EXPECT_TRUE(contains(plan, shifted) != contains(plan, gave_up)) << plan;
+            if (contains(plan, gave_up)) EXPECT_TRUE(contains(plan, "fitted to the registers by recompiling:")) << plan;
+        } else {
+            EXPECT_FALSE(contains(plan, shifted)) << plan;
+            EXPECT_FALSE(contains(plan, gave_up)) << plan;
+        }
+        EXPECT_TRUE(no_spills(plan)) << plan;
+    }
+}

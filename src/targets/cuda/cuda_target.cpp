@@ -210,6 +210,11 @@ public:
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
+        // What the compile gave up because ptxas spilled (kernel_cache.cpp's spill feedback).
+        if (!k->spill_feedback.empty()) {
+            s << "  fitted to the registers by recompiling:\n";
+            for (const auto& step : k->spill_feedback) s << "    " << step << "\n";
+        }
         // The one reason a kernel whose values all have register layouts still leaves
         // the fast path: they do not fit (a row wider than a cluster of 8 CTAs' registers
         // hold, or one that cannot span a cluster: cuda_layout.h says when).

@@ -310,6 +310,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
         }
     }
     std::shared_ptr<const CompiledKernel> k;
+    std::vector<std::string> gave_up;  // what each recompile for spills changed (CompiledKernel::spill_feedback)
     int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
@@ -319,6 +320,7 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             } else {  // loaded through the index: the emitter's text joins the module already loaded
                 auto joined = std::make_shared<CompiledKernel>(*same->second);
                 joined->kernel = fresh->kernel;
+                joined->spill_feedback = gave_up;
                 joined->has_text = true;
                 k = l.by_key[{fresh->key, device}] = joined;
             }
@@ -333,12 +335,16 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             // half the resident threads (twice the registers) until it fits or none is asked.
             const Resources& r = fresh->resources;
             const bool spills = r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
+            const std::string spilled =
+                " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             if (spills && eo.misaligned_rows) {
                 eo.misaligned_rows = false;
+                gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + spilled);
                 continue;
             }
-            if (spills && fresh->kernel.persistent) {
+            if (spills && fresh->kernel.persistent && eo.grid_prefetch != 0) {
                 eo.grid_prefetch = 0;
+                gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + spilled);
                 continue;
             }
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
@@ -346,12 +352,16 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             split_threads = instance_threads;
             if (spills && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
                 eo.layout_split *= 2;
+                gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows" + spilled);
                 continue;
             }
             if (spills && fresh->kernel.min_ctas > 1) {
                 eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
+                gave_up.push_back("registers for " + std::to_string(eo.resident_threads) + " resident threads per SM, not " +
+                                  std::to_string(fresh->kernel.min_ctas * fresh->kernel.threads) + spilled);
                 continue;
             }
+            fresh->spill_feedback = gave_up;
             if (dev) load(*fresh, p, *dev);
             k = l.by_key[{fresh->key, device}] = fresh;
         }

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "targets/cuda/driver.h"
 #include "targets/cuda/emit.h"
@@ -30,6 +31,9 @@ struct CompiledKernel {
     Resources attention_resources;     // of kernel.attention.entry, when there is one
     int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
     bool from_disk = false;
+    // What the spill feedback gave up, in order, to fit the registers (the plan's
+    // "fitted to the registers" line): empty when the first compile fit.
+    std::vector<std::string> spill_feedback;
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
