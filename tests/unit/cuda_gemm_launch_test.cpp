@@ -68,6 +68,12 @@ cu::CUresult fake_memset(cu::CUdeviceptr p, unsigned char v, std::size_t n, cu::
     return 0;
 }
 
+int g_capturing = 0;  // what the stand-in cuStreamIsCapturing answers
+cu::CUresult fake_is_capturing(cu::CUstream, int* status) {
+    *status = g_capturing;
+    return 0;
+}
+
 cu::Device fake_device() {
     cu::Device d;
     d.api.cuTensorMapEncodeTiled = &fake_encode;
@@ -75,6 +81,7 @@ cu::Device fake_device() {
     d.api.cuMemFreeAsync = &fake_free;
     d.api.cuMemcpy2DAsync = &fake_copy;
     d.api.cuMemsetD8Async = &fake_memset;
+    d.api.cuStreamIsCapturing = &fake_is_capturing;
     d.multiprocessors = 132;
     return d;
 }
@@ -456,4 +463,43 @@ TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelWhenEnabled) {
     ::unsetenv("KILN_GEMM_HALF_WIDTH");
     EXPECT_TRUE(contains(half, "tile 128x128x64 (program's 128x256x64)")) << half;
     EXPECT_TRUE(contains(half, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << half;
+}
+
+// While a stream is captured into a CUDA graph the workspace is not allocated (the
+// allocation would belong to the graph): the launch runs unsplit. Once allocated
+// outside a capture, a captured launch that fits uses it as is.
+TEST(CudaGemmLaunch, ACapturedStreamNeverGrowsTheWorkspace) {
+    Problem pr{0x7f7000000000, 0x7f8000000000, 0x7f9000000000, 16, 4096, 4096};
+    Compiled c = compile(pr);
+    static const cu::Device d = fake_device();
+    auto* stream = reinterpret_cast<cu::CUstream>(std::uintptr_t{0x5ea1});
+    g_allocated.clear(), g_memsets.clear();
+    g_capturing = 1;
+    {
+        cu::GemmStaging staging(d, stream);
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging);
+        ASSERT_TRUE(L);
+        EXPECT_EQ(L->params.slots[3], 1u) << "no workspace: unsplit";
+        EXPECT_EQ(L->ctas, 16u);
+        EXPECT_TRUE(g_allocated.empty());
+        EXPECT_TRUE(g_memsets.empty());
+    }
+    g_capturing = 0;
+    {
+        cu::GemmStaging staging(d, stream);
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging);
+        ASSERT_TRUE(L);
+        EXPECT_GT(L->params.slots[3], 1u);
+        EXPECT_EQ(g_allocated.size(), 2u);
+    }
+    g_capturing = 1;
+    {
+        cu::GemmStaging staging(d, stream);
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging);
+        ASSERT_TRUE(L);
+        EXPECT_GT(L->params.slots[3], 1u) << "the workspace fits: split inside the capture too";
+        EXPECT_EQ(g_allocated.size(), 2u);
+        EXPECT_EQ(g_memsets.size(), 1u);
+    }
+    g_capturing = 0;
 }

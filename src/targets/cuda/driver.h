@@ -105,6 +105,9 @@ struct DriverApi {
     CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream);
     CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream);
     CUresult (*cuMemcpy2DAsync)(const Memcpy2D* copy, CUstream stream);                // cuMemcpy2DAsync_v2
+    // Optional (CUDA 10+): whether a stream is being captured into a CUDA graph
+    // (status 0: not capturing), where split_k_workspace.h must not allocate.
+    CUresult (*cuStreamIsCapturing)(CUstream stream, int* status);
 };
 
 // What was found: the driver's entry points, a device and its properties.

@@ -50,6 +50,16 @@ SplitKScratch split_k_scratch(const Device& d, CUstream stream, std::size_t coun
     }
     std::lock_guard<std::mutex> lock(g_mutex);
     Workspace& w = g_workspaces[{&d, stream}];
+    // While the stream is captured into a CUDA graph, an allocation would become the
+    // graph's own (freed with it) and the memset a node of it: a workspace that must
+    // grow there is refused, and the launch runs unsplit. One that fits is used as is.
+    if (w.counters.bytes < counter_bytes || w.partials.bytes < partial_bytes) {
+        int capturing = 0;
+        if (d.api.cuStreamIsCapturing && d.api.cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != 0) {
+            if (why) *why = "the stream is being captured into a CUDA graph, and split-K's workspace would have to grow";
+            return {};
+        }
+    }
     grow(d, stream, w.counters, counter_bytes, /*zero=*/true);
     grow(d, stream, w.partials, partial_bytes, /*zero=*/false);
     return {w.counters.at, w.partials.at};

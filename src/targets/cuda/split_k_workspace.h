@@ -5,6 +5,8 @@
 // GEMM takes. So each (device, stream) keeps one workspace, grown when a launch
 // needs more: the counters are zeroed once, when allocated, and the kernel leaves
 // each counter it used at zero again; the partial sums need no initial value.
+// During a CUDA graph capture a workspace too small is not grown (the launch runs
+// unsplit); one that fits is used, and each replay leaves its counters at zero.
 // Launches on one stream run in order, so they never share a workspace at once;
 // another stream gets its own. A workspace lives until the process ends (tens of
 // MB at most: split-K runs only when the tiles number fewer than the
