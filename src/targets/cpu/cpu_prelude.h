@@ -214,12 +214,25 @@ inline float exp32_fast(float x) {
 // registers for the whole contraction instead of going through memory once per
 // contraction point. Offsets are in elements; b's rows and the outputs' are
 // contiguous.
+// The vector type is the machine's: with AVX-512 16 floats, else 8 (a 64-byte
+// vector on an AVX2 machine made GCC 12 build every broadcast of a[i][c] through
+// the stack: the micro-kernel ran at 4 GFLOP/s on a Zen 2, 2026-12-02). A block
+// of 16 columns is mma_parts vectors.
 typedef float f32x16 __attribute__((vector_size(64)));
-#if defined(__AVX512F__)
-enum { mma_rows = 8 };  // 8 x 2 accumulators + 2 of b: 18 of 32 registers
-#else
-enum { mma_rows = 4 };  // 256-bit registers: 4 x 2 x 2 halves + 4 of b, of 16
+#ifndef KILN_MMA_ROWS_AVX2
+#define KILN_MMA_ROWS_AVX2 3
 #endif
+#ifndef KILN_MMA_ROWS_AVX512
+#define KILN_MMA_ROWS_AVX512 8
+#endif
+#if defined(__AVX512F__)
+typedef float f32xv __attribute__((vector_size(64)));
+enum { mma_rows = KILN_MMA_ROWS_AVX512 };  // 8 x 2 accumulators + 2 of b: 18 of 32 registers
+#else
+typedef float f32xv __attribute__((vector_size(32)));
+enum { mma_rows = KILN_MMA_ROWS_AVX2 };
+#endif
+enum { mma_lanes = (int)(sizeof(f32xv) / sizeof(float)), mma_parts = 16 / mma_lanes };
 // Not inlined, and its loops over the block fully unrolled: only then does GCC
 // keep acc in registers (inlined into a large kiln_run at -O2 it kept acc on the
 // stack, 5x slower). Two instances of one body: mma_block rounds each product and
@@ -241,25 +254,24 @@ enum { mma_rows = 4 };  // 256-bit registers: 4 x 2 x 2 halves + 4 of b, of 16
             NAME<mma_rows, V>(a, a_row, a_con, b, b_con, out, o_row, K);                                                     \
             NAME<R - mma_rows, V>(a + mma_rows * a_row, a_row, a_con, b, b_con, out + mma_rows * o_row, o_row, K);           \
         } else {                                                                                                             \
-            f32x16 acc[R][V];                                                                                                \
+            f32xv acc[R][V * mma_parts];                                                                                      \
             _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i)                                                             \
-                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v)                                                          \
-                    __builtin_memcpy(&acc[i][v], out + i * o_row + 16 * v, sizeof(f32x16));                                 \
+                _Pragma("GCC unroll 8") for (int v = 0; v < V * mma_parts; ++v)                                              \
+                    __builtin_memcpy(&acc[i][v], out + i * o_row + mma_lanes * v, sizeof(f32xv));                           \
             for (int c = 0; c < K; ++c) {                                                                                    \
-                f32x16 bv[V];                                                                                                \
-                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v)                                                          \
-                    __builtin_memcpy(&bv[v], b + c * b_con + 16 * v, sizeof(f32x16));                                        \
+                f32xv bv[V * mma_parts];                                                                                     \
+                _Pragma("GCC unroll 8") for (int v = 0; v < V * mma_parts; ++v)                                              \
+                    __builtin_memcpy(&bv[v], b + c * b_con + mma_lanes * v, sizeof(f32xv));                                  \
                 _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i) {                                                       \
                     const float s = a[i * a_row + c * a_con];                                                                \
-                    _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v) acc[i][v] = acc[i][v] + s * bv[v];                   \
+                    _Pragma("GCC unroll 8") for (int v = 0; v < V * mma_parts; ++v) acc[i][v] = acc[i][v] + s * bv[v];       \
                 }                                                                                                            \
             }                                                                                                                \
-            const float q = __builtin_bit_cast(float, 0x7fc00000u);                                                          \
-            const f32x16 canonical_nan = {q, q, q, q, q, q, q, q, q, q, q, q, q, q, q, q};                                   \
+            const f32xv canonical_nan = f32xv{} + __builtin_bit_cast(float, 0x7fc00000u);                                    \
             _Pragma("GCC unroll 16") for (int i = 0; i < R; ++i)                                                             \
-                _Pragma("GCC unroll 4") for (int v = 0; v < V; ++v) {                                                        \
-                const f32x16 x = acc[i][v] == acc[i][v] ? acc[i][v] : canonical_nan;                                         \
-                __builtin_memcpy(out + i * o_row + 16 * v, &x, sizeof(f32x16));                                              \
+                _Pragma("GCC unroll 8") for (int v = 0; v < V * mma_parts; ++v) {                                            \
+                const f32xv x = acc[i][v] == acc[i][v] ? acc[i][v] : canonical_nan;                                          \
+                __builtin_memcpy(out + i * o_row + mma_lanes * v, &x, sizeof(f32xv));                                       \
             }                                                                                                                \
         }                                                                                                                    \
     }
