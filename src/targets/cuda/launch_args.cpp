@@ -1,7 +1,5 @@
 #include "targets/cuda/launch_args.h"
 
-#include "targets/cuda/split_k_workspace.h"
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -11,6 +9,7 @@
 #include "ir/attrs.h"
 #include "passes/host_scalars.h"
 #include "support/environment.h"
+#include "targets/cuda/split_k_workspace.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
