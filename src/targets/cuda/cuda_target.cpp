@@ -25,6 +25,20 @@ namespace {
 // `kiln plan` without a device shows the GEMM schedule an H200 would get.
 constexpr int kOfflineMultiprocessors = 132;
 
+// The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
+// under `o`, or, for a GEMM whose full-width tiles would leave multiprocessors
+// idle, its half-width variant (emit.h: gemm_half_width), `o` updated to match.
+std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
+                                                            const cu::Device* d, bool need_text, Loc loc = {}) {
+    auto k = cu::compiled_kernel(p, o, d, need_text, loc);
+    if (!k->kernel.gemm.entry.empty() &&
+        cu::gemm_half_width_pays(p, args, k->kernel.gemm, d ? d->multiprocessors : kOfflineMultiprocessors)) {
+        o.gemm_half_width = true;
+        k = cu::compiled_kernel(p, o, d, need_text, loc);
+    }
+    return k;
+}
+
 // After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at
 // the next synchronisation, naming it); without one the launch is waited for.
 void finish(const cu::Device& d, const ir::Program& p, Loc loc, cu::CUresult launched, StreamState* stream) {
@@ -98,13 +112,7 @@ public:
         if (!dp) cu::require_device(ordinal_, "kernel '" + p.name + "'");  // throws, saying why
         const cu::Device& d = *dp;
         auto o = cu::emit_options(args, opts);
-        auto k = cu::compiled_kernel(p, o, &d, /*need_text=*/false, loc);
-        // A GEMM whose full-width tiles would leave multiprocessors idle takes its
-        // half-width variant (emit.h: gemm_half_width).
-        if (k->gemm_function && cu::gemm_half_width_pays(p, args, k->kernel.gemm, d.multiprocessors)) {
-            o.gemm_half_width = true;
-            k = cu::compiled_kernel(p, o, &d, /*need_text=*/false, loc);
-        }
+        auto k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
         const unsigned grid = cu::grid_ctas(instances, *k, d);
@@ -165,13 +173,7 @@ public:
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
         const cu::Device* d = cu::device_at(ordinal_);
         auto o = cu::emit_options(args, opts);
-        auto k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
-        // As launch() does: the GEMM's half-width variant where it pays.
-        if (!k->kernel.gemm.entry.empty() &&
-            cu::gemm_half_width_pays(p, args, k->kernel.gemm, d ? d->multiprocessors : kOfflineMultiprocessors)) {
-            o.gemm_half_width = true;
-            k = cu::compiled_kernel(p, o, d, /*need_text=*/true);
-        }
+        auto k = kernel_for_launch(p, args, o, d, /*need_text=*/true);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
           << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
@@ -231,7 +233,7 @@ public:
                 const auto& g = k->kernel.gemm;
                 s << "  GEMM schedule: "
                   << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors).describe()
-                  << (d ? "" : " (for an H200's 132 multiprocessors: no device)") << "\n";
+                  << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)") << "\n";
             }
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "

@@ -1,8 +1,10 @@
 #include "targets/cuda/gemm_schedule.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <optional>
 #include <string>
+
+#include "support/environment.h"
 
 namespace kiln::cu {
 
@@ -57,10 +59,9 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
             best = c;
             g.splits = s;
         }
-    if (const char* forced = std::getenv("KILN_GEMM_SPLITS"); forced && split_k) {
-        const long n = std::strtol(forced, nullptr, 10);
-        if (n >= 1) g.splits = static_cast<int>(std::min<std::int64_t>({n, g.k_tiles, kMaxSplits * 4}));
-    }
+    // Validated like every kiln knob (a value out of range is an error naming it).
+    static const std::optional<std::int64_t> forced = support::env_integer("KILN_GEMM_SPLITS", 1, kMaxSplits * 4);
+    if (forced && split_k) g.splits = static_cast<int>(std::min(*forced, g.k_tiles));
     const std::int64_t units = g.tiles * g.splits;
     g.ctas = static_cast<unsigned>(std::min(units, sms));
     if (g.splits > 1) {
@@ -78,10 +79,7 @@ bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
            modelled_time(full, rows, bk, multiprocessors) * kRequiredGain;
 }
 
-bool half_width_enabled() {
-    const char* e = std::getenv("KILN_GEMM_HALF_WIDTH");
-    return e && std::string(e) == "1";
-}
+bool half_width_enabled() { return support::env_integer("KILN_GEMM_HALF_WIDTH", 0, 1).value_or(0) == 1; }
 
 std::string GemmSchedule::describe() const {
     std::string s = std::to_string(tiles) + " tiles of " + std::to_string(bm) + "x" + std::to_string(bn) + " over " + std::to_string(k_tiles) +

@@ -20,8 +20,8 @@ struct GemmSchedule {
     // Split-K's scratch (split_k_workspace.h): counters, one per tile, and the
     // partial sums of every share; 0 without split-K.
     std::size_t counter_bytes = 0, partial_bytes = 0;
-    std::string describe() const;  // "16 tiles of 128x256, k split 8 ways: 128 units on 128 CTAs"
-    int bm = 0, bn = 0;
+    int bm = 0, bn = 0;         // the tile the schedule is for
+    std::string describe() const;  // "16 tiles of 128x256 over 64 k steps, k split 7 ways (...): 112 units on 112 CTAs"
 };
 
 // The schedule of a rows x cols output over a k range of `depth`, on tiles
@@ -29,22 +29,22 @@ struct GemmSchedule {
 // modelled time by at least 10%: a unit costs its k tiles plus a fixed start and
 // finish, units run in waves of `multiprocessors`, and a split tile also writes and
 // reads back its partial sums (only the rows the output has).
+// `split_k` false keeps every tile whole (a launch without scratch for the sums).
+// KILN_GEMM_SPLITS=N (1 to 64; read once per process) forces N shares, at most
+// one per k step (1: none), for A/B measurements of the model's choice.
+GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
+                           bool split_k = true);
+
 // Whether the kernel at half the tile width (bn / 2) would finish sooner: the
 // same model over twice the tiles, a k step of a half-width tile costing 0.6 of a
 // full one (half the products, two thirds of the loads; 128x128 tiles run 0.93 as
 // fast as 128x256 on 4096^3). False when bn / 2 is not a multiple of 64.
 bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
 
-// Whether launches may take the half-width variant: only with KILN_GEMM_HALF_WIDTH=1,
-// read at each launch. Off by default until measured on a device: the variant is
+// Whether launches may take the half-width variant: only with KILN_GEMM_HALF_WIDTH=1
+// (0 or 1), read at each GEMM launch. Off by default until measured on a device: the variant is
 // the same kernel at a 64-column-narrower tile (measured correct and fast at 128x128),
 // but the model's choice of it has not been timed against the full width.
 bool half_width_enabled();
-
-// `split_k` false keeps every tile whole (a launch without scratch for the sums).
-// KILN_GEMM_SPLITS=N in the environment forces N shares (at most one per k step;
-// 1: none), for A/B measurements of the model's choice.
-GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
-                           bool split_k = true);
 
 }  // namespace kiln::cu
