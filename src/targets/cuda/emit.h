@@ -54,7 +54,7 @@ struct EmitOptions {
     // Some view of the launch has rows that do not start on a 16-byte boundary (its
     // base or a stride other than the innermost); chosen per launch like index64.
     // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned
-    // run as aligned vectors shifted between lanes (emit_memory.cpp: unshift_runs, shifted_store):
+    // run as aligned vectors shifted between lanes (emit_shifted_runs.h):
     // aligned launches compile as if it did not exist. (A compiled handle prepares
     // again only for new shapes: a base pointer that moves off or onto alignment
     // with the same shapes keeps the first launch's kernel, which is correct either

@@ -6,11 +6,13 @@
 // whole run is in range: from its own address when that is aligned to the access,
 // else (a row that starts off the alignment, in a launch that may have one) as the
 // aligned vectors the warp's runs straddle, shifted between neighbouring lanes
-// (shifted_store, unshift_runs); otherwise element by element, each masked on its
+// (emit_shifted_runs.h); otherwise element by element, each masked on its
 // own (ragged edges, odd strides). Coordinates are checked in 64 bits (origins are
 // i64 scalars); offsets are computed in kiln_idx, 32 bits unless a view's
 // reachable span needs 64 (chosen per launch, part of the cache key).
+#include "targets/cuda/emit_shifted_runs.h"
 #include "targets/cuda/emitter.h"
+#include "targets/cuda/view_access.h"
 
 namespace kiln::cu {
 
@@ -36,33 +38,12 @@ std::string to_storage(Kind k, const std::string& x) {
 
 namespace {
 
-bool checked(const Node& n) { return ir::bounds_policy(n) != bounds::assume; }
-
-// The view coordinates of tile element e: one 64-bit variable per dim.
-std::vector<std::string> coordinates(Emitter& E, const Node& n, const std::vector<Dim>& dims, const std::string& e) {
-    std::vector<std::string> c;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-        c.push_back(E.fresh("c"));
-        E.line("const long long " + c.back() + " = " + E.name(n.operands[d]) + " + " + coord(e, dims, d) + ";");
-    }
-    return c;
-}
-
-std::string extent(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_e" + num(static_cast<std::int64_t>(d)); }
-std::string stride(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_s" + num(static_cast<std::int64_t>(d)); }
-
-// One unsigned compare covers c < 0 and c >= extent.
-std::string in_range(const Node& n, std::size_t d, const std::string& c) {
-    return "(unsigned long long)" + c + " < (unsigned long long)" + extent(n, d);
-}
-
-// The element offset of coordinates c (dims first..last), in kiln_idx.
-std::string offset(const Node& n, const std::vector<std::string>& c) {
-    std::string s;
-    for (std::size_t d = 0; d < c.size(); ++d)
-        s += (s.empty() ? "" : " + ") + ("(kiln_idx)" + c[d] + " * (kiln_idx)" + stride(n, d));
-    return s;
-}
+using view_access::checked;
+using view_access::coordinates;
+using view_access::extent;
+using view_access::in_range;
+using view_access::offset;
+using view_access::stride;
 
 // Element by element: access(element e, in-range condition or "" (bounds::assume), offset).
 using ElementAccess = std::function<void(const std::string& e, const std::string& ok, const std::string& off)>;
@@ -114,110 +95,10 @@ Run run_of(Emitter& E, const Node* tile) {
 }
 
 struct RunAccess {
-    std::function<void(const std::string& p, int bytes)> vector;
+    VectorAccess vector;
     std::function<void(int k, const std::string& ok, const std::string& off)> element;
     std::function<void()> past_end;
 };
-
-// The lanes of a warp that hold runs of one row hold consecutive runs, so a row
-// whose start is not aligned to the run's vector (a 5123-column bf16 matrix: seven
-// rows in eight) still moves in aligned vectors: each lane accesses the aligned
-// chunk at the start of its run, and the other part of its run comes from (or goes
-// to) the next lane through shuffles; a lane whose neighbour does not hold the
-// adjacent run (the row's or the warp's edge) moves that part element by element.
-// Loads read only chunks that hold a byte of the run (never past an allocation,
-// which is at least 16-byte aligned). A load is shifted in two steps so that no
-// load waits for another: each_run issues the aligned chunks and records each
-// run's misalignment; unshift_runs, where the values are first used, shuffles.
-
-namespace shift {
-
-struct Words {
-    std::string type, window;         // uint4 / uint2, kc::window16( / kc::window8(
-    std::vector<std::string> fields;  // x y z w / x y
-};
-
-Words words_of(int bytes) {
-    if (bytes == 16) return {"uint4", "kc::window16(", {"x", "y", "z", "w"}};
-    return {"uint2", "kc::window8(", {"x", "y"}};
-}
-
-// v of the next (previous) lane among those that shuffle together.
-std::string shuffled(const Emitter& E, const char* direction, const std::string& v) {
-    return std::string("__shfl_") + direction + "_sync(" + E.shuffle_mask() + ", " + v + ", 1, " + num(std::min(E.threads(), 32)) + ")";
-}
-std::string shuffled_down(const Emitter& E, const std::string& v) { return shuffled(E, "down", v); }
-
-// `win` = x's words then the next lane's.
-void declare_window(Emitter& E, const Words& w, const std::string& win, const std::string& x) {
-    std::string words;
-    for (const auto& f : w.fields) words += x + "." + f + ", ";
-    for (std::size_t i = 0; i < w.fields.size(); ++i) words += shuffled_down(E, x + "." + w.fields[i]) + (i + 1 < w.fields.size() ? ", " : "");
-    E.line("const unsigned " + win + "[" + num(2 * static_cast<std::int64_t>(w.fields.size())) + "] = {" + words + "};");
-}
-
-// Whether the run at tile element `other` is the one after the run at `at` in the
-// same tile row (so adjacent in memory: a whole run has unit stride).
-std::string follows(const std::string& other, const std::string& at, std::int64_t vec, std::int64_t cols) {
-    return other + " == " + at + " + " + num(vec) + " && " + at + " % " + num(cols) + " + " + num(vec) + " < " + num(cols);
-}
-
-// Element k of a run in the head (before the aligned boundary) or the tail.
-void each_k(Emitter& E, std::int64_t vec, const std::string& in_part, const std::string& body) {
-    E.line("#pragma unroll");
-    E.open("for (int k = 0; k < " + num(vec) + "; ++k)");
-    E.line("if (" + in_part + ") " + body);
-    E.close();
-}
-
-}  // namespace shift
-
-// Stores: this lane's run (vector() converts it into x) is split at the aligned
-// boundary; the chunk after it is this run's tail and the next lane's head.
-void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes, std::int64_t cols,
-                   const RunAccess& r) {
-    const std::string mask = E.shuffle_mask(), size = num(bytes) + "u";
-    const std::string st = stype(storage), esize = num(storage_bytes(storage));
-    const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), prev = E.fresh("prev");
-    const shift::Words w = shift::words_of(bytes);
-    const std::string head = num(bytes) + " - (int)" + mis;
-    const std::string xs = "reinterpret_cast<const " + st + "*>(&" + x + ")";
-    E.open("if (__any_sync(" + mask + ", " + mis + " != 0u))");
-    E.line(w.type + " " + x + " = {};");
-    E.open("if (" + mis + " != 0u)");
-    r.vector("(&" + x + ")", bytes);
-    E.close();
-    shift::declare_window(E, w, win, x);
-    // `at`: the run's first element in the tile when it is shifted, else -1.
-    E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
-    E.line("const int " + next + " = " + shift::shuffled_down(E, at) + ";");
-    E.line("const int " + prev + " = " + shift::shuffled(E, "up", at) + ";");
-    E.open("if (" + mis + " != 0u)");
-    E.line("if (" + shift::follows(next, at, vec, cols) + ") *reinterpret_cast<" + w.type + "*>(reinterpret_cast<char*>(" + p + ") + (" + size +
-           " - " + mis + ")) = " + w.window + win + ", " + size + " - " + mis + ");");
-    E.open("else");
-    shift::each_k(E, vec, "k * " + esize + " >= " + head, p + "[k] = " + xs + "[k];");
-    E.close();
-    // The head went out with the previous lane's chunk unless that lane holds no adjacent run.
-    E.open("if (!(" + prev + " >= 0 && " + shift::follows(at, prev, vec, cols) + "))");
-    shift::each_k(E, vec, "k * " + esize + " < " + head, p + "[k] = " + xs + "[k];");
-    E.close();
-    E.close();
-    E.close();
-}
-
-// Whether runs of this layout shift when misaligned (shifted_store, unshift_runs):
-// only in a launch whose rows may be misaligned (EmitOptions::misaligned_rows; the
-// code costs registers, and spills would reshape aligned kernels), for storage
-// narrower than 4 bytes (measured on an H200, 5123-column rows: bf16 0.19 -> 0.32-0.35
-// of copy; f32, whose elements move at a quarter of the instructions, was slower
-// shifted: 0.54 -> 0.47), runs of one 8- or 16-byte vector, in a CTA of whole warps
-// (missing lanes cannot shuffle).
-bool shifts_runs(const Emitter& E, const Emitter::Layout& l, Kind storage) {
-    const std::int64_t bytes = l.vec * storage_bytes(storage);
-    return E.options().misaligned_rows && storage_bytes(storage) < 4 && (bytes == 8 || bytes == 16) &&
-           (E.threads() >= 32 || E.instances() > 1);
-}
 
 // Visits each run q of this thread's part of `tile` (the view holds its elements as
 // `storage`) and emits the run-time test: vector(pointer, access bytes) emits the
@@ -315,53 +196,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         r.past_end();
         E.close();
     }
-    if (!is_load) shifted_store(E, p, mis, storage, l.vec, bytes, dims.back().extent, r);
-    E.close();
-}
-
-// The name of the array recording the misalignment of each run of a load filling
-// raw words `raw` (each_run), "" when its runs do not shift.
-std::string shift_record(const Emitter& E, const Node& n, const std::string& raw) {
-    return shifts_runs(E, E.layout(&n), n.type.kind) ? raw + "_shift" : "";
-}
-
-void declare_shift_record(Emitter& E, const Node& n, const std::string& raw) {
-    if (auto r = shift_record(E, n, raw); !r.empty()) E.line("unsigned " + r + "[" + num(E.layout(&n).slots() / E.layout(&n).vec) + "];");
-}
-
-// Completes the shifted runs of a load whose raw words each_run left in `raw`: a
-// run whose row is misaligned holds the aligned chunk at its start; its bytes are
-// that chunk's after the misalignment and the next lane's chunk's before it (or,
-// where no lane holds the next run, the run's own elements from memory).
-void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
-    const std::string shifts = shift_record(E, n, raw);
-    if (shifts.empty()) return;
-    const auto l = E.layout(&n);
-    const Kind k = n.type.kind;
-    const int bytes = static_cast<int>(l.vec * storage_bytes(k));
-    const shift::Words w = shift::words_of(bytes);
-    const std::string st = stype(k), a = "a" + num(ir::param_index(n));
-    const std::string win = E.fresh("win"), x = E.fresh("x"), at = E.fresh("at"), next = E.fresh("next"), mis = E.fresh("mis");
-    const std::string slot = "reinterpret_cast<" + w.type + "*>(" + raw + " + q * " + num(l.vec) + ")[0]";
-    E.line("#pragma unroll");
-    E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
-    E.line("const unsigned " + mis + " = " + shifts + "[q];");
-    E.open("if (__any_sync(" + E.shuffle_mask() + ", " + mis + " != 0u))");
-    E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
-    E.line(w.type + " " + x + " = " + slot + ";");
-    shift::declare_window(E, w, win, x);
-    E.line("const int " + at + " = " + mis + " != 0u ? e : -1;");
-    E.line("const int " + next + " = " + shift::shuffled_down(E, at) + ";");
-    E.open("if (" + mis + " != 0u)");
-    E.line(x + " = " + w.window + win + ", " + mis + ");");
-    E.open("if (!(" + shift::follows(next, at, l.vec, n.type.dims.back().extent) + "))");  // no lane holds the rest
-    auto c = coordinates(E, n, n.type.dims, "e");
-    shift::each_k(E, l.vec, "k * " + num(storage_bytes(k)) + " >= " + num(bytes) + " - (int)" + mis,
-                  "reinterpret_cast<" + st + "*>(&" + x + ")[k] = " + a + "[" + offset(n, c) + " + k];");
-    E.close();
-    E.line(slot + " = " + x + ";");
-    E.close();
-    E.close();
+    if (!is_load) shifted_store(E, p, mis, storage, l.vec, bytes, dims.back().extent, r.vector);
     E.close();
 }
 
