@@ -12,9 +12,9 @@
 // Manifest (entries/<key>/kiln-manifest), text, '\n'-terminated lines:
 //   kiln-cache-manifest 1
 //   <sha256 hex, 64 lower-case digits> <size in bytes, decimal> <file name>
-// one line per artifact, sorted by name. find() and read() re-hash every artifact
-// against it, so a torn, truncated or tampered entry is discarded and rebuilt,
-// never used.
+// one line per artifact, sorted by name. find() re-hashes every artifact against
+// it and read() the artifacts it returns (the others only for presence and size),
+// so a torn, truncated or tampered entry is discarded and rebuilt, never used.
 #pragma once
 
 #include <cstdint>
@@ -78,7 +78,9 @@ public:
 
     // find(), also returning the contents of the artifacts `names`, in that order.
     // The bytes returned are the bytes that were hashed, so nothing can change
-    // between the check and the use. An entry lacking one of them is corrupt.
+    // between the check and the use. An entry lacking one of them is corrupt. Only
+    // these are read and hashed (the other artifacts are checked for presence and
+    // size), unless `names` is empty: then every artifact, as find().
     std::optional<std::vector<std::string>> read(const std::string& key, std::span<const std::string_view> names,
                                                  std::string* why_missed = nullptr) const;
 

@@ -111,14 +111,25 @@ bool read_all(int fd, std::uint64_t expected, std::string* out) {
 // Checks one artifact against its manifest line. With `contents`, the file is
 // read into it and the digest taken over those bytes, so the caller uses exactly
 // what was verified; otherwise it is hashed as it streams past.
+// The regular file of m's size (a cheap truncation check before hashing).
+bool check_size(int fd, const ManifestLine& m, std::string& why) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return reject(why, m.name + " is not a regular file");
+    if (static_cast<std::uint64_t>(st.st_size) != m.size)
+        return reject(why, m.name + " is " + std::to_string(st.st_size) + " bytes, manifest says " + std::to_string(m.size));
+    return true;
+}
+
+// An artifact the caller does not read: present as a regular file of the manifest's
+// size. Its bytes are hashed when a caller asks for it; nobody uses them before.
+bool check_unread_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::string& why) {
+    Fd fd = open_entry_file(dirfd, dir, m.name, why);
+    return fd && check_size(fd.get(), m, why);
+}
+
 bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::string& why, std::string* contents) {
     Fd fd = open_entry_file(dirfd, dir, m.name, why);
-    if (!fd) return false;
-    struct stat st;
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return reject(why, m.name + " is not a regular file");
-    if (static_cast<std::uint64_t>(st.st_size) != m.size)  // cheap truncation check before hashing
-        return reject(why, m.name + " is " + std::to_string(st.st_size) + " bytes, manifest says " +
-                               std::to_string(m.size));
+    if (!fd || !check_size(fd.get(), m, why)) return false;
     std::uint64_t read = 0;
     std::string digest;
     if (contents) {
@@ -145,7 +156,10 @@ bool check_artifact(int dirfd, const fs::path& dir, const ManifestLine& m, std::
 // Checks an opened entry directory against its manifest. Every file present must
 // be listed: an unlisted file (or symlink, or subdirectory) means something other
 // than publish() wrote here. The artifacts named in `wanted` are read into
-// (*contents)[i]; an entry without one of them is not the entry the caller wants.
+// (*contents)[i] and hashed; an entry without one of them is not the entry the
+// caller wants. The others are then only checked for presence and size (a warm
+// launch reads a cubin, not the source and PTX beside it); with nothing wanted
+// (find(): the caller uses the files in place) every artifact is hashed.
 bool check_entry(int dirfd, const fs::path& dir, std::string& why, std::span<const std::string_view> wanted,
                  std::vector<std::string>* contents) {
     Fd mf = open_entry_file(dirfd, dir, std::string(manifest_name), why);
@@ -190,6 +204,10 @@ bool check_entry(int dirfd, const fs::path& dir, std::string& why, std::span<con
             return reject(why, "the entry has no " + std::string(wanted[i]));
     for (const auto& m : lines) {
         auto it = std::find(wanted.begin(), wanted.end(), m.name);
+        if (it == wanted.end() && !wanted.empty()) {
+            if (!check_unread_artifact(dirfd, dir, m, why)) return false;
+            continue;
+        }
         std::string* keep = it == wanted.end() ? nullptr : &(*contents)[static_cast<size_t>(it - wanted.begin())];
         if (!check_artifact(dirfd, dir, m, why, keep)) return false;
     }

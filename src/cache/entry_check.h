@@ -51,7 +51,8 @@ bool valid_artifact_name(std::string_view s);
 
 // Checks an opened entry directory (`dirfd`, at `dir`) against its manifest; false
 // with `why` when it is not a sound entry. The artifacts named in `wanted` are
-// read into (*contents)[i], digested over exactly those bytes. Environmental I/O
+// read into (*contents)[i], digested over exactly those bytes; the others are then
+// checked for presence and size only (all are digested when none is wanted). Environmental I/O
 // errors throw IoError instead (they say nothing about the entry).
 bool check_entry(int dirfd, const std::filesystem::path& dir, std::string& why, std::span<const std::string_view> wanted,
                  std::vector<std::string>* contents);

@@ -309,6 +309,39 @@ TEST_F(CacheTest, ReadDetectsAlteredBytesAndMissingArtifacts) {
     EXPECT_EQ(produced_, 2);
 }
 
+// read() hashes what it returns; the artifacts beside them (a kernel's source and
+// PTX, when a launch reads its cubin) are checked for presence and size, and hashed
+// when they are asked for. find() hashes everything: its caller uses the files in place.
+TEST_F(CacheTest, ReadHashesWhatItReturnsAndSizesTheRest) {
+    DiskCache cache(root_);
+    auto alter_last_byte = [](const fs::path& file) {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-1, std::ios::end);
+        f.put('#');
+    };
+    fs::path dir = cache.get_or_build(key_, producer({{"a.cubin", "cubin bytes"}, {"b.ptx", "ptx text"}, {"c.log", "log"}}));
+    alter_last_byte(dir / "b.ptx");
+    const std::string_view cubin[] = {"a.cubin"}, ptx[] = {"b.ptx"};
+    auto got = cache.read(key_, cubin);
+    ASSERT_TRUE(got);
+    EXPECT_EQ((*got)[0], "cubin bytes");
+    std::string why;
+    EXPECT_FALSE(cache.read(key_, ptx, &why));
+    EXPECT_CONTAINS(why, "b.ptx does not match its SHA-256");
+    EXPECT_FALSE(fs::exists(dir));
+
+    dir = cache.get_or_build(key_, producer({{"a.cubin", "cubin bytes"}, {"b.ptx", "ptx text"}}));
+    alter_last_byte(dir / "b.ptx");
+    EXPECT_FALSE(cache.find(key_, &why));
+    EXPECT_CONTAINS(why, "b.ptx does not match its SHA-256");
+
+    dir = cache.get_or_build(key_, producer({{"a.cubin", "cubin bytes"}, {"b.ptx", "ptx text"}}));
+    fs::resize_file(dir / "b.ptx", 3);  // a torn entry is discarded whatever is read of it
+    EXPECT_FALSE(cache.read(key_, cubin, &why));
+    EXPECT_CONTAINS(why, "b.ptx is 3 bytes, manifest says 8");
+    EXPECT_EQ(produced_, 3);
+}
+
 TEST_F(CacheTest, TruncatedArtifactIsRebuilt) {
     DiskCache cache(root_);
     fs::path dir = cache.get_or_build(key_, producer({{"a.cubin", std::string(4096, 'c')}}));

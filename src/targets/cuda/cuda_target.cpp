@@ -167,7 +167,10 @@ public:
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
         auto o = cu::emit_options(args, opts);
         if (!assembly) return cu::emit_kernel(p, o).source;
-        return cu::compiled_kernel(p, o, cu::device_at(ordinal_))->ptx;
+        auto k = cu::compiled_kernel(p, o, cu::device_at(ordinal_));
+        std::string ptx = cu::kernel_ptx(*k);
+        if (ptx.empty()) throw Error("cuda: the PTX of kernel '" + p.name + "' is no longer in the cache (" + k->key.substr(0, 16) + "); run again");
+        return ptx;
     }
 
     std::string plan(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts) override {
@@ -250,7 +253,7 @@ public:
             s << "  contractions:\n";
             for (const auto& line : k->kernel.contractions) s << "    " << line << "\n";
         }
-        s << "  tensor-core instructions: " << k->tensor_core_instructions << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
+        s << "  tensor-core instructions: " << cu::tensor_core_instructions(*k) << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
           << ")\n";
         s << "  cache: " << (k->from_disk ? "hit" : "compiled") << " " << k->key.substr(0, 16) << "\n";
         s << "  values:\n";

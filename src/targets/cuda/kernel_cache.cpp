@@ -159,16 +159,15 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     return k;
 }
 
-// The files of a cache entry a launch reads, and what is derived from them.
-const std::string_view kArtifactFiles[] = {"kernel.ptx", "kernel.cubin", "nvrtc.log"};
+// The files of a cache entry a launch reads (the PTX and source beside them are
+// read only by kiln plan and kiln source), and what is derived from them.
+const std::string_view kArtifactFiles[] = {"kernel.cubin", "nvrtc.log"};
 void take_artifacts(CompiledKernel& k, std::vector<std::string> files) {
-    k.ptx = std::move(files[0]);
-    k.cubin = std::move(files[1]);
-    k.log = std::move(files[2]);
+    k.cubin = std::move(files[0]);
+    k.log = std::move(files[1]);
     k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
     if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
     if (!k.kernel.attention.entry.empty()) k.attention_resources = parse_resources(entry_log(k.log, k.kernel.attention.entry));
-    k.tensor_core_instructions = count_tensor_core_instructions(k.ptx);
 }
 
 // The compiled artifacts of `k`: the disk cache's verified bytes, or NVRTC's
@@ -201,8 +200,9 @@ void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
             if (!files) throw Error("cuda: the cache entry just published for kernel '" + k.kernel.entry + "' cannot be read: " + why);
         } else {
             compile();
-            files = std::vector<std::string>{std::move(out->ptx), std::move(out->cubin), std::move(out->log)};
+            files = std::vector<std::string>{out->cubin, out->log};
         }
+        if (out) k.ptx = std::move(out->ptx);
     }
     take_artifacts(k, std::move(*files));
 }
@@ -241,6 +241,16 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
 }
 
 }  // namespace
+
+std::string kernel_ptx(const CompiledKernel& k) {
+    if (!k.ptx.empty()) return k.ptx;
+    auto cache = cache::DiskCache::open_or_warn();
+    const std::string_view ptx[] = {"kernel.ptx"};
+    auto files = cache ? cache->read(k.key, ptx) : std::nullopt;
+    return files ? std::move((*files)[0]) : std::string();
+}
+
+int tensor_core_instructions(const CompiledKernel& k) { return count_tensor_core_instructions(kernel_ptx(k)); }
 
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch) {
     return {"--gpu-architecture=" + arch,

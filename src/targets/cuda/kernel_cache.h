@@ -1,4 +1,4 @@
-// Compiled kernels: emitted, compiled by NVRTC, cached on disk (cubin + PTX,
+// Compiled kernels: emitted, compiled by NVRTC, cached on disk (cubin, PTX, source,
 // keyed by SHA-256 over everything that determines them) and kept loaded in this
 // process, so that a warm launch costs a map lookup.
 #pragma once
@@ -25,11 +25,11 @@ struct CompiledKernel {
     EmittedKernel kernel;
     std::string arch;                  // "sm_90a"
     std::string key;                   // the disk cache key
-    std::string ptx, cubin, log;
+    std::string cubin, log;
+    std::string ptx;                   // kept when compiled in this process; kernel_ptx() reads a cached one
     Resources resources;               // of kernel.entry
     Resources gemm_resources;          // of kernel.gemm.entry, when there is one
     Resources attention_resources;     // of kernel.attention.entry, when there is one
-    int tensor_core_instructions = 0;  // mma.sync / wgmma in the PTX
     bool from_disk = false;
     // What the spill feedback gave up, in order, to fit the registers (the plan's
     // "fitted to the registers" line): empty when the first compile fit.
@@ -45,6 +45,14 @@ struct CompiledKernel {
 // the emitter's text; `need_text` (plan, source) asks for a kernel that has it.
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false,
                                                       Loc launch = {});
+
+// The kernel's PTX: NVRTC's output when compiled in this process, else its cache
+// entry's (a launch reads only the cubin and ptxas's log). Empty when the entry has
+// gone since the kernel was loaded.
+std::string kernel_ptx(const CompiledKernel& k);
+
+// The mma.sync / wgmma instructions in the kernel's PTX (the plan's count).
+int tensor_core_instructions(const CompiledKernel& k);
 
 // NVRTC's options for a compile (part of the cache key).
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch);
