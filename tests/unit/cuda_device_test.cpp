@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -149,4 +150,45 @@ TEST(CudaDevice, F16GemmOnTensorCoresIsCloseAndExactModeIsExact) {
         den += want.values()[i] * want.values()[i];
     }
     EXPECT_LT(std::sqrt(num / den), 1e-5);
+}
+
+// Narrow stores write every NaN as the canonical quiet NaN of the kind (0x7fc0 bf16,
+// 0x7e00 f16), whatever its sign and payload, and leave every other value as the
+// interpreter rounds it: in pairs (eight elements a thread) and one by one.
+TEST(CudaDevice, NarrowStoresWriteEveryNanAsTheCanonicalNan) {
+    REQUIRE_DEVICE();
+    const std::vector<std::uint32_t> bits = {
+        0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fbfffffu, 0x7fffffffu, 0xffffffffu, 0x7fc12345u,
+        0x7f800000u, 0xff800000u, 0x7f7fffffu, 0xff7fffffu, 0x477ff000u, 0x477fe000u, 0x80000000u, 0x00000001u,
+        0x3f800000u, 0xbf7fffffu, 0x7f7f8000u, 0x7f7f7fffu, 0x38800000u, 0x33800000u, 0x00800000u, 0x7fa00000u};
+    std::vector<float> values(bits.size());
+    std::memcpy(values.data(), bits.data(), bits.size() * sizeof(float));
+    const auto n = static_cast<std::int64_t>(values.size());
+    for (int run : {8, 1}) {
+        SCOPED_TRACE("elements a program instance: " + std::to_string(run));
+        auto k = kernel("narrow_nan", [run](View<const f32, 1> x, View<bf16, 1> yb, View<f16, 1> yh) {
+            auto e = axis("e", run);
+            for (auto& nest : parallel(shape(axis("blocks", x.extent(0) / run)))) {
+                auto v = x[coord(nest.index() * run), shape(e)];
+                yb(coord(nest.index() * run), shape(e)).store(cast<bf16>(v));
+                yh(coord(nest.index() * run), shape(e)).store(cast<f16>(v));
+            }
+        });
+        Tensor<f32> x({n}, values);
+        Tensor<bf16> want_b({n});
+        Tensor<f16> want_h({n});
+        k.launch(interp(), std::as_const(x).view(), want_b.view(), want_h.view());
+        auto xd = x.to(cuda());
+        auto bd = Tensor<bf16>({n}).to(cuda());
+        auto hd = Tensor<f16>({n}).to(cuda());
+        run_kernel(k, cuda(), args_of(std::as_const(xd), bd, hd), {.precision = Precision::exact}, Loc::here());
+        auto got_b = bd.to(host()).values();
+        auto got_h = hd.to(host()).values();
+        for (std::size_t i = 0; i < bits.size(); ++i) {
+            const bool nan = std::isnan(values[i]);
+            EXPECT_EQ(got_b[i].bits, nan ? 0x7fc0 : want_b.values()[i].bits) << "bf16 of f32 bits " << std::hex << bits[i];
+            EXPECT_EQ(got_h[i].bits, nan ? 0x7e00 : want_h.values()[i].bits) << "f16 of f32 bits " << std::hex << bits[i];
+            if (nan) EXPECT_EQ(want_b.values()[i].bits, 0x7fc0) << "the interpreter, bf16 of " << std::hex << bits[i];
+        }
+    }
 }

@@ -270,3 +270,26 @@ TEST(CudaRows, ThePlanSaysWhatTheSpillFeedbackGaveUp) {
         EXPECT_TRUE(no_spills(plan)) << plan;
     }
 }
+
+// Stores of bf16 pairs canonicalise NaNs with one 16-bit minimum (min.s16x2) where
+// the registers allow it: not in a kernel holding loads ahead of their instance
+// (there it made ptxas spill, and the prefetch is worth more), and not where the
+// minimum itself spilled (the plan then says so).
+TEST(CudaRows, PairNansCanonicaliseByAMinimumWhereTheRegistersAllow) {
+    REQUIRE_NVRTC();
+    const std::string by_tests = "NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled";
+    auto a = softmax_args(64, 8192);
+    const std::string plan = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::plan);
+    const std::string ptx = cuda_text(rows::softmax<bf16>(), a.args, Precision::standard, What::ptx);
+    EXPECT_FALSE(contains(plan, "issued one instance ahead")) << plan;
+    EXPECT_TRUE(contains(ptx, "min.s16x2") != contains(plan, by_tests)) << plan;
+    EXPECT_TRUE(no_spills(plan)) << plan;
+
+    RowArgs w;
+    w.in<bf16>({64, 8192});
+    w.in<bf16>({8192});
+    w.out<bf16>({64, 8192});
+    const std::string weighted = cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::plan);
+    ASSERT_TRUE(contains(weighted, "loaded once, before the first instance")) << weighted;
+    EXPECT_FALSE(contains(cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::ptx), "min.s16x2"));
+}

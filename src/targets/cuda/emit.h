@@ -68,6 +68,13 @@ struct EmitOptions {
     // compiles as its own variant. Only with KILN_GEMM_HALF_WIDTH=1 for now (not yet
     // timed on a device: gemm_schedule.h).
     bool gemm_half_width = false;
+    // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
+    // instruction for the pair, against six with tests of the floats: a bf16 softmax
+    // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of
+    // their instance and shift no misaligned runs: there it made ptxas spill under
+    // the register cap (the spill feedback would then give up the prefetch or the
+    // shifted runs, worth more). kernel_cache.cpp clears it when it spills elsewhere.
+    bool nan_by_minimum = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper
@@ -114,6 +121,7 @@ struct EmittedKernel {
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
     bool persistent = false;          // a CTA runs its instances in turn, prefetching: launch no more CTAs than fit at once
+    bool nan_by_minimum = false;      // some store canonicalises NaNs with the 16-bit minimum (EmitOptions::nan_by_minimum)
     int cluster = 1;                  // CTAs per instance (__cluster_dims__): the grid has `cluster` CTAs per instance
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA

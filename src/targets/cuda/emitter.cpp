@@ -302,6 +302,7 @@ EmittedKernel Emitter::emit() {
     k.threads = threads_ * instances_ / cluster_;
     k.instances_per_cta = instances_;
     k.persistent = !ahead_.empty();
+    k.nan_by_minimum = nan_by_minimum_used_;
     k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
     // Per instance: the scratch area, then the two exchange areas.

@@ -39,6 +39,11 @@ public:
     // ---- facts
     const ir::Program& program() const { return p_; }
     const EmitOptions& options() const { return o_; }
+    // Whether a store of f16/bf16 pairs canonicalises NaNs with the 16-bit minimum
+    // (EmitOptions::nan_by_minimum: not in kernels holding loads ahead or shifting
+    // runs); the store says it did with used_nan_by_minimum().
+    bool nan_by_minimum() const { return o_.nan_by_minimum && ahead_.empty() && !o_.misaligned_rows; }
+    void used_nan_by_minimum() { nan_by_minimum_used_ = true; }
     bool exact() const { return o_.precision == Precision::exact; }
     int threads() const { return threads_; }
     int cluster() const { return cluster_; }  // CTAs an instance spans (1: one CTA)
@@ -142,6 +147,7 @@ private:
     std::vector<std::string> notes_;
     std::unordered_set<const Node*> noted_;
     bool math_ = false;
+    bool nan_by_minimum_used_ = false;
     int tensor_core_mmas_ = 0;
     std::int64_t shared_at_ = 0;      // bytes carved by the current op
     std::int64_t shared_max_ = 0;

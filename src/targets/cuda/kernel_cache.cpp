@@ -340,7 +340,8 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             // (local memory traffic in a kernel bound by memory traffic). The code that
             // moves misaligned rows as shifted vectors (emit.h: misaligned_rows) goes
             // first, then the registers holding loads ahead of their instance
-            // (passes/grid_prefetch.h); then each thread holds a smaller share of the
+            // (passes/grid_prefetch.h), then the NaN canonicalisation by a 16-bit
+            // minimum (emit.h: nan_by_minimum); then each thread holds a smaller share of the
             // rows (more threads per instance, up to 8 times as many); then ask for
             // half the resident threads (twice the registers) until it fits or none is asked.
             const Resources& r = fresh->resources;
@@ -355,6 +356,11 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             if (spills && fresh->kernel.persistent && eo.grid_prefetch != 0) {
                 eo.grid_prefetch = 0;
                 gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + spilled);
+                continue;
+            }
+            if (spills && fresh->kernel.nan_by_minimum) {
+                eo.nan_by_minimum = false;
+                gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled" + spilled);
                 continue;
             }
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);

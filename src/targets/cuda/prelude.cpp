@@ -33,6 +33,24 @@ __device__ __forceinline__ unsigned f2h2(float lo, float hi) {
 __device__ __forceinline__ unsigned f2b2(float lo, float hi) {
     unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair(r, lo, hi, 0x7fc0u);
 }
+// The same, NaNs canonicalised by sm_90's 16-bit minimum (emit.h: nan_by_minimum):
+// cvt's NaN, 0x7fff, is the one positive pattern it gives above either canonical
+// NaN (+inf is 0x7c00 / 0x7f80, and it gives no negative NaN), so a signed minimum
+// with the canonical NaN rewrites exactly the NaNs, both halves in one instruction.
+__device__ __forceinline__ unsigned nan_pair_min(unsigned r, float lo, float hi, unsigned nan) {
+#if __CUDA_ARCH__ >= 900
+    asm("min.s16x2 %0, %0, %1;" : "+r"(r) : "r"(nan | nan << 16));
+    return r;
+#else
+    return nan_pair(r, lo, hi, nan);
+#endif
+}
+__device__ __forceinline__ unsigned f2h2_min(float lo, float hi) {
+    unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair_min(r, lo, hi, 0x7e00u);
+}
+__device__ __forceinline__ unsigned f2b2_min(float lo, float hi) {
+    unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair_min(r, lo, hi, 0x7fc0u);
+}
 // One rounding of a float result to f16 / bf16. For + - * / sqrt the float
 // result rounded again equals the f64 result rounded once (24 >= 2p + 2 bits),
 // which is the contract's rule.

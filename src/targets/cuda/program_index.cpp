@@ -151,6 +151,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
+    key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
     key.add("cluster rows", o.cluster_rows ? "1" : "0");
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
     key.add("gemm half width", o.gemm_half_width ? "1" : "0");
