@@ -98,6 +98,15 @@ TEST(CudaGemmDevice, TmaKernelMatchesF64OnAlignedAndRaggedShapes) {
     check<f16, f32>(scaled_gemm<f16, f32>(64, 128, 64, 0.25f), 200, 136, 72, -1.5f, 0.25f, 1e-5);
 }
 
+// Shapes whose 128x256 tiles leave most multiprocessors idle and whose k range is
+// too short to split run the kernel at half the tile width (gemm_schedule.h: the
+// plan test shows the choice); aligned, then ragged in all three dims, with an epilogue.
+TEST(CudaGemmDevice, HalfWidthTilesMatchF64) {
+    REQUIRE_DEVICE();
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f), 128, 14336, 256, 1.0f, 0.0f, 8e-3);
+    check<bf16, f32>(scaled_gemm<bf16, f32>(128, 256, 64, 0.5f), 100, 14000, 200, 2.0f, 0.5f, 1e-5);
+}
+
 TEST(CudaGemmDevice, CatalogTileIsRetiled) {
     REQUIRE_DEVICE();
     // The catalog's typed GEMM at its 16x16x16 tile runs as 128x128x64 tiles.

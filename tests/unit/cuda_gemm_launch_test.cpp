@@ -438,29 +438,32 @@ TEST(CudaGemmSchedule, SplitsOnlyWhatCannotFillTheDevice) {
 }
 
 // Half-width tiles (EmitOptions::gemm_half_width): a problem whose 128x256 tiles
-// leave most multiprocessors idle gets twice as many 128x128 ones; one that fills
-// the device keeps the program's tile.
-TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFew) {
+// leave most multiprocessors idle, and whose k range the schedule does not split,
+// gets twice as many 128x128 ones; one that fills the device keeps the program's
+// tile, and so does one that splits (measured slower at half width: gemm_schedule.h).
+TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFewAndTheKRangeIsNotSplit) {
     EXPECT_TRUE(cu::half_width_pays(128, 14336, 4096, 128, 256, 64, 132));   // 56 tiles -> 112
-    EXPECT_TRUE(cu::half_width_pays(16, 4096, 4096, 128, 256, 64, 132));
+    EXPECT_TRUE(cu::half_width_pays(128, 14336, 256, 128, 256, 64, 132));    // four k steps: nothing to split
+    EXPECT_TRUE(cu::half_width_pays(100, 14000, 200, 128, 256, 64, 132));    // ragged (CudaGemmDevice.HalfWidthTilesMatchF64)
+    EXPECT_FALSE(cu::half_width_pays(16, 4096, 4096, 128, 256, 64, 132)) << "split 7 ways instead";
+    EXPECT_FALSE(cu::half_width_pays(64, 8192, 8192, 128, 256, 64, 132)) << "split instead";
     EXPECT_FALSE(cu::half_width_pays(2048, 2048, 2048, 128, 256, 64, 132));  // 128 tiles: one wave already
     EXPECT_FALSE(cu::half_width_pays(4096, 4096, 4096, 128, 256, 64, 132));
     EXPECT_FALSE(cu::half_width_pays(3000, 5000, 7000, 128, 256, 64, 132));
     EXPECT_FALSE(cu::half_width_pays(128, 14336, 4096, 128, 192, 64, 132)) << "96 columns is not a swizzle box multiple";
 }
 
-// The plan shows what a launch of these shapes runs: with KILN_GEMM_HALF_WIDTH=1
-// the half-width kernel and its schedule, without it (the default) the program's tile.
-TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelWhenEnabled) {
+// The plan shows what a launch of these shapes runs: the half-width kernel and its
+// schedule, and with KILN_GEMM_HALF_WIDTH=0 (A/B) the program's tile.
+TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelUnlessDisabled) {
     Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 128, 14336, 4096};
     auto args = pr.args();
-    ::unsetenv("KILN_GEMM_HALF_WIDTH");
+    ::setenv("KILN_GEMM_HALF_WIDTH", "0", 1);
     const std::string full = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    ::unsetenv("KILN_GEMM_HALF_WIDTH");
     EXPECT_TRUE(contains(full, "tile 128x256x64 (program's 128x256x64)")) << full;
     EXPECT_TRUE(contains(full, "GEMM schedule: 56 tiles of 128x256 over 64 k steps: 56 units on 56 CTAs")) << full;
-    ::setenv("KILN_GEMM_HALF_WIDTH", "1", 1);
     const std::string half = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
-    ::unsetenv("KILN_GEMM_HALF_WIDTH");
     EXPECT_TRUE(contains(half, "tile 128x128x64 (program's 128x256x64)")) << half;
     EXPECT_TRUE(contains(half, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << half;
 }

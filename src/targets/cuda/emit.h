@@ -65,8 +65,7 @@ struct EmitOptions {
     // a multiple of 64): a launch whose full-width tiles leave multiprocessors idle
     // (128 x 14336 on 128x256 tiles: 56 for 132) gets twice the tiles. Chosen per
     // launch by gemm_schedule.h's model (gemm_half_width_pays); the kernel then
-    // compiles as its own variant. Only with KILN_GEMM_HALF_WIDTH=1 for now (not yet
-    // timed on a device: gemm_schedule.h).
+    // compiles as its own variant. KILN_GEMM_HALF_WIDTH=0 keeps the program's tile (A/B).
     bool gemm_half_width = false;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax

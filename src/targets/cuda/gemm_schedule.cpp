@@ -74,12 +74,13 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
 bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
     if (bn % 128 != 0) return false;
     const GemmSchedule full = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
+    if (full.splits > 1) return false;
     const GemmSchedule half = schedule_gemm(rows, cols, depth, bm, bn / 2, bk, multiprocessors);
     return modelled_time(half, rows, bk, multiprocessors) * kHalfWidthStepCost <
            modelled_time(full, rows, bk, multiprocessors) * kRequiredGain;
 }
 
-bool half_width_enabled() { return support::env_integer("KILN_GEMM_HALF_WIDTH", 0, 1).value_or(0) == 1; }
+bool half_width_enabled() { return support::env_integer("KILN_GEMM_HALF_WIDTH", 0, 1).value_or(1) == 1; }
 
 std::string GemmSchedule::describe() const {
     std::string s = std::to_string(tiles) + " tiles of " + std::to_string(bm) + "x" + std::to_string(bn) + " over " + std::to_string(k_tiles) +

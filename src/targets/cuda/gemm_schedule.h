@@ -38,13 +38,15 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
 // Whether the kernel at half the tile width (bn / 2) would finish sooner: the
 // same model over twice the tiles, a k step of a half-width tile costing 0.6 of a
 // full one (half the products, two thirds of the loads; 128x128 tiles run 0.93 as
-// fast as 128x256 on 4096^3). False when bn / 2 is not a multiple of 64.
+// fast as 128x256 on 4096^3). False when bn / 2 is not a multiple of 64, and when
+// the full width's schedule splits the k range: measured on an H200, 128 x 14336 x
+// 4096 (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while the split shapes lost
+// (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
 bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
 
-// Whether launches may take the half-width variant: only with KILN_GEMM_HALF_WIDTH=1
-// (0 or 1), read at each GEMM launch. Off by default until measured on a device: the variant is
-// the same kernel at a 64-column-narrower tile (measured correct and fast at 128x128),
-// but the model's choice of it has not been timed against the full width.
+// Whether launches may take the half-width variant (the same kernel at half the
+// tile width, compiled as its own variant): unless KILN_GEMM_HALF_WIDTH=0 (0 or 1,
+// read at each GEMM launch; for A/B).
 bool half_width_enabled();
 
 }  // namespace kiln::cu
