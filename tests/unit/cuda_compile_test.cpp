@@ -3,6 +3,7 @@
 // instructions each precision mode promises.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -403,6 +404,16 @@ namespace {
 
 enum class GemmVariant { plain, scaled_epilogue, op_in_loop, load_in_epilogue };
 
+// These problems are small: a launch would take the kernel at half the program's
+// tile width (gemm_schedule.h, tested in CudaGemmSchedule). The tests here are about
+// the lowering of the program's tile, so they ask for it (KILN_GEMM_HALF_WIDTH=0).
+struct ProgramsTileWidth {
+    ProgramsTileWidth() { ::setenv("KILN_GEMM_HALF_WIDTH", "0", 1); }
+    ~ProgramsTileWidth() { ::unsetenv("KILN_GEMM_HALF_WIDTH"); }
+    ProgramsTileWidth(const ProgramsTileWidth&) = delete;
+    ProgramsTileWidth& operator=(const ProgramsTileWidth&) = delete;
+};
+
 // The canonical GEMM of bench/cuda_bench.cpp with tile bm x bn x bk, and variants
 // inside and outside the pattern.
 template <Element In, Element Out>
@@ -451,6 +462,7 @@ std::string gemm_registers_line(const std::string& plan) {
 
 TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
     REQUIRE_NVRTC();
+    const ProgramsTileWidth full_width;
     Tensor<bf16> a({512, 256}), b({256, 512});
     Tensor<bf16> c({512, 512});
     auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view(), 1.0f);
@@ -478,6 +490,7 @@ TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
 
 TEST(CudaCompile, CatalogHalfAndBrainGemmsLowerToWgmma) {
     REQUIRE_NVRTC();
+    const ProgramsTileWidth full_width;
     // The catalog's typed GEMM (examples/typed_gemm.h) with its default 16x16x16
     // tile: too small for wgmma, so the kernel computes the same elements with
     // 128x128x64 tiles (reassociation is allowed, the epilogue is elementwise).
@@ -526,6 +539,7 @@ TEST(CudaCompile, GemmOutsideThePatternKeepsTheOrdinaryLowering) {
 
 TEST(CudaCompile, GemmEpilogueAppliesTheProgramsElementwiseOps) {
     REQUIRE_NVRTC();
+    const ProgramsTileWidth full_width;
     auto args = gemm_args<f16, f32>(256, 256, 128);
     std::string src = gemm_part(cuda_text(tiled_gemm<f16, f32>(64, 128, 64, GemmVariant::scaled_epilogue), args, Precision::standard,
                                           What::source));
