@@ -165,6 +165,9 @@ void Emitter::grid(const Node& loop) {
     if (cluster_ > 1) line("// the parallel nest: one cluster of " + num(cluster_) + " CTAs per instance (grid-stride when the grid is capped)");
     else if (instances_ == 1) line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
     else line("// the parallel nest: " + num(instances_) + " instances per CTA, " + num(threads_) + " threads each (grid-stride when the grid is capped)");
+    // One instance per trip: unrolling the loop would only copy a whole program
+    // instance (NVRTC unrolled a small one four times, doubling the module).
+    line("#pragma unroll 1");
     open("for (long long pid = " + first + "; pid < " + total + "; pid += " + grid_stride_ + ")");
     bind_indices(*this, loop, ext, "pid");
     exchange_unknown();  // the previous instance may still be reading
