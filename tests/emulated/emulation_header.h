@@ -125,6 +125,9 @@ __device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float(
 __device__ __forceinline__ unsigned short f2b(float x) { return x != x ? (unsigned short)0x7fc0 : kiln_rt::bf16_bits_from_double((double)x); }
 __device__ __forceinline__ unsigned f2h2(float lo, float hi) { return (unsigned)f2h(lo) | (unsigned)f2h(hi) << 16; }
 __device__ __forceinline__ unsigned f2b2(float lo, float hi) { return (unsigned)f2b(lo) | (unsigned)f2b(hi) << 16; }
+// The 16-bit-minimum canonicalisation (prelude.cpp) is an instruction choice: the same bits.
+__device__ __forceinline__ unsigned f2h2_min(float lo, float hi) { return f2h2(lo, hi); }
+__device__ __forceinline__ unsigned f2b2_min(float lo, float hi) { return f2b2(lo, hi); }
 __device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
