@@ -2,6 +2,7 @@
 
 #include "ir/attrs.h"
 #include "targets/cuda/emitter.h"
+#include "targets/cuda/view_access.h"
 
 namespace kiln::cu {
 
@@ -140,9 +141,9 @@ std::string FragmentValues::expr(const Node* n, Where w) {
             bool fl = is_float(n->type.kind);
             return literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
         }
-        case OpCode::param: return n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
-        case OpCode::view_extent: return "a" + num(ir::param_index(*n)) + "_e" + num(ir::view_dim(*n));
-        case OpCode::view_stride: return "a" + num(ir::param_index(*n)) + "_s" + num(ir::view_dim(*n));
+        case OpCode::param:
+        case OpCode::view_extent:
+        case OpCode::view_stride: return view_access::argument(*n);
         case OpCode::full:
         case OpCode::broadcast: return expr(n->operands[0], w);
         default: break;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "targets/cuda/emitter.h"
+#include "targets/cuda/view_access.h"
 #include "targets/cuda/wgmma_text.h"
 #include "targets/common/embedded_text.h"
 
@@ -106,8 +107,7 @@ private:
         switch (ir::category(n->op)) {
             case ir::OpCategory::leaf:
                 if (n->op == OpCode::constant) e = literal(n->type.kind, fl ? n->data->floats[0] : 0, fl ? 0 : n->data->ints[0]);
-                else if (n->op == OpCode::param) e = n->type.kind == Kind::Bool ? "(a" + num(ir::param_index(*n)) + " != 0)" : "a" + num(ir::param_index(*n));
-                else e = "a" + num(ir::param_index(*n)) + (n->op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(*n));
+                else e = view_access::argument(*n);  // param, view_extent, view_stride
                 break;
             case ir::OpCategory::shape: e = scalar(n->operands[0]); break;  // full of a scalar
             default: {

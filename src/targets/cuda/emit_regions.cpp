@@ -10,6 +10,7 @@
 
 #include "ir/axis_names.h"
 #include "support/names.h"
+#include "targets/cuda/view_access.h"
 
 namespace kiln::cu {
 
@@ -61,13 +62,8 @@ void Emitter::dispatch(const Node& n) {
 void Emitter::leaf(const Node& n) {
     const std::string& v = name(&n);
     std::string t = ctype(n.type.kind);
-    if (n.op == OpCode::param) {
-        std::string a = "a" + num(ir::param_index(n));
-        line("const " + t + " " + v + " = " + (n.type.kind == Kind::Bool ? a + " != 0" : a) + ";");
-        return;
-    }
-    if (n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
-        line("const long long " + v + " = a" + num(ir::param_index(n)) + (n.op == OpCode::view_extent ? "_e" : "_s") + num(ir::view_dim(n)) + ";");
+    if (n.op == OpCode::param || n.op == OpCode::view_extent || n.op == OpCode::view_stride) {
+        line("const " + t + " " + v + " = " + view_access::argument(n) + ";");
         return;
     }
     // constant

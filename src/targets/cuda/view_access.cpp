@@ -5,6 +5,13 @@ namespace kiln::cu::view_access {
 std::string extent(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_e" + num(static_cast<std::int64_t>(d)); }
 std::string stride(const Node& n, std::size_t d) { return "a" + num(ir::param_index(n)) + "_s" + num(static_cast<std::int64_t>(d)); }
 
+std::string argument(const Node& n) {
+    if (n.op == OpCode::view_extent) return extent(n, static_cast<std::size_t>(ir::view_dim(n)));
+    if (n.op == OpCode::view_stride) return stride(n, static_cast<std::size_t>(ir::view_dim(n)));
+    const std::string a = "a" + num(ir::param_index(n));
+    return n.type.kind == Kind::Bool ? "(" + a + " != 0)" : a;
+}
+
 bool checked(const Node& n) { return ir::bounds_policy(n) != bounds::assume; }
 
 std::vector<std::string> coordinates(Emitter& E, const Node& n, const std::vector<Dim>& dims, const std::string& e) {

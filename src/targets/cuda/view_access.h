@@ -15,6 +15,10 @@ namespace kiln::cu::view_access {
 std::string extent(const Node& access, std::size_t d);
 std::string stride(const Node& access, std::size_t d);
 
+// The kernel argument a param, view_extent or view_stride node reads, as an
+// expression (a bool parameter arrives as a byte: compared with 0).
+std::string argument(const Node& leaf);
+
 // Whether the access checks its coordinates (any bounds policy but bounds::assume).
 bool checked(const Node& access);
 
