@@ -368,9 +368,9 @@ void store(Emitter& E, const Node& n) {
                   E.line("__align__(16) " + st + " " + buf + "[" + num(l.vec) + "];");
                   if ((k == Kind::F16 || k == Kind::BF16) && l.vec % 2 == 0) {
                       // Pairs convert in one instruction (cvt.rn.bf16x2.f32).
-                      std::string pair = k == Kind::F16 ? "kc::f2h2" : "kc::f2b2";
-                      if (E.nan_by_minimum()) E.used_nan_by_minimum();
-                      pair += E.nan_by_minimum() ? "_min(" : "(";
+                      const bool by_minimum = E.nan_by_minimum();
+                      if (by_minimum) E.used_nan_by_minimum();
+                      const std::string pair = std::string(k == Kind::F16 ? "kc::f2h2" : "kc::f2b2") + (by_minimum ? "_min(" : "(");
                       for (int i = 0; i < l.vec; i += 2)
                           E.line("reinterpret_cast<unsigned*>(" + buf + ")[" + num(i / 2) + "] = " + pair + slot(i) + ", " + slot(i + 1) + ");");
                   } else {

@@ -200,7 +200,7 @@ void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
             if (!files) throw Error("cuda: the cache entry just published for kernel '" + k.kernel.entry + "' cannot be read: " + why);
         } else {
             compile();
-            files = std::vector<std::string>{out->cubin, out->log};
+            files = std::vector<std::string>{std::move(out->cubin), std::move(out->log)};
         }
         if (out) k.ptx = std::move(out->ptx);
     }
