@@ -51,6 +51,19 @@ __device__ __forceinline__ unsigned pack_f16(float lo, float hi) {
 // (and from reusing its register while an issued wgmma may still read it).
 __device__ __forceinline__ void fence_operand(unsigned& r) { asm volatile("" : "+r"(r)::"memory"); }
 
+// FlashAttention-3's ping-pong of the two consumer warpgroups: they take turns to
+// issue their products (named barriers 1 and 2 of 256 threads: the 128 of the
+// warpgroup waiting for its turn and the 128 of the one passing it), so that one's
+// softmax runs while the other's products occupy the tensor cores. Consumer 0
+// starts with the turn; each issue point waits for the turn and passes it on, and
+// both run the same issue points (the CTA's block count), so neither waits forever.
+// The last pass leaves one arrival on a barrier, harmless at exit.
+__device__ __forceinline__ void turn_first(int wgc) {
+    if (wgc == 0) asm volatile("bar.arrive 1, 256;" ::: "memory");
+}
+__device__ __forceinline__ void turn_wait(int wgc) { asm volatile("bar.sync %0, 256;" ::"r"(1 + wgc) : "memory"); }
+__device__ __forceinline__ void turn_pass(int wgc) { asm volatile("bar.arrive %0, 256;" ::"r"(2 - wgc) : "memory"); }
+
 // A row's value over the four lanes that share it in a wgmma accumulator.
 __device__ __forceinline__ float quad_max(float x) {
     x = kc::max_nan(x, __shfl_xor_sync(0xffffffffu, x, 1));

@@ -42,6 +42,9 @@ struct EmitOptions {
     // FlashAttention kernels overlap each block's softmax with the previous block's
     // O += P V (emit_attention.cpp); KILN_ATTENTION_OVERLAP=0 writes them serially (A/B).
     bool attention_overlap = true;
+    // Its two consumer warpgroups take turns to issue their products (FlashAttention-3's
+    // ping-pong); KILN_ATTENTION_PINGPONG=0 lets them issue freely (A/B).
+    bool attention_pingpong = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -110,6 +113,7 @@ struct AttentionKernel {
     int row_axis = 0, grid_rank = 0;   // the parallel nest's axis of query blocks, and its rank
     Kind in = Kind::BF16;
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t
+    bool pingpong = true;              // the consumer warpgroups take turns to issue products
     std::string describe() const;      // the plan's line
 };
 

@@ -1,5 +1,5 @@
 // The Hopper FlashAttention kernel (emit_attention.h): its consumers (the two
-// schedules, the softmax of a key block in up to three forms, the epilogue) and the
+// schedules, the softmax of a key block in up to three forms) and the
 // kernel's text. Values are written over wgmma fragments by attention_values.h; the
 // kernel's start and its producer are attention_producer.h. The S registers
 // 8kk..8kk+7 are, pairwise, the A operand of k-step kk of the P V product (the
@@ -12,6 +12,7 @@
 #include "ir/attrs.h"
 #include "passes/dataflow_match.h"
 #include "targets/common/embedded_text.h"
+#include "targets/cuda/attention_epilogue.h"
 #include "targets/cuda/attention_producer.h"
 #include "targets/cuda/attention_values.h"
 #include "targets/cuda/emitter.h"
@@ -68,6 +69,7 @@ public:
         s += "#pragma unroll\n";
         s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
         s += "    kg::mbar_wait(kiln_qfull, 0);\n";
+        if (k_.pingpong) s += "    kg::turn_first(kiln_wgc);\n";
         s += "    int kiln_stage = 0;\n";
         s += "    unsigned kiln_phase = 0;\n";
         if (!k_.overlap) {
@@ -97,7 +99,9 @@ public:
             s += "    if (kiln_blocks > 0) {\n";
             s += "        [[maybe_unused]] const long long kiln_t = 0;\n";
             s += "        kg::mbar_wait(&kiln_kfull[0], 0);\n";
+            s += turn_wait();
             s += issue_scores("kiln_ring");
+            s += turn_pass();
             s += "        kg::wgmma_wait<0>();\n";
             s += finish_scores("0");
             s += variants(body);
@@ -111,8 +115,10 @@ public:
             s += "        const int kiln_nstage = kiln_stage + 1 == " + num(k_.stages) + " ? 0 : kiln_stage + 1;\n";
             s += "        const unsigned kiln_nphase = kiln_stage + 1 == " + num(k_.stages) + " ? kiln_phase ^ 1 : kiln_phase;\n";
             s += "        kg::mbar_wait(&kiln_kfull[kiln_nstage], kiln_nphase);\n";
+            s += turn_wait();
             s += issue_scores("(kiln_ring + kiln_nstage * " + num(stage_bytes) + ")");
             s += issue_product();
+            s += turn_pass();
             s += "        kg::wgmma_wait<1>();\n";
             s += finish_scores("kiln_nstage");
             s += "        {\n";
@@ -128,13 +134,15 @@ public:
             s += "        kiln_phase = kiln_nphase;\n";
             s += "    }\n";
             s += "    if (kiln_blocks > 0) {\n";
+            s += turn_wait();
             s += issue_product();
+            s += turn_pass();
             s += "        kg::wgmma_wait<0>();\n";
             s += fence_product();
             s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
             s += "    }\n";
         }
-        s += epilogue();
+        s += attention_epilogue(values_, m_);
         s += "    }\n";
         return scalars_ + s;
     }
@@ -166,6 +174,11 @@ private:
         s += "        }\n";
         return s;
     }
+
+    // The ping-pong of the consumer warpgroups (attention_sm90.cuh: turn_wait): each
+    // issue of products waits for this warpgroup's turn and passes it on after.
+    std::string turn_wait() const { return k_.pingpong ? "        kg::turn_wait(kiln_wgc);\n" : ""; }
+    std::string turn_pass() const { return k_.pingpong ? "        kg::turn_pass(kiln_wgc);\n" : ""; }
 
     // Issues S = Q K^T for the K stage at `stage` (an expression of its address), not waited for.
     std::string issue_scores(const std::string& stage) {
@@ -279,6 +292,7 @@ private:
         s += "            float kiln_s[" + num(k_.bn / 2) + "];\n";
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kiln_s[j] = 0.0f;\n";
+        s += turn_wait();
         s += "            kg::wgmma_fence();\n";
         s += "#pragma unroll\n";
         s += "            for (int ks = 0; ks < " + num(m_.d / 16) + "; ++ks) {\n";
@@ -288,6 +302,7 @@ private:
         s += "                KilnScore::run(kiln_s, da, db, 1);\n";
         s += "            }\n";
         s += "            kg::wgmma_commit();\n";
+        s += turn_pass();
         s += "            kg::wgmma_wait<0>();\n";
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kg::fence_operand(kiln_s[j]);\n";
@@ -342,11 +357,13 @@ private:
         s += "                kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + wgmma_kind(m_.in) + "(kiln_pv[0], kiln_pv[1]);\n";
         s += "            }\n";
         s += "            kg::mbar_wait(&kiln_vfull[kiln_stage], kiln_phase);\n";
+        s += turn_wait();
         s += "            kg::wgmma_fence();\n";
         s += "#pragma unroll\n";
         s += "            for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk)\n";
         s += "                KilnOutput::run(kiln_o, kiln_p[kk], kg::smem_desc(kiln_vst + kk * " + num(16 * 128) + ", " + num(k_.bn * 128) + ", 1024));\n";
         s += "            kg::wgmma_commit();\n";
+        s += turn_pass();
         s += "            kg::wgmma_wait<0>();\n";
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(regs) + "; ++j) kg::fence_operand(kiln_o[j]);\n";
@@ -391,36 +408,6 @@ private:
                "            kiln_p[jp / 8][(jp % 8) / 2] = kg::pack_" + wgmma_kind(m_.in) + "(kiln_s[jp], kiln_s[jp + 1]);\n";
     }
 
-    // The epilogue: per output element pair, the program's values, then each store.
-    std::string epilogue() {
-        std::string s;
-        s += "#pragma unroll\n";
-        s += "    for (int jp = 0; jp < " + num(m_.dv / 2) + "; jp += 2) {\n";
-        s += "        const int h = (jp >> 1) & 1;\n";
-        s += "        const long long r = kiln_row[h];\n";
-        s += "        if (r >= kiln_rows) continue;\n";
-        for (const Node* st : m_.stores) {
-            const Node* v = st->operands.back();
-            const int rank = ir::access_rank(*st);
-            const std::string a = "a" + num(ir::param_index(*st));
-            std::string ok = "r < " + a + "_e" + num(rank - 2), off = "r * " + a + "_s" + num(rank - 2);
-            for (int i = 0; i + 2 < rank; ++i) {
-                std::string c = "(long long)(" + expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
-                ok += " && " + c + " < " + a + "_e" + num(i);
-                off += " + " + c + " * " + a + "_s" + num(i);
-            }
-            s += "#pragma unroll\n";
-            s += "        for (int e = 0; e < 2; ++e) {\n";
-            s += "            const int j = jp + e;\n";
-            s += "            const int oc = 8 * (j >> 2) + 2 * (lane & 3) + e;\n";
-            s += "            if (" + ok + " && oc < " + a + "_e" + num(rank - 1) + ") " + a + "[" + off + " + oc * " + a + "_s" + num(rank - 1) +
-                 "] = " + to_storage(v->type.kind, expr(v, Where::out)) + ";\n";
-            s += "        }\n";
-        }
-        s += "    }\n";
-        return s;
-    }
-
     std::string expr(const Node* n, Where w) { return values_.expr(n, w); }
 
     const AttentionMatch& m_;
@@ -463,6 +450,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // up to 128 value channels, slower at 256 (O alone is 128 registers a thread):
     // bench/results/attention-20261202.
     k.overlap = E.options().attention_overlap && m.dv <= 128;
+    k.pingpong = E.options().attention_pingpong;
     AttentionWriter w(E, m, k);
     std::string body = w.write();
     std::string s;
@@ -490,7 +478,7 @@ std::string AttentionKernel::describe() const {
            std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
-           ") + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
+           (pingpong ? ", the two taking turns to issue their products" : "") + ") + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
            " bytes shared; views TMA cannot read in place take the kernel above";
 }
 

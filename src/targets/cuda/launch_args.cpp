@@ -33,6 +33,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     // (passes/grid_prefetch.h): A/B knobs.
     static const bool overlap = support::env_integer("KILN_ATTENTION_OVERLAP", 0, 1).value_or(1) != 0;
     o.attention_overlap = overlap;
+    static const bool pingpong = support::env_integer("KILN_ATTENTION_PINGPONG", 0, 1).value_or(1) != 0;
+    o.attention_pingpong = pingpong;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
     o.grid_prefetch = prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;

@@ -64,6 +64,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_grid_rank", a.grid_rank);
     v("attention_in", a.in);
     v("attention_overlap", a.overlap);
+    v("attention_pingpong", a.pingpong);
 }
 
 template <class T> bool parse_number(std::string_view s, T& out) {
@@ -149,6 +150,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
+    key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");

@@ -1,0 +1,17 @@
+// The FlashAttention kernel's epilogue (emit_attention.h): after the last key block,
+// each thread's output elements (two rows, the m64nDV accumulator layout of
+// attention_values.h) computed from the program's epilogue ops and stored with
+// the program's bounds.
+#pragma once
+
+#include <string>
+
+#include "passes/attention_match.h"
+#include "targets/cuda/attention_values.h"
+
+namespace kiln::cu {
+
+// The epilogue's text: per output element pair, the program's values, then each of its stores.
+std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m);
+
+}  // namespace kiln::cu
