@@ -84,6 +84,9 @@ int run(const FuzzOptions& o) {
     // Device code cannot raise: programs for a device target use no bounds::check.
     for (const Target& t : c.targets) c.limits.device = c.limits.device || t.name() == "cuda" || t.name() == "metal";
     c.compile = parse_precision(o.precision);
+    // The fuzzer's bounds (docs/fuzzing.md) are derived for standard's 2-ulp functions.
+    if (c.compile.precision == Precision::fast)
+        throw UsageError("fuzz compares in precision exact (bit for bit) or standard (within derived bounds); fast has no derived bounds yet");
     if (o.minimize_option && o.minimize_option->count() > 0) return run_minimize(o, c.targets, c.compile);
     c.seed = resolve_seed(o.seed);
     c.count = o.count;

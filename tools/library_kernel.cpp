@@ -72,7 +72,7 @@ std::string describe_library_kernel(const std::string& library, const std::strin
     } sinks{&text, &error};
     auto out = [](void* c, const char* s) { *static_cast<Sinks*>(c)->text = s; };
     auto err = [](void* c, const char* s) { *static_cast<Sinks*>(c)->error = s; };
-    if (k->describe(what, abi.data(), static_cast<int>(abi.size()), target.c_str(), precision == "exact" ? 1 : 0, out, err, &sinks))
+    if (k->describe(what, abi.data(), static_cast<int>(abi.size()), target.c_str(), precision == "exact" ? 1 : precision == "fast" ? 2 : 0, out, err, &sinks))
         throw Error(error);
     return text;
 }

@@ -71,14 +71,16 @@ catalog::Size parse_size(const std::string& size) {
 }
 
 CLI::Option* add_precision_option(CLI::App& app, std::string& precision) {
-    return app.add_option("--precision", precision, "exact: bit-exact with interp; standard: reductions and mma may reassociate")
-        ->check(CLI::IsMember({"exact", "standard"}))
+    return app.add_option("--precision", precision,
+                          "exact: bit-exact with interp; standard: reductions and mma may reassociate; fast: standard, and f32 exp may be "
+                          "the hardware's approximation (cuda)")
+        ->check(CLI::IsMember({"exact", "standard", "fast"}))
         ->capture_default_str();
 }
 
 CompileOptions parse_precision(const std::string& precision) {
     CompileOptions o;
-    o.precision = precision == "exact" ? Precision::exact : Precision::standard;
+    o.precision = precision_named(precision).value_or(Precision::standard);
     return o;
 }
 

@@ -50,7 +50,7 @@ struct kiln_abi_kernel {
     const kiln_abi_param* params;
     // Launches on the tensors' memory. target: "" picks cpu for host tensors and
     // cuda for CUDA tensors, else "interp", "cpu", "cuda". precision: 0 standard,
-    // 1 exact. stream: the CUstream CUDA launches are enqueued on (null: the
+    // 1 exact, 2 fast (anything else: standard). stream: the CUstream CUDA launches are enqueued on (null: the
     // legacy default stream, waited for); has_stream 0 means launch synchronously.
     // Returns 0, else calls `error` with the message and returns 1.
     int (*launch)(const kiln_abi_arg* args, int count, const char* target, int precision, void* stream, int has_stream,
@@ -70,6 +70,10 @@ struct kiln_abi_library {
 
 namespace kiln::exports {
 
+// The precision an ABI call asks for (kiln_abi_kernel::launch).
+constexpr Precision abi_precision(int precision) {
+    return precision == 1 ? Precision::exact : precision == 2 ? Precision::fast : Precision::standard;
+}
 // The launch arguments for ABI arguments (checked as from_dlpack checks).
 std::vector<detail::Arg> abi_args(const kiln_abi_arg* args, int count);
 // The target a call names, or the one the arguments' memory picks; a CUDA stream binds it.
@@ -96,7 +100,7 @@ template <int I> struct Slot {
                       void* context) {
         return guarded(error, context, [&] {
             std::vector<detail::Arg> args = abi_args(a, n);
-            CompileOptions o{precision == 1 ? Precision::exact : Precision::standard};
+            CompileOptions o{abi_precision(precision)};
             run_kernel(entries().at(I).kernel, abi_target(target, args, stream, has_stream), args, o, Loc{});
         });
     }
@@ -104,7 +108,7 @@ template <int I> struct Slot {
                         kiln_abi_text_sink error, void* context) {
         return guarded(error, context, [&] {
             std::vector<detail::Arg> args = abi_args(a, n);
-            CompileOptions o{precision == 1 ? Precision::exact : Precision::standard};
+            CompileOptions o{abi_precision(precision)};
             std::string text = exports::describe(entries().at(I).kernel, what, args, abi_target(target, args, nullptr, 0), o);
             out(context, text.c_str());
         });

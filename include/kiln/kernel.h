@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -141,7 +142,24 @@ template <Element T> Memory<T> memory(Layout l, mem::Resource r = mem::auto_, Lo
 enum class Precision : std::uint8_t {
     exact,     // bit-exact with the interpreter on every target: pinned orders, no FMA, kiln math
     standard,  // the default: reductions and mma may reassociate (tensor cores, trees)
+    fast,      // standard, and f32 exp may be the hardware's approximation (like -use_fast_math;
+               // docs/semantics.md gives its error bound); targets without one compute standard
 };
+// The spelling of a precision on the command line, in plans and in cache keys.
+constexpr std::string_view precision_name(Precision p) {
+    switch (p) {
+        case Precision::exact: return "exact";
+        case Precision::standard: return "standard";
+        case Precision::fast: return "fast";
+    }
+    return "standard";
+}
+// The precision spelled `name`, or nullopt.
+constexpr std::optional<Precision> precision_named(std::string_view name) {
+    for (Precision p : {Precision::exact, Precision::standard, Precision::fast})
+        if (precision_name(p) == name) return p;
+    return std::nullopt;
+}
 // Element offsets: automatic is the contract's rule (32-bit when every view's
 // reachable span fits, else 64-bit); wide asks for 64-bit offsets always, which
 // gives the same results (a way to test the wide paths without 2^31-element views).

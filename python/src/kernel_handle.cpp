@@ -15,7 +15,8 @@ namespace {
 int precision_code(const std::string& p) {
     if (p == "standard") return 0;
     if (p == "exact") return 1;
-    throw nb::value_error(("kiln: precision '" + p + "' (known: standard, exact)").c_str());
+    if (p == "fast") return 2;
+    throw nb::value_error(("kiln: precision '" + p + "' (known: standard, exact, fast)").c_str());
 }
 
 // The C arguments for Python ones; `held` keeps the imported tensors alive.

@@ -35,8 +35,9 @@ std::string describe_entry(const std::string& what, const std::string& name, con
     cli::CaseArgs args = cli::host_args(c);
     auto program = cli::program_for(c, args);
     if (what == "ir") return ir::print(*program);
-    CompileOptions o{precision == "exact" ? Precision::exact : Precision::standard};
-    if (precision != "exact" && precision != "standard") throw nb::value_error(("kiln: precision '" + precision + "'").c_str());
+    const auto named = precision_named(precision);
+    if (!named) throw nb::value_error(("kiln: precision '" + precision + "' (exact, standard or fast)").c_str());
+    CompileOptions o{*named};
     Target t = target_named(target);
     if (what == "plan") return t.impl().plan(*program, args.args, o);
     return t.impl().source(*program, args.args, o, false);

@@ -32,7 +32,7 @@ std::string cache_key(const Emitted& e, const LaunchSpec& spec, const HostCompil
     cache::KeyBuilder key;
     key.add("artifact", "kiln cpu kernel (shared object), format 1");
     key.add("target", "cpu");
-    key.add("precision", spec.precision == Precision::exact ? "exact" : "standard");
+    key.add("precision", std::string(precision_name(spec.precision)));
     key.add("index width", spec.emit.index64 ? "64" : "32");
     key.add("compiler", compiler.identity);
     key.add("flags", compiler.flags_text());
@@ -55,9 +55,10 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
                       const std::string& key, const HostCompiler* compiler, const std::string& why_no_compiler) {
     std::ostringstream s;
     s << "target cpu: kernel " << p.name << " (generated C++, one shared object)\n";
-    s << "  precision: " << (spec.precision == Precision::exact ? "exact" : "standard")
-      << (spec.precision == Precision::exact ? " (bit-exact with interp: pinned orders, no FMA contraction, kiln math)\n"
-                                              : " (as exact, except that long f32/f64 sums run in vector lanes and a tree, and f32 exp is kiln_cpu::exp32_fast, within 1.03 ulp)\n");
+    s << "  precision: " << precision_name(spec.precision);
+    if (spec.precision == Precision::exact) s << " (bit-exact with interp: pinned orders, no FMA contraction, kiln math)\n";
+    else s << " (as exact, except that long f32/f64 sums run in vector lanes and a tree, and f32 exp is kiln_cpu::exp32_fast, within 1.03 ulp"
+           << (spec.precision == Precision::fast ? "; fast computes as standard here: the cpu target has no coarser exp)\n" : ")\n");
     const int threads = launch_threads();
     if (auto ext = grid_extents(p, args)) {
         std::int64_t instances = 1;

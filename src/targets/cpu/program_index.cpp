@@ -31,7 +31,7 @@ std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCo
     cache::KeyBuilder key;
     key.add("artifact", "kiln cpu program index record");
     key.add("kiln sources", cache::kiln_source_id());
-    key.add("precision", spec.precision == Precision::exact ? "exact" : "standard");
+    key.add("precision", std::string(precision_name(spec.precision)));
     key.add("index width", spec.emit.index64 ? "64" : "32");
     key.add("unit inner stride", unit_inner);
     key.add("pinned reductions", spec.emit.exact ? "yes" : "no");

@@ -151,6 +151,12 @@ std::string FragmentValues::expr(const Node* n, Where w) {
     if (n == m_.score_mma) return "kiln_s[j]";
     if (interior_ && resolved_.count(n)) return expr(n->operands[1], w);  // the mask is proven true here
     if (!ir::is_elementwise(n->op)) internal_fail("cuda attention: a " + std::string(detail::op_name(n->op)) + " in the kernel's values");
+    // Precision fast: the probabilities' exp(x - m) as one fma and the SFU's 2^y, the
+    // row's m log2(e) computed once (FlashAttention's exp2 with the scale folded in).
+    if (E_.fast() && n->op == OpCode::exp && n->type.kind == Kind::F32 && n->operands[0]->op == OpCode::sub) {
+        const Node* d = n->operands[0];
+        return "kc::exp_fast_diff(" + expr(d->operands[0], w) + ", " + expr(d->operands[1], w) + ")";
+    }
     std::vector<std::string> args;
     for (const Node* o : n->operands) args.push_back(expr(o, w));
     return element_expr(E_, *n, args);

@@ -179,7 +179,7 @@ public:
         auto k = kernel_for_launch(p, args, o, d, /*need_text=*/true);
         std::ostringstream s;
         s << "target cuda: kernel " << p.name << " for " << k->arch << (d ? " (" + d->name + ")" : " (compiled offline: no device)")
-          << ", " << (opts.precision == Precision::exact ? "exact" : "standard") << " precision, " << (o.index64 ? 64 : 32)
+          << ", " << precision_name(opts.precision) << " precision, " << (o.index64 ? 64 : 32)
           << "-bit offsets\n";
         if (stream_) s << "  launches: enqueued on stream " << static_cast<const void*>(stream_->handle) << " of device " << ordinal_
                        << " without waiting (a failure is reported at the stream's next synchronisation)\n";

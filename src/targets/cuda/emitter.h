@@ -45,6 +45,8 @@ public:
     bool nan_by_minimum() const { return o_.nan_by_minimum && ahead_.empty() && !o_.misaligned_rows; }
     void used_nan_by_minimum() { nan_by_minimum_used_ = true; }
     bool exact() const { return o_.precision == Precision::exact; }
+    // Precision fast: f32 exp on the SFU (kc::exp_fast).
+    bool fast() const { return o_.precision == Precision::fast; }
     int threads() const { return threads_; }
     int cluster() const { return cluster_; }  // CTAs an instance spans (1: one CTA)
     static bool is_scalar(const Node* n) { return n->type.dims.empty(); }

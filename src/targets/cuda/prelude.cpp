@@ -72,6 +72,20 @@ __device__ __forceinline__ float kmin(float a, float b) {
     if (a == b) return (__float_as_uint(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
+// Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
+// unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
+// __expf). exp_fast_diff: e^(x - m) as 2^(x log2(e) - m log2(e)), one fma before the
+// SFU (m log2(e) is the same for a row, computed once where m is): within
+// 2 + 1.2 (|x - m| + |m|) ulp. Both are exp(NaN) = NaN, exp(-inf) = 0, exp(+inf) = inf.
+__device__ __forceinline__ float ex2_approx(float x) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+__device__ __forceinline__ float exp_fast(float x) { return ex2_approx(x * 1.44269504088896341f); }
+__device__ __forceinline__ float exp_fast_diff(float x, float m) {
+    return ex2_approx(__fmaf_rn(x, 1.44269504088896341f, -(m * 1.44269504088896341f)));
+}
 // sm_80+ max.NaN.f32: any NaN operand gives the canonical NaN, and max(-0, +0) =
 // max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-c/README.md) -- the
 // contract's maximum in one instruction, for float-held kinds.

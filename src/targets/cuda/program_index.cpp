@@ -145,7 +145,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     cache::KeyBuilder key;
     key.add("artifact", "kiln cuda program index record");
     key.add("kiln sources", cache::kiln_source_id());
-    key.add("precision", o.precision == Precision::exact ? "exact" : "standard");
+    key.add("precision", std::string(precision_name(o.precision)));
     key.add("index width", o.index64 ? "64" : "32");
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));

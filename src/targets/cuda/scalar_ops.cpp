@@ -7,7 +7,8 @@
 // --prec-div=true --prec-sqrt=true --ftz=false), equal to f64-then-round for the
 // same reason. Transcendental functions: exact mode calls kiln's f64 math and
 // rounds once to the kind (bit-exact with every engine); standard mode calls
-// CUDA's (<= 2 ulp), in float for the narrow kinds.
+// CUDA's (<= 2 ulp), in float for the narrow kinds; fast mode computes exp of
+// f32 and narrower on the special function unit (prelude: kc::exp_fast).
 #include "targets/cuda/emitter.h"
 
 namespace kiln::cu {
@@ -63,6 +64,7 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
         return round_double(k, call(kiln_fn, "(double)" + x));
     }
     if (f64) return call(cuda_fn, x);
+    if (e.fast() && op == OpCode::exp) return round_float(k, call("kc::exp_fast", x));
     return round_float(k, call(cuda_fn + "f", x));
 }
 

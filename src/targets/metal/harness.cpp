@@ -67,7 +67,7 @@ std::string write_harness(const std::filesystem::path& dir, const HarnessLaunch&
 
     std::ostringstream m;
     m << "{\n  \"name\": " << quoted(h.name) << ",\n  \"entry\": " << quoted(e.entry) << ",\n  \"lowering\": " << quoted(lowering)
-      << ",\n  \"precision\": " << quoted(h.options.precision == Precision::exact ? "exact" : "standard") << ",\n  \"threads_per_group\": "
+      << ",\n  \"precision\": " << quoted(std::string(precision_name(h.options.precision))) << ",\n  \"threads_per_group\": "
       << e.threads_per_group << ",\n  \"groups\": " << groups << ",\n  \"instances\": " << instances << ",\n  \"launch_index\": " << p.params.size()
       << ",\n  \"shim_stack_bytes\": " << shim_stack_bytes(e) << ",\n  \"buffers\": [\n";
     bool first = true;

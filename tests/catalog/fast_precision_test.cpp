@@ -1,0 +1,195 @@
+// Precision fast (docs/semantics.md): standard, and f32 exp on the hardware's
+// approximation where a target has one (cuda: the special function unit, the
+// FlashAttention lowering folding the row maximum into one fma). Targets without one
+// compute as in standard. Checked against f64 (the bound the docs give) on a device,
+// and in the generated source without one.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "examples/attention_bf16.h"
+#include "targets/cuda/nvrtc.h"
+#include "tests/unit/cuda_test_util.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+#define REQUIRE_NVRTC() \
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
+#define REQUIRE_DEVICE() \
+    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
+
+namespace {
+
+constexpr std::int64_t kBlock = 256;
+
+Kernel exp_kernel() {
+    return kernel("exp_probe", [](View<const f32, 1> x, View<f32, 1> y) {
+        auto n = axis("n", kBlock);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(x.extent(0), kBlock))))) {
+            auto i0 = nest.index() * kBlock;
+            y(coord(i0), shape(n)).store(exp(x[coord(i0), shape(n)]));
+        }
+    });
+}
+
+Kernel softmax_kernel() {
+    return kernel("softmax_fast", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto v = x[coord(nest.index(), 0), shape(r, c)];
+            auto e = exp(v - reduce(v, c, maximum));
+            y(coord(nest.index(), 0), shape(r, c)).store(e / reduce(e, c, add));
+        }
+    });
+}
+
+std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols) {
+    std::mt19937 g(11);
+    std::uniform_real_distribution<float> d(-30, 30);
+    std::vector<float> v(static_cast<std::size_t>(rows * cols));
+    for (auto& x : v) x = d(g);
+    return v;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::vector<float> softmax_on(const Target& t, Precision p, const std::vector<float>& in, std::int64_t rows, std::int64_t cols) {
+    Tensor<f32> x({rows, cols}), y({rows, cols});
+    x.values() = in;
+    softmax_kernel().launch(t, p, std::as_const(x).view(), y.view());
+    return y.values();
+}
+
+}  // namespace
+
+// interp and cpu have no approximation to use: fast computes what standard does.
+TEST(FastPrecision, InterpAndCpuComputeAsInStandard) {
+    const std::int64_t rows = 7, cols = 300;
+    const auto in = softmax_input(rows, cols);
+    EXPECT_TRUE(same_bits(softmax_on(interp(), Precision::fast, in, rows, cols), softmax_on(interp(), Precision::standard, in, rows, cols)));
+    EXPECT_TRUE(same_bits(softmax_on(cpu(), Precision::fast, in, rows, cols), softmax_on(cpu(), Precision::standard, in, rows, cols)));
+}
+
+TEST(FastPrecision, NamesRoundTrip) {
+    for (Precision p : {Precision::exact, Precision::standard, Precision::fast}) EXPECT_EQ(precision_named(precision_name(p)), p);
+    EXPECT_FALSE(precision_named("relaxed").has_value());
+}
+
+// The source: exp on the SFU only when asked for; the attention kernel folds the row
+// maximum into one fma before it.
+TEST(CudaFastPrecision, ExpIsTheApproximationOnlyWhenAskedFor) {
+    REQUIRE_NVRTC();
+    Tensor<f32> x({4, 512}), y({4, 512});
+    auto args = args_of(std::as_const(x).view(), y.view());
+    const std::string fast = cuda_text(softmax_kernel(), args, Precision::fast, What::source);
+    const std::string standard = cuda_text(softmax_kernel(), args, Precision::standard, What::source);
+    EXPECT_TRUE(contains(fast, "kc::exp_fast(")) << fast.substr(fast.size() > 3000 ? fast.size() - 3000 : 0);
+    EXPECT_FALSE(contains(standard, "kc::exp_fast(")) << "standard promises exp within 2 ulp";
+    EXPECT_TRUE(contains(standard, "expf("));
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::fast, What::plan), "fast precision"));
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::fast, What::ptx), "ex2.approx.ftz.f32"));
+
+    Tensor<bf16> q({1, 2, 256, 64}), k({1, 2, 256, 64}), v({1, 2, 256, 64}), o({1, 2, 256, 64});
+    auto qkv = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
+    Kernel att = catalog::make_attention_kernel<bf16>("attention_fast", {64, 64, 1, true, 0.125f, 0});
+    const std::string fa = cuda_text(att, qkv, Precision::fast, What::source);
+    EXPECT_TRUE(contains(fa, "kc::exp_fast_diff(kiln_s[j], ")) << "the probabilities: one fma and the SFU";
+    EXPECT_FALSE(contains(cuda_text(att, qkv, Precision::standard, What::source), "kc::exp_fast"));
+}
+
+// Every f32 input from below the subnormal results to the overflow, and the special
+// values, against exp in f64: within 2 + 1.2|x| ulp, results below 2^-126 flushed to
+// zero (or within the bound), exp(NaN) = NaN, exp(-inf) = 0, exp(inf) = inf, exp(+-0) = 1.
+TEST(CudaFastPrecisionDevice, ExpIsWithinItsBound) {
+    REQUIRE_DEVICE();
+    std::vector<float> in;
+    for (float x = -104.0f; x < 88.5f; x += 0.00390625f) in.push_back(x);
+    for (float s : {std::nanf(""), -INFINITY, INFINITY, 0.0f, -0.0f, 1e-30f, -1e-30f}) in.push_back(s);
+    std::mt19937 g(5);
+    std::uniform_real_distribution<float> d(-1, 1);
+    while (in.size() % kBlock) in.push_back(d(g));
+    const auto n = static_cast<std::int64_t>(in.size());
+    Tensor<f32> x({n}), y({n});
+    x.values() = in;
+    auto xd = x.to(cuda());
+    auto yd = y.to(cuda());
+    exp_kernel().launch(cuda(), Precision::fast, std::as_const(xd).view(), yd.view());
+    const std::vector<float> got = yd.to(host()).values();
+    double worst = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const float a = in[i], r = got[i];
+        if (std::isnan(a)) {
+            EXPECT_TRUE(std::isnan(r));
+            continue;
+        }
+        const double want = std::exp(static_cast<double>(a));
+        if (want > static_cast<double>(FLT_MAX) / 2) {  // at the overflow edge 2^(x log2 e) may round up to inf
+            EXPECT_TRUE(r >= FLT_MAX / 4) << a;
+            continue;
+        }
+        if (want < FLT_MIN) {  // flushed, or within the bound
+            EXPECT_TRUE(r >= 0 && r <= FLT_MIN) << a << " -> " << r;
+            continue;
+        }
+        const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+        const double ulps = std::abs(static_cast<double>(r) - want) / ulp;
+        worst = std::max(worst, ulps / (2 + 1.2 * std::abs(a)));
+        EXPECT_LE(ulps, 2 + 1.2 * std::abs(a)) << "exp(" << a << ") = " << r << ", want " << want;
+    }
+    std::printf("[ fast exp ] %zu inputs, worst error / bound %.3f\n", in.size(), worst);
+}
+
+// The FlashAttention kernel in fast precision (causal, a ragged length, grouped
+// heads) against f64: as close as standard's, and within the bench's bar.
+TEST(CudaFastPrecisionDevice, AttentionMatchesF64AsCloselyAsStandard) {
+    REQUIRE_DEVICE();
+    const std::int64_t b = 1, h = 4, hkv = 2, s = 333, d = 64;
+    Tensor<bf16> q({b, h, s, d}), k({b, hkv, s, d}), v({b, hkv, s, d});
+    std::mt19937 g(3);
+    std::uniform_real_distribution<float> wide(-2, 2), unit(-1, 1);
+    for (auto* t : {&q, &k}) for (auto& x : t->values()) x = bf16(wide(g));
+    for (auto& x : v.values()) x = bf16(unit(g));
+    const float scale = 0.125f;
+    Kernel att = catalog::make_attention_kernel<bf16>("attention_fast", {64, 64, h / hkv, true, scale, 0});
+    auto qd = q.to(cuda()), kd = k.to(cuda()), vd = v.to(cuda());
+    auto run = [&](Precision p) {
+        Tensor<bf16> o({b, h, s, d});
+        auto od = o.to(cuda());
+        att.launch(cuda(), p, std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+        return od.to(host()).values();
+    };
+    const auto fast = run(Precision::fast), standard = run(Precision::standard);
+    double e_fast = 0, e_std = 0, norm = 0;
+    for (std::int64_t hh = 0; hh < h; ++hh)
+        for (std::int64_t i = 0; i < s; ++i) {
+            const bf16* qi = q.values().data() + (hh * s + i) * d;
+            const std::int64_t kvh = hh / (h / hkv);
+            std::vector<double> w(static_cast<std::size_t>(i + 1));
+            double peak = -INFINITY, total = 0;
+            for (std::int64_t j = 0; j <= i; ++j) {
+                double dot = 0;
+                for (std::int64_t e = 0; e < d; ++e) dot += double(float(qi[e])) * double(float(k.values()[(kvh * s + j) * d + e]));
+                peak = std::max(peak, w[j] = dot * scale);
+            }
+            for (auto& x : w) total += (x = std::exp(x - peak));
+            for (std::int64_t e = 0; e < d; ++e) {
+                double ref = 0;
+                for (std::int64_t j = 0; j <= i; ++j) ref += w[j] * double(float(v.values()[(kvh * s + j) * d + e]));
+                ref /= total;
+                const std::size_t at = static_cast<std::size_t>((hh * s + i) * d + e);
+                e_fast += std::pow(double(float(fast[at])) - ref, 2);
+                e_std += std::pow(double(float(standard[at])) - ref, 2);
+                norm += ref * ref;
+            }
+        }
+    const double rel_fast = std::sqrt(e_fast / norm), rel_std = std::sqrt(e_std / norm);
+    std::printf("[ fast attention ] relative L2 against f64: fast %.3e, standard %.3e\n", rel_fast, rel_std);
+    EXPECT_LE(rel_fast, 1.1 * rel_std + 1e-4);
+    EXPECT_LE(rel_fast, 1e-2);
+}
