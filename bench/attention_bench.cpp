@@ -6,7 +6,9 @@
 // rows of random heads) against an f64 reference on the host, relative L2 error
 // printed (the bar: <= 1e-2); then the median of 20 launches after 3 warm-ups by CUDA
 // events. Peers run in the same call (bench/attention_peers.py, scripts/gpu-attention.sh).
-//     kiln_attention_bench out.json
+//     kiln_attention_bench out.json [FILTER [PRECISION]]
+// FILTER: rows whose label holds it ("bf16", "d128", "causal"; "" for all); PRECISION:
+// standard (the default) or fast (exp on the SFU with the scale folded in, docs/semantics.md).
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -28,7 +30,15 @@ struct Problem {
     std::int64_t block_q, block_k;
 };
 
-template <class T> double run(const Problem& s, const char* kind, FILE* json, bool& first) {
+std::string label(const Problem& s, const char* kind) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s %lldx%lldx%lldx%lld d%lld kv%lld %s", kind, (long long)s.b, (long long)s.h, (long long)s.sq, (long long)s.sk,
+                  (long long)s.d, (long long)s.hkv, s.causal ? "causal" : "full");
+    return buf;
+}
+
+template <class T> double run(const Problem& s, const char* kind, FILE* json, bool& first, const char* filter, Precision precision) {
+    if (filter && label(s, kind).find(filter) == std::string::npos) return 0;
     const std::int64_t group = s.h / s.hkv;
     Tensor<T> q({s.b, s.h, s.sq, s.d}), k({s.b, s.hkv, s.sk, s.d}), v({s.b, s.hkv, s.sk, s.d}), o({s.b, s.h, s.sq, s.d});
     std::mt19937_64 rng(static_cast<std::uint64_t>(s.sq * 131 + s.d));
@@ -39,7 +49,7 @@ template <class T> double run(const Problem& s, const char* kind, FILE* json, bo
     auto od = o.to(cuda());
     catalog::AttentionConfig cfg{s.block_q, s.block_k, group, s.causal, static_cast<float>(1.0 / std::sqrt(double(s.d))), 0};
     Kernel kern = catalog::make_attention_kernel<T>("attention_bench", cfg);
-    auto launch = [&] { kern.launch(cuda(), qd, kd, vd, od); };
+    auto launch = [&] { kern.launch(cuda(), precision, qd, kd, vd, od); };
     launch();
     Tensor<T> out = od.to(host());
     // Sampled rows against f64.
@@ -73,12 +83,13 @@ template <class T> double run(const Problem& s, const char* kind, FILE* json, bo
     const double ms = median_ms(launch, 3, 20);
     const double flops = 4.0 * s.b * s.h * s.sq * s.sk * s.d / (s.causal ? 2 : 1);
     const double tflops = flops / ms / 1e9;
-    std::printf("%-5s %lldx%lldx%lldx%lld d%lld kv%lld %-6s blocks %lldx%lld  %8.3f ms  %6.1f TFLOP/s  rel_l2 %.2e %s\n", kind, (long long)s.b,
+    std::printf("%-5s %-8s %lldx%lldx%lldx%lld d%lld kv%lld %-6s blocks %lldx%lld  %8.3f ms  %6.1f TFLOP/s  rel_l2 %.2e %s\n", kind,
+                std::string(precision_name(precision)).c_str(), (long long)s.b,
                 (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv, s.causal ? "causal" : "full",
                 (long long)s.block_q, (long long)s.block_k, ms, tflops, rel_l2, rel_l2 <= 1e-2 ? "ok" : "FAIL");
     std::fflush(stdout);
-    std::fprintf(json, "%s{\"dtype\": \"%s\", \"shape\": \"%lldx%lldx%lldx%lld d%lld kv%lld\", \"causal\": %s, \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2\": %.3e}",
-                 first ? "" : ",\n", kind, (long long)s.b, (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv,
+    std::fprintf(json, "%s{\"dtype\": \"%s\", \"precision\": \"%s\", \"shape\": \"%lldx%lldx%lldx%lld d%lld kv%lld\", \"causal\": %s, \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2\": %.3e}",
+                 first ? "" : ",\n", kind, std::string(precision_name(precision)).c_str(), (long long)s.b, (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv,
                  s.causal ? "true" : "false", ms, tflops, rel_l2);
     first = false;
     return rel_l2;
@@ -98,8 +109,14 @@ int main(int argc, char** argv) {
                                        {4, 32, 4096, 4096, 64, 8, false, 128, 128},   {2, 16, 3000, 3001, 128, 16, true, 64, 64},
                                        {4, 32, 4096, 4096, 256, 32, false, 128, 64}};
     bool first = true, ok = true;
-    for (const auto& s : shapes) ok &= run<bf16>(s, "bf16", json, first) <= 1e-2;
-    for (const auto& s : shapes) ok &= run<f16>(s, "f16", json, first) <= 1e-2;
+    const char* filter = argc > 2 && argv[2][0] ? argv[2] : nullptr;
+    const auto precision = precision_named(argc > 3 ? argv[3] : "standard");
+    if (!precision) {
+        std::fprintf(stderr, "precision '%s': exact, standard or fast\n", argv[3]);
+        return 2;
+    }
+    for (const auto& s : shapes) ok &= run<bf16>(s, "bf16", json, first, filter, *precision) <= 1e-2;
+    for (const auto& s : shapes) ok &= run<f16>(s, "f16", json, first, filter, *precision) <= 1e-2;
     std::fprintf(json, "\n]}\n");
     std::fclose(json);
     return ok ? 0 : 1;
