@@ -363,6 +363,17 @@ std::optional<std::vector<std::string>> DiskCache::read(const std::string& key, 
     return contents;
 }
 
+void DiskCache::retire(const std::string& key) const {
+    check_key(key);
+    fs::path dir = entries_ / key;
+    try {
+        Verdict v = verify(dir);
+        if (v.kind != Verdict::missing) discard(dir, tmp_, v);
+    } catch (const IoError& e) {
+        warn_unusable(e);
+    }
+}
+
 fs::path DiskCache::publish(const std::string& key,
                             const std::function<void(const fs::path& staging)>& produce) const {
     check_key(key);

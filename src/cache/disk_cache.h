@@ -84,6 +84,12 @@ public:
     std::optional<std::vector<std::string>> read(const std::string& key, std::span<const std::string_view> names,
                                                  std::string* why_missed = nullptr) const;
 
+    // Removes the entry for `key`, if there is one, the way a corrupt one goes (one
+    // rename out of entries/, so readers see it whole or gone): for an entry its
+    // producer knows to be stale, such as a tuning choice asked to be made again.
+    // A cache that cannot be written is warned about, not an error.
+    void retire(const std::string& key) const;
+
     // Runs `produce` to write artifact files (regular files only, names as above)
     // into a fresh private staging directory, writes the manifest and publishes the
     // directory with one rename to entries/<key>. If another process published the
