@@ -135,6 +135,10 @@ std::vector<detail::Arg> launch_args(const Case& c, std::vector<std::shared_ptr<
 }  // namespace
 
 std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOptions& options) {
+    return run_outputs_with(c, target, [&](const std::vector<detail::Arg>& args) { run_kernel(c.kernel, target, args, options, {}); });
+}
+
+std::vector<Buffer> run_outputs_with(Case& c, const Target& target, const std::function<void(const std::vector<detail::Arg>&)>& launch) {
     std::vector<Buffer> outs;
     bool on_device = static_cast<Placement>(target).device == Device::cuda;
     std::vector<std::shared_ptr<detail::DeviceBuffer>> device;
@@ -144,7 +148,7 @@ std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOpti
     for (auto& b : c.args)
         if (b->output) std::fill(b->bytes.begin(), b->bytes.end(), std::byte{0xff});
     auto args = launch_args(c, on_device ? &device : nullptr);
-    run_kernel(c.kernel, target, args, options, {});
+    launch(args);
     std::size_t k = 0;  // index into `device`, which holds one buffer per view (inputs too)
     for (std::size_t i = 0; i < c.args.size(); ++i) {
         if (c.args[i]->extents.empty()) continue;  // a scalar: no buffer
@@ -224,6 +228,15 @@ Check compare(const Case& c, const std::vector<Buffer>& outputs, const std::vect
         }
     }
     return r;
+}
+
+std::vector<Config> gemm_tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    std::vector<Config> space = {Config{{"bm", bm}, {"bn", bn}, {"bk", bk}}};
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 256, 64}, {128, 128, 64}, {64, 128, 64}, {128, 64, 64}, {64, 64, 32}}) {
+        Config c{{"bm", m}, {"bn", n}, {"bk", k}};
+        if (!(c == space.front())) space.push_back(std::move(c));
+    }
+    return space;
 }
 
 Check run_case(Case& c, const Target& target, const CompileOptions& options) {

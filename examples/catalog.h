@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <kiln/kiln.h>
+#include <kiln/tune.h>
 
 #include "error_bound.h"
 
@@ -62,6 +63,10 @@ struct Entry {
     std::string description;
     // The cases at a size; the seed drives the random inputs (fresh per run, reproducible).
     std::function<std::vector<Case>(Size size, std::uint64_t seed)> cases;
+    // What `kiln tune` searches (kiln/tune.h): configurations, the first being the
+    // one the cases' kernels use, and the kernel of one. Empty: nothing to tune.
+    std::vector<Config> tune_space;
+    std::function<Kernel(const Config&)> tune_kernel;
 };
 
 const std::vector<Entry>& entries();
@@ -73,8 +78,15 @@ Check run_case(Case& c, const Target& target, const CompileOptions& options);
 // Runs a case and returns its output buffers (for bit-exact comparisons of targets).
 std::vector<Buffer> run_outputs(Case& c, const Target& target, const CompileOptions& options);
 Check compare(const Case& c, const std::vector<Buffer>& outputs, const std::vector<std::vector<double>>& reference);
+// run_outputs with the launch made by `launch` (given the arguments where the target
+// runs) instead of running the case's kernel: how `kiln tune` runs a tuner on a case.
+std::vector<Buffer> run_outputs_with(Case& c, const Target& target, const std::function<void(const std::vector<detail::Arg>&)>& launch);
 
 // ---- helpers for writing entries
+
+// A GEMM's tiles for `kiln tune`: bm x bn x bk first (the cases' kernel), then the
+// tiles the Hopper lowering serves, each once: configurations {bm, bn, bk}.
+std::vector<Config> gemm_tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk);
 
 // A buffer filled from a generator of doubles (rounded to the kind).
 std::shared_ptr<Buffer> input(Kind kind, std::vector<std::int64_t> extents, const std::function<double(std::int64_t)>& gen);

@@ -17,6 +17,8 @@ Entry make_gemm_bf16() {
         // typical |C| ~ 1.3, 13 at the largest (|C| ~ 5). bf16 keeps 8 bits.
         return typed_gemm_cases<bf16, f32, bf16>("gemm_bf16", size, seed, [](std::uint64_t s) { return uniform(s, -1, 1); });
     };
+    e.tune_space = typed_gemm_tune_space();
+    e.tune_kernel = typed_gemm_tune_kernel<bf16, f32, bf16>("gemm_bf16");
     return e;
 }
 

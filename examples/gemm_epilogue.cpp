@@ -75,6 +75,8 @@ Entry make_gemm_epilogue() {
         }
         return cases;
     };
+    e.tune_space = gemm_tile_space(128, 128, 64);
+    e.tune_kernel = [](const Config& c) { return make_kernel(c["bm"], c["bn"], c["bk"]); };
     return e;
 }
 

@@ -17,6 +17,8 @@ Entry make_gemm_f16() {
         // more; an output left in f32 precision would pass, as it is more accurate.
         return typed_gemm_cases<f16, f32, f16>("gemm_f16", size, seed, [](std::uint64_t s) { return uniform(s, -1, 1); });
     };
+    e.tune_space = typed_gemm_tune_space();
+    e.tune_kernel = typed_gemm_tune_kernel<f16, f32, f16>("gemm_f16");
     return e;
 }
 

@@ -22,6 +22,8 @@ Entry make_gemm_i8() {
     e.cases = [](Size size, std::uint64_t seed) {
         return typed_gemm_cases<i8, i32, i32>("gemm_i8", size, seed, int8_values);
     };
+    e.tune_space = typed_gemm_tune_space();
+    e.tune_kernel = typed_gemm_tune_kernel<i8, i32, i32>("gemm_i8");
     return e;
 }
 

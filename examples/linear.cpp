@@ -73,6 +73,8 @@ Entry make_linear() {
         }
         return cases;
     };
+    e.tune_space = gemm_tile_space(64, 128, 64);
+    e.tune_kernel = [](const Config& c) { return make_kernel(c["bm"], c["bn"], c["bk"]); };
     return e;
 }
 

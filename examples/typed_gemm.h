@@ -4,6 +4,7 @@
 // and an explicit conversion of the result to the output kind with cast<>.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "catalog.h"
@@ -42,6 +43,22 @@ template <Element In, Element Acc, Element Out> Kernel make_typed_gemm_kernel(st
             C(coord(m0, n0), shape(m, n)).store(cast<Out>(acc));
         }
     });
+}
+
+// What `kiln tune` searches for a typed GEMM entry: the cases' configuration first,
+// then the tiles the Hopper lowering serves (a 3-deep pipeline, as users write them).
+inline std::vector<Config> typed_gemm_tune_space() {
+    const TypedGemmConfig d;
+    std::vector<Config> space = {Config{{"bm", d.block_m}, {"bn", d.block_n}, {"bk", d.block_k}, {"window", d.window}}};
+    for (auto [bm, bn, bk] : {std::array<std::int64_t, 3>{128, 256, 64}, {128, 128, 64}, {64, 128, 64}, {128, 64, 64}, {64, 64, 32}})
+        space.push_back(Config{{"bm", bm}, {"bn", bn}, {"bk", bk}, {"window", 3}});
+    return space;
+}
+template <Element In, Element Acc, Element Out> std::function<Kernel(const Config&)> typed_gemm_tune_kernel(std::string name) {
+    return [name](const Config& c) {
+        auto u32 = [&](const char* p) { return static_cast<std::uint32_t>(c[p]); };
+        return make_typed_gemm_kernel<In, Acc, Out>(name, {u32("bm"), u32("bn"), u32("bk"), u32("window")});
+    };
 }
 
 // How many roundings of the accumulator kind one addition on tensor cores may cost:

@@ -35,6 +35,7 @@ Command plan_command(CLI::App& app);
 Command compare_command(CLI::App& app);
 Command bench_command(CLI::App& app);
 Command fuzz_command(CLI::App& app);
+Command tune_command(CLI::App& app);
 Command metal_harness_command(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", version_text(), "print kiln's version, commit and build type, and exit");
     const std::vector<Command> commands = {list_command(app), run_command(app),     ir_command(app),    source_command(app),
                                            plan_command(app), compare_command(app), bench_command(app), fuzz_command(app),
+                                           tune_command(app),
                                            metal_harness_command(app)};
     // CLI11 would say only that a subcommand is required: name the word it did not know.
     if (argc > 1 && argv[1][0] != '-') {
