@@ -6,11 +6,15 @@
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
 // JSON to argv[1] (default bench-gemm.json); argv[2], when given, keeps only the
-// rows whose name contains it.
+// rows whose name contains it. With argv[3] = "tune", kiln's row is the autotuner's
+// choice over seven tiles (kiln/tune.h; the row's own tile first): the row then also
+// reports the default tile's time and the tuned tile, timed in the tuning run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <array>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include <kiln/kiln.h>
+#include <kiln/tune.h>
 
 #include "cuda_timing.h"
 #include <nlohmann/json.hpp>
@@ -55,11 +60,25 @@ Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
 struct Row {
     std::string name;
     double kiln = 0, peer = 0, err = 0;
+    std::string tuned;            // the tuner's choice (tune mode)
+    double default_over_tuned = 0;  // the row's own tile's median over the choice's, in the tuning run
     double kiln_tbs = 0;  // the operands' and result's bytes over kiln's time: the bound that matters for small M
 };
 
 // Rows whose name contains this run (argv[2]; empty: all).
 std::string g_only;
+bool g_tune = false;  // argv[3] == "tune"
+
+// The tiles the tuner tries: the row's own first.
+std::vector<Config> tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    std::vector<Config> space = {Config{{"bm", bm}, {"bn", bn}, {"bk", bk}}};
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 256, 64}, {128, 128, 64}, {256, 128, 64}, {64, 256, 64}, {64, 128, 64}, {128, 64, 64},
+                           {64, 64, 64}}) {
+        Config c{{"bm", m}, {"bn", n}, {"bk", k}};
+        if (!(c == space.front())) space.push_back(c);
+    }
+    return space;
+}
 // The stream every row enqueues on (created in main).
 cudaStream_t g_stream = nullptr;
 
@@ -73,12 +92,22 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     const auto Ad = A.to(cuda()), Bd = B.to(cuda()), biasd = bias.to(cuda());
     auto Cd = C.to(cuda()), Cref = C.to(cuda());
     auto k = gemm(f, bm, bn, bk);
+    std::optional<Tuner> tuner;
+    if (g_tune) {
+        TuneOptions o;
+        o.reps = 10;
+        tuner.emplace("bench_gemm " + std::to_string(static_cast<int>(f)), tile_space(bm, bn, bk),
+                      [f](const Config& c) { return gemm(f, c["bm"], c["bn"], c["bk"]); }, o);
+    }
     // Both libraries enqueue on one stream without waiting, as inside a PyTorch
     // program: a synchronous launch would add its wait (~7 us) to every call,
     // which decides the small shapes and is not the kernel's.
     cudaStream_t stream = g_stream;
     const Target on_stream = cuda(Stream::wrap(stream));
-    auto launch = [&] { k.launch(on_stream, Ad, Bd, biasd, Cd); };
+    auto launch = [&] {
+        if (tuner) tuner->launch(on_stream, Ad, Bd, biasd, Cd);
+        else k.launch(on_stream, Ad, Bd, biasd, Cd);
+    };
     launch();
     cublasHandle_t h;
     cublasCreate(&h);
@@ -108,6 +137,11 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     }
     Row r{name};
     r.err = std::sqrt(num / den);
+    if (tuner) {
+        const TuneChoice& c = *tuner->last_choice();
+        r.tuned = c.config.text();
+        r.default_over_tuned = c.candidates[0].median / c.candidates[c.index].median;
+    }
     double flops = 2.0 * M * N * static_cast<double>(K);
     int reps = flops > 1e12 ? 20 : 50;
     const double kiln_ms = median_ms(launch, 3, reps, stream);
@@ -116,8 +150,10 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     r.kiln_tbs = (static_cast<double>(M) * K + static_cast<double>(K) * N + 2.0 * M * N) * 2 / kiln_ms / 1e9;
     cublasDestroy(h);
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer,
+    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)", name.c_str(), r.kiln, r.peer,
                 r.kiln / r.peer, r.kiln_tbs, r.err);
+    if (tuner) std::printf("  tuned %s, default tile %.3fx its time", r.tuned.c_str(), r.default_over_tuned);
+    std::printf("\n");
     std::fflush(stdout);
     return r;
 }
@@ -127,6 +163,7 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
 int main(int argc, char** argv) {
     const char* out = argc > 1 ? argv[1] : "bench-gemm.json";
     if (argc > 2) g_only = argv[2];
+    g_tune = argc > 3 && std::string(argv[3]) == "tune";
     CHECK_CUDA(cudaStreamCreate(&g_stream));
     if (!cuda().available()) {
         std::fprintf(stderr, "no CUDA device: %s\n", cuda().unavailable_reason().c_str());
@@ -148,9 +185,12 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
     nlohmann::json json = nlohmann::json::array();
-    for (const Row& r : rows)
-        if (!r.name.empty())
-            json.push_back({{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"kiln_tbs", r.kiln_tbs}, {"rel_l2", r.err}});
+    for (const Row& r : rows) {
+        if (r.name.empty()) continue;
+        nlohmann::json row = {{"shape", r.name}, {"kiln_tflops", r.kiln}, {"cublas_tflops", r.peer}, {"ratio", r.kiln / r.peer}, {"kiln_tbs", r.kiln_tbs}, {"rel_l2", r.err}};
+        if (!r.tuned.empty()) row.update({{"tuned", r.tuned}, {"default_over_tuned", r.default_over_tuned}});
+        json.push_back(std::move(row));
+    }
     std::ofstream file(out);
     file << json.dump(2) << "\n";
     return file.flush() ? 0 : 1;
