@@ -6,7 +6,7 @@
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
 // JSON to argv[1] (default bench-gemm.json); argv[2], when given, keeps only the
-// rows whose name contains it. With argv[3] = "tune", kiln's row is the autotuner's
+// rows whose name contains it. With argv[3] = "tune" ("retune": ignore kept choices), kiln's row is the autotuner's
 // choice over seven tiles (kiln/tune.h; the row's own tile first): the row then also
 // reports the default tile's time and the tuned tile, timed in the tuning run.
 #include <algorithm>
@@ -67,7 +67,8 @@ struct Row {
 
 // Rows whose name contains this run (argv[2]; empty: all).
 std::string g_only;
-bool g_tune = false;  // argv[3] == "tune"
+bool g_tune = false;    // argv[3] == "tune" or "retune"
+bool g_retune = false;  // argv[3] == "retune": time every candidate again (its kernels may be in the cache already)
 
 // The tiles the tuner tries: the row's own first.
 std::vector<Config> tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
@@ -96,6 +97,7 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     if (g_tune) {
         TuneOptions o;
         o.reps = 10;
+        o.retune = g_retune;
         tuner.emplace("bench_gemm " + std::to_string(static_cast<int>(f)), tile_space(bm, bn, bk),
                       [f](const Config& c) { return gemm(f, c["bm"], c["bn"], c["bk"]); }, o);
     }
@@ -163,7 +165,8 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
 int main(int argc, char** argv) {
     const char* out = argc > 1 ? argv[1] : "bench-gemm.json";
     if (argc > 2) g_only = argv[2];
-    g_tune = argc > 3 && std::string(argv[3]) == "tune";
+    g_tune = argc > 3 && (std::string(argv[3]) == "tune" || std::string(argv[3]) == "retune");
+    g_retune = argc > 3 && std::string(argv[3]) == "retune";
     CHECK_CUDA(cudaStreamCreate(&g_stream));
     if (!cuda().available()) {
         std::fprintf(stderr, "no CUDA device: %s\n", cuda().unavailable_reason().c_str());
