@@ -8,7 +8,35 @@ namespace kiln::cu {
 
 using ir::Node;
 
-std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
+namespace {
+
+// A store's bounds and element offset for row `r`, without its last (column) coordinate.
+struct RowAccess {
+    std::string array;  // "a3"
+    std::string ok;     // the row and the per-CTA coordinates in bounds
+    std::string off;    // their part of the element offset
+    std::string last;   // the column dimension's suffix: a3_e<last>, a3_s<last>
+};
+
+RowAccess row_access(FragmentValues& values, const Node* st) {
+    const int rank = ir::access_rank(*st);
+    RowAccess a;
+    a.array = "a" + num(ir::param_index(*st));
+    // The row is the store's second-to-last coordinate; the leading ones are per CTA.
+    a.ok = "r < " + a.array + "_e" + num(rank - 2);
+    a.off = "r * " + a.array + "_s" + num(rank - 2);
+    for (int i = 0; i + 2 < rank; ++i) {
+        std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+        a.ok += " && " + c + " < " + a.array + "_e" + num(i);
+        a.off += " + " + c + " * " + a.array + "_s" + num(i);
+    }
+    a.last = num(rank - 1);
+    return a;
+}
+
+// Element by element: each thread stores its own pairs (8 of every 32 bytes a store
+// instruction moves are used).
+std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
     std::string s;
     s += "#pragma unroll\n";
     s += "    for (int jp = 0; jp < " + num(m.dv / 2) + "; jp += 2) {\n";
@@ -17,25 +45,79 @@ std::string attention_epilogue(FragmentValues& values, const passes::AttentionMa
     s += "        if (r >= kiln_rows) continue;\n";
     for (const Node* st : m.stores) {
         const Node* v = st->operands.back();
-        const int rank = ir::access_rank(*st);
-        const std::string a = "a" + num(ir::param_index(*st));
-        // The row is the store's second-to-last coordinate; the leading ones are per CTA.
-        std::string ok = "r < " + a + "_e" + num(rank - 2), off = "r * " + a + "_s" + num(rank - 2);
-        for (int i = 0; i + 2 < rank; ++i) {
-            std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
-            ok += " && " + c + " < " + a + "_e" + num(i);
-            off += " + " + c + " * " + a + "_s" + num(i);
-        }
+        const RowAccess a = row_access(values, st);
         s += "#pragma unroll\n";
         s += "        for (int e = 0; e < 2; ++e) {\n";
         s += "            const int j = jp + e;\n";
         s += "            const int oc = 8 * (j >> 2) + 2 * (lane & 3) + e;\n";
-        s += "            if (" + ok + " && oc < " + a + "_e" + num(rank - 1) + ") " + a + "[" + off + " + oc * " + a + "_s" + num(rank - 1) +
-             "] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
+        s += "            if (" + a.ok + " && oc < " + a.array + "_e" + a.last + ") " + a.array + "[" + a.off + " + oc * " + a.array + "_s" +
+             a.last + "] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
         s += "        }\n";
     }
     s += "    }\n";
     return s;
+}
+
+// Through shared memory: each warp writes its 16 rows into the rows of Q's shared
+// memory that its own products read (done with by now; no other warp's), 16-byte
+// chunks swizzled by row so that neither the pair writes nor the chunk reads
+// conflict, then stores whole 16-byte chunks, consecutive lanes along a row. On an
+// H200 the element-by-element stores used a quarter of every 32-byte sector.
+std::string staged_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
+    const Node* st = m.stores[0];
+    const Node* v = st->operands.back();
+    const RowAccess a = row_access(values, st);
+    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+    const std::string chunks = num(m.dv / 8);  // 16-byte chunks per row
+    // Byte offset of (row rr, chunk) in the warp's rows: 64-column boxes of [128 rows][128 bytes].
+    const std::string at = "(chunk >> 3) * 16384 + rr * 128 + (((chunk & 7) ^ (rr & 7)) << 4)";
+    std::string s;
+    s += "    {\n";
+    s += "    unsigned char* const kiln_st = kiln_q + (kiln_wgc * 64 + kiln_warp * 16) * 128;\n";
+    s += "#pragma unroll\n";
+    s += "    for (int jp = 0; jp < " + num(m.dv / 2) + "; jp += 2) {\n";
+    s += "        const int h = (jp >> 1) & 1;\n";
+    s += "        unsigned short kiln_pair[2];\n";
+    s += "#pragma unroll\n";
+    s += "        for (int e = 0; e < 2; ++e) {\n";
+    s += "            const int j = jp + e;\n";
+    s += "            kiln_pair[e] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
+    s += "        }\n";
+    s += "        const int rr = lane / 4 + 8 * h, chunk = jp >> 2;\n";
+    s += "        *reinterpret_cast<unsigned*>(kiln_st + " + at + " + (lane & 3) * 4) = (unsigned)kiln_pair[0] | ((unsigned)kiln_pair[1] << 16);\n";
+    s += "    }\n";
+    s += "    __syncwarp();\n";
+    s += "    for (int q = lane; q < 16 * " + chunks + "; q += 32) {\n";
+    s += "        const int rr = q / " + chunks + ", chunk = q % " + chunks + ";\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + rr;\n";
+    s += "        if (r >= kiln_rows || !(" + a.ok + ")) continue;\n";
+    s += "        const uint4 kiln_v = *reinterpret_cast<const uint4*>(kiln_st + " + at + ");\n";
+    s += "        const long long oc = (long long)chunk * 8;\n";
+    s += "        unsigned short* const kiln_to = " + a.array + " + (" + a.off + " + oc * " + s_last + ");\n";
+    s += "        if (" + s_last + " == 1 && oc + 8 <= " + e_last + " && (reinterpret_cast<unsigned long long>(kiln_to) & 15) == 0) {\n";
+    s += "            *reinterpret_cast<uint4*>(kiln_to) = kiln_v;\n";
+    s += "        } else {\n";
+    s += "            const unsigned short* const kiln_h = reinterpret_cast<const unsigned short*>(&kiln_v);\n";
+    s += "            for (int e = 0; e < 8; ++e)\n";
+    s += "                if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = kiln_h[e];\n";
+    s += "        }\n";
+    s += "    }\n";
+    s += "    }\n";
+    return s;
+}
+
+}  // namespace
+
+// The output fits the rows of Q's shared memory when it is one store of 16-bit
+// elements whose DV columns are whole 64-column boxes, DV <= D.
+bool attention_output_staged(const passes::AttentionMatch& m) {
+    if (m.stores.size() != 1 || m.dv > m.d || m.dv % 64 != 0) return false;
+    const Kind k = m.stores[0]->operands.back()->type.kind;
+    return k == Kind::BF16 || k == Kind::F16;
+}
+
+std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, bool staged) {
+    return staged && attention_output_staged(m) ? staged_epilogue(values, m) : direct_epilogue(values, m);
 }
 
 }  // namespace kiln::cu

@@ -11,7 +11,10 @@
 
 namespace kiln::cu {
 
-// The epilogue's text: per output element pair, the program's values, then each of its stores.
-std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m);
+// The epilogue's text: per output element pair, the program's values, then each of
+// its stores; `staged` (where attention_output_staged), through shared memory.
+std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, bool staged);
+// Whether the output goes through shared memory (one store of 16-bit elements, DV <= D).
+bool attention_output_staged(const passes::AttentionMatch& m);
 
 }  // namespace kiln::cu

@@ -45,6 +45,12 @@ struct EmitOptions {
     // Its two consumer warpgroups take turns to issue their products (FlashAttention-3's
     // ping-pong); KILN_ATTENTION_PINGPONG=0 lets them issue freely (A/B).
     bool attention_pingpong = true;
+    // Its CTAs take the batch and head indices in groups whose keys and values stay in
+    // L2 (attention_producer.cpp); KILN_ATTENTION_L2_GROUPS=0 numbers them across all (A/B).
+    bool attention_l2_groups = true;
+    // Its output goes through shared memory in 16-byte chunks where it can
+    // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
+    bool attention_staged_stores = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -114,6 +120,8 @@ struct AttentionKernel {
     Kind in = Kind::BF16;
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t
     bool pingpong = true;              // the consumer warpgroups take turns to issue products
+    bool staged_output = false;        // the output goes out through shared memory in 16-byte chunks (attention_epilogue.h)
+    bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
     std::string describe() const;      // the plan's line
 };
 

@@ -142,7 +142,7 @@ public:
             s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
             s += "    }\n";
         }
-        s += attention_epilogue(values_, m_);
+        s += attention_epilogue(values_, m_, k_.staged_output);
         s += "    }\n";
         return scalars_ + s;
     }
@@ -451,6 +451,8 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // bench/results/attention-20261202.
     k.overlap = E.options().attention_overlap && m.dv <= 128;
     k.pingpong = E.options().attention_pingpong;
+    k.staged_output = E.options().attention_staged_stores && attention_output_staged(m);
+    k.l2_groups = E.options().attention_l2_groups;
     AttentionWriter w(E, m, k);
     std::string body = w.write();
     std::string s;
@@ -478,7 +480,9 @@ std::string AttentionKernel::describe() const {
            std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
-           (pingpong ? ", the two taking turns to issue their products" : "") + ") + 1 producer warpgroup, " + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
+           (pingpong ? ", the two taking turns to issue their products" : "") +
+           (staged_output ? "; the output stored through shared memory in 16-byte chunks" : "") + ") + 1 producer warpgroup, " +
+           (l2_groups ? "CTAs in groups of batch and head indices whose keys and values share L2, " : "") + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
            " bytes shared; views TMA cannot read in place take the kernel above";
 }
 

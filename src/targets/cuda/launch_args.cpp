@@ -35,6 +35,10 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_overlap = overlap;
     static const bool pingpong = support::env_integer("KILN_ATTENTION_PINGPONG", 0, 1).value_or(1) != 0;
     o.attention_pingpong = pingpong;
+    static const bool l2_groups = support::env_integer("KILN_ATTENTION_L2_GROUPS", 0, 1).value_or(1) != 0;
+    o.attention_l2_groups = l2_groups;
+    static const bool staged = support::env_integer("KILN_ATTENTION_STAGED_STORES", 0, 1).value_or(1) != 0;
+    o.attention_staged_stores = staged;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
     o.grid_prefetch = prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;

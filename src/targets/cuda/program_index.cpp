@@ -65,6 +65,8 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_in", a.in);
     v("attention_overlap", a.overlap);
     v("attention_pingpong", a.pingpong);
+    v("attention_staged_output", a.staged_output);
+    v("attention_l2_groups", a.l2_groups);
 }
 
 template <class T> bool parse_number(std::string_view s, T& out) {
@@ -151,6 +153,8 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("attention overlap", o.attention_overlap ? "1" : "0");
     key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
+    key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
+    key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
