@@ -1,5 +1,7 @@
 #include "targets/cuda/attention_values.h"
 
+#include <cmath>
+
 #include "ir/attrs.h"
 #include "targets/cuda/emitter.h"
 #include "targets/cuda/view_access.h"
@@ -155,11 +157,63 @@ std::string FragmentValues::expr(const Node* n, Where w) {
     // row's m log2(e) computed once (FlashAttention's exp2 with the scale folded in).
     if (E_.fast() && n->op == OpCode::exp && n->type.kind == Kind::F32 && n->operands[0]->op == OpCode::sub) {
         const Node* d = n->operands[0];
+        // With the scale folded (the maximum's operand left unformed: S still in kiln_s).
+        if (!tiles_.count(d->operands[0]))
+            if (auto c = folded_scale(d->operands[0])) return scaled_exp(d->operands[0], *c, expr(d->operands[1], w), w);
         return "kc::exp_fast_diff(" + expr(d->operands[0], w) + ", " + expr(d->operands[1], w) + ")";
     }
     std::vector<std::string> args;
     for (const Node* o : n->operands) args.push_back(expr(o, w));
     return element_expr(E_, *n, args);
+}
+
+namespace {
+const Node* through_broadcasts(const Node* n) {
+    while (n->op == OpCode::full || n->op == OpCode::broadcast) n = n->operands[0];
+    return n;
+}
+// The value of a one-element float constant (through broadcasts), or nullopt.
+std::optional<double> float_constant(const Node* n) {
+    n = through_broadcasts(n);
+    if (n->op != OpCode::constant || n->type.count() != 1 || !is_float(n->type.kind) || n->data->floats.size() != 1) return std::nullopt;
+    return n->data->floats[0];
+}
+}  // namespace
+
+std::optional<double> FragmentValues::folded_scale(const Node* x) {
+    if (!fold_scale_ || !E_.fast() || x->type.kind != Kind::F32) return std::nullopt;
+    if (x->op == OpCode::select) {
+        if (interior_ && resolved_.count(x)) return folded_scale(x->operands[1]);
+        auto fill = float_constant(x->operands[2]);
+        if (!fill || !(std::isinf(*fill) && *fill < 0)) return std::nullopt;
+        return folded_scale(x->operands[1]);
+    }
+    if (x->op != OpCode::mul) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+        if (x->operands[side] != m_.score_mma) continue;
+        auto c = float_constant(x->operands[1 - side]);
+        // A normal positive f32: c * max S is then max c S bit for bit.
+        if (c && *c > 0 && std::isfinite(*c) && std::fabs(*c) >= 0x1p-126) return c;
+    }
+    return std::nullopt;
+}
+
+std::string FragmentValues::unscaled_expr(const Node* x, Where w) {
+    if (x->op == OpCode::select) {
+        if (interior_ && resolved_.count(x)) return unscaled_expr(x->operands[1], w);
+        return "(" + expr(x->operands[0], w) + " ? " + unscaled_expr(x->operands[1], w) + " : " + expr(x->operands[2], w) + ")";
+    }
+    return expr(m_.score_mma, w);  // x is S * c
+}
+
+std::string FragmentValues::scaled_exp(const Node* x, double c, const std::string& m, Where w) {
+    if (x->op == OpCode::select && !(interior_ && resolved_.count(x)))
+        return "(" + expr(x->operands[0], w) + " ? " + scaled_exp(x->operands[1], c, m, w) + " : kc::exp_fast_diff(" + expr(x->operands[2], w) +
+               ", " + m + "))";
+    if (x->op == OpCode::select) return scaled_exp(x->operands[1], c, m, w);
+    // c log2(e), rounded once to f32.
+    return "kc::exp_fast_scaled(" + expr(m_.score_mma, w) + ", " + literal(Kind::F32, static_cast<double>(static_cast<float>(c * 1.4426950408889634)), 0) +
+           ", " + m + ")";
 }
 
 std::string FragmentValues::argument(const Node* n) const {

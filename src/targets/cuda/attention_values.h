@@ -52,6 +52,16 @@ public:
     // While on, expr() writes those selects as their first branch.
     void set_interior(bool on) { interior_ = on; }
 
+    // Precision fast, when on: the positive constant c of a score value x = S * c, or
+    // of select(mask, S * c, -inf) (masks of causal and tail keys), nullopt for any
+    // other form. Then the block's maximum is taken over S and scaled once per row
+    // (c max S = max c S exactly: rounding is monotone), and exp(x - m) is
+    // 2^(S (c log2 e) - m log2 e), one fma and the SFU: S * c is never formed.
+    void set_fold_scale(bool on) { fold_scale_ = on; }
+    std::optional<double> folded_scale(const ir::Node* x);
+    // x's value before its folded scale (S where x has S * c).
+    std::string unscaled_expr(const ir::Node* x, Where w);
+
 private:
     struct Interval {
         std::string lo, hi;
@@ -63,12 +73,15 @@ private:
     // box (a sufficient condition), or nullopt.
     std::optional<std::string> proven(const ir::Node* n);
     std::string argument(const ir::Node* n) const;
+    // exp(x - m) for an x with a folded scale c, `m` the maximum's expression.
+    std::string scaled_exp(const ir::Node* x, double c, const std::string& m, Where w);
 
     Emitter& E_;
     const passes::AttentionMatch& m_;
     int block_keys_;
     std::unordered_map<const ir::Node*, std::string> rows_, tiles_;
     bool interior_ = false;
+    bool fold_scale_ = false;
     std::unordered_set<const ir::Node*> resolved_;  // selects whose condition interior_condition() proves
 };
 

@@ -51,6 +51,9 @@ struct EmitOptions {
     // Its output goes through shared memory in 16-byte chunks where it can
     // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
     bool attention_staged_stores = true;
+    // Precision fast: a positive constant score scale is folded into the row maximum
+    // and the exp's fma (attention_values.h); KILN_ATTENTION_FOLD_SCALE=0 forms S * c (A/B).
+    bool attention_fold_scale = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -122,6 +125,7 @@ struct AttentionKernel {
     bool pingpong = true;              // the consumer warpgroups take turns to issue products
     bool staged_output = false;        // the output goes out through shared memory in 16-byte chunks (attention_epilogue.h)
     bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
+    bool fold_scale = false;           // fast: a constant score scale folded where the score has that form (attention_values.h)
     std::string describe() const;      // the plan's line
 };
 

@@ -30,7 +30,9 @@ constexpr int kRows = kAttentionRows;
 
 class AttentionWriter {
 public:
-    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {}
+    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {
+        values_.set_fold_scale(k.fold_scale);
+    }
 
     // The kernel's body after its signature.
     std::string write() {
@@ -314,21 +316,26 @@ private:
         const bool is_max = n == m_.reduce_max;
         std::string name = "kiln_v" + num(static_cast<std::int64_t>(next_++));
         std::string s = "            float " + name + "[2] = {" + std::string(is_max ? "-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)" : "0.0f, 0.0f") + "};\n";
+        // A folded scale (attention_values.h): the maximum of S, times c once per row.
+        const std::optional<double> scale = is_max ? values_.folded_scale(n->operands[0]) : std::nullopt;
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) {\n";
         s += score_element();
-        std::string x = limited(expr(n->operands[0], Where::score), is_max ? "-__int_as_float(0x7f800000)" : "0.0f");
+        std::string x = limited(scale ? values_.unscaled_expr(n->operands[0], Where::score) : expr(n->operands[0], Where::score),
+                                is_max ? "-__int_as_float(0x7f800000)" : "0.0f");
         s += "                const float x = " + x + ";\n";
         // Pipelined: the row sum's operand is the probabilities the product reads
         // (the match checks it); they replace S in its registers here, computed once.
-        if (mode_ == Mode::pipelined && (!is_max || scores_replaceable())) s += "                kiln_s[j] = x;\n";
+        if (mode_ == Mode::pipelined && !scale && (!is_max || scores_replaceable())) s += "                kiln_s[j] = x;\n";
         s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
         s += "            }\n";
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
+        if (scale) s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = " + name + "[h] * " + literal(Kind::F32, *scale, 0) + ";\n";
         values_.set_row(n, name);
         // From here on S's registers hold the maximum's operand X (its values are
-        // computed once: kept apart from S, they would cost another 64 registers).
-        if (mode_ == Mode::pipelined && is_max && scores_replaceable()) values_.set_tile(n->operands[0], "kiln_s");
+        // computed once: kept apart from S, they would cost another 64 registers),
+        // unless its scale is folded: then they keep S, which the exp reads.
+        if (mode_ == Mode::pipelined && is_max && !scale && scores_replaceable()) values_.set_tile(n->operands[0], "kiln_s");
         return s;
     }
 
@@ -453,6 +460,11 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.pingpong = E.options().attention_pingpong;
     k.staged_output = E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
+    if (E.options().attention_fold_scale && E.fast()) {  // only where the maximum's operand has the form
+        FragmentValues probe(E, m, k.bn);
+        probe.set_fold_scale(true);
+        k.fold_scale = probe.folded_scale(m.reduce_max->operands[0]).has_value();
+    }
     AttentionWriter w(E, m, k);
     std::string body = w.write();
     std::string s;
@@ -481,7 +493,8 @@ std::string AttentionKernel::describe() const {
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
            (pingpong ? ", the two taking turns to issue their products" : "") +
-           (staged_output ? "; the output stored through shared memory in 16-byte chunks" : "") + ") + 1 producer warpgroup, " +
+           (staged_output ? "; the output stored through shared memory in 16-byte chunks" : "") +
+           (fold_scale ? "; a positive constant score scale folded into the maximum and the exp's fma" : "") + ") + 1 producer warpgroup, " +
            (l2_groups ? "CTAs in groups of batch and head indices whose keys and values share L2, " : "") + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
            " bytes shared; views TMA cannot read in place take the kernel above";
 }

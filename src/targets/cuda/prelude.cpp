@@ -86,6 +86,12 @@ __device__ __forceinline__ float exp_fast(float x) { return ex2_approx(x * 1.442
 __device__ __forceinline__ float exp_fast_diff(float x, float m) {
     return ex2_approx(__fmaf_rn(x, 1.44269504088896341f, -(m * 1.44269504088896341f)));
 }
+// exp_fast_scaled: e^(s c - m) as 2^(s (c log2 e) - m log2 e), `c_log2e` the
+// scale times log2(e) rounded once (the attention lowering's folded score scale):
+// within 2 + 1.5 |x - m| + 2.5 |m| ulp, x = s c (docs/semantics.md).
+__device__ __forceinline__ float exp_fast_scaled(float s, float c_log2e, float m) {
+    return ex2_approx(__fmaf_rn(s, c_log2e, -(m * 1.44269504088896341f)));
+}
 // sm_80+ max.NaN.f32: any NaN operand gives the canonical NaN, and max(-0, +0) =
 // max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-c/README.md) -- the
 // contract's maximum in one instruction, for float-held kinds.

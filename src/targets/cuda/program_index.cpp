@@ -67,6 +67,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_pingpong", a.pingpong);
     v("attention_staged_output", a.staged_output);
     v("attention_l2_groups", a.l2_groups);
+    v("attention_fold_scale", a.fold_scale);
 }
 
 template <class T> bool parse_number(std::string_view s, T& out) {
@@ -155,6 +156,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
+    key.add("attention fold scale", o.attention_fold_scale ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
