@@ -97,17 +97,22 @@ TEST(CudaFastPrecision, ExpIsTheApproximationOnlyWhenAskedFor) {
 
     Tensor<bf16> q({1, 2, 256, 64}), k({1, 2, 256, 64}), v({1, 2, 256, 64}), o({1, 2, 256, 64});
     auto qkv = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
-    Kernel att = catalog::make_attention_kernel<bf16>("attention_fast", {64, 64, 1, true, 0.125f, 0});
+    Kernel att = catalog::make_attention_kernel<bf16>("attention_fast", {64, 64, 1, false, 0.125f, 0});
     const std::string fa = cuda_text(att, qkv, Precision::fast, What::source);
-    // The constant scale 0.125 folded: the maximum over S, scaled once per row, and the
-    // probabilities 2^(S (0.125 log2 e) - m log2 e), one fma and the SFU.
+    // The constant scale 0.125 folded (full attention): the maximum over S, scaled once
+    // per row, and the probabilities 2^(S (0.125 log2 e) - m log2 e), one fma and the SFU.
     EXPECT_TRUE(contains(fa, "kc::exp_fast_scaled(kiln_s[j], 0x1.715476p-3f, ")) << "the probabilities: one fma and the SFU";
     EXPECT_TRUE(contains(fa, "[h] * 0x1p-3f;")) << "the row maximum scaled once";
     EXPECT_TRUE(contains(cuda_text(att, qkv, Precision::fast, What::plan), "score scale folded into the maximum"));
     EXPECT_FALSE(contains(cuda_text(att, qkv, Precision::standard, What::source), "kc::exp_fast"));
     EXPECT_FALSE(contains(cuda_text(att, qkv, Precision::standard, What::plan), "folded"));
-    // A score that is not S times a constant (soft-capped) keeps exp(x - m) as one fma.
-    Kernel capped = catalog::make_attention_kernel<bf16>("attention_fast_capped", {64, 64, 1, true, 0.125f, 30.0f});
+    // Causal (the key range depends on the row; the fold measured slower there) and a
+    // score that is not S times a constant (soft-capped) keep exp(x - m) as one fma.
+    Kernel causal = catalog::make_attention_kernel<bf16>("attention_fast_causal", {64, 64, 1, true, 0.125f, 0});
+    const std::string fcausal = cuda_text(causal, qkv, Precision::fast, What::source);
+    EXPECT_TRUE(contains(fcausal, "kc::exp_fast_diff(kiln_s[j], "));
+    EXPECT_FALSE(contains(fcausal, "kc::exp_fast_scaled("));
+    Kernel capped = catalog::make_attention_kernel<bf16>("attention_fast_capped", {64, 64, 1, false, 0.125f, 30.0f});
     const std::string fc = cuda_text(capped, qkv, Precision::fast, What::source);
     EXPECT_TRUE(contains(fc, "kc::exp_fast_diff(kiln_s[j], "));
     EXPECT_FALSE(contains(fc, "kc::exp_fast_scaled("));

@@ -73,6 +73,8 @@ private:
     // box (a sufficient condition), or nullopt.
     std::optional<std::string> proven(const ir::Node* n);
     std::string argument(const ir::Node* n) const;
+    // Whether n varies with the query row (the grid's row index, an iota over rows).
+    bool depends_on_rows(const ir::Node* n) const;
     // exp(x - m) for an x with a folded scale c, `m` the maximum's expression.
     std::string scaled_exp(const ir::Node* x, double c, const std::string& m, Where w);
 
