@@ -9,6 +9,8 @@
 #include <kiln/kiln.h>
 #include <kiln/tune.h>
 
+#include "gemm_kernels.h"
+
 using namespace kiln;
 
 namespace {
@@ -35,23 +37,6 @@ Kernel increment(std::int64_t block) {
         for (auto& nest : parallel(shape(axis("blocks", ceil_div(y.extent(0), block))))) {
             auto o = coord(nest.index() * block);
             y(o, shape(b)).store(y[o, shape(b)] + 1.0f);
-        }
-    });
-}
-
-Kernel gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
-    return kernel("tuned_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
-        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn));
-        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
-        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
-        for (auto& nest : parallel(shape(gm, gn))) {
-            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
-            auto acc = zeros<f32>(shape(m, n));
-            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
-                auto k0 = step.index() * bk;
-                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
-            }
-            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
         }
     });
 }
@@ -86,18 +71,18 @@ TEST(CudaTune, AGemmFamilyIsCheckedTimedAndKept) {
     const std::int64_t M = 1000, N = 1536, K = 1000;  // ragged against every tile
     std::mt19937 g(5);
     std::uniform_real_distribution<double> d(-1, 1);
-    Tensor<bf16> A({M, K}), B({K, N}), C({M, N});
+    Tensor<bf16> A({M, K}), B({K, N}), C({M, N}), bias({N}), R({M, N}), D({M, N});
     for (auto* x : {&A, &B})
         for (auto& v : x->values()) v = bf16(d(g));
-    auto Ad = A.to(cuda()), Bd = B.to(cuda()), Cd = C.to(cuda());
+    auto Ad = A.to(cuda()), Bd = B.to(cuda()), Cd = C.to(cuda()), biasd = bias.to(cuda()), Rd = R.to(cuda()), Dd = D.to(cuda());
     std::vector<Config> tiles;
     for (auto [bm, bn, bk] : {std::array<std::int64_t, 3>{128, 256, 64}, {128, 128, 64}, {64, 128, 64}, {64, 64, 32}})
         tiles.push_back(Config{{"bm", bm}, {"bn", bn}, {"bk", bk}});
     TuneOptions o;
     o.quiet = true;
-    auto make = [](const Config& c) { return gemm(c["bm"], c["bn"], c["bk"]); };
+    auto make = [](const Config& c) { return gemm_test::gemm(gemm_test::Epilogue::plain, false, c["bm"], c["bn"], c["bk"]); };
     Tuner t("gemm", tiles, make, o);
-    t.launch(cuda(), Ad, Bd, Cd);
+    t.launch(cuda(), Ad, Bd, biasd, Rd, Cd, Dd, 1.0f);
     const TuneChoice& c = *t.last_choice();
     for (const TuneCandidate& k : c.candidates) {
         EXPECT_EQ(k.status, TuneCandidate::Status::timed) << k.config.text() << ": " << k.why;
@@ -113,7 +98,7 @@ TEST(CudaTune, AGemmFamilyIsCheckedTimedAndKept) {
             ASSERT_NEAR(got[i * N + j].to_double(), want, 0.01 * std::abs(want) + 0.02) << i << "," << j;
         }
     Tuner again("gemm", tiles, make, o);
-    again.launch(cuda(), Ad, Bd, Cd);
+    again.launch(cuda(), Ad, Bd, biasd, Rd, Cd, Dd, 1.0f);
     EXPECT_TRUE(again.last_choice()->from_disk);
     EXPECT_EQ(again.last_choice()->index, c.index);
 }
