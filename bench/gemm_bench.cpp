@@ -6,7 +6,7 @@
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
 // JSON to argv[1] (default bench-gemm.json); argv[2], when given, keeps only the
-// rows whose name contains it. With argv[3] = "tune" ("retune": ignore kept choices), kiln's row is the autotuner's
+// rows whose name contains it (or one of its '|'-separated parts). With argv[3] = "tune" ("retune": ignore kept choices), kiln's row is the autotuner's
 // choice over seven tiles (kiln/tune.h; the row's own tile first): the row then also
 // reports the default tile's time and the tuned tile, timed in the tuning run.
 #include <algorithm>
@@ -65,8 +65,16 @@ struct Row {
     double kiln_tbs = 0;  // the operands' and result's bytes over kiln's time: the bound that matters for small M
 };
 
-// Rows whose name contains this run (argv[2]; empty: all).
+// Rows whose name contains one of these '|'-separated parts run (argv[2]; empty: all).
 std::string g_only;
+bool selected(const std::string& name) {
+    for (std::size_t at = 0;;) {
+        const std::size_t bar = g_only.find('|', at);
+        if (name.find(g_only.substr(at, bar == std::string::npos ? std::string::npos : bar - at)) != std::string::npos) return true;
+        if (bar == std::string::npos) return false;
+        at = bar + 1;
+    }
+}
 bool g_tune = false;    // argv[3] == "tune" or "retune"
 bool g_retune = false;  // argv[3] == "retune": time every candidate again (its kernels may be in the cache already)
 
@@ -83,14 +91,24 @@ std::vector<Config> tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk
 // The stream every row enqueues on (created in main).
 cudaStream_t g_stream = nullptr;
 
-Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256, std::int64_t bk = 64) {
-    if (name.find(g_only) == std::string::npos) return {};
+// A row's operands: packed, or with leading dimensions rounded up to 64 elements
+// (128 bytes: every TMA box row on whole cache lines), the padding unused.
+enum class Lead { packed, padded };
+
+Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256, std::int64_t bk = 64,
+        Lead lead = Lead::packed) {
+    if (!selected(name)) return {};
     std::mt19937 g(M * 31 + N * 7 + K);
     std::uniform_real_distribution<double> d(-1, 1);
-    Tensor<bf16> A({M, K}), B(f == Form::linear ? std::vector<std::int64_t>{N, K} : std::vector<std::int64_t>{K, N}), bias({N}), C({M, N});
+    auto ld = [&](std::int64_t x) { return lead == Lead::padded ? (x + 63) / 64 * 64 : x; };
+    const std::int64_t lda = ld(K), ldb = f == Form::linear ? ld(K) : ld(N);
+    Tensor<bf16> A({M, lda}), B(f == Form::linear ? std::vector<std::int64_t>{N, ldb} : std::vector<std::int64_t>{K, ldb}), bias({N}), C({M, N});
     for (auto* t : {&A, &B, &bias})
         for (auto& x : t->values()) x = bf16(d(g));
-    const auto Ad = A.to(cuda()), Bd = B.to(cuda()), biasd = bias.to(cuda());
+    const auto Ap = A.to(cuda()), Bp = B.to(cuda()), biasd = bias.to(cuda());
+    const HostView<const bf16> Ad{Ap.data(), {M, K}, {lda, 1}, Device::cuda, 0};
+    const HostView<const bf16> Bd = f == Form::linear ? HostView<const bf16>{Bp.data(), {N, K}, {ldb, 1}, Device::cuda, 0}
+                                                      : HostView<const bf16>{Bp.data(), {K, N}, {ldb, 1}, Device::cuda, 0};
     auto Cd = C.to(cuda()), Cref = C.to(cuda());
     auto k = gemm(f, bm, bn, bk);
     std::optional<Tuner> tuner;
@@ -118,10 +136,10 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T.
     auto cublas = [&] {
         if (f == Form::linear)
-            cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_16BF, K, Ad.data(), CUDA_R_16BF, K, &zero, Cref.data(),
+            cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         else
-            cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_16BF, N, Ad.data(), CUDA_R_16BF, K, &zero, Cref.data(),
+            cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
     cublas();
@@ -178,11 +196,20 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 tile 128x128x64", Form::plain, 4096, 4096, 4096, 128, 128, 64));
     rows.push_back(run("8192^3", Form::plain, 8192, 8192, 8192));
     rows.push_back(run("3000x5000x7000", Form::plain, 3000, 5000, 7000));
+    rows.push_back(run("3000x5000x7000 (leading dims padded to 128 B)", Form::plain, 3000, 5000, 7000, 128, 256, 64, Lead::padded));
     rows.push_back(run("4096x14336x4096", Form::plain, 4096, 14336, 4096));
     rows.push_back(run("128x14336x4096", Form::plain, 128, 14336, 4096));
     rows.push_back(run("16x4096x4096 (decode)", Form::plain, 16, 4096, 4096));
     rows.push_back(run("16x4096x4096 X W^T (decode, linear)", Form::linear, 16, 4096, 4096));
     rows.push_back(run("64x8192x8192 relu(A B + bias[n])", Form::bias_relu, 64, 8192, 8192));
+    // More small-M shapes (the tile kiln picks for them: gemm_schedule.h, launch_tile).
+    rows.push_back(run("1x4096x4096 (small M)", Form::plain, 1, 4096, 4096));
+    rows.push_back(run("32x4096x4096 (small M)", Form::plain, 32, 4096, 4096));
+    rows.push_back(run("64x4096x4096 (small M)", Form::plain, 64, 4096, 4096));
+    rows.push_back(run("16x8192x8192 X W^T (small M)", Form::linear, 16, 8192, 8192));
+    rows.push_back(run("48x14336x4096 (small M)", Form::plain, 48, 14336, 4096));
+    rows.push_back(run("64x28672x8192 X W^T (small M)", Form::linear, 64, 28672, 8192));
+    rows.push_back(run("16x1024x8192 (small M)", Form::plain, 16, 1024, 8192));
     rows.push_back(run("4096^3 relu(A B + bias[n])", Form::bias_relu, 4096, 4096, 4096));
     rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));

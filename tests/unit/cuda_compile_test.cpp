@@ -404,12 +404,13 @@ namespace {
 
 enum class GemmVariant { plain, scaled_epilogue, op_in_loop, load_in_epilogue };
 
-// These problems are small: a launch would take the kernel at half the program's
-// tile width (gemm_schedule.h, tested in CudaGemmSchedule). The tests here are about
-// the lowering of the program's tile, so they ask for it (KILN_GEMM_HALF_WIDTH=0).
+// These problems are small: a launch would take the kernel at another tile than
+// the program's (gemm_schedule.h: launch_tile, tested in CudaGemmSchedule). The tests
+// here are about the lowering of the program's tile, so they ask for it
+// (KILN_GEMM_RETILE=0).
 struct ProgramsTileWidth {
-    ProgramsTileWidth() { ::setenv("KILN_GEMM_HALF_WIDTH", "0", 1); }
-    ~ProgramsTileWidth() { ::unsetenv("KILN_GEMM_HALF_WIDTH"); }
+    ProgramsTileWidth() { ::setenv("KILN_GEMM_RETILE", "0", 1); }
+    ~ProgramsTileWidth() { ::unsetenv("KILN_GEMM_RETILE"); }
     ProgramsTileWidth(const ProgramsTileWidth&) = delete;
     ProgramsTileWidth& operator=(const ProgramsTileWidth&) = delete;
 };

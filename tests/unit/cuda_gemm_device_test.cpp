@@ -107,6 +107,17 @@ TEST(CudaGemmDevice, HalfWidthTilesMatchF64) {
     check<bf16, f32>(scaled_gemm<bf16, f32>(128, 256, 64, 0.5f), 100, 14000, 200, 2.0f, 0.5f, 1e-5);
 }
 
+// Outputs of at most 64 rows run on 64-row tiles (gemm_schedule.h: launch_tile;
+// the plan test shows the choice), split or not: decode-like shapes, then ragged
+// in all three dims with an epilogue and an f32 output.
+TEST(CudaGemmDevice, SixtyFourRowTilesMatchF64) {
+    REQUIRE_DEVICE();
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f), 16, 4096, 2048, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f), 64, 8192, 1024, 1.0f, 0.0f, 8e-3);
+    check<bf16, f32>(scaled_gemm<bf16, f32>(128, 256, 64, 0.5f), 37, 1000, 520, 2.0f, 0.5f, 1e-5);
+    check<bf16, f32>(scaled_gemm<bf16, f32>(64, 128, 64, 0.5f), 1, 1000, 4100, 2.0f, 0.5f, 1e-5);
+}
+
 TEST(CudaGemmDevice, CatalogTileIsRetiled) {
     REQUIRE_DEVICE();
     // The catalog's typed GEMM at its 16x16x16 tile runs as 128x128x64 tiles.

@@ -437,35 +437,55 @@ TEST(CudaGemmSchedule, SplitsOnlyWhatCannotFillTheDevice) {
     EXPECT_NE(cu::schedule_gemm(16, 4096, 4096, 128, 256, 64, 132).describe().find("k split 7 ways"), std::string::npos);
 }
 
-// Half-width tiles (EmitOptions::gemm_half_width): a problem whose 128x256 tiles
+// The launch's tile (gemm_schedule.h: launch_tile). A problem whose 128x256 tiles
 // leave most multiprocessors idle, and whose k range the schedule does not split,
 // gets twice as many 128x128 ones; one that fills the device keeps the program's
-// tile, and so does one that splits (measured slower at half width: gemm_schedule.h).
+// tile, and so does one that splits (measured slower at half width).
 TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFewAndTheKRangeIsNotSplit) {
-    EXPECT_TRUE(cu::half_width_pays(128, 14336, 4096, 128, 256, 64, 132));   // 56 tiles -> 112
-    EXPECT_TRUE(cu::half_width_pays(128, 14336, 256, 128, 256, 64, 132));    // four k steps: nothing to split
-    EXPECT_TRUE(cu::half_width_pays(100, 14000, 200, 128, 256, 64, 132));    // ragged (CudaGemmDevice.HalfWidthTilesMatchF64)
-    EXPECT_FALSE(cu::half_width_pays(16, 4096, 4096, 128, 256, 64, 132)) << "split 7 ways instead";
-    EXPECT_FALSE(cu::half_width_pays(64, 8192, 8192, 128, 256, 64, 132)) << "split instead";
-    EXPECT_FALSE(cu::half_width_pays(2048, 2048, 2048, 128, 256, 64, 132));  // 128 tiles: one wave already
-    EXPECT_FALSE(cu::half_width_pays(4096, 4096, 4096, 128, 256, 64, 132));
-    EXPECT_FALSE(cu::half_width_pays(3000, 5000, 7000, 128, 256, 64, 132));
-    EXPECT_FALSE(cu::half_width_pays(128, 14336, 4096, 128, 192, 64, 132)) << "96 columns is not a swizzle box multiple";
+    using T = cu::GemmTile;
+    EXPECT_EQ(cu::launch_tile(128, 14336, 4096, 128, 256, 64, 132), (T{128, 128}));  // 56 tiles -> 112
+    EXPECT_EQ(cu::launch_tile(128, 14336, 256, 128, 256, 64, 132), (T{128, 128}));   // four k steps: nothing to split
+    EXPECT_EQ(cu::launch_tile(100, 14000, 200, 128, 256, 64, 132), (T{128, 128}));   // ragged (CudaGemmDevice.HalfWidthTilesMatchF64)
+    EXPECT_EQ(cu::launch_tile(2048, 2048, 2048, 128, 256, 64, 132), (T{128, 256}));  // 128 tiles: one wave already
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 128, 256, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(3000, 5000, 7000, 128, 256, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(128, 14336, 4096, 128, 192, 64, 132), (T{128, 192})) << "96 columns is not a swizzle box multiple";
+    EXPECT_EQ(cu::launch_tile(256, 8192, 8192, 128, 256, 64, 132), (T{128, 256})) << "split: kept whole width";
 }
 
-// The plan shows what a launch of these shapes runs: the half-width kernel and its
-// schedule, and with KILN_GEMM_HALF_WIDTH=0 (A/B) the program's tile.
-TEST(CudaGemmSchedule, PlanShowsTheHalfWidthKernelUnlessDisabled) {
+// An output of at most 64 rows runs on 64-row tiles (a 128-row tile would multiply
+// zeros in more than half its rows), at a width the model picks; 65 rows do not.
+TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {
+    for (std::int64_t rows : {1, 16, 48, 64})
+        for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {1024, 8192}}) {
+            const cu::GemmTile t = cu::launch_tile(rows, n, k, 128, 256, 64, 132);
+            EXPECT_EQ(t.bm, 64) << rows << "x" << n << "x" << k;
+            EXPECT_TRUE(t.bn == 64 || t.bn == 128 || t.bn == 256) << t.bn;
+            // The program's own 64-row tile is also retiled to the same width.
+            EXPECT_EQ(cu::launch_tile(rows, n, k, 64, 256, 64, 132), t) << rows << "x" << n << "x" << k;
+        }
+    EXPECT_EQ(cu::launch_tile(65, 4096, 4096, 128, 256, 64, 132).bm, 128);
+}
+
+// The plan shows what a launch of these shapes runs: the retiled kernel and its
+// schedule, and with KILN_GEMM_RETILE=0 (A/B) the program's tile.
+TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {
     Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 128, 14336, 4096};
     auto args = pr.args();
-    ::setenv("KILN_GEMM_HALF_WIDTH", "0", 1);
+    ::setenv("KILN_GEMM_RETILE", "0", 1);
     const std::string full = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
-    ::unsetenv("KILN_GEMM_HALF_WIDTH");
+    ::unsetenv("KILN_GEMM_RETILE");
     EXPECT_TRUE(contains(full, "tile 128x256x64 (program's 128x256x64)")) << full;
     EXPECT_TRUE(contains(full, "GEMM schedule: 56 tiles of 128x256 over 64 k steps: 56 units on 56 CTAs")) << full;
     const std::string half = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
     EXPECT_TRUE(contains(half, "tile 128x128x64 (program's 128x256x64)")) << half;
     EXPECT_TRUE(contains(half, "GEMM schedule: 112 tiles of 128x128 over 64 k steps: 112 units on 112 CTAs")) << half;
+    Problem decode{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 16, 4096, 4096};
+    auto dargs = decode.args();
+    const std::string small = cuda_text(bench_gemm(), dargs, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(small, "(program's 128x256x64)")) << small;
+    EXPECT_TRUE(contains(small, "1 consumer warpgroup(s) of wgmma.mma_async m64n")) << small;
+    EXPECT_TRUE(contains(small, " tiles of 64x")) << small;
 }
 
 // While a stream is captured into a CUDA graph the workspace is not allocated (the

@@ -27,13 +27,17 @@ constexpr int kOfflineMultiprocessors = 132;
 
 // The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
 // under `o`, or, for a GEMM whose full-width tiles would leave multiprocessors
-// idle, its half-width variant (emit.h: gemm_half_width), `o` updated to match.
+// idle or whose output has at most 64 rows, its variant at the tile the schedule
+// model picks (emit.h: gemm_bm, gemm_bn), `o` updated to match.
 std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
                                                             const cu::Device* d, bool need_text, Loc loc = {}) {
     auto k = cu::compiled_kernel(p, o, d, need_text, loc);
-    if (!k->kernel.gemm.entry.empty() &&
-        cu::gemm_half_width_pays(p, args, k->kernel.gemm, d ? d->multiprocessors : kOfflineMultiprocessors)) {
-        o.gemm_half_width = true;
+    if (k->kernel.gemm.entry.empty()) return k;
+    const cu::GemmKernel& g = k->kernel.gemm;
+    if (const cu::GemmTile t = cu::gemm_launch_tile(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
+        t.bm != g.bm || t.bn != g.bn) {
+        o.gemm_bm = t.bm;
+        o.gemm_bn = t.bn;
         k = cu::compiled_kernel(p, o, d, need_text, loc);
     }
     return k;

@@ -73,12 +73,13 @@ struct EmitOptions {
     // way, since both kernels move any run, and only slower.) KILN_CUDA_SHIFTED_RUNS=0
     // keeps it out (runs of misaligned rows element by element; A/B).
     bool misaligned_rows = false;
-    // The Hopper GEMM kernel at half the program's tile width (bn / 2, when that is
-    // a multiple of 64): a launch whose full-width tiles leave multiprocessors idle
-    // (128 x 14336 on 128x256 tiles: 56 for 132) gets twice the tiles. Chosen per
-    // launch by gemm_schedule.h's model (gemm_half_width_pays); the kernel then
-    // compiles as its own variant. KILN_GEMM_HALF_WIDTH=0 keeps the program's tile (A/B).
-    bool gemm_half_width = false;
+    // The Hopper GEMM kernel's tile when a launch takes another than the program's
+    // (0: the program's): half the width for a launch whose full-width tiles leave
+    // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for
+    // an output of at most 64 rows. Chosen per launch by gemm_schedule.h's model
+    // (launch_tile); the kernel then compiles as its own variant.
+    // KILN_GEMM_RETILE=0 keeps the program's tile (A/B).
+    int gemm_bm = 0, gemm_bn = 0;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax
     // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of

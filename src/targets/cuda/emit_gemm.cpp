@@ -22,13 +22,16 @@ constexpr std::int64_t kSharedLimit = 227 * 1024;
 
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
 // 128: one or two consumer warpgroups; BN a multiple of the 64-column swizzle
-// box up to wgmma's 256; BK 64 or 128), else 128x128x64; at half the width when
-// the launch asks (EmitOptions::gemm_half_width). Stages: as many as fit.
-void choose_tile(const GemmMatch& m, bool half_width, GemmKernel& g) {
+// box up to wgmma's 256; BK 64 or 128), else 128x128x64; at the launch's tile
+// when it asks for one (EmitOptions::gemm_bm, gemm_bn). Stages: as many as fit.
+void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
     bool direct = (m.bm == 64 || m.bm == 128) && m.bn % 64 == 0 && m.bn <= 256 && (m.bk == 64 || m.bk == 128);
     g.bm = direct ? static_cast<int>(m.bm) : 128;
     g.bn = direct ? static_cast<int>(m.bn) : 128;
-    if (half_width && g.bn % 128 == 0) g.bn /= 2;
+    if ((o.gemm_bm == 64 || o.gemm_bm == 128) && o.gemm_bn % 64 == 0 && o.gemm_bn >= 64 && o.gemm_bn <= 256) {
+        g.bm = o.gemm_bm;
+        g.bn = o.gemm_bn;
+    }
     g.bk = direct ? static_cast<int>(m.bk) : 64;
     std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * 2;
     g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024 - 16) / (stage + 16)));
@@ -194,7 +197,7 @@ private:
 }  // namespace
 
 std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& entry, GemmKernel& g) {
-    choose_tile(m, E.options().gemm_half_width, g);
+    choose_tile(m, E.options(), g);
     g.entry = entry;
     g.program_bm = m.bm;
     g.program_bn = m.bn;

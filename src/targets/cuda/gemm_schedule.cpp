@@ -33,9 +33,6 @@ double modelled_time(const GemmSchedule& g, std::int64_t rows, int bk, int multi
     return t;
 }
 
-// A k step of a half-width tile, against a full one (half_width_pays).
-constexpr double kHalfWidthStepCost = 0.6;
-
 }  // namespace
 
 GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
@@ -71,16 +68,31 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
     return g;
 }
 
-bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
-    if (bn % 128 != 0) return false;
-    const GemmSchedule full = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
-    if (full.splits > 1) return false;
-    const GemmSchedule half = schedule_gemm(rows, cols, depth, bm, bn / 2, bk, multiprocessors);
-    return modelled_time(half, rows, bk, multiprocessors) * kHalfWidthStepCost <
-           modelled_time(full, rows, bk, multiprocessors) * kRequiredGain;
+double gemm_step_cost(int bm, int bn) {
+    // cost = (bm + bn) / 640 + 0.4 * bm * bn / 32768: 1 at 128x256, 0.6 at 128x128.
+    return (bm + bn) / 640.0 + 0.4 * bm * bn / 32768.0;
 }
 
-bool half_width_enabled() { return support::env_integer("KILN_GEMM_HALF_WIDTH", 0, 1).value_or(1) == 1; }
+GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
+    const GemmTile program{bm, bn};
+    if (support::env_integer("KILN_GEMM_RETILE", 0, 1).value_or(1) == 0) return program;
+    auto cost = [&](GemmTile t) {
+        const GemmSchedule g = schedule_gemm(rows, cols, depth, t.bm, t.bn, bk, multiprocessors);
+        return modelled_time(g, rows, bk, multiprocessors) * gemm_step_cost(t.bm, t.bn);
+    };
+    auto usable = [](int width) { return width >= 64 && width % 64 == 0; };
+    if (rows <= 64) {
+        // 64-row tiles whatever the program's: the cheapest width.
+        GemmTile best{64, bn};
+        for (int width : {bn / 2, bn / 4})
+            if (usable(width) && cost({64, width}) < cost(best)) best = {64, width};
+        return best;
+    }
+    if (usable(bn / 2) && schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors).splits == 1 &&
+        cost({bm, bn / 2}) < cost(program) * kRequiredGain)
+        return {bm, bn / 2};
+    return program;
+}
 
 std::string GemmSchedule::describe() const {
     std::string s = std::to_string(tiles) + " tiles of " + std::to_string(bm) + "x" + std::to_string(bn) + " over " + std::to_string(k_tiles) +

@@ -35,18 +35,37 @@ struct GemmSchedule {
 GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
                            bool split_k = true);
 
-// Whether the kernel at half the tile width (bn / 2) would finish sooner: the
-// same model over twice the tiles, a k step of a half-width tile costing 0.6 of a
-// full one (half the products, two thirds of the loads; 128x128 tiles run 0.93 as
-// fast as 128x256 on 4096^3). False when bn / 2 is not a multiple of 64, and when
-// the full width's schedule splits the k range: measured on an H200, 128 x 14336 x
-// 4096 (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while the split shapes lost
-// (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
-bool half_width_pays(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
+// The tile a launch runs the Hopper GEMM kernel at, which may differ from the
+// program's (the kernel's tile is its own: the epilogue works on output
+// coordinates, clipped to the outputs' extents).
+struct GemmTile {
+    int bm = 0, bn = 0;
+    bool operator==(const GemmTile&) const = default;
+};
 
-// Whether launches may take the half-width variant (the same kernel at half the
-// tile width, compiled as its own variant): unless KILN_GEMM_HALF_WIDTH=0 (0 or 1,
-// read at each GEMM launch; for A/B).
-bool half_width_enabled();
+// The kernel tile for a rows x cols x depth problem whose program compiles to a
+// bm x bn x bk kernel (emit_gemm.cpp: choose_tile), on `multiprocessors`. Each
+// candidate's modelled time (schedule_gemm's, in k steps of its own tile) is
+// weighted by the cost of its k step (gemm_step_cost):
+// - when the output has at most 64 rows, 64-row tiles (one consumer warpgroup: a
+//   128-row tile multiplies zeros in more than half its rows) at the cheapest of
+//   bn, bn / 2 and bn / 4 (multiples of 64), split or not. Measured by the
+//   autotuner over seven tiles (bench/results/gpu-20261203-s10): decode
+//   16 x 4096 x 4096 best at 64x128 (1.21x the 128x256 tile), 64 x 8192 x 8192 at
+//   64x64 (1.33x);
+// - else half the width (bn / 2, a multiple of 64) where that beats the program's
+//   tile by 10%, unless the full width's schedule splits the k range: measured on
+//   an H200, 128 x 14336 x 4096 (unsplit) 0.79 -> 0.94 of cuBLAS at half width,
+//   while split shapes on 128-row tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74,
+//   64 x 8192 x 8192 0.75 -> 0.71).
+// Unless KILN_GEMM_RETILE=0 (0 or 1, read at each GEMM launch; for A/B), which
+// keeps the program's tile.
+GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
+
+// The cost of a k step of a bm x bn tile against one of a 128x256 tile: a part
+// for the loads, (bm + bn), and a part for the products, bm * bn, fitted so that
+// a 128x128 step costs 0.6 of a 128x256 one (measured: 128x128 tiles run 0.93 as
+// fast as 128x256 on 4096^3, at twice the tiles).
+double gemm_step_cost(int bm, int bn);
 
 }  // namespace kiln::cu

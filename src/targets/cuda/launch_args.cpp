@@ -161,10 +161,10 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     return pr;
 }
 
-bool gemm_half_width_pays(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
-    if (!half_width_enabled()) return false;
+GemmTile gemm_launch_tile(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
-    return problem && half_width_pays(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
+    if (!problem) return {g.bm, g.bn};
+    return launch_tile(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,

@@ -84,10 +84,10 @@ struct GemmProblem {
 std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
                                         std::string* why = nullptr);
 
-// Whether this launch of the GEMM kernel g (compiled at the program's tile)
-// would finish sooner at half the tile width (gemm_schedule.h: half_width_pays);
-// then the launch compiles and takes that variant (EmitOptions::gemm_half_width).
-bool gemm_half_width_pays(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
+// The tile this launch of the GEMM kernel g (compiled at the program's tile) runs
+// at (gemm_schedule.h: launch_tile); when it is not g's, the launch compiles and
+// takes that variant (EmitOptions::gemm_bm, gemm_bn).
+GemmTile gemm_launch_tile(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 
 // The GEMM kernel's launch for these arguments, or null (with `why`) when it cannot
 // take them. A or B that TMA cannot read in place (its row stride or base not
