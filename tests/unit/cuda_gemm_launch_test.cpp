@@ -226,8 +226,8 @@ TEST(CudaGemmLaunch, ARefusedEncodeIsNotCachedAndTheOrdinaryKernelRuns) {
 }
 
 // 8191-style rows (201 and 263 bf16: 402 and 526 bytes, not multiples of 16):
-// A and B are copied into scratch with rows padded to 208 and 264 elements, the
-// maps describe the copies, and the scratch is freed when the launch is done.
+// A and B are copied into scratch with rows padded to whole 128-byte lines (256
+// and 320 elements), the maps describe the copies, and the scratch is freed when the launch is done.
 TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
     Problem pr{0x7e0000000000, 0x7e1000000000, 0x7e2000000000, 300, 263, 201};
     Compiled c = compile(pr);
@@ -243,23 +243,56 @@ TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
         EXPECT_EQ(a.src_device, pr.a);
         EXPECT_EQ(a.src_pitch, 402u);
         EXPECT_EQ(a.dst_device, g_allocated[0]);
-        EXPECT_EQ(a.dst_pitch, 416u);
+        EXPECT_EQ(a.dst_pitch, 512u);
         EXPECT_EQ(a.width_bytes, 402u);
         EXPECT_EQ(a.height, 300u);
         EXPECT_EQ(b.src_device, pr.b);
         EXPECT_EQ(b.src_pitch, 526u);
-        EXPECT_EQ(b.dst_pitch, 528u);
+        EXPECT_EQ(b.dst_pitch, 640u);
         EXPECT_EQ(b.width_bytes, 526u);
         EXPECT_EQ(b.height, 201u);
         Described ma = describe(L->maps[0]), mb = describe(L->maps[1]);
         EXPECT_EQ(ma.base, g_allocated[0]);
-        EXPECT_EQ(ma.stride_bytes, 416u);
+        EXPECT_EQ(ma.stride_bytes, 512u);
         EXPECT_EQ(ma.inner, 201u);
         EXPECT_EQ(mb.base, g_allocated[1]);
-        EXPECT_EQ(mb.stride_bytes, 528u);
+        EXPECT_EQ(mb.stride_bytes, 640u);
         EXPECT_TRUE(g_freed.empty()) << "the copies must live until the kernel is enqueued";
     }
     EXPECT_EQ(g_freed, g_allocated);
+}
+
+// Rows TMA can read but that straddle 128-byte lines (7000 and 5000 bf16: 14000 and
+// 10000 bytes) are staged into whole-line rows when enough tiles read them and they
+// are large (gemm_staging.h: line_staging_pays); a decode-sized operand, or one read
+// by a single row of tiles, is read in place; KILN_GEMM_LINE_STAGING=0 reads all in place.
+TEST(CudaGemmLaunch, LargeOperandsWhoseRowsStraddleLinesAreStagedIntoWholeLines) {
+    auto copies = [](const Problem& pr) {
+        Compiled c = compile(pr);
+        g_allocated.clear(), g_freed.clear(), g_copies.clear();
+        static const cu::Device d = fake_device();
+        cu::GemmStaging staging(d, nullptr);
+        std::string why;
+        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why);
+        EXPECT_TRUE(L) << why;
+        return g_copies;
+    };
+    const Problem big{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 3000, 5000, 7000};
+    auto both = copies(big);
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_EQ(both[0].src_pitch, 14000u);
+    EXPECT_EQ(both[0].dst_pitch, 14080u);
+    EXPECT_EQ(both[0].height, 3000u);
+    EXPECT_EQ(both[1].src_pitch, 10000u);
+    EXPECT_EQ(both[1].dst_pitch, 10112u);
+    EXPECT_EQ(both[1].height, 7000u);
+    // 64 rows of A: 0.9 MB, below the size worth a copy; B read by one row of tiles.
+    EXPECT_TRUE(copies(Problem{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 64, 5000, 7000}).empty());
+    // Rows on whole lines already.
+    EXPECT_TRUE(copies(Problem{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 3072, 5120, 7040}).empty());
+    ::setenv("KILN_GEMM_LINE_STAGING", "0", 1);
+    EXPECT_TRUE(copies(big).empty());
+    ::unsetenv("KILN_GEMM_LINE_STAGING");
 }
 
 TEST(CudaGemmLaunch, AnOperandThatCannotBeStagedNamesWhy) {
@@ -456,6 +489,15 @@ TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFewAndTheKRangeIsNotSplit) {
 // An output of at most 64 rows runs on 64-row tiles (a 128-row tile would multiply
 // zeros in more than half its rows), at a width the model picks; 65 rows do not.
 TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {
+    using T = cu::GemmTile;
+    // The fitted widths (gemm_schedule.h), on the shapes they were fitted to.
+    EXPECT_EQ(cu::launch_tile(16, 4096, 4096, 128, 256, 64, 132), (T{64, 128}));
+    EXPECT_EQ(cu::launch_tile(1, 4096, 4096, 128, 256, 64, 132), (T{64, 128}));
+    EXPECT_EQ(cu::launch_tile(64, 8192, 8192, 128, 256, 64, 132), (T{64, 64}));     // 128 tiles unsplit
+    EXPECT_EQ(cu::launch_tile(64, 4096, 4096, 128, 256, 64, 132), (T{64, 64}));     // none fills: the narrowest
+    EXPECT_EQ(cu::launch_tile(48, 14336, 4096, 128, 256, 64, 132), (T{64, 128}));   // 112 tiles
+    EXPECT_EQ(cu::launch_tile(64, 28672, 8192, 128, 256, 64, 132), (T{64, 256}));   // 112 tiles
+    EXPECT_EQ(cu::launch_tile(16, 4096, 4096, 64, 64, 64, 132), (T{64, 64}));       // never wider than the program's
     for (std::int64_t rows : {1, 16, 48, 64})
         for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {1024, 8192}}) {
             const cu::GemmTile t = cu::launch_tile(rows, n, k, 128, 256, 64, 132);

@@ -82,11 +82,22 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
     };
     auto usable = [](int width) { return width >= 64 && width % 64 == 0; };
     if (rows <= 64) {
-        // 64-row tiles whatever the program's: the cheapest width.
-        GemmTile best{64, bn};
-        for (int width : {bn / 2, bn / 4})
-            if (usable(width) && cost({64, width}) < cost(best)) best = {64, width};
-        return best;
+        // 64-row tiles whatever the program's, at a width fitted to the autotuner's
+        // times of 64x64, 64x128 and 64x256 on ten shapes of 1 to 64 rows
+        // (bench/results/gpu-20261203-s11, gemm-tuned0.err): up to 32 rows a split k
+        // range is cheap (the partial sums are small), and 128 columns were within 5%
+        // of the best everywhere; above 32 rows the splits cost more than the wide
+        // tiles gain, and the best was the widest tile whose unsplit tiles nearly fill
+        // the device (64 x 28672 x 8192: 256; 48 x 14336 x 4096: 128; 64 x 8192 x 8192:
+        // 64), else the narrowest (64 x 4096 x 4096: 64).
+        if (rows <= 32) return {64, usable(std::min(bn, 128)) ? std::min(bn, 128) : bn};
+        int narrowest = bn;
+        for (int width : {bn, bn / 2, bn / 4}) {
+            if (!usable(width)) continue;
+            narrowest = width;
+            if ((cols + width - 1) / width * 5 >= static_cast<std::int64_t>(multiprocessors) * 4) return {64, width};
+        }
+        return {64, narrowest};
     }
     if (usable(bn / 2) && schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors).splits == 1 &&
         cost({bm, bn / 2}) < cost(program) * kRequiredGain)

@@ -44,20 +44,20 @@ struct GemmTile {
 };
 
 // The kernel tile for a rows x cols x depth problem whose program compiles to a
-// bm x bn x bk kernel (emit_gemm.cpp: choose_tile), on `multiprocessors`. Each
-// candidate's modelled time (schedule_gemm's, in k steps of its own tile) is
-// weighted by the cost of its k step (gemm_step_cost):
+// bm x bn x bk kernel (emit_gemm.cpp: choose_tile), on `multiprocessors`:
 // - when the output has at most 64 rows, 64-row tiles (one consumer warpgroup: a
-//   128-row tile multiplies zeros in more than half its rows) at the cheapest of
-//   bn, bn / 2 and bn / 4 (multiples of 64), split or not. Measured by the
-//   autotuner over seven tiles (bench/results/gpu-20261203-s10): decode
-//   16 x 4096 x 4096 best at 64x128 (1.21x the 128x256 tile), 64 x 8192 x 8192 at
-//   64x64 (1.33x);
+//   128-row tile multiplies zeros in more than half its rows): up to 32 rows at
+//   128 columns (bn when narrower), split as the schedule likes; above, the widest
+//   of bn, bn / 2, bn / 4 (multiples of 64) whose tiles fill 4/5 of the device
+//   unsplit, else the narrowest. Fitted to the autotuner's times on ten shapes
+//   (bench/results/gpu-20261203-s11); against a 128x256 tile, decode 16 x 4096 x 4096
+//   1.27x, 64 x 8192 x 8192 1.24x, 1 x 4096 x 4096 1.54x as fast;
 // - else half the width (bn / 2, a multiple of 64) where that beats the program's
-//   tile by 10%, unless the full width's schedule splits the k range: measured on
-//   an H200, 128 x 14336 x 4096 (unsplit) 0.79 -> 0.94 of cuBLAS at half width,
-//   while split shapes on 128-row tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74,
-//   64 x 8192 x 8192 0.75 -> 0.71).
+//   tile by 10% in modelled time (schedule_gemm's, in k steps of its own tile,
+//   weighted by the cost of its k step: gemm_step_cost), unless the full width's
+//   schedule splits the k range: measured on an H200, 128 x 14336 x 4096
+//   (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while split shapes on 128-row
+//   tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
 // Unless KILN_GEMM_RETILE=0 (0 or 1, read at each GEMM launch; for A/B), which
 // keeps the program's tile.
 GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);

@@ -2,11 +2,21 @@
 
 #include <limits>
 
+#include "support/environment.h"
+
 namespace kiln::cu {
 
 namespace {
 constexpr std::int64_t kTmaAlignment = 16;  // bytes, of the base and of every stride
+constexpr std::int64_t kLineBytes = 128;    // a staged copy's rows are whole lines
+constexpr std::int64_t kLineStagingReads = 16;
+constexpr std::int64_t kLineStagingBytes = std::int64_t{4} << 20;
 }  // namespace
+
+bool line_staging_pays(std::int64_t stride_bytes, std::int64_t bytes, std::int64_t reads) {
+    if (stride_bytes % kLineBytes == 0 || reads < kLineStagingReads || bytes < kLineStagingBytes) return false;
+    return support::env_integer("KILN_GEMM_LINE_STAGING", 0, 1).value_or(1) == 1;
+}
 
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
@@ -29,7 +39,7 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync || !d_.api.cuMemcpy2DAsync)
         return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
-    const std::int64_t per_row = kTmaAlignment / elem_bytes;
+    const std::int64_t per_row = kLineBytes / elem_bytes;
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
     CUdeviceptr p = 0;
     check(d_, d_.api.cuMemAllocAsync(&p, static_cast<std::size_t>(padded * rows * elem_bytes), stream_), "allocating GEMM staging memory");
