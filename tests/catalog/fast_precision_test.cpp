@@ -11,6 +11,7 @@
 #include <random>
 
 #include "examples/attention_bf16.h"
+#include "targets/cuda/emit.h"
 #include "targets/cuda/nvrtc.h"
 #include "tests/unit/cuda_test_util.h"
 
@@ -112,6 +113,18 @@ TEST(CudaFastPrecision, ExpIsTheApproximationOnlyWhenAskedFor) {
     const std::string fcausal = cuda_text(causal, qkv, Precision::fast, What::source);
     EXPECT_TRUE(contains(fcausal, "kc::exp_fast_diff(kiln_s[j], "));
     EXPECT_FALSE(contains(fcausal, "kc::exp_fast_scaled("));
+    // Folded on causal blocks too when asked (EmitOptions::attention_fold_scale = 2):
+    // the masks select on S before one fma and one exp (never an exp a branch).
+    {
+        auto program = detail::specialize(*causal.shared_impl(), qkv, Loc::here());
+        cu::EmitOptions o;
+        o.precision = Precision::fast;
+        o.attention_fold_scale = 2;
+        const std::string folded = cu::emit_kernel(*program, o).source;
+        EXPECT_TRUE(contains(folded, " ? kiln_s[j] : __uint_as_float(0xff800000u)), 0x1.715476p-3f, ")) << "the mask selects S";
+        EXPECT_FALSE(contains(folded, "kc::exp_fast_diff(kiln_s[j], ")) << "no exp of the scaled score";
+        EXPECT_FALSE(contains(folded, ": kc::exp_fast_diff(")) << "no exp in a mask's branch";
+    }
     Kernel capped = catalog::make_attention_kernel<bf16>("attention_fast_capped", {64, 64, 1, false, 0.125f, 30.0f});
     const std::string fc = cuda_text(capped, qkv, Precision::fast, What::source);
     EXPECT_TRUE(contains(fc, "kc::exp_fast_diff(kiln_s[j], "));

@@ -195,16 +195,16 @@ bool FragmentValues::depends_on_rows(const Node* n) const {
 }
 
 std::optional<double> FragmentValues::folded_scale(const Node* x) {
-    if (!fold_scale_ || !E_.fast() || x->type.kind != Kind::F32) return std::nullopt;
-    // Only where the key range and the masks are the same for every query row (no
-    // causal diagonal): measured on an H200, the fold gained 7% on full attention
-    // at d 64 and d 128 and lost 3% on causal d 128 and 22% on ragged causal with
-    // 64-row blocks (bench/results/gpu-20261203-s10).
-    if (depends_on_rows(m_.loop->operands[0])) return std::nullopt;
+    if (fold_scale_ == 0 || !E_.fast() || x->type.kind != Kind::F32) return std::nullopt;
+    // Mode 1: only where the key range and the masks are the same for every query
+    // row (no causal diagonal): measured on an H200, the fold gained 7% on full
+    // attention at d 64 and d 128 (bench/results/gpu-20261203-s10).
+    const bool row_independent_only = fold_scale_ == 1;
+    if (row_independent_only && depends_on_rows(m_.loop->operands[0])) return std::nullopt;
     if (x->op == OpCode::select) {
         if (interior_ && resolved_.count(x)) return folded_scale(x->operands[1]);
         auto fill = float_constant(x->operands[2]);
-        if (!fill || !(std::isinf(*fill) && *fill < 0) || depends_on_rows(x->operands[0])) return std::nullopt;
+        if (!fill || !(std::isinf(*fill) && *fill < 0) || (row_independent_only && depends_on_rows(x->operands[0]))) return std::nullopt;
         return folded_scale(x->operands[1]);
     }
     if (x->op != OpCode::mul) return std::nullopt;
@@ -226,12 +226,11 @@ std::string FragmentValues::unscaled_expr(const Node* x, Where w) {
 }
 
 std::string FragmentValues::scaled_exp(const Node* x, double c, const std::string& m, Where w) {
-    if (x->op == OpCode::select && !(interior_ && resolved_.count(x)))
-        return "(" + expr(x->operands[0], w) + " ? " + scaled_exp(x->operands[1], c, m, w) + " : kc::exp_fast_diff(" + expr(x->operands[2], w) +
-               ", " + m + "))";
-    if (x->op == OpCode::select) return scaled_exp(x->operands[1], c, m, w);
+    // The masks select on S, before the one fma and the SFU: exp of a masked -inf is
+    // exp_fast_scaled(-inf, c log2 e, m), bit for bit what exp(-inf - m) is (0, or
+    // NaN where m is -inf: c log2 e > 0), with one exp an element, not one a branch.
     // c log2(e), rounded once to f32.
-    return "kc::exp_fast_scaled(" + expr(m_.score_mma, w) + ", " + literal(Kind::F32, static_cast<double>(static_cast<float>(c * 1.4426950408889634)), 0) +
+    return "kc::exp_fast_scaled(" + unscaled_expr(x, w) + ", " + literal(Kind::F32, static_cast<double>(static_cast<float>(c * 1.4426950408889634)), 0) +
            ", " + m + ")";
 }
 

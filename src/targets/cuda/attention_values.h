@@ -57,7 +57,9 @@ public:
     // other form. Then the block's maximum is taken over S and scaled once per row
     // (c max S = max c S exactly: rounding is monotone), and exp(x - m) is
     // 2^(S (c log2 e) - m log2 e), one fma and the SFU: S * c is never formed.
-    void set_fold_scale(bool on) { fold_scale_ = on; }
+    // `mode`: EmitOptions::attention_fold_scale (0 never, 1 where the key range and the
+    // masks are the same for every query row, 2 also where they depend on it).
+    void set_fold_scale(int mode) { fold_scale_ = mode; }
     std::optional<double> folded_scale(const ir::Node* x);
     // x's value before its folded scale (S where x has S * c).
     std::string unscaled_expr(const ir::Node* x, Where w);
@@ -83,7 +85,7 @@ private:
     int block_keys_;
     std::unordered_map<const ir::Node*, std::string> rows_, tiles_;
     bool interior_ = false;
-    bool fold_scale_ = false;
+    int fold_scale_ = 0;
     std::unordered_set<const ir::Node*> resolved_;  // selects whose condition interior_condition() proves
 };
 

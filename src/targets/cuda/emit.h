@@ -52,8 +52,10 @@ struct EmitOptions {
     // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
     bool attention_staged_stores = true;
     // Precision fast: a positive constant score scale is folded into the row maximum
-    // and the exp's fma (attention_values.h); KILN_ATTENTION_FOLD_SCALE=0 forms S * c (A/B).
-    bool attention_fold_scale = true;
+    // and the exp's fma (attention_values.h): 1 where the key range and the masks are
+    // the same for every query row, 2 also where they depend on it (causal), 0 never
+    // (S * c formed). KILN_ATTENTION_FOLD_SCALE=0|1|2 (A/B).
+    int attention_fold_scale = 1;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;

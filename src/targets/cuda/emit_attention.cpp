@@ -31,7 +31,7 @@ constexpr int kRows = kAttentionRows;
 class AttentionWriter {
 public:
     AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {
-        values_.set_fold_scale(k.fold_scale);
+        values_.set_fold_scale(k.fold_scale ? E.options().attention_fold_scale : 0);
     }
 
     // The kernel's body after its signature.
@@ -462,7 +462,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.l2_groups = E.options().attention_l2_groups;
     if (E.options().attention_fold_scale && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
-        probe.set_fold_scale(true);
+        probe.set_fold_scale(E.options().attention_fold_scale);
         k.fold_scale = probe.folded_scale(m.reduce_max->operands[0]).has_value();
     }
     AttentionWriter w(E, m, k);

@@ -156,7 +156,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
-    key.add("attention fold scale", o.attention_fold_scale ? "1" : "0");
+    key.add("attention fold scale", std::to_string(o.attention_fold_scale));
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
