@@ -134,10 +134,14 @@ struct Compiled {
     std::shared_ptr<const ir::Program> program;
     cu::GemmKernel gemm;
 };
-Compiled compile(const Problem& pr) {
+// The kernel with split-K's code (EmitOptions::gemm_split_k), as a launch whose
+// schedule splits compiles it; or without, as every other launch does.
+Compiled compile(const Problem& pr, bool split_k = true) {
     auto args = pr.args();
     auto program = detail::specialize(*bench_gemm().shared_impl(), args, Loc::here());
-    return {program, cu::emit_kernel(*program, cu::EmitOptions{}).gemm};
+    cu::EmitOptions o;
+    o.gemm_split_k = split_k;
+    return {program, cu::emit_kernel(*program, o).gemm};
 }
 
 std::unique_ptr<cu::GemmLaunch> launch(const Compiled& c, const Problem& pr, std::string* why = nullptr) {
@@ -528,6 +532,29 @@ TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {
     EXPECT_TRUE(contains(small, "(program's 128x256x64)")) << small;
     EXPECT_TRUE(contains(small, "1 consumer warpgroup(s) of wgmma.mma_async m64n")) << small;
     EXPECT_TRUE(contains(small, " tiles of 64x")) << small;
+}
+
+// A kernel compiled without split-K's code runs every tile whole, whatever the
+// schedule would split; the launch asks for the split-K variant exactly where the
+// schedule splits at its tile (launch_args.h: gemm_launch_choice).
+TEST(CudaGemmLaunch, AKernelWithoutSplitKCodeRunsTilesWhole) {
+    Problem pr{0x7f1000000000, 0x7f2000000000, 0x7f3000000000, 16, 4096, 4096};
+    Compiled c = compile(pr, /*split_k=*/false);
+    ASSERT_FALSE(c.gemm.split_k);
+    static const cu::Device d = fake_device();
+    cu::GemmStaging staging(d, nullptr);
+    std::string why;
+    auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why);
+    ASSERT_TRUE(L) << why;
+    EXPECT_EQ(L->params.slots[3], 1u) << "splits";
+    const cu::GemmChoice decode = cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132);
+    EXPECT_EQ(decode.tile, (cu::GemmTile{64, 128}));
+    EXPECT_TRUE(decode.split_k) << "32 tiles of 64x128 for 132 multiprocessors";
+    Problem square{0x7f1000000000, 0x7f2000000000, 0x7f3000000000, 4096, 4096, 4096};
+    Compiled s = compile(square, /*split_k=*/false);
+    const cu::GemmChoice big = cu::gemm_launch_choice(*s.program, square.args(), s.gemm, 132);
+    EXPECT_EQ(big.tile, (cu::GemmTile{128, 256}));
+    EXPECT_FALSE(big.split_k) << "512 tiles: no split, the kernel as compiled";
 }
 
 // While a stream is captured into a CUDA graph the workspace is not allocated (the

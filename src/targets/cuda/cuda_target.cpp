@@ -28,16 +28,18 @@ constexpr int kOfflineMultiprocessors = 132;
 // The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
 // under `o`, or, for a GEMM whose full-width tiles would leave multiprocessors
 // idle or whose output has at most 64 rows, its variant at the tile the schedule
-// model picks (emit.h: gemm_bm, gemm_bn), `o` updated to match.
+// model picks (emit.h: gemm_bm, gemm_bn), with split-K's code where the schedule
+// splits there (gemm_split_k), `o` updated to match.
 std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
                                                             const cu::Device* d, bool need_text, Loc loc = {}) {
     auto k = cu::compiled_kernel(p, o, d, need_text, loc);
     if (k->kernel.gemm.entry.empty()) return k;
     const cu::GemmKernel& g = k->kernel.gemm;
-    if (const cu::GemmTile t = cu::gemm_launch_tile(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
-        t.bm != g.bm || t.bn != g.bn) {
-        o.gemm_bm = t.bm;
-        o.gemm_bn = t.bn;
+    if (const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
+        c.tile.bm != g.bm || c.tile.bn != g.bn || c.split_k != g.split_k) {
+        o.gemm_bm = c.tile.bm;
+        o.gemm_bn = c.tile.bn;
+        o.gemm_split_k = c.split_k;
         k = cu::compiled_kernel(p, o, d, need_text, loc);
     }
     return k;

@@ -82,6 +82,11 @@ struct EmitOptions {
     // (launch_tile); the kernel then compiles as its own variant.
     // KILN_GEMM_RETILE=0 keeps the program's tile (A/B).
     int gemm_bm = 0, gemm_bn = 0;
+    // The Hopper GEMM kernel with split-K's code: only a launch whose schedule
+    // splits the k range asks for it (launch_args.h: gemm_launch_choice); without
+    // it the kernel compiles a third faster (0.71 -> 0.49 s, NVRTC) and every
+    // launch of it runs tiles whole.
+    bool gemm_split_k = false;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax
     // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of
@@ -102,6 +107,7 @@ struct GemmKernel {
     std::int64_t program_bm = 0, program_bn = 0, program_bk = 0;  // the program's tile
     int a = -1, b = -1;                // the view parameters A and B
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
+    bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     int m_axis = 0;                    // the parallel nest's axis of the m-blocks
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the

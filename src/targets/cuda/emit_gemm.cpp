@@ -205,6 +205,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.a = ir::param_index(*m.load_a);
     g.b = ir::param_index(*m.load_b);
     g.b_kmajor = m.b_kmajor;
+    g.split_k = E.options().gemm_split_k;
     for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
     g.m_axis = m.m_axis;
     g.k_loop = m.k_loop;
@@ -233,7 +234,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += epi.body();
     s += "    });\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.b_kmajor ? "true" : "false") +
+         (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue);\n";
     s += "}\n";
@@ -247,7 +248,8 @@ std::string GemmKernel::describe() const {
            " (program's " + std::to_string(program_bm) + "x" + std::to_string(program_bn) + "x" + std::to_string(program_bk) + "), " +
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
-           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
+           " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
+           (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a staged copy "
            "(any row stride), else the kernel above";

@@ -226,20 +226,24 @@ __device__ __forceinline__ void split_k_finish(const SplitK& sk, long long tile,
     }
 }
 
-template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, class Mma, class Epi>
+// SPLIT_K false: the kernel has no split-K code (a third less to compile: the
+// launch takes this variant when its schedule does not split) and runs every tile
+// whole whatever sk says.
+template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, bool SPLIT_K, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           const SplitK& sk, unsigned char* smem_raw, Epi& epi) {
+    const int splits = SPLIT_K ? sk.splits : 1;
     constexpr int kGroup = 8;
     using S = GemmShape<BM, BN, BK, STAGES>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
     auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
     unsigned long long* empty = full + STAGES;
-    unsigned* flag = reinterpret_cast<unsigned*>(empty + STAGES);  // split-K's answer (split_k_publish)
+    [[maybe_unused]] unsigned* flag = reinterpret_cast<unsigned*>(empty + STAGES);  // split-K's answer (split_k_publish)
     const int wg = threadIdx.x / 128;
     // Adjacent units share a tile, so a tile's shares run at the same time and
     // its last one waits little for the others' pieces.
-    const long long units = tiles * sk.splits;
+    const long long units = tiles * splits;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
@@ -256,12 +260,12 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         int s = 0;
         unsigned phase = 0;
         for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
-            const long long tile = unit / sk.splits;
+            const long long tile = unit / splits;
             long long tm, tn;
             tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
             const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
             int k_begin, k_end;
-            split_range(k_tiles, static_cast<int>(unit % sk.splits), sk.splits, k_begin, k_end);
+            split_range(k_tiles, static_cast<int>(unit % splits), splits, k_begin, k_end);
             for (int kt = k_begin; kt < k_end; ++kt) {
                 mbar_wait(&empty[s], phase ^ 1);
                 mbar_expect_tx(&full[s], S::stage_bytes);
@@ -288,13 +292,13 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     unsigned phase = 0;
     float d[BN / 2];
     for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
-        const long long tile = unit / sk.splits;
-        const int split = static_cast<int>(unit % sk.splits);
+        const long long tile = unit / splits;
+        const int split = static_cast<int>(unit % splits);
         long long tm, tn;
         tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
         const long long m0 = tm * BM, n0 = tn * BN;
         int k_begin, k_end;
-        split_range(k_tiles, split, sk.splits, k_begin, k_end);
+        split_range(k_tiles, split, splits, k_begin, k_end);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
         int prev = -1;
@@ -324,10 +328,12 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(d[i]);
-        if (sk.splits > 1) {
-            if (split_k_publish<BM, BN, 128 * S::consumers>(d, sk, unit, tile, m0, c * 4 + warp, lane, flag))
-                split_k_finish<BM, BN, 128 * S::consumers>(sk, tile, m0, n0, threadIdx.x - 128, epi);
-            continue;
+        if constexpr (SPLIT_K) {
+            if (splits > 1) {
+                if (split_k_publish<BM, BN, 128 * S::consumers>(d, sk, unit, tile, m0, c * 4 + warp, lane, flag))
+                    split_k_finish<BM, BN, 128 * S::consumers>(sk, tile, m0, n0, threadIdx.x - 128, epi);
+                continue;
+            }
         }
         // Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
         // 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + q.

@@ -94,7 +94,7 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // A variant is what the caller chooses of EmitOptions (a field added there must
 // be added here), the architecture, and the device the module is loaded on
 // (-1: compiled offline): precision, index width, misaligned rows, arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, std::string, int>;
+using Variant = std::tuple<int, bool, bool, int, int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -271,7 +271,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
-    Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, arch, device};
+    Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->function) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();

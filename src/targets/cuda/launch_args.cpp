@@ -161,10 +161,11 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     return pr;
 }
 
-GemmTile gemm_launch_tile(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
+GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
-    if (!problem) return {g.bm, g.bn};
-    return launch_tile(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
+    if (!problem) return {{g.bm, g.bn}, g.split_k};
+    const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
+    return {t, schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1};
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
@@ -217,7 +218,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, tiles_m, L->maps[1], "B")
                              : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, tiles_m, L->maps[1], "B");
     if (!refused.empty()) return reject(refused);
-    L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors);
+    L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k);
     const GemmSchedule& sc = L->schedule;
     std::uint64_t counters = 0, partials = 0;
     if (sc.splits > 1) {

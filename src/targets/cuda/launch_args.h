@@ -84,10 +84,15 @@ struct GemmProblem {
 std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
                                         std::string* why = nullptr);
 
-// The tile this launch of the GEMM kernel g (compiled at the program's tile) runs
-// at (gemm_schedule.h: launch_tile); when it is not g's, the launch compiles and
-// takes that variant (EmitOptions::gemm_bm, gemm_bn).
-GemmTile gemm_launch_tile(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
+// The kernel this launch of the GEMM kernel g (compiled at the program's tile,
+// without split-K) wants: its tile (gemm_schedule.h: launch_tile) and whether its
+// schedule splits the k range there. When either differs from g's, the launch
+// compiles and takes that variant (EmitOptions::gemm_bm, gemm_bn, gemm_split_k).
+struct GemmChoice {
+    GemmTile tile;
+    bool split_k = false;
+};
+GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 
 // The GEMM kernel's launch for these arguments, or null (with `why`) when it cannot
 // take them. A or B that TMA cannot read in place (its row stride or base not

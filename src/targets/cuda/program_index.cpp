@@ -163,6 +163,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("cluster rows", o.cluster_rows ? "1" : "0");
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
     key.add("gemm tile", std::to_string(o.gemm_bm) + "x" + std::to_string(o.gemm_bn));
+    key.add("gemm split k", o.gemm_split_k ? "1" : "0");
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);
