@@ -32,6 +32,7 @@ cu::EmittedKernel every_field_set() {
     g.program_bm = 64, g.program_bn = 96, g.program_bk = 32;
     g.a = 1, g.b = 2;
     g.b_kmajor = true;
+    g.split_k = true;
     g.outputs = {3, 5};
     g.m_axis = 1;
     g.k_loop = 4;
@@ -63,6 +64,9 @@ TEST(CudaIndex, EveryLaunchFieldSurvivesTheRecord) {
     EXPECT_EQ(g.outputs, w.outputs);
     EXPECT_EQ(g.in, w.in);
     EXPECT_EQ(g.epilogue_loads, w.epilogue_loads);
+    // Lost here, a split-K kernel read back from the disk cache ran every tile whole
+    // (found on an H200: decode 2x slower from a warm cache, bench/results/gpu-20261203-s11).
+    EXPECT_EQ(g.split_k, w.split_k);
     // The text is not the launch's: it stays out of the record.
     EXPECT_TRUE(s.source.empty());
     EXPECT_TRUE(s.values.empty());

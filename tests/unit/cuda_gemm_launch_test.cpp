@@ -266,39 +266,6 @@ TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
     EXPECT_EQ(g_freed, g_allocated);
 }
 
-// Rows TMA can read but that straddle 128-byte lines (7000 and 5000 bf16: 14000 and
-// 10000 bytes) are staged into whole-line rows when enough tiles read them and they
-// are large (gemm_staging.h: line_staging_pays); a decode-sized operand, or one read
-// by a single row of tiles, is read in place; KILN_GEMM_LINE_STAGING=0 reads all in place.
-TEST(CudaGemmLaunch, LargeOperandsWhoseRowsStraddleLinesAreStagedIntoWholeLines) {
-    auto copies = [](const Problem& pr) {
-        Compiled c = compile(pr);
-        g_allocated.clear(), g_freed.clear(), g_copies.clear();
-        static const cu::Device d = fake_device();
-        cu::GemmStaging staging(d, nullptr);
-        std::string why;
-        auto L = cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging, &why);
-        EXPECT_TRUE(L) << why;
-        return g_copies;
-    };
-    const Problem big{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 3000, 5000, 7000};
-    auto both = copies(big);
-    ASSERT_EQ(both.size(), 2u);
-    EXPECT_EQ(both[0].src_pitch, 14000u);
-    EXPECT_EQ(both[0].dst_pitch, 14080u);
-    EXPECT_EQ(both[0].height, 3000u);
-    EXPECT_EQ(both[1].src_pitch, 10000u);
-    EXPECT_EQ(both[1].dst_pitch, 10112u);
-    EXPECT_EQ(both[1].height, 7000u);
-    // 64 rows of A: 0.9 MB, below the size worth a copy; B read by one row of tiles.
-    EXPECT_TRUE(copies(Problem{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 64, 5000, 7000}).empty());
-    // Rows on whole lines already.
-    EXPECT_TRUE(copies(Problem{0x7e8000000000, 0x7e9000000000, 0x7ea000000000, 3072, 5120, 7040}).empty());
-    ::setenv("KILN_GEMM_LINE_STAGING", "0", 1);
-    EXPECT_TRUE(copies(big).empty());
-    ::unsetenv("KILN_GEMM_LINE_STAGING");
-}
-
 TEST(CudaGemmLaunch, AnOperandThatCannotBeStagedNamesWhy) {
     Problem pr{0x7e4000000000, 0x7e5000000000, 0x7e6000000000, 300, 264, 201};
     Compiled c = compile(pr);

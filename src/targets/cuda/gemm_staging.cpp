@@ -2,21 +2,12 @@
 
 #include <limits>
 
-#include "support/environment.h"
-
 namespace kiln::cu {
 
 namespace {
 constexpr std::int64_t kTmaAlignment = 16;  // bytes, of the base and of every stride
 constexpr std::int64_t kLineBytes = 128;    // a staged copy's rows are whole lines
-constexpr std::int64_t kLineStagingReads = 16;
-constexpr std::int64_t kLineStagingBytes = std::int64_t{4} << 20;
 }  // namespace
-
-bool line_staging_pays(std::int64_t stride_bytes, std::int64_t bytes, std::int64_t reads) {
-    if (stride_bytes % kLineBytes == 0 || reads < kLineStagingReads || bytes < kLineStagingBytes) return false;
-    return support::env_integer("KILN_GEMM_LINE_STAGING", 0, 1).value_or(1) == 1;
-}
 
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit

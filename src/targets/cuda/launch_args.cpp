@@ -183,15 +183,13 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     auto L = std::make_unique<GemmLaunch>();
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
     // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
-    // to what the program's k loop covers. An operand TMA cannot read in place, or
-    // whose rows straddle lines and that `reads` tiles read, is read from a staged
-    // copy (gemm_staging.h).
+    // to what the program's k loop covers. An operand TMA cannot read in place is
+    // read from a staged copy (gemm_staging.h).
     TensorMapCache& maps = tensor_map_cache();
-    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, std::int64_t reads, TensorMap& map,
-                       const char* name) {
+    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name) {
         void* base = v.data;
         std::int64_t stride = v.strides[0];
-        if (!tma_readable(v.data, v.extents, v.strides, 2) || line_staging_pays(v.strides[0] * 2, inner * outer * 2, reads)) {
+        if (!tma_readable(v.data, v.extents, v.strides, 2)) {
             std::string w;
             base = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, &stride, &w);
             if (!base) return std::string(name) + " does not suit TMA (16-byte aligned base and row stride, unit inner stride) and " + w;
@@ -212,11 +210,10 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    const std::int64_t tiles_m = (rows + g.bm - 1) / g.bm, tiles_n = (cols + g.bn - 1) / g.bn;
-    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, tiles_n, L->maps[0], "A");
+    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, L->maps[0], "A");
     if (refused.empty())
-        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, tiles_m, L->maps[1], "B")
-                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, tiles_m, L->maps[1], "B");
+        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B")
+                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B");
     if (!refused.empty()) return reject(refused);
     L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k);
     const GemmSchedule& sc = L->schedule;

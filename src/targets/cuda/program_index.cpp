@@ -42,6 +42,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_a", g.a);
     v("gemm_b", g.b);
     v("gemm_b_kmajor", g.b_kmajor);
+    v("gemm_split_k", g.split_k);
     v("gemm_outputs", g.outputs);
     v("gemm_m_axis", g.m_axis);
     v("gemm_k_loop", g.k_loop);
