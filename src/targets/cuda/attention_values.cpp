@@ -198,7 +198,9 @@ std::optional<double> FragmentValues::folded_scale(const Node* x) {
     if (fold_scale_ == 0 || !E_.fast() || x->type.kind != Kind::F32) return std::nullopt;
     // Mode 1: only where the key range and the masks are the same for every query
     // row (no causal diagonal): measured on an H200, the fold gained 7% on full
-    // attention at d 64 and d 128 (bench/results/gpu-20261203-s10).
+    // attention at d 64 and d 128 (bench/results/gpu-20261203-s10); on causal blocks
+    // (mode 2, the masks selecting S before one exp) +2% at d 128 with 128-row
+    // blocks and -11% on 3000 x 3001 with 64-row blocks (gpu-20261203-s11).
     const bool row_independent_only = fold_scale_ == 1;
     if (row_independent_only && depends_on_rows(m_.loop->operands[0])) return std::nullopt;
     if (x->op == OpCode::select) {
