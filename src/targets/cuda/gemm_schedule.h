@@ -54,18 +54,12 @@ struct GemmTile {
 //   1.27x, 64 x 8192 x 8192 1.24x, 1 x 4096 x 4096 1.54x as fast;
 // - else half the width (bn / 2, a multiple of 64) where that beats the program's
 //   tile by 10% in modelled time (schedule_gemm's, in k steps of its own tile,
-//   weighted by the cost of its k step: gemm_step_cost), unless the full width's
+//   weighted by the cost of its k step), unless the full width's
 //   schedule splits the k range: measured on an H200, 128 x 14336 x 4096
 //   (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while split shapes on 128-row
 //   tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
 // Unless KILN_GEMM_RETILE=0 (0 or 1, read at each GEMM launch; for A/B), which
 // keeps the program's tile.
 GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
-
-// The cost of a k step of a bm x bn tile against one of a 128x256 tile: a part
-// for the loads, (bm + bn), and a part for the products, bm * bn, fitted so that
-// a 128x128 step costs 0.6 of a 128x256 one (measured: 128x128 tiles run 0.93 as
-// fast as 128x256 on 4096^3, at twice the tiles).
-double gemm_step_cost(int bm, int bn);
 
 }  // namespace kiln::cu

@@ -3,7 +3,7 @@
 // bf16 matrix (a row of 16382 bytes), or a view that starts at an odd column, has
 // neither. Rather than falling back to a kernel ten times slower, the operand's
 // covered rows are copied into a stream-ordered scratch buffer whose row stride is
-// rounded up to 16 bytes (one pitched copy, at memory bandwidth: ~0.1 ms for an
+// rounded up to whole 128-byte lines (one pitched copy, at memory bandwidth: ~0.1 ms for an
 // 8191^2 bf16 matrix against ~2 ms of tensor-core work), and the kernel reads that.
 // Only operands with a unit inner stride are staged; a copy cannot transpose.
 //
@@ -39,9 +39,9 @@ public:
 
     // The address of a TMA-readable copy of `rows` x `cols` elements of a view with
     // unit inner stride and row stride `stride` (elements), its row stride (whole
-    // 128-byte lines) in `staged_stride`; the copy is enqueued on the stream. Null (with `why`) when the
-    // view cannot be staged (a non-unit inner stride, or a driver without
-    // stream-ordered allocation).
+    // 128-byte lines) in `staged_stride`; the copy is enqueued on the stream. Null
+    // (with `why`) when the view cannot be staged (a non-unit inner stride, or a
+    // driver without stream-ordered allocation).
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 std::int64_t* staged_stride, std::string* why);
 

@@ -93,7 +93,8 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // already loaded rather than loading another copy.
 // A variant is what the caller chooses of EmitOptions (a field added there must
 // be added here), the architecture, and the device the module is loaded on
-// (-1: compiled offline): precision, index width, misaligned rows, arch, device.
+// (-1: compiled offline): precision, index width, misaligned rows, the GEMM
+// kernel's tile and split-K code, arch, device.
 using Variant = std::tuple<int, bool, bool, int, int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
