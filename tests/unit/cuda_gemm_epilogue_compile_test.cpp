@@ -56,19 +56,24 @@ void expect_wgmma_kernel(Epilogue e, bool b_nk, const std::vector<std::string>& 
 
 TEST(CudaGemmEpilogue, BiasVectorAndReluFuseIntoTheWgmmaKernel) {
     REQUIRE_NVRTC();
-    // The bias (argument 2) is read at the output's column, masked by its extent.
-    expect_wgmma_kernel(Epilogue::bias_relu, false, {"c < a2_e0 ? kc::b2f(a2[c * a2_s0])", "(c + 1) < a2_e0"},
+    // The bias (argument 2) is read at the output's column, masked by its extent
+    // except in tiles inside it (and inside the output, whose pairs are then stored
+    // without checks).
+    expect_wgmma_kernel(Epilogue::bias_relu, false,
+                        {"(kiln_in || (c < a2_e0)) ? kc::b2f(a2[c * a2_s0])", "(kiln_in || ((c + 1) < a2_e0))",
+                         "return re <= kiln_rows && ce <= kiln_cols && ce <= a2_e0 && re <= a4_e0 && ce <= a4_e1 && a4_pairs;",
+                         "if constexpr (kiln_in) {\n            unsigned short* const p = a4 + r * a4_s0 + c;"},
                         "1 load(s) fused into the epilogue");
 }
 
 TEST(CudaGemmEpilogue, ResidualTileAndScalarParameter) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::residual_scale, false, {"r < a3_e0 && c < a3_e1", "x0 * a6"}, "1 load(s) fused into the epilogue");
+    expect_wgmma_kernel(Epilogue::residual_scale, false, {"(kiln_in || (r < a3_e0 && c < a3_e1))", "re <= a3_e0 && ce <= a3_e1", "x0 * a6"}, "1 load(s) fused into the epilogue");
 }
 
 TEST(CudaGemmEpilogue, PerRowScaleIsReadOncePerRow) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::row_scale, false, {"r < a2_e0 ? kc::b2f(a2[r * a2_s0])"}, "1 load(s) fused into the epilogue");
+    expect_wgmma_kernel(Epilogue::row_scale, false, {"(kiln_in || (r < a2_e0)) ? kc::b2f(a2[r * a2_s0])", "&& re <= a2_e0 &&"}, "1 load(s) fused into the epilogue");
 }
 
 TEST(CudaGemmEpilogue, PreAndPostActivationStoreToTwoOutputs) {

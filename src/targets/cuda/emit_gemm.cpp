@@ -84,11 +84,24 @@ public:
     }
     // The column values' struct, the column functor's and the body's text (write() first).
     std::string column_struct() const { return "    struct KilnColumns { " + fields_ + "};\n"; }
-    std::string columns() const {
+    // The column functor and the body for tiles inside the bounds (in) or not: the
+    // same text, with kiln_in a constant that drops the checks.
+    std::string columns(bool in) const {
         if (fields_.empty()) return "[&](long long) { return KilnColumns{}; }";
-        return "[&](long long c) {\n" + columns_ + "        KilnColumns v;\n        " + copies_ + "\n        return v;\n    }";
+        return "[&](long long c) {\n        [[maybe_unused]] constexpr bool kiln_in = " + std::string(in ? "true" : "false") + ";\n" + columns_ +
+               "        KilnColumns v;\n        " + copies_ + "\n        return v;\n    }";
     }
-    std::string body() const { return body_; }
+    std::string body(bool in) const {
+        return "[&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1) {\n        constexpr bool kiln_in = " +
+               std::string(in ? "true" : "false") + ";\n        if (!kiln_in && (r >= kiln_rows || c >= kiln_cols)) return;\n" + body_ + "    }";
+    }
+    // The inside functor's condition on (re, ce): rows below re and columns below ce
+    // are inside every extent the epilogue's loads and stores check.
+    std::string inside() const {
+        std::string all = "re <= kiln_rows && ce <= kiln_cols";
+        for (const auto& c : inside_) all += " && " + c;
+        return all;
+    }
     std::string scalars() const { return scalars_; }
 
 private:
@@ -139,18 +152,23 @@ private:
         std::string a = "a" + num(ir::param_index(n));
         std::string col = q ? "(c + 1)" : "c";
         std::string ok, off;
+        std::string inside;
         if (ir::access_rank(n) == 2) {
             ok = "r < " + a + "_e0 && " + col + " < " + a + "_e1";
             off = "r * " + a + "_s0 + " + col + " * " + a + "_s1";
+            inside = "re <= " + a + "_e0 && ce <= " + a + "_e1";
         } else {
-            std::string i = is_row_vector(n) ? "r" : col;  // a vector along m, or along n
+            bool along_m = is_row_vector(n);  // a vector along m, or along n
+            std::string i = along_m ? "r" : col;
             ok = i + " < " + a + "_e0";
             off = i + " * " + a + "_s0";
+            inside = (along_m ? "re <= " : "ce <= ") + a + "_e0";
         }
         Kind k = n.type.kind;
         std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q, in_columns) : literal(k, 0, 0);
         if (ir::bounds_policy(n) == bounds::assume) return from_storage(k, a + "[" + off + "]");
-        return "(" + ok + " ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
+        if (q == 0) inside_.insert(inside);
+        return "((kiln_in || (" + ok + ")) ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
     }
     bool is_row_vector(const Node& n) const {
         for (const auto& v : m_.epilogue)
@@ -161,20 +179,32 @@ private:
     // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
     // an even column where the view allows it (unit inner stride, even row stride,
     // a base aligned for the pair: uniform over the launch, so the branch never
-    // diverges), else the elements in range one by one, at any strides.
+    // diverges), else the elements in range one by one, at any strides. Inside the
+    // bounds (kiln_in: the tile is inside the view and the view takes pairs) the
+    // pair store alone, at unit inner stride. A store of cast<f16/bf16>(x) converts
+    // x (stored_registers: the same bits, one conversion instead of two).
     void store(const Node& st) {
-        const Node* v = st.operands.back();
-        Kind k = v->type.kind;
+        const Node* v = stored_registers(st.operands.back());
+        Kind k = st.operands.back()->type.kind;
         std::string a = "a" + num(ir::param_index(st));
         std::string y0 = operand(v, 0), y1 = operand(v, 1);
-        std::string pair = k == Kind::F32 ? "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");"
-                                          : "*reinterpret_cast<unsigned*>(p) = (unsigned)" + to_storage(k, y0) + " | (unsigned)" +
-                                                to_storage(k, y1) + " << 16;";
+        std::string pair = "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");";
+        if (k != Kind::F32) {
+            // f16/bf16 pairs convert in one instruction, NaNs canonicalised by the 16-bit
+            // minimum (the bits of two to_storage calls; prelude.cpp). Always here: the
+            // GEMM kernel has registers to spare (EmitOptions::nan_by_minimum is about
+            // the generic kernel's).
+            pair = "*reinterpret_cast<unsigned*>(p) = " + std::string(k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");";
+        }
         std::string pairs = a + "_pairs";
         if (paired_views_.insert(a).second)
             scalars_ += "    const bool " + pairs + " = " + a + "_s1 == 1 && ((" + a + "_s0 | (long long)(reinterpret_cast<unsigned long long>(" + a +
                     ") / sizeof(*" + a + "))) & 1) == 0;\n";
-        body_ += "        if (r < " + a + "_e0) {\n";
+        inside_.insert("re <= " + a + "_e0 && ce <= " + a + "_e1 && " + pairs);
+        body_ += "        if constexpr (kiln_in) {\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
+        body_ += "            " + pair + "\n";
+        body_ += "        } else if (r < " + a + "_e0) {\n";
         body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
         body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c * " + a + "_s1;\n";
         body_ += "            if (" + pairs + " && c + 1 < lim) " + pair + "\n";
@@ -192,6 +222,7 @@ private:
     std::unordered_map<const Node*, std::string> at_[2], column_names_[2];
     std::unordered_map<const Node*, std::string> scalar_names_;
     std::set<std::string> paired_views_;  // outputs whose "<a>_pairs" flag is declared
+    std::set<std::string> inside_;        // the inside functor's conditions (see inside())
 };
 
 }  // namespace
@@ -228,11 +259,10 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
     s += "    // is clipped to its own extents.\n";
     s += epi.column_struct();
-    s += "    auto epilogue = kg::make_epilogue(" + epi.columns() + ",\n";
-    s += "    [&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1) {\n";
-    s += "        if (r >= kiln_rows || c >= kiln_cols) return;\n";
-    s += epi.body();
-    s += "    });\n";
+    s += "    // The epilogue of tiles inside every bound the epilogue checks, then of the rest.\n";
+    s += "    auto epilogue = kg::make_epilogue(" + epi.columns(true) + ",\n    " + epi.body(true) + ",\n    " + epi.columns(false) + ",\n    " +
+         epi.body(false) + ",\n";
+    s += "    [&](long long re, long long ce) { return " + epi.inside() + "; });\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
          (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "

@@ -100,9 +100,10 @@ template <int BM, int BN, int BK, int STAGES> struct GemmShape {
 // distance between 64-column boxes, the stride byte offset that between groups
 // of 8 k rows: checked on an H200, the swapped reading gives wrong sums), or B
 // K-major (B_KMAJOR: described like A, 8 n rows of 128 bytes per 1024).
-// epi(row, col, cols, v0, v1) receives every accumulator element of each tile
+// epi(in, row, col, cols, v0, v1) receives every accumulator element of each tile
 // once, in pairs at (row, col) and (row, col + 1), absolute coordinates, col even,
-// with cols = epi.columns(col), the epilogue's values that vary only with the column.
+// with cols = epi.columns(in, col), the epilogue's values that vary only with the
+// column, and in = Flag<true> where the tile needs no bounds checks.
 // Tile `tile` of the persistent loop as (m-tile, n-tile): tiles go down groups of
 // GROUP m-tiles column by column, so the tiles in flight at once share their rows
 // of A and columns of B and find them in L2 (row by row, a wide B would stream
@@ -115,16 +116,40 @@ template <int GROUP> __device__ __forceinline__ void tile_coords(long long tile,
     tn = rest / size;
 }
 
-// An epilogue from two functors: columns(c) (what varies only with the column)
-// and body(r, c, cols, x0, x1).
-template <class Columns, class Body> struct Epilogue {
-    Columns columns;
-    Body body;
-    __device__ __forceinline__ void operator()(long long r, long long c, const decltype(columns(0ll))& cols, float x0, float x1) {
-        body(r, c, cols, x0, x1);
+// A compile-time flag the epilogue's functors take: Flag<true> where every
+// element of the tile lies inside every bound the epilogue checks (the output's
+// rows and columns, each load's and each store's extents, pair-aligned outputs),
+// so its loads and stores are emitted without their checks. A tile at the edge
+// of a ragged problem gets Flag<false> and the checks.
+template <bool B> struct Flag {
+    static constexpr bool value = B;
+};
+
+// An epilogue from five functors: for tiles inside the bounds (Flag<true>) and
+// for the rest, columns(c) (what varies only with the column) and body(r, c,
+// cols, x0, x1); and inside(r_end, c_end): whether rows below r_end and columns
+// below c_end need no check. (Two lambdas each, not one generic lambda: NVRTC
+// compiles generic lambdas as host code.)
+template <class ColumnsIn, class BodyIn, class ColumnsOut, class BodyOut, class Inside> struct Epilogue {
+    ColumnsIn columns_in;
+    BodyIn body_in;
+    ColumnsOut columns_out;
+    BodyOut body_out;
+    Inside inside;
+    using Cols = decltype(columns_out(0ll));
+    __device__ __forceinline__ Cols columns(Flag<true>, long long c) { return columns_in(c); }
+    __device__ __forceinline__ Cols columns(Flag<false>, long long c) { return columns_out(c); }
+    __device__ __forceinline__ void operator()(Flag<true>, long long r, long long c, const Cols& cols, float x0, float x1) {
+        body_in(r, c, cols, x0, x1);
+    }
+    __device__ __forceinline__ void operator()(Flag<false>, long long r, long long c, const Cols& cols, float x0, float x1) {
+        body_out(r, c, cols, x0, x1);
     }
 };
-template <class Columns, class Body> __device__ __forceinline__ Epilogue<Columns, Body> make_epilogue(Columns c, Body b) { return {c, b}; }
+template <class CI, class BI, class CO, class BO, class Inside>
+__device__ __forceinline__ Epilogue<CI, BI, CO, BO, Inside> make_epilogue(CI ci, BI bi, CO co, BO bo, Inside i) {
+    return {ci, bi, co, bo, i};
+}
 
 // Split-K (chosen on the host, gemm_schedule.h): when a problem has too few
 // tiles to fill the machine (a decode GEMM of 16 rows has 16 tiles for 132
@@ -219,10 +244,35 @@ __device__ __forceinline__ void split_k_finish(const SplitK& sk, long long tile,
             if (item >= items) break;
             const int lane = item % 32, i = item / 32 % chunks, piece = item / (32 * chunks);
             const long long r = m0 + piece * 16 + lane / 4, c = n0 + 8 * i + 2 * (lane % 4);
-            const auto cols = epi.columns(c);
-            epi(r, c, cols, acc[g].x, acc[g].y);
-            epi(r + 8, c, cols, acc[g].z, acc[g].w);
+            const auto cols = epi.columns(Flag<false>{}, c);
+            epi(Flag<false>{}, r, c, cols, acc[g].x, acc[g].y);
+            epi(Flag<false>{}, r + 8, c, cols, acc[g].z, acc[g].w);
         }
+    }
+}
+
+// A consumer thread's share of a finished tile through the epilogue.
+// Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
+// r0 + 8h, column c0 + 8j + q (r0 = 16*warp + lane/4, c0 = 2*(lane%4) within the
+// warpgroup's 64 rows). The epilogue computes what depends only on the column (a
+// bias, a per-column scale) once for the two rows of a thread's column pair, in
+// chunks of 8 column pairs whose column values are all computed before any of
+// their stores: a column value may be a load (a bias), and the compiler cannot
+// move a load above a store to a pointer that might alias it, so one pair at a
+// time would wait out a load's latency per pair. (The program reads its epilogue
+// operands before it stores the tile, so reading them first is its order.)
+template <int BN, class Epi, bool IN>
+__device__ __forceinline__ void store_tile(Epi& epi, const float (&d)[BN / 2], long long r0, long long c0, Flag<IN> in) {
+    constexpr int kChunk = BN / 8 < 8 ? BN / 8 : 8;
+#pragma unroll
+    for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
+        typename Epi::Cols cols[kChunk];
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j) cols[j] = epi.columns(in, c0 + 8 * (j0 + j));
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) epi(in, r0 + 8 * h, c0 + 8 * (j0 + j), cols[j], d[4 * (j0 + j) + 2 * h], d[4 * (j0 + j) + 2 * h + 1]);
     }
 }
 
@@ -335,29 +385,9 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                 continue;
             }
         }
-        // Accumulator layout of wgmma m64nN (f32): register 4j + h*2 + q holds row
-        // 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + q.
-        // The epilogue computes what depends only on the column (a bias, a
-        // per-column scale) once for the two rows of a thread's column pair.
-        // In chunks of 8 column pairs whose column values are all computed before
-        // any of their stores: a column value may be a load (a bias), and the
-        // compiler cannot move a load above a store to a pointer that might alias
-        // it, so one pair at a time would wait out a load's latency per pair. (The
-        // program reads its epilogue operands before it stores the tile, so
-        // reading them first is its order.)
         const long long r0 = m0 + c * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane % 4);
-        constexpr int kChunk = BN / 8 < 8 ? BN / 8 : 8;
-#pragma unroll
-        for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
-            decltype(epi.columns(0ll)) cols[kChunk];
-#pragma unroll
-            for (int j = 0; j < kChunk; ++j) cols[j] = epi.columns(c0 + 8 * (j0 + j));
-#pragma unroll
-            for (int j = 0; j < kChunk; ++j)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    epi(r0 + 8 * h, c0 + 8 * (j0 + j), cols[j], d[4 * (j0 + j) + 2 * h], d[4 * (j0 + j) + 2 * h + 1]);
-        }
+        if (epi.inside(m0 + BM, n0 + BN)) store_tile<BN>(epi, d, r0, c0, Flag<true>{});
+        else store_tile<BN>(epi, d, r0, c0, Flag<false>{});
     }
 }
 

@@ -36,6 +36,17 @@ std::string to_storage(Kind k, const std::string& x) {
     }
 }
 
+// The value whose registers a store converts to storage. A store of cast<f16 or
+// bf16>(x), x held in float (f32, f16, bf16), converts x itself: rounding x to the
+// narrow kind and converting the (representable) result gives the bits of one
+// rounding, so one conversion instruction replaces three. Same dims, same layout.
+const Node* stored_registers(const Node* value) {
+    Kind k = value->type.kind;
+    if (value->op != OpCode::cast || (k != Kind::F16 && k != Kind::BF16)) return value;
+    Kind from = value->operands[0]->type.kind;
+    return from == Kind::F32 || from == Kind::F16 || from == Kind::BF16 ? value->operands[0] : value;
+}
+
 namespace {
 
 using view_access::checked;
@@ -331,17 +342,6 @@ void load(Emitter& E, const Node& n) {
     }
     if (batched) E.close();
     note_runs(E, n, "");
-}
-
-// The value whose registers a store converts to storage. A store of cast<f16 or
-// bf16>(x), x held in float (f32, f16, bf16), converts x itself: rounding x to the
-// narrow kind and converting the (representable) result gives the bits of one
-// rounding, so one conversion instruction replaces three. Same dims, same layout.
-const Node* stored_registers(const Node* value) {
-    Kind k = value->type.kind;
-    if (value->op != OpCode::cast || (k != Kind::F16 && k != Kind::BF16)) return value;
-    Kind from = value->operands[0]->type.kind;
-    return from == Kind::F32 || from == Kind::F16 || from == Kind::BF16 ? value->operands[0] : value;
 }
 
 void store(Emitter& E, const Node& n) {

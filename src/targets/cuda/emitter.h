@@ -197,6 +197,8 @@ std::string cast_expr(Kind from, Kind to, const std::string& x);
 // A value of kind k between its storage type in device memory and its register type.
 std::string from_storage(Kind k, const std::string& x);
 std::string to_storage(Kind k, const std::string& x);
+// The value whose registers a store of `value` converts (emit_memory.cpp): x for cast<f16/bf16>(x) of a float.
+const Node* stored_registers(const Node* value);
 // One rounding to kind k of a result computed in float (f16/bf16/f32) or double.
 std::string round_float(Kind k, const std::string& x);
 std::string round_double(Kind k, const std::string& x);

@@ -345,8 +345,13 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
             // minimum (emit.h: nan_by_minimum); then each thread holds a smaller share of the
             // rows (more threads per instance, up to 8 times as many); then ask for
             // half the resident threads (twice the registers) until it fits or none is asked.
+            // A module with a GEMM or attention kernel launches that kernel; its generic
+            // kernel is the fallback for launches the specialised one refuses, and is
+            // not compiled again for its spills (each recompile is a second NVRTC run of
+            // the whole module, 0.5-1 s, for a kernel that rarely runs).
             const Resources& r = fresh->resources;
-            const bool spills = r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
+            const bool specialised = !fresh->kernel.gemm.entry.empty() || !fresh->kernel.attention.entry.empty();
+            const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             if (spills && eo.misaligned_rows) {

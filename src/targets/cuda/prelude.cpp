@@ -62,15 +62,18 @@ __device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn
 __device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }
 
 // ---- maximum / minimum: NaN propagates; max(-0, +0) = +0, min(-0, +0) = -0
+// Selects, not branches (an epilogue's relu was a branch per element): equal
+// operands differ at most in the sign of a zero, and the AND (max) or OR (min) of
+// their bits is the +0 (-0) the rule asks for, or the operand itself.
 __device__ __forceinline__ float kmax(float a, float b) {
-    if (a != a || b != b) return a + b;
-    if (a == b) return (__float_as_uint(a) >> 31) ? b : a;
-    return a > b ? a : b;
+    const float equal = __uint_as_float(__float_as_uint(a) & __float_as_uint(b));
+    const float r = a > b ? a : (a < b ? b : equal);
+    return a != a || b != b ? a + b : r;
 }
 __device__ __forceinline__ float kmin(float a, float b) {
-    if (a != a || b != b) return a + b;
-    if (a == b) return (__float_as_uint(a) >> 31) ? a : b;
-    return a < b ? a : b;
+    const float equal = __uint_as_float(__float_as_uint(a) | __float_as_uint(b));
+    const float r = a < b ? a : (a > b ? b : equal);
+    return a != a || b != b ? a + b : r;
 }
 // Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
 // unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
