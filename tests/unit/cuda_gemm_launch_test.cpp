@@ -457,6 +457,23 @@ TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFewAndTheKRangeIsNotSplit) {
     EXPECT_EQ(cu::launch_tile(256, 8192, 8192, 128, 256, 64, 132), (T{128, 256})) << "split: kept whole width";
 }
 
+// A large problem written with narrow tiles runs on 128x256 ones (fewer operand
+// bytes from shared memory per product, fewer fills and epilogues); one whose wide
+// tiles would leave the device idle keeps its own.
+TEST(CudaGemmSchedule, NarrowTilesWidenWhereTheProblemFillsTheDevice) {
+    using T = cu::GemmTile;
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 128, 128, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 64, 64, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 64, 256, 64, 132), (T{128, 256})) << "one consumer warpgroup";
+    EXPECT_EQ(cu::launch_tile(8192, 8192, 8192, 128, 128, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 128, 192, 64, 132), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(128, 14336, 4096, 128, 128, 64, 132), (T{128, 128})) << "56 wide tiles for 132 multiprocessors";
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 128, 128, 128, 132), (T{128, 128})) << "128-deep steps: two stages would fit";
+    ::setenv("KILN_GEMM_RETILE", "0", 1);
+    EXPECT_EQ(cu::launch_tile(4096, 4096, 4096, 128, 128, 64, 132), (T{128, 128}));
+    ::unsetenv("KILN_GEMM_RETILE");
+}
+
 // An output of at most 64 rows runs on 64-row tiles (a 128-row tile would multiply
 // zeros in more than half its rows), at a width the model picks; 65 rows do not.
 TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {

@@ -100,10 +100,18 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
         }
         return {64, narrowest};
     }
-    if (usable(bn / 2) && schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors).splits == 1 &&
-        cost({bm, bn / 2}) < cost(program) * kRequiredGain)
-        return {bm, bn / 2};
-    return program;
+    // The widest tile the kernel takes, where it beats the program's by 10%: a
+    // narrower tile reads more operand bytes from shared memory per product and
+    // pays its fill and epilogue more often (the autotuner chose 128x256 for
+    // 4096^3 written with 128x128 tiles, 1.10x as fast, bench/results/
+    // gpu-20261203-s10). Only at 64-deep k steps: 128x256x128 stages leave room
+    // for two in shared memory.
+    GemmTile start = program;
+    if (const GemmTile wide{128, 256}; bk == 64 && !(program == wide) && cost(wide) < cost(program) * kRequiredGain) start = wide;
+    if (usable(start.bn / 2) && schedule_gemm(rows, cols, depth, start.bm, start.bn, bk, multiprocessors).splits == 1 &&
+        cost({start.bm, start.bn / 2}) < cost(start) * kRequiredGain)
+        return {start.bm, start.bn / 2};
+    return start;
 }
 
 std::string GemmSchedule::describe() const {

@@ -52,9 +52,13 @@ struct GemmTile {
 //   unsplit, else the narrowest. Fitted to the autotuner's times on ten shapes
 //   (bench/results/gpu-20261203-s11); against a 128x256 tile, decode 16 x 4096 x 4096
 //   1.27x, 64 x 8192 x 8192 1.24x, 1 x 4096 x 4096 1.54x as fast;
-// - else half the width (bn / 2, a multiple of 64) where that beats the program's
-//   tile by 10% in modelled time (schedule_gemm's, in k steps of its own tile,
-//   weighted by the cost of its k step), unless the full width's
+// - else 128x256 (the widest tile the kernel takes) where, at 64-deep k steps,
+//   it beats the program's tile by 10% in modelled time (schedule_gemm's, in k
+//   steps of its own tile, weighted by the cost of its k step): a 4096^3 GEMM
+//   written with 128x128 tiles (the tuner found 128x256 1.10x as fast), or with
+//   64x64 ones;
+// - and then half of that width (a multiple of 64) where that beats it by 10% in
+//   modelled time, unless the full width's
 //   schedule splits the k range: measured on an H200, 128 x 14336 x 4096
 //   (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while split shapes on 128-row
 //   tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
