@@ -12,6 +12,7 @@
 
 #include "cuda_test_util.h"
 #include "examples/typed_gemm.h"
+#include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 using namespace kiln;
@@ -143,6 +144,36 @@ TEST(CudaGemmDevice, ViewsTmaCannotReadInPlaceAreStaged) {
     // Padded rows (row stride > extent), aligned: TMA reads these in place.
     check<bf16, bf16>(k, 130, 136, 72, 1.0f, 0.0f, 8e-3, 80, 144, 0);
     EXPECT_EQ(lookups(), before + 6);
+}
+
+// Operands whose rows straddle 128-byte lines (TMA reads them in place, at more
+// L2 traffic) are packed by the module's kernel where that pays (gemm_staging.h);
+// KILN_GEMM_PACK=2 packs them at any size, 0 never. Row strides of 2000 and 528
+// bytes (16-byte multiples, not 128-byte ones), ragged shapes; then element-aligned
+// rows (the packing kernel's element path), which are always staged.
+TEST(CudaGemmDevice, RowsAcrossLinesArePackedWhereItPays) {
+    REQUIRE_DEVICE();
+    auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    auto packed = [] { return cu::staging_counts().packed; };
+    const auto start = packed();
+    check<bf16, bf16>(k, 200, 264, 1000, 1.0f, 0.0f, 8e-3);
+    EXPECT_EQ(packed(), start) << "a GEMM of 0.1 GFLOP does not pay for copying its operands";
+    ::setenv("KILN_GEMM_PACK", "2", 1);
+    check<bf16, bf16>(k, 200, 264, 1000, 1.0f, 0.0f, 8e-3);
+    EXPECT_EQ(packed(), start + 2);
+    check<bf16, f32>(scaled_gemm<bf16, f32>(64, 128, 64, 0.5f), 37, 1000, 520, 2.0f, 0.5f, 1e-5, 520, 1000);
+    EXPECT_EQ(packed(), start + 4);
+    ::setenv("KILN_GEMM_PACK", "0", 1);
+    check<bf16, bf16>(k, 200, 264, 1000, 1.0f, 0.0f, 8e-3);
+    EXPECT_EQ(packed(), start + 4);
+    ::unsetenv("KILN_GEMM_PACK");
+    // Rows 2 bytes past 16-byte boundaries and strides of 90 and 140 bytes.
+    check<bf16, bf16>(k, 130, 70, 45, 1.0f, 0.0f, 8e-3, 45, 70, 1);
+    EXPECT_EQ(packed(), start + 6);
+    // Large enough to pay (the copy of B pays from about 1900 rows of A, and A's
+    // from about 1900 columns of B, whatever K): rows of 208 and 3856 bytes.
+    check<bf16, bf16>(k, 1900, 1928, 104, 1.0f, 0.0f, 8e-3);
+    EXPECT_EQ(packed(), start + 8);
 }
 
 TEST(CudaGemmDevice, RepeatedLaunchesReuseTensorMapsAndNeverAStaleOne) {

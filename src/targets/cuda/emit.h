@@ -116,7 +116,11 @@ struct GemmKernel {
     Kind in = Kind::BF16;
     int epilogue_loads = 0;            // views the epilogue reads (vectors, residual tiles)
     std::string describe() const;      // the plan's line
+    // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
+    std::string pack_entry() const { return entry + "_pack"; }
 };
+// Threads of a CTA of the packing kernel.
+inline constexpr int kPackThreads = 256;
 
 // A second kernel in the same module for FlashAttention on Hopper
 // (emit_attention.h): the launcher takes it when the launch's views suit TMA.

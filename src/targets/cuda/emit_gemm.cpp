@@ -268,6 +268,10 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue);\n";
     s += "}\n";
+    // The packing kernel of operands TMA cannot read in place or whose rows straddle lines (gemm_staging.h).
+    s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.pack_entry() +
+         "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols) {\n"
+         "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols);\n}\n";
     E.count_tensor_core_op();
     return s;
 }
@@ -281,8 +285,8 @@ std::string GemmKernel::describe() const {
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
-           "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a staged copy "
-           "(any row stride), else the kernel above";
+           "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a copy packed "
+           "to whole 128-byte lines (any row stride; rows that straddle lines where the copy pays), else the kernel above";
 }
 
 }  // namespace kiln::cu

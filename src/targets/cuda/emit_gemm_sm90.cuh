@@ -391,6 +391,43 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     }
 }
 
+// Operand packing (gemm_staging.h): a rows x cols matrix of 2-byte elements copied
+// to rows of dst_stride elements (a multiple of 64: whole 128-byte lines), for TMA.
+// A CTA takes a row at a time, a thread 8 elements (16 bytes) per chunk, four
+// chunks in flight; 16-byte loads where every source row is 16-byte aligned, else
+// element loads (the sectors are shared by a warp's lanes). Whole 16-byte stores:
+// the last chunk's elements past cols are zeros, in the padding. Loads stream
+// (read once); the stores stay in L2 for the GEMM that reads them next.
+__device__ __forceinline__ void pack_rows(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride,
+                                          long long rows, long long cols) {
+    constexpr int kInFlight = 4;
+    const long long chunks = (cols + 7) / 8;
+    const bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 8 == 0;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const unsigned short* s = src + r * src_stride;
+        uint4* d = reinterpret_cast<uint4*>(dst + r * dst_stride);
+        for (long long c0 = threadIdx.x; c0 < chunks; c0 += kInFlight * blockDim.x) {
+            uint4 v[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u) {
+                const long long c = c0 + u * blockDim.x, at = c * 8;
+                if (c >= chunks) continue;
+                if (vectors && at + 8 <= cols) {
+                    v[u] = __ldcs(reinterpret_cast<const uint4*>(s + at));
+                } else {
+                    unsigned short e[8];
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) e[j] = at + j < cols ? __ldcs(s + at + j) : (unsigned short)0;
+                    v[u] = make_uint4(e[0] | (unsigned)e[1] << 16, e[2] | (unsigned)e[3] << 16, e[4] | (unsigned)e[5] << 16, e[6] | (unsigned)e[7] << 16);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                if (c0 + u * blockDim.x < chunks) d[c0 + u * blockDim.x] = v[u];
+        }
+    }
+}
+
 }  // namespace kg
 
 #endif  // __CUDACC__

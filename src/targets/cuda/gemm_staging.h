@@ -10,10 +10,13 @@
 // A staged copy's rows are padded to whole 128-byte lines: a row stride that is not
 // a multiple of the line (7000 bf16 columns: 14000 bytes) puts every 128-byte box row
 // across two lines, measured on an H200 at 434 TFLOP/s for 3000 x 5000 x 7000 as is
-// and 644 with both operands' rows padded to whole lines. Staging such operands
-// (TMA can read them in place) was measured too, and lost: 431 -> 388 TFLOP/s, the
-// pitched copy running at about 1 TB/s (bench/results/gpu-20261203-s11); a packing
-// kernel at copy bandwidth would gain (not built).
+// and 644 with both operands' rows padded to whole lines. Such operands (TMA can
+// read them in place) are packed too where the copy costs less than a quarter of
+// the product's time at full speed (packing_pays): the copy is the GEMM module's
+// own packing kernel (emit_gemm_sm90.cuh: pack_rows), not cuMemcpy2DAsync, which
+// ran at about 1 TB/s and made the same staging lose (431 -> 388 TFLOP/s,
+// bench/results/gpu-20261203-s11). KILN_GEMM_PACK (0: never pack rows TMA can
+// read, 1: where it pays, the default, 2: always; read at each launch) for A/B.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +35,9 @@ bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, co
 // that reads them) when this goes out of scope. Not copyable.
 class GemmStaging {
 public:
-    GemmStaging(const Device& d, CUstream stream) : d_(d), stream_(stream) {}
+    // `pack`: the module's packing kernel (null: pitched copies, and rows TMA can
+    // read are never staged).
+    GemmStaging(const Device& d, CUstream stream, CUfunction pack = nullptr) : d_(d), stream_(stream), pack_(pack) {}
     ~GemmStaging();
     GemmStaging(const GemmStaging&) = delete;
     GemmStaging& operator=(const GemmStaging&) = delete;
@@ -45,13 +50,24 @@ public:
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 std::int64_t* staged_stride, std::string* why);
 
+    // Whether a TMA-readable operand of `bytes` whose row stride of `stride_bytes`
+    // straddles 128-byte lines is worth packing for a GEMM of `flops` (see above).
+    bool packing_pays(std::int64_t stride_bytes, double bytes, double flops) const;
+
     CUstream stream() const { return stream_; }  // the launch's
     std::size_t count() const { return scratch_.size(); }
 
 private:
     const Device& d_;
     CUstream stream_;
+    CUfunction pack_;
     std::vector<CUdeviceptr> scratch_;
 };
+
+// Operands staged in this process: by the packing kernel, by pitched copies (tests).
+struct StagingCounts {
+    std::uint64_t packed = 0, pitched = 0;
+};
+StagingCounts staging_counts();
 
 }  // namespace kiln::cu

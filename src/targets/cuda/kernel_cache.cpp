@@ -230,6 +230,7 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     const GemmKernel& g = k.kernel.gemm;
     if (!g.entry.empty()) {
         check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
+        check(d, d.api.cuModuleGetFunction(&k.gemm_pack_function, module, g.pack_entry().c_str()), "finding kernel '" + p.name + "' (GEMM packing)");
         check(d, d.api.cuFuncSetAttribute(k.gemm_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(g.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "' (GEMM)");
     }

@@ -37,6 +37,7 @@ struct CompiledKernel {
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
+    CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
     CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
 };
 

@@ -184,15 +184,23 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
     // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
     // to what the program's k loop covers. An operand TMA cannot read in place is
-    // read from a staged copy (gemm_staging.h).
+    // read from a staged copy (gemm_staging.h), and so is one whose rows straddle
+    // 128-byte lines where packing it pays.
     TensorMapCache& maps = tensor_map_cache();
+    const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(depth);
     auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name) {
         void* base = v.data;
         std::int64_t stride = v.strides[0];
-        if (!tma_readable(v.data, v.extents, v.strides, 2)) {
+        const bool readable = tma_readable(v.data, v.extents, v.strides, 2);
+        if (!readable || staging.packing_pays(stride * 2, 2.0 * static_cast<double>(inner) * static_cast<double>(outer), flops)) {
             std::string w;
-            base = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, &stride, &w);
-            if (!base) return std::string(name) + " does not suit TMA (16-byte aligned base and row stride, unit inner stride) and " + w;
+            std::int64_t staged_stride = stride;
+            if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, &staged_stride, &w)) {
+                base = staged;
+                stride = staged_stride;
+            } else if (!readable) {
+                return std::string(name) + " does not suit TMA (16-byte aligned base and row stride, unit inner stride) and " + w;
+            }
         }
         TiledMapRequest r;
         r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
