@@ -13,6 +13,7 @@
 #include "targets/cuda/emit.h"
 #include "passes/host_scalars.h"
 #include "targets/cuda/launch_args.h"
+#include "targets/cuda/stream_workspace.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 using namespace kiln;
@@ -230,8 +231,11 @@ TEST(CudaGemmLaunch, ARefusedEncodeIsNotCachedAndTheOrdinaryKernelRuns) {
 }
 
 // 8191-style rows (201 and 263 bf16: 402 and 526 bytes, not multiples of 16):
-// A and B are copied into scratch with rows padded to whole 128-byte lines (256
-// and 320 elements), the maps describe the copies, and the scratch is freed when the launch is done.
+// A and B are copied into the stream's workspace with rows padded to whole
+// 128-byte lines (256 and 320 elements), the maps describe the copies, and the
+// workspace is kept for the next launch (stream_workspace.h), which allocates
+// nothing; a larger operand grows its buffer, the old one freed in stream order.
+// (The fake driver has no packing kernel's launch: the copies are pitched.)
 TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
     Problem pr{0x7e0000000000, 0x7e1000000000, 0x7e2000000000, 300, 263, 201};
     Compiled c = compile(pr);
@@ -263,7 +267,53 @@ TEST(CudaGemmLaunch, OperandsTmaCannotReadAreStagedIntoPaddedCopies) {
         EXPECT_EQ(mb.stride_bytes, 640u);
         EXPECT_TRUE(g_freed.empty()) << "the copies must live until the kernel is enqueued";
     }
-    EXPECT_EQ(g_freed, g_allocated);
+    EXPECT_TRUE(g_freed.empty()) << "the workspace is kept";
+    const std::vector<cu::CUdeviceptr> first = g_allocated;
+    {
+        cu::GemmStaging staging(d, nullptr);
+        ASSERT_TRUE(cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging));
+        EXPECT_EQ(g_allocated, first) << "a second launch of the same shapes allocates nothing";
+        ASSERT_EQ(g_copies.size(), 4u);
+        EXPECT_EQ(g_copies[2].dst_device, first[0]);
+        EXPECT_EQ(g_copies[3].dst_device, first[1]);
+    }
+    Problem taller = pr;
+    taller.M = 3000;
+    {
+        cu::GemmStaging staging(d, nullptr);
+        ASSERT_TRUE(cu::gemm_launch(*c.program, taller.args(), c.gemm, d, staging));
+        ASSERT_EQ(g_allocated.size(), 3u) << "A's buffer grows, B's is kept";
+        EXPECT_EQ(g_freed, std::vector<cu::CUdeviceptr>{first[0]});
+        EXPECT_EQ(g_copies[4].dst_device, g_allocated[2]);
+        EXPECT_EQ(g_copies[5].dst_device, first[1]);
+    }
+}
+
+// While the stream is captured into a CUDA graph a staged copy that does not fit
+// the stream's workspace goes to memory of the launch (the graph's allocation),
+// freed in stream order after it; the workspace does not grow.
+TEST(CudaGemmLaunch, ACapturedLaunchStagesIntoItsOwnMemory) {
+    Problem pr{0x7e0000000000, 0x7e1000000000, 0x7e2000000000, 300, 263, 201};
+    Compiled c = compile(pr);
+    static const cu::Device d = fake_device();
+    auto* stream = reinterpret_cast<cu::CUstream>(std::uintptr_t{0x5eb2});
+    g_allocated.clear(), g_freed.clear(), g_copies.clear();
+    g_capturing = 1;
+    {
+        cu::GemmStaging staging(d, stream);
+        ASSERT_TRUE(cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging));
+        EXPECT_EQ(staging.count(), 2u);
+        EXPECT_EQ(g_copies.size(), 2u);
+    }
+    g_capturing = 0;
+    EXPECT_EQ(g_freed, g_allocated) << "the launch's own copies are freed after it";
+    const std::size_t before = cu::stream_workspace_allocations();
+    {
+        cu::GemmStaging staging(d, stream);
+        ASSERT_TRUE(cu::gemm_launch(*c.program, pr.args(), c.gemm, d, staging));
+        EXPECT_EQ(staging.count(), 0u) << "outside the capture: the workspace";
+    }
+    EXPECT_EQ(cu::stream_workspace_allocations(), before + 2);
 }
 
 TEST(CudaGemmLaunch, AnOperandThatCannotBeStagedNamesWhy) {

@@ -44,7 +44,7 @@ GemmStaging::~GemmStaging() {
 }
 
 void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
-                         int elem_bytes, std::int64_t* staged_stride, std::string* why) {
+                         int elem_bytes, WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why) {
     auto no = [&](const std::string& w) -> void* {
         if (why) *why = w;
         return nullptr;
@@ -55,9 +55,12 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     if (rows <= 0 || cols <= 0) return no("it is empty");
     const std::int64_t per_row = kLineBytes / elem_bytes;
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
-    CUdeviceptr p = 0;
-    check(d_, d_.api.cuMemAllocAsync(&p, static_cast<std::size_t>(padded * rows * elem_bytes), stream_), "allocating GEMM staging memory");
-    scratch_.push_back(p);
+    const std::size_t bytes = static_cast<std::size_t>(padded * rows * elem_bytes);
+    CUdeviceptr p = stream_workspace(d_, stream_, slot, bytes, /*zero=*/false, nullptr);
+    if (!p) {
+        check(d_, d_.api.cuMemAllocAsync(&p, bytes, stream_), "allocating GEMM staging memory");
+        scratch_.push_back(p);
+    }
     *staged_stride = padded;
     if (pack_ && elem_bytes == 2) {
         // A CTA per row at a time, at most 8 resident a multiprocessor's worth.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "targets/cuda/driver.h"
+#include "targets/cuda/stream_workspace.h"
 
 namespace kiln::cu {
 
@@ -31,8 +32,9 @@ namespace kiln::cu {
 // base and row stride (elements of `elem_bytes`), extents within TMA's 32-bit coordinates.
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
 
-// Scratch copies made for one launch, released (stream-ordered, after the kernel
-// that reads them) when this goes out of scope. Not copyable.
+// The copies made for one launch: in the stream's workspace, or in memory of the
+// launch released (stream-ordered, after the kernel that reads it) when this goes
+// out of scope. Not copyable.
 class GemmStaging {
 public:
     // `pack`: the module's packing kernel (null: pitched copies, and rows TMA can
@@ -47,8 +49,10 @@ public:
     // 128-byte lines) in `staged_stride`; the copy is enqueued on the stream. Null
     // (with `why`) when the view cannot be staged (a non-unit inner stride, or a
     // driver without stream-ordered allocation).
+    // The copy goes to the stream's workspace `slot` (stream_workspace.h), or, while
+    // the stream is captured and the workspace too small, to memory of this launch.
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
-                std::int64_t* staged_stride, std::string* why);
+                WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why);
 
     // Whether a TMA-readable operand of `bytes` whose row stride of `stride_bytes`
     // straddles 128-byte lines is worth packing for a GEMM of `flops` (see above).

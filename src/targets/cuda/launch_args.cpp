@@ -188,14 +188,14 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // 128-byte lines where packing it pays.
     TensorMapCache& maps = tensor_map_cache();
     const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(depth);
-    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name) {
+    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
         void* base = v.data;
         std::int64_t stride = v.strides[0];
         const bool readable = tma_readable(v.data, v.extents, v.strides, 2);
         if (!readable || staging.packing_pays(stride * 2, 2.0 * static_cast<double>(inner) * static_cast<double>(outer), flops)) {
             std::string w;
             std::int64_t staged_stride = stride;
-            if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, &staged_stride, &w)) {
+            if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, slot, &staged_stride, &w)) {
                 base = staged;
                 stride = staged_stride;
             } else if (!readable) {
@@ -218,10 +218,10 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, L->maps[0], "A");
+    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
     if (refused.empty())
-        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B")
-                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B");
+        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B", WorkspaceSlot::staged_b)
+                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B", WorkspaceSlot::staged_b);
     if (!refused.empty()) return reject(refused);
     L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k);
     const GemmSchedule& sc = L->schedule;
