@@ -2,21 +2,25 @@
 // 16-byte aligned base and a row stride that is a multiple of 16 bytes; an 8191-wide
 // bf16 matrix (a row of 16382 bytes), or a view that starts at an odd column, has
 // neither. Rather than falling back to a kernel ten times slower, the operand's
-// covered rows are copied into a stream-ordered scratch buffer whose row stride is
-// rounded up to whole 128-byte lines (one pitched copy, at memory bandwidth: ~0.1 ms for an
-// 8191^2 bf16 matrix against ~2 ms of tensor-core work), and the kernel reads that.
-// Only operands with a unit inner stride are staged; a copy cannot transpose.
+// covered rows are copied into a buffer on the launch's stream whose row stride is
+// rounded up to whole 128-byte lines (8191^3: 4.1x cuBLAS, which has no such path,
+// on an H200), and the kernel reads that. Only operands with a unit inner stride are
+// staged; a copy cannot transpose. Without the module's packing kernel (a fake
+// driver in tests) the copy is a pitched cuMemcpy2DAsync.
 //
 // A staged copy's rows are padded to whole 128-byte lines: a row stride that is not
 // a multiple of the line (7000 bf16 columns: 14000 bytes) puts every 128-byte box row
 // across two lines, measured on an H200 at 434 TFLOP/s for 3000 x 5000 x 7000 as is
-// and 644 with both operands' rows padded to whole lines. Such operands (TMA can
+// and 644-681 with both operands' rows padded to whole lines. Such operands (TMA can
 // read them in place) are packed too where the copy costs less than a quarter of
-// the product's time at full speed (packing_pays): the copy is the GEMM module's
-// own packing kernel (emit_gemm_sm90.cuh: pack_rows), not cuMemcpy2DAsync, which
-// ran at about 1 TB/s and made the same staging lose (431 -> 388 TFLOP/s,
-// bench/results/gpu-20261203-s11). KILN_GEMM_PACK (0: never pack rows TMA can
-// read, 1: where it pays, the default, 2: always; read at each launch) for A/B.
+// the product's time at full speed (packing_pays): 433 -> 553 TFLOP/s (H200,
+// bench/results/gpu-20261203-s12). The copy is the GEMM module's own packing kernel
+// (emit_gemm_sm90.cuh: pack_rows) into the stream's workspace (stream_workspace.h);
+// a pitched cuMemcpy2DAsync into memory allocated per launch made the same staging
+// lose (431 -> 388 TFLOP/s, gpu-20261203-s11), and the packing kernel into per-launch
+// memory gained nothing (the pool maps it anew at every synchronisation).
+// KILN_GEMM_PACK (0: never pack rows TMA can read, 1: where it pays, the default,
+// 2: always; read at each launch) for A/B.
 #pragma once
 
 #include <cstdint>
