@@ -547,6 +547,32 @@ TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {
     EXPECT_EQ(cu::launch_tile(65, 4096, 4096, 128, 256, 64, 132).bm, 128);
 }
 
+// The plan says how each operand reaches TMA, as the launch decides it
+// (gemm_staging.h: operand_route): in place; packed because TMA cannot read it;
+// packed because its rows straddle lines and the copy pays; read in place because
+// it would not.
+TEST(CudaGemmSchedule, PlanSaysHowEachOperandReachesTma) {
+    auto line = [](const Problem& pr) {
+        auto args = pr.args();
+        const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+        const std::size_t at = plan.find("  GEMM operands: ");
+        return at == std::string::npos ? plan : plan.substr(at, plan.find('\n', at) - at);
+    };
+    EXPECT_EQ(line(Problem{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 4096, 4096, 4096}), "  GEMM operands: A read in place; B read in place");
+    const std::string big = line(Problem{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 3000, 5000, 7000});
+    EXPECT_TRUE(contains(big, "A packed to whole 128-byte lines first (rows of 14000 bytes straddle 128-byte lines; the copy costs about 9% of the product's time)")) << big;
+    EXPECT_TRUE(contains(big, "B packed to whole 128-byte lines first (rows of 10000 bytes straddle 128-byte lines; the copy costs about 16%")) << big;
+    const std::string small = line(Problem{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 200, 264, 1000});
+    EXPECT_TRUE(contains(small, "A read in place (rows of 2000 bytes straddle 128-byte lines; packing would cost about")) << small;
+    EXPECT_TRUE(contains(small, "% of the product's time, over 25%)")) << small;
+    const std::string odd = line(Problem{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 8191, 8191, 8191});
+    EXPECT_TRUE(contains(odd, "A packed to whole 128-byte lines first (TMA needs a 16-byte aligned base and row stride: rows of 16382 bytes)")) << odd;
+    ::setenv("KILN_GEMM_PACK", "0", 1);
+    const std::string off = line(Problem{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 3000, 5000, 7000});
+    ::unsetenv("KILN_GEMM_PACK");
+    EXPECT_TRUE(contains(off, "A read in place (rows of 14000 bytes straddle 128-byte lines; KILN_GEMM_PACK=0)")) << off;
+}
+
 // The plan shows what a launch of these shapes runs: the retiled kernel and its
 // schedule, and with KILN_GEMM_RETILE=0 (A/B) the program's tile.
 TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {

@@ -1,19 +1,18 @@
 #include "targets/cuda/gemm_staging.h"
 
-#include "targets/cuda/emit.h"
-
 #include <algorithm>
 #include <atomic>
 #include <limits>
 
 #include "support/environment.h"
+#include "targets/cuda/emit.h"
 
 namespace kiln::cu {
 
 namespace {
 constexpr std::int64_t kTmaAlignment = 16;  // bytes, of the base and of every stride
 constexpr std::int64_t kLineBytes = 128;    // a staged copy's rows are whole lines
-// The packing model (packing_pays): a copy reads and writes the operand at about
+// The packing model (operand_route): a copy reads and writes the operand at about
 // this bandwidth, and rows on whole lines save about a third of the product's time
 // at the device's dense bf16 rate (434 -> 644 TFLOP/s measured): pack where the
 // copy costs less than a quarter of that time.
@@ -21,16 +20,40 @@ constexpr double kPackBytesPerSecond = 3.0e12;
 constexpr double kProductFlopsPerSecond = 700e12;
 constexpr double kPackShare = 0.25;
 std::atomic<std::uint64_t> g_packed{0}, g_pitched{0};
+
+// The share of the product's time at full speed a copy of `bytes` costs (read and written).
+double copy_share(double bytes, double flops) { return 2 * bytes / kPackBytesPerSecond / (flops / kProductFlopsPerSecond); }
+
 }  // namespace
 
-StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load()}; }
-
-bool GemmStaging::packing_pays(std::int64_t stride_bytes, double bytes, double flops) const {
-    if (!pack_ || stride_bytes % kLineBytes == 0) return false;
+OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes,
+                           double bytes, double flops, bool can_pack) {
+    const std::int64_t row_bytes = strides.size() == 2 ? strides[0] * elem_bytes : 0;
+    const std::string rows = "rows of " + std::to_string(row_bytes) + " bytes";
+    if (!tma_readable(data, extents, strides, elem_bytes)) {
+        if (strides.size() != 2 || strides[1] != 1)
+            return {true, "not readable by TMA and not packable (inner stride " + std::to_string(strides.empty() ? 0 : strides.back()) +
+                              ", not 1: a copy would have to transpose it)"};
+        const std::uintptr_t misaligned = reinterpret_cast<std::uintptr_t>(data) % kTmaAlignment;
+        return {true, "packed to whole 128-byte lines first (TMA needs a 16-byte aligned base and row stride: " + rows +
+                          (misaligned ? ", a base " + std::to_string(misaligned) + " bytes past 16" : "") + ")"};
+    }
+    if (row_bytes % kLineBytes == 0) return {false, "read in place"};
+    const double share = copy_share(bytes, flops);
+    const int percent = static_cast<int>(share * 100 + 0.5);
     const std::int64_t mode = support::env_integer("KILN_GEMM_PACK", 0, 2).value_or(1);
-    if (mode != 1) return mode == 2;
-    return 2 * bytes / kPackBytesPerSecond < kPackShare * flops / kProductFlopsPerSecond;
+    const std::string straddle = rows + " straddle 128-byte lines";
+    if (can_pack && (mode == 2 || (mode == 1 && share < kPackShare)))
+        return {true, "packed to whole 128-byte lines first (" + straddle + "; the copy costs about " + std::to_string(percent) +
+                          "% of the product's time" + (mode == 2 ? ", KILN_GEMM_PACK=2)" : ")")};
+    std::string because = mode == 0  ? "KILN_GEMM_PACK=0"
+                          : !can_pack ? "no packing kernel"
+                                      : "packing would cost about " + std::to_string(percent) + "% of the product's time, over " +
+                                            std::to_string(static_cast<int>(kPackShare * 100)) + "%";
+    return {false, "read in place (" + straddle + "; " + because + ")"};
 }
+
+StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load()}; }
 
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit

@@ -13,7 +13,7 @@
 // across two lines, measured on an H200 at 434 TFLOP/s for 3000 x 5000 x 7000 as is
 // and 644-681 with both operands' rows padded to whole lines. Such operands (TMA can
 // read them in place) are packed too where the copy costs less than a quarter of
-// the product's time at full speed (packing_pays): 433 -> 553 TFLOP/s (H200,
+// the product's time at full speed (operand_route): 433 -> 553 TFLOP/s (H200,
 // bench/results/gpu-20261203-s12). The copy is the GEMM module's own packing kernel
 // (emit_gemm_sm90.cuh: pack_rows) into the stream's workspace (stream_workspace.h);
 // a pitched cuMemcpy2DAsync into memory allocated per launch made the same staging
@@ -35,6 +35,17 @@ namespace kiln::cu {
 // Whether TMA can read a rank-2 view in place: unit inner stride, 16-byte aligned
 // base and row stride (elements of `elem_bytes`), extents within TMA's 32-bit coordinates.
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
+
+// How a GEMM operand reaches TMA: read in place, or packed to whole lines first
+// (`why`, for kiln plan: what about the view decided it). `bytes`: what the launch
+// reads of it; `flops`: the product's; `can_pack`: the module has its packing
+// kernel. The launch and the plan decide alike.
+struct OperandRoute {
+    bool pack = false;
+    std::string why;
+};
+OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes,
+                           double bytes, double flops, bool can_pack);
 
 // The copies made for one launch: in the stream's workspace, or in memory of the
 // launch released (stream-ordered, after the kernel that reads it) when this goes
@@ -58,9 +69,7 @@ public:
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why);
 
-    // Whether a TMA-readable operand of `bytes` whose row stride of `stride_bytes`
-    // straddles 128-byte lines is worth packing for a GEMM of `flops` (see above).
-    bool packing_pays(std::int64_t stride_bytes, double bytes, double flops) const;
+    bool can_pack() const { return pack_ != nullptr; }
 
     CUstream stream() const { return stream_; }  // the launch's
     std::size_t count() const { return scratch_.size(); }

@@ -192,7 +192,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         void* base = v.data;
         std::int64_t stride = v.strides[0];
         const bool readable = tma_readable(v.data, v.extents, v.strides, 2);
-        if (!readable || staging.packing_pays(stride * 2, 2.0 * static_cast<double>(inner) * static_cast<double>(outer), flops)) {
+        if (operand_route(v.data, v.extents, v.strides, 2, 2.0 * static_cast<double>(inner) * static_cast<double>(outer), flops, staging.can_pack()).pack) {
             std::string w;
             std::int64_t staged_stride = stride;
             if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, slot, &staged_stride, &w)) {
