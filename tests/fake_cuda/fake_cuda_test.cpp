@@ -343,6 +343,56 @@ TEST_F(FakeCuda, AFreshProcessLaunchesThroughTheProgramIndex) {
     std::filesystem::remove_all(dir);
 }
 
+// A GEMM written with 128x256 tiles launched on a decode shape (16 rows) runs the
+// kernel at a 64-row tile (gemm_schedule.h: launch_tile). In a fresh process the
+// first launch compiles only that kernel (one NVRTC run: kernel_for_launch decides
+// before compiling); a second fresh process finds it through the program index
+// (alias_kernel recorded it under the launch's options) and compiles nothing.
+TEST_F(FakeCuda, ChildGemmLaunch) {
+    if (!std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP() << "runs as the child of FakeCuda.AFreshProcessFindsARetiledGemmThroughTheIndex";
+    auto k = kernel("fake_decode_gemm", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 256));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 256), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+    Tensor<bf16> a({16, 1024}), b({1024, 1024}), c({16, 1024});
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    const std::size_t before = cu::nvrtc_compiles();
+    k.launch(cuda(), std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    std::printf("REPORT grid=%u block=%u hits=%ld values=0\n", counts().last_grid, counts().last_block, static_cast<long>(cu::index_stats().hits));
+    std::printf("COMPILES %zu\n", cu::nvrtc_compiles() - before);
+    std::printf("MISSES %ld\n", static_cast<long>(cu::index_stats().misses));
+}
+
+TEST_F(FakeCuda, AFreshProcessFindsARetiledGemmThroughTheIndex) {
+    if (std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP();
+    char dir[] = "/tmp/kiln-fake-gemm-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    auto number = [](const ChildReport& r, const std::string& what) {
+        const auto at = r.output.find(what + " ");
+        return at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + what.size() + 1);
+    };
+    auto compiles = [&](const ChildReport& r) { return number(r, "COMPILES"); };
+    const ChildReport first = launch_in_child(dir, "ChildGemmLaunch");
+    const ChildReport second = launch_in_child(dir, "ChildGemmLaunch");
+    EXPECT_EQ(first.block, 256u) << "one consumer warpgroup and the producer: the 64-row tile\n" << first.output;
+    EXPECT_EQ(compiles(first), 1) << first.output;
+    EXPECT_EQ(second.block, 256u) << second.output;
+    EXPECT_EQ(compiles(second), 0) << second.output;
+    EXPECT_GE(second.hits, 1) << second.output;
+    EXPECT_EQ(number(second, "MISSES"), 0) << "the launch's own options were not found in the index: it emitted to choose\n" << second.output;
+    std::filesystem::remove_all(dir);
+}
+
 // A cache filled where NVRTC is, copied to a machine without it (KILN_NVRTC=off
 // stands for one): the kernels it holds launch; one it lacks says why it cannot.
 TEST_F(FakeCuda, ChildLaunchWithoutNvrtc) {

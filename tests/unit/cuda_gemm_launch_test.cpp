@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 #include "cuda_test_util.h"
 #include "targets/cuda/emit.h"
 #include "passes/host_scalars.h"
 #include "targets/cuda/launch_args.h"
+#include "targets/cuda/nvrtc.h"
 #include "targets/cuda/stream_workspace.h"
 #include "targets/cuda/tensor_map_cache.h"
 
@@ -545,6 +547,39 @@ TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {
             EXPECT_EQ(cu::launch_tile(rows, n, k, 64, 256, 64, 132), t) << rows << "x" << n << "x" << k;
         }
     EXPECT_EQ(cu::launch_tile(65, 4096, 4096, 128, 256, 64, 132).bm, 128);
+}
+
+// A launch whose tile differs from the program's decides before compiling
+// (cuda_target.cpp: kernel_for_launch, kernel_cache.h: probe_kernel) and compiles
+// only the kernel it runs: one NVRTC run, not the program's tile first. The
+// kernel's epilogue adds a constant unique to this run, so no cache holds it.
+TEST(CudaGemmSchedule, ARetiledLaunchCompilesOnlyTheKernelItRuns) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    const float unique = static_cast<float>(std::random_device{}() % 100000) + 0.5f;
+    auto k = kernel("retiled_once", [unique](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 256));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 256), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc + unique));
+        }
+    });
+    Problem decode{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 16, 4096, 4096};
+    const std::size_t before = cu::nvrtc_compiles();
+    const std::string plan = cuda_text(k, decode.args(), Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "tile 64x128x64 (program's 128x256x64)")) << plan;
+    EXPECT_EQ(cu::nvrtc_compiles() - before, 1u) << "the program's 128x256 kernel was compiled too";
+    // The program's own tile, for a problem that keeps it: one compile more.
+    Problem square{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 4096, 4096, 4096};
+    const std::string own = cuda_text(k, square.args(), Precision::standard, What::plan);
+    EXPECT_TRUE(contains(own, "tile 128x256x64 (program's 128x256x64)")) << own;
+    EXPECT_EQ(cu::nvrtc_compiles() - before, 2u);
 }
 
 // The plan says how each operand reaches TMA, as the launch decides it

@@ -31,19 +31,28 @@ constexpr int kOfflineMultiprocessors = 132;
 // idle or whose output has at most 64 rows, its variant at the tile the schedule
 // model picks (emit.h: gemm_bm, gemm_bn), with split-K's code where the schedule
 // splits there (gemm_split_k), `o` updated to match.
+// The choice is made before anything is compiled: from the kernel this process or
+// the program index already has, else from the emitter's description alone
+// (probe_kernel), so that a cold launch compiles only the kernel it runs; the
+// variant is then also recorded as the kernel of the launch's options
+// (alias_kernel), which a later launch finds without emitting.
 std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
                                                             const cu::Device* d, bool need_text, Loc loc = {}) {
-    auto k = cu::compiled_kernel(p, o, d, need_text, loc);
-    if (k->kernel.gemm.entry.empty()) return k;
-    const cu::GemmKernel& g = k->kernel.gemm;
-    if (const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
-        c.tile.bm != g.bm || c.tile.bn != g.bn || c.split_k != g.split_k) {
-        o.gemm_bm = c.tile.bm;
-        o.gemm_bn = c.tile.bn;
-        o.gemm_split_k = c.split_k;
-        k = cu::compiled_kernel(p, o, d, need_text, loc);
+    auto k = cu::probe_kernel(p, o, d, need_text, loc);
+    if (!k->kernel.gemm.entry.empty()) {
+        const cu::GemmKernel& g = k->kernel.gemm;
+        if (const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
+            c.tile.bm != g.bm || c.tile.bn != g.bn || c.split_k != g.split_k) {
+            const cu::EmitOptions asked = o;
+            o.gemm_bm = c.tile.bm;
+            o.gemm_bn = c.tile.bn;
+            o.gemm_split_k = c.split_k;
+            auto variant = cu::compiled_kernel(p, o, d, need_text, loc);
+            if (!k->compiled) cu::alias_kernel(p, asked, d, variant);
+            return variant;
+        }
     }
-    return k;
+    return k->compiled ? k : cu::compiled_kernel(p, o, d, need_text, loc);
 }
 
 // After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at

@@ -26,8 +26,9 @@ constexpr std::int64_t kSharedLimit = 227 * 1024;
 // when it asks for one (EmitOptions::gemm_bm, gemm_bn). Stages: as many as fit.
 void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
     bool direct = (m.bm == 64 || m.bm == 128) && m.bn % 64 == 0 && m.bn <= 256 && (m.bk == 64 || m.bk == 128);
-    g.bm = direct ? static_cast<int>(m.bm) : 128;
-    g.bn = direct ? static_cast<int>(m.bn) : 128;
+    const GemmTile own = own_tile(m.bm, m.bn, m.bk);
+    g.bm = own.bm;
+    g.bn = own.bn;
     if ((o.gemm_bm == 64 || o.gemm_bm == 128) && o.gemm_bn % 64 == 0 && o.gemm_bn >= 64 && o.gemm_bn <= 256) {
         g.bm = o.gemm_bm;
         g.bn = o.gemm_bn;
@@ -46,6 +47,11 @@ std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
 }
 
 }  // namespace
+
+GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    const bool direct = (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (bk == 64 || bk == 128);
+    return direct ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
+}
 
 namespace {
 

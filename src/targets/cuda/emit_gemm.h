@@ -14,6 +14,7 @@
 
 #include "passes/gemm_match.h"
 #include "targets/cuda/emit.h"
+#include "targets/cuda/gemm_schedule.h"
 
 namespace kiln::cu {
 
@@ -24,5 +25,12 @@ using passes::GemmMatch;
 // Appends the GEMM kernel to the translation unit's text and describes it in k.gemm.
 // Call only for a match; the emitter supplies the scalar-op helpers.
 std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& entry, GemmKernel& info);
+
+// The kernel's tile for a program's bm x bn x bk tile when no launch asks for
+// another (EmitOptions::gemm_bm, gemm_bn): the program's where wgmma and TMA take it
+// directly (bm 64 or 128, bn a multiple of 64 up to 256, bk 64 or 128), else
+// 128x128. A launch chooses its tile from this one (launch_args.h), whichever
+// variant of the kernel it holds.
+GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk);
 
 }  // namespace kiln::cu

@@ -270,7 +270,12 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             "--ptxas-options=-v"};
 }
 
-std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
+namespace {
+
+// compiled_kernel, or with `probe` (probe_kernel) the emitter's output alone where
+// the kernel would have to be compiled.
+std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch,
+                                                      bool probe) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
     Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
@@ -326,6 +331,10 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
+        if (probe && l.by_key.find({fresh->key, device}) == l.by_key.end()) {
+            fresh->compiled = false;  // not loaded, not remembered: the caller compiles what it decides on
+            return fresh;
+        }
         if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->function)) {
             if (same->second->has_text) {
                 k = same->second;
@@ -401,6 +410,40 @@ std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, cons
     }
     remember(l, at, p, owner, variant, k);
     return k;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
+    return find_or_compile(p, o, dev, need_text, launch, /*probe=*/false);
+}
+
+std::shared_ptr<const CompiledKernel> probe_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch) {
+    return find_or_compile(p, o, dev, need_text, launch, /*probe=*/true);
+}
+
+void alias_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, const std::shared_ptr<const CompiledKernel>& k) {
+    const std::string& arch = dev ? dev->arch_name : kOfflineArch;
+    const int device = dev ? dev->ordinal : -1;
+    const Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
+    Loaded& l = loaded();
+    {
+        std::lock_guard<std::mutex> guard(l.mutex);
+        auto at = l.by_program.find(&p);
+        if (at != l.by_program.end() && at->second.program.lock().get() != &p) {
+            l.by_program.erase(at);
+            at = l.by_program.end();
+        }
+        remember(l, at, p, p.weak_from_this(), variant, k);
+    }
+    if (!dev || targets::dump_dir_set()) return;  // recorded where compiled_kernel records (a launch on a device)
+    EmitOptions eo = o;
+    eo.sm = dev->cc_major * 10 + dev->cc_minor;
+    auto disk = cache::DiskCache::open_or_warn();
+    const IndexRecord record{k->key, launch_shape(k->kernel)};
+    const std::string& nvrtc = nvrtc_identity();
+    if (!nvrtc.empty()) add_to_index(disk ? &*disk : nullptr, index_key(p, eo, arch, dev->max_shared_bytes, nvrtc), record);
+    add_to_index(disk ? &*disk : nullptr, index_key(p, eo, arch, dev->max_shared_bytes, kAnyNvrtc), record);
 }
 
 }  // namespace kiln::cu

@@ -35,6 +35,7 @@ struct CompiledKernel {
     // "fitted to the registers" line): empty when the first compile fit.
     std::vector<std::string> spill_feedback;
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
+    bool compiled = true;              // false: probe_kernel's emitted kernel, not compiled (no cubin, never loaded)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
     CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
@@ -46,6 +47,19 @@ struct CompiledKernel {
 // the emitter's text; `need_text` (plan, source) asks for a kernel that has it.
 std::shared_ptr<const CompiledKernel> compiled_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false,
                                                       Loc launch = {});
+
+// What a launch learns of `p`'s kernel under `o` before deciding what to compile
+// (cuda_target.cpp: a GEMM's launch tile): the kernel when this process or the
+// program index has it, else the emitter's output alone (`compiled` false; NVRTC
+// not run, nothing loaded or remembered). A GEMM launched at another tile than the
+// program's thus compiles only the kernel it runs.
+std::shared_ptr<const CompiledKernel> probe_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text = false,
+                                                   Loc launch = {});
+
+// Makes `k` (compiled under other options: a GEMM variant) the kernel found for `p`
+// under `o`, in this process and, for a device, in the program index: a later launch
+// under `o` finds it without emitting (and chooses again from the same program tile).
+void alias_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, const std::shared_ptr<const CompiledKernel>& k);
 
 // The kernel's PTX: NVRTC's output when compiled in this process, else its cache
 // entry's (a launch reads only the cubin and ptxas's log). Empty when the entry has

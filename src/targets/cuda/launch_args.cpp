@@ -1,5 +1,7 @@
 #include "targets/cuda/launch_args.h"
 
+#include "targets/cuda/emit_gemm.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -164,7 +166,10 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
     if (!problem) return {{g.bm, g.bn}, g.split_k};
-    const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, g.bm, g.bn, g.bk, multiprocessors);
+    // From the program's own kernel tile, not g's (g may be a variant compiled for
+    // another launch): every variant of the kernel chooses alike.
+    const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
+    const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors);
     return {t, schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1};
 }
 

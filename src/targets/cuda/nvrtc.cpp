@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string_view>
 
@@ -143,7 +144,14 @@ const std::string& nvrtc_identity(std::string* why) {
     return identity;
 }
 
+namespace {
+std::atomic<std::size_t> g_compiles{0};
+}  // namespace
+
+std::size_t nvrtc_compiles() { return g_compiles.load(); }
+
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options) {
+    ++g_compiles;
     const Loaded& l = loaded();
     if (l.version.empty()) throw Error("cuda: cannot compile kernels: " + l.why);
     const NvrtcApi& a = l.api;

@@ -5,6 +5,7 @@
 // only from the cache (docs/design.md, "Cache": shipping a cache).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,8 @@ const std::string& nvrtc_identity(std::string* why = nullptr);
 // Compiles one translation unit. A compile error is an internal error (kiln
 // generated the source), reported with the log; a missing NVRTC is a kiln::Error.
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options);
+
+// Translation units nvrtc_compile has compiled in this process (tests count them).
+std::size_t nvrtc_compiles();
 
 }  // namespace kiln::cu
