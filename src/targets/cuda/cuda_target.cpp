@@ -27,10 +27,10 @@ namespace {
 constexpr int kOfflineMultiprocessors = 132;
 
 // The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
-// under `o`, or, for a GEMM whose full-width tiles would leave multiprocessors
-// idle or whose output has at most 64 rows, its variant at the tile the schedule
-// model picks (emit.h: gemm_bm, gemm_bn), with split-K's code where the schedule
-// splits there (gemm_split_k), `o` updated to match.
+// under `o`, or, for a GEMM launched at another tile than the program's
+// (gemm_schedule.h: launch_tile: small M, idle multiprocessors, narrow tiles on a
+// large problem), its variant at that tile (emit.h: gemm_bm, gemm_bn), with
+// split-K's code where the schedule splits there (gemm_split_k), `o` updated to match.
 // The choice is made before anything is compiled: from the kernel this process or
 // the program index already has, else from the emitter's description alone
 // (probe_kernel), so that a cold launch compiles only the kernel it runs; the

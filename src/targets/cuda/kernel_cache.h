@@ -59,6 +59,8 @@ std::shared_ptr<const CompiledKernel> probe_kernel(const ir::Program& p, const E
 // Makes `k` (compiled under other options: a GEMM variant) the kernel found for `p`
 // under `o`, in this process and, for a device, in the program index: a later launch
 // under `o` finds it without emitting (and chooses again from the same program tile).
+// compiled_kernel(p, o) then also returns it (prepare, source's PTX): every variant
+// computes the same function at any shape; only its tile differs.
 void alias_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, const std::shared_ptr<const CompiledKernel>& k);
 
 // The kernel's PTX: NVRTC's output when compiled in this process, else its cache
