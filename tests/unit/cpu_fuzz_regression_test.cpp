@@ -82,6 +82,32 @@ TEST(CpuFuzzRegression, MmaOfATileWithItselfBF16) { mma_of_a_tile_with_itself<bf
 
 }  // namespace
 
+// Seed 58008371: a sum of seven products 0.0 * ite(c, -2.3e9, x), c true, is -0.0 (each
+// product is -0.0). GCC 12 at -O2 with the kernels' -fno-trapping-math made it +0.0;
+// exact kernels now keep trapping math (emit_cpp.cpp). The load is zero-padded past
+// its one-element view, as in the fuzzer's program.
+TEST(CpuFuzzRegression, Seed58008371SumOfNegativeZeroProducts) {
+    auto kern = kernel("signed_zero_sum", [](View<const f64, 2> x, View<f64, 1> y, View<f16, 1> h) {
+        auto r = axis("r", 1), k = axis("k", 7), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            auto v = x[coord(0, 0), shape(r, k)];
+            auto chosen = ite(cast<bool>(reduce(v, k, add)), -2283959252.6454935, v);  // [r, k]
+            auto s = reduce(0.0 * chosen, k, add);                                     // [r]
+            y(coord(0), shape(one)).store(s);
+            h(coord(0), shape(one)).store(cast<f16>(s));
+        }
+    });
+    auto x = input(Kind::F64, {1, 1}, 0);
+    ref::write_float(x.arg, 0, 1.0);
+    expect_same(kern, {x, output(Kind::F64, {1}), output(Kind::F16, {1})}, {.precision = Precision::exact});
+    auto got = cpu_diff::run_on(kern, cpu(), {x, output(Kind::F64, {1}), output(Kind::F16, {1})}, {.precision = Precision::exact});
+    got[1].arg.data = got[1].bytes.data();
+    got[2].arg.data = got[2].bytes.data();
+    EXPECT_TRUE(std::signbit(ref::read_float(got[1].arg, 0))) << "by hand: -0.0 + -0.0 + ... = -0.0";
+    EXPECT_TRUE(std::signbit(ref::read_float(got[2].arg, 0)));
+}
+
 // Seed 50000436: a maximum over every dim of a 3-D tile read in place from a
 // larger (strided) view took the vector-lanes path, whose step at flat position
 // "r + l" was decomposed into coordinates without parentheses (r + l / 80 % 3):

@@ -435,6 +435,12 @@ Emitted Emitter::emit() {
     text += "// kiln cpu kernel '" + support::source_text(p_.name) + "': generated C++ (kiln/src/targets/cpu). Element offsets are " +
             (opts_.index64 ? "64" : "32") + "-bit.\n";
     text += "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n";
+    // Exact precision promises the interpreter's bits, and GCC 12 with the kernels'
+    // -fno-trapping-math (host_compiler.cpp: it lets the float selects of exp32
+    // vectorise) gave a different one: a sum of seven 0.0 * -2.3e9 products, each
+    // taken through a select, came out +0.0, not -0.0 (kiln fuzz, program 58008371).
+    // Exact kernels keep trapping math, for GCC (clang ignores the pragma).
+    if (opts_.exact) text += "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"trapping-math\")\n#endif\n";
     text += prelude();
     text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
     text += globals_.str();
