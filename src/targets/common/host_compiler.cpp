@@ -30,9 +30,11 @@ namespace {
 // fast-math; -fno-math-errno only lets sqrt be one instruction (it is correctly
 // rounded either way). Kernels are built for this machine's vector ISA. -O2, not
 // -O3: on the catalog -O3 compiled 1.5-6x slower and ran the GEMM slower (g++ 12).
-// -fno-trapping-math changes no value: it lets the compiler evaluate both sides
-// of a float select and blend them (kiln_cpu::exp32's loops vectorise only so),
-// which may raise FP exception flags that nothing reads.
+// -fno-trapping-math lets the compiler evaluate both sides of a float select and
+// blend them (kiln_cpu::exp32's loops vectorise only so), which may raise FP
+// exception flags that nothing reads; but GCC 12 also changed a value under it (the
+// sign of a zero sum, kiln fuzz seed 58008371), so exact kernels turn trapping math
+// back on in their source (cpu/emit_cpp.cpp).
 const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
                                          "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w"};
 
