@@ -17,6 +17,7 @@
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
+#include "tests/unit/gemm_kernels.h"
 #include "examples/row_kernels.h"
 
 #include <unistd.h>
@@ -350,20 +351,7 @@ TEST_F(FakeCuda, AFreshProcessLaunchesThroughTheProgramIndex) {
 // (alias_kernel recorded it under the launch's options) and compiles nothing.
 TEST_F(FakeCuda, ChildGemmLaunch) {
     if (!std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP() << "runs as the child of FakeCuda.AFreshProcessFindsARetiledGemmThroughTheIndex";
-    auto k = kernel("fake_decode_gemm", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
-        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 256));
-        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
-        auto m = axis("m", 128), n = axis("n", 256), kk = axis("k", 64);
-        for (auto& nest : parallel(shape(gm, gn))) {
-            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
-            auto acc = zeros<f32>(shape(m, n));
-            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
-                auto k0 = step.index() * 64;
-                acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
-            }
-            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
-        }
-    });
+    auto k = gemm_test::plain_gemm("fake_decode_gemm", 128, 256, 64);
     Tensor<bf16> a({16, 1024}), b({1024, 1024}), c({16, 1024});
     auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
     const std::size_t before = cu::nvrtc_compiles();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda_test_util.h"
+#include "gemm_kernels.h"
 #include "targets/cuda/emit.h"
 #include "passes/host_scalars.h"
 #include "targets/cuda/launch_args.h"
@@ -556,20 +557,7 @@ TEST(CudaGemmSchedule, SixtyFourRowTilesForOutputsOfAtMostSixtyFourRows) {
 TEST(CudaGemmSchedule, ARetiledLaunchCompilesOnlyTheKernelItRuns) {
     if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
     const float unique = static_cast<float>(std::random_device{}() % 100000) + 0.5f;
-    auto k = kernel("retiled_once", [unique](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
-        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 256));
-        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
-        auto m = axis("m", 128), n = axis("n", 256), kk = axis("k", 64);
-        for (auto& nest : parallel(shape(gm, gn))) {
-            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
-            auto acc = zeros<f32>(shape(m, n));
-            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
-                auto k0 = step.index() * 64;
-                acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
-            }
-            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc + unique));
-        }
-    });
+    auto k = gemm_test::plain_gemm("retiled_once", 128, 256, 64, unique);
     Problem decode{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 16, 4096, 4096};
     const std::size_t before = cu::nvrtc_compiles();
     const std::string plan = cuda_text(k, decode.args(), Precision::standard, What::plan);

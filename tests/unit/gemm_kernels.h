@@ -3,11 +3,33 @@
 // tests, the NVRTC compile tests and the device tests of the Hopper GEMM.
 #pragma once
 
+#include <string>
+
 #include <kiln/kiln.h>
 
 namespace kiln::gemm_test {
 
 enum class Epilogue { plain, bias_relu, residual_scale, two_outputs, row_scale, reduction, wrong_origin, scalar_of_index };
+
+// C = cast<bf16>(A B + shift) at a bm x bn x bk tile, B [K, N]: the plain GEMM (shift
+// 0), or with a constant of the caller's that makes its source one of a kind.
+inline Kernel plain_gemm(const std::string& name, std::int64_t bm, std::int64_t bn, std::int64_t bk, float shift = 0.0f) {
+    return kernel(name, [=](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            if (shift == 0.0f) C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+            else C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc + shift));
+        }
+    });
+}
 
 // A bf16 GEMM written as a user writes one, with B either [K, N] or [N, K] (a
 // linear layer's weight) and one of several epilogues.

@@ -253,15 +253,9 @@ public:
                 s << "  GEMM schedule: "
                   << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors).describe()
                   << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)") << "\n";
-                // How each operand reaches TMA, as the launch decides it (gemm_staging.h).
-                const double flops = 2.0 * static_cast<double>(pr->rows) * static_cast<double>(pr->cols) * static_cast<double>(pr->depth);
-                s << "  GEMM operands:";
-                for (auto [index, name] : {std::pair{g.a, "A"}, std::pair{g.b, "B"}}) {
-                    const Arg& v = args[static_cast<std::size_t>(index)];
-                    const double bytes = 2.0 * static_cast<double>(v.extents[0]) * static_cast<double>(v.extents[1]);
-                    s << (index == g.a ? " " : "; ") << name << " " << cu::operand_route(v.data, v.extents, v.strides, 2, bytes, flops, true).why;
-                }
-                s << "\n";
+                // How each operand reaches TMA, as the launch decides it (the module has its packing kernel).
+                const auto operands = cu::gemm_operands(*pr, args, g, /*can_pack=*/true);
+                s << "  GEMM operands: A " << operands[0].route.why << "; B " << operands[1].route.why << "\n";
             }
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "

@@ -20,12 +20,19 @@ namespace {
 // Opt-in shared memory of an sm_90 CTA (227 KB).
 constexpr std::int64_t kSharedLimit = 227 * 1024;
 
+// Whether wgmma and TMA take a program's tile as it is: BM 64 or 128 (one or two
+// consumer warpgroups), BN a multiple of the 64-column swizzle box up to wgmma's
+// 256, BK 64 or 128.
+bool takes_directly(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    return (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (bk == 64 || bk == 128);
+}
+
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
 // 128: one or two consumer warpgroups; BN a multiple of the 64-column swizzle
 // box up to wgmma's 256; BK 64 or 128), else 128x128x64; at the launch's tile
 // when it asks for one (EmitOptions::gemm_bm, gemm_bn). Stages: as many as fit.
 void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
-    bool direct = (m.bm == 64 || m.bm == 128) && m.bn % 64 == 0 && m.bn <= 256 && (m.bk == 64 || m.bk == 128);
+    const bool direct = takes_directly(m.bm, m.bn, m.bk);
     const GemmTile own = own_tile(m.bm, m.bn, m.bk);
     g.bm = own.bm;
     g.bn = own.bn;
@@ -49,8 +56,7 @@ std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
 }  // namespace
 
 GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
-    const bool direct = (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (bk == 64 || bk == 128);
-    return direct ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
+    return takes_directly(bm, bn, bk) ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
 }
 
 namespace {

@@ -272,22 +272,44 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 
 namespace {
 
+Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
+    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
+}
+
+// p's entry in l.by_program (end when none, or when the entry belongs to a dead
+// program whose address p reuses: that entry is dropped). l.mutex held.
+std::unordered_map<const ir::Program*, ProgramKernels>::iterator program_entry(Loaded& l, const ir::Program& p) {
+    auto at = l.by_program.find(&p);
+    if (at != l.by_program.end() && at->second.program.lock().get() != &p) {
+        l.by_program.erase(at);  // a dead program's address, reused
+        at = l.by_program.end();
+    }
+    return at;
+}
+
+// Files `k` in the program index under `key` (the key a lookup used, or this
+// NVRTC's) and under any NVRTC's: a cache filled here (offline too, for a device of
+// this architecture) serves a machine without NVRTC.
+void record_in_index(const ir::Program& p, const EmitOptions& o_for_index, const std::string& arch, std::int64_t shared_limit,
+                     const std::string& key, const CompiledKernel& k) {
+    auto disk = cache::DiskCache::open_or_warn();
+    const IndexRecord record{k.key, launch_shape(k.kernel)};
+    if (!key.empty()) add_to_index(disk ? &*disk : nullptr, key, record);
+    add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, kAnyNvrtc), record);
+}
+
 // compiled_kernel, or with `probe` (probe_kernel) the emitter's output alone where
 // the kernel would have to be compiled.
 std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, const EmitOptions& o, const Device* dev, bool need_text, Loc launch,
                                                       bool probe) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
-    Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
+    const Variant variant = variant_of(o, arch, device);
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->function) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
     std::lock_guard<std::mutex> guard(l.mutex);
-    auto at = l.by_program.find(&p);
-    if (at != l.by_program.end() && at->second.program.lock().get() != &p) {
-        l.by_program.erase(at);  // a dead program's address, reused
-        at = l.by_program.end();
-    }
+    auto at = program_entry(l, p);
     if (at != l.by_program.end())
         for (auto& [v, k] : at->second.variants)
             if (v == variant && usable(k)) return k;
@@ -399,15 +421,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         }
         break;
     }
-    // Recorded under this NVRTC and any: a cache filled here (offline too, for a
-    // device of this architecture) serves a machine without NVRTC.
-    if (indexed) {
-        auto disk = cache::DiskCache::open_or_warn();
-        const IndexRecord record{k->key, launch_shape(k->kernel)};
-        // (Reaching here, NVRTC compiled the kernel: a lookup key is this NVRTC's.)
-        add_to_index(disk ? &*disk : nullptr, ikey.empty() ? index_key(p, o_for_index, arch, shared_limit, nvrtc) : ikey, record);
-        add_to_index(disk ? &*disk : nullptr, index_key(p, o_for_index, arch, shared_limit, kAnyNvrtc), record);
-    }
+    // (Reaching here, NVRTC compiled the kernel: a lookup key is this NVRTC's.)
+    if (indexed) record_in_index(p, o_for_index, arch, shared_limit, ikey.empty() ? index_key(p, o_for_index, arch, shared_limit, nvrtc) : ikey, *k);
     remember(l, at, p, owner, variant, k);
     return k;
 }
@@ -424,26 +439,16 @@ std::shared_ptr<const CompiledKernel> probe_kernel(const ir::Program& p, const E
 
 void alias_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, const std::shared_ptr<const CompiledKernel>& k) {
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
-    const int device = dev ? dev->ordinal : -1;
-    const Variant variant{static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
     Loaded& l = loaded();
     {
         std::lock_guard<std::mutex> guard(l.mutex);
-        auto at = l.by_program.find(&p);
-        if (at != l.by_program.end() && at->second.program.lock().get() != &p) {
-            l.by_program.erase(at);
-            at = l.by_program.end();
-        }
-        remember(l, at, p, p.weak_from_this(), variant, k);
+        remember(l, program_entry(l, p), p, p.weak_from_this(), variant_of(o, arch, dev ? dev->ordinal : -1), k);
     }
     if (!dev || targets::dump_dir_set()) return;  // recorded where compiled_kernel records (a launch on a device)
     EmitOptions eo = o;
     eo.sm = dev->cc_major * 10 + dev->cc_minor;
-    auto disk = cache::DiskCache::open_or_warn();
-    const IndexRecord record{k->key, launch_shape(k->kernel)};
     const std::string& nvrtc = nvrtc_identity();
-    if (!nvrtc.empty()) add_to_index(disk ? &*disk : nullptr, index_key(p, eo, arch, dev->max_shared_bytes, nvrtc), record);
-    add_to_index(disk ? &*disk : nullptr, index_key(p, eo, arch, dev->max_shared_bytes, kAnyNvrtc), record);
+    record_in_index(p, eo, arch, dev->max_shared_bytes, nvrtc.empty() ? std::string() : index_key(p, eo, arch, dev->max_shared_bytes, nvrtc), *k);
 }
 
 }  // namespace kiln::cu

@@ -173,6 +173,17 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     return {t, schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1};
 }
 
+std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
+    const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
+    const double flops = 2.0 * static_cast<double>(pr.rows) * static_cast<double>(pr.cols) * static_cast<double>(pr.depth);
+    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
+        const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer);
+        return GemmOperand{inner, outer, operand_route(v.data, v.extents, v.strides, 2, bytes, flops, can_pack)};
+    };
+    return {operand(A, std::min(A.extents[1], pr.depth), A.extents[0]),
+            g.b_kmajor ? operand(B, std::min(B.extents[1], pr.depth), B.extents[0]) : operand(B, B.extents[1], std::min(B.extents[0], pr.depth))};
+}
+
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
                                         GemmStaging& staging, std::string* why) {
     auto reject = [&](const std::string& w) {
@@ -192,12 +203,13 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // read from a staged copy (gemm_staging.h), and so is one whose rows straddle
     // 128-byte lines where packing it pays.
     TensorMapCache& maps = tensor_map_cache();
-    const double flops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(depth);
-    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
+    const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
+    auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
+        const std::int64_t inner = o.inner, outer = o.outer;
         void* base = v.data;
         std::int64_t stride = v.strides[0];
         const bool readable = tma_readable(v.data, v.extents, v.strides, 2);
-        if (operand_route(v.data, v.extents, v.strides, 2, 2.0 * static_cast<double>(inner) * static_cast<double>(outer), flops, staging.can_pack()).pack) {
+        if (o.route.pack) {
             std::string w;
             std::int64_t staged_stride = stride;
             if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, slot, &staged_stride, &w)) {
@@ -223,10 +235,8 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(A, std::min(A.extents[1], depth), A.extents[0], g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
-    if (refused.empty())
-        refused = g.b_kmajor ? operand(B, std::min(B.extents[1], depth), B.extents[0], g.bn, L->maps[1], "B", WorkspaceSlot::staged_b)
-                             : operand(B, B.extents[1], std::min(B.extents[0], depth), g.bk, L->maps[1], "B", WorkspaceSlot::staged_b);
+    std::string refused = operand(A, operands[0], g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
+    if (refused.empty()) refused = operand(B, operands[1], g.b_kmajor ? g.bn : g.bk, L->maps[1], "B", WorkspaceSlot::staged_b);
     if (!refused.empty()) return reject(refused);
     L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k);
     const GemmSchedule& sc = L->schedule;

@@ -2,6 +2,8 @@
 // the kernel's parameters packed as cuLaunchKernel takes them.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -83,6 +85,16 @@ struct GemmProblem {
 };
 std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
                                         std::string* why = nullptr);
+
+// What the launch reads of A and of B (inner x outer elements: the k extent clipped
+// to the program's k loop), and how each reaches TMA (gemm_staging.h:
+// operand_route; `can_pack`: the module has its packing kernel). The launch and
+// kiln plan both ask here.
+struct GemmOperand {
+    std::int64_t inner = 0, outer = 0;
+    OperandRoute route;
+};
+std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<detail::Arg>& args, const GemmKernel& g, bool can_pack);
 
 // The kernel this launch of the GEMM kernel g (compiled at the program's tile,
 // without split-K) wants: its tile (gemm_schedule.h: launch_tile) and whether its
