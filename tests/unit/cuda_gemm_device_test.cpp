@@ -242,3 +242,32 @@ TEST(CudaGemmDevice, SplitKIsRightAndRepeatsBitForBit) {
     const std::string plan = cuda_text(k, args_of(ad.view(), bd.view(), cd.view(), 1.0f), Precision::standard, What::plan);
     EXPECT_NE(plan.find("k split "), std::string::npos) << plan;
 }
+
+// Clusters of 2 CTAs sharing B by TMA multicast (emit_gemm_sm90.cuh: CLUSTER),
+// forced: an odd number of m-tiles (the last pair's second tile lies past the
+// output: zeros read, nothing stored), ragged M, N and K, one consumer warpgroup;
+// against f64, and bit for bit against the same launches on lone CTAs (a pair
+// computes each tile in the same order as one CTA does).
+TEST(CudaGemmDevice, ClusterPairsMatchF64AndLoneCtasBitForBit) {
+    REQUIRE_DEVICE();
+    auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
+    check<bf16, bf16>(k, 384, 768, 320, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(k, 1000, 1000, 520, 1.0f, 0.0f, 8e-3);
+    check<f16, f32>(scaled_gemm<f16, f32>(64, 128, 64, 0.25f), 200, 1000, 4100, -1.5f, 0.25f, 1e-5);
+    const std::int64_t M = 1160, N = 1800, K = 2000;  // 10 m-tiles, ragged
+    auto a = random_tensor<bf16>(M, K, 31), b = random_tensor<bf16>(K, N, 32);
+    const auto ad = a.to(cuda()), bd = b.to(cuda());
+    Tensor<bf16> c({M, N});
+    auto cd = c.to(cuda());
+    const std::string plan = cuda_text(k, args_of(ad.view(), bd.view(), cd.view(), 1.0f), Precision::standard, What::plan);
+    EXPECT_NE(plan.find("in clusters of 2"), std::string::npos) << plan;
+    std::vector<std::uint16_t> bits[2];
+    for (int cluster : {2, 1}) {
+        ::setenv("KILN_GEMM_CLUSTER", cluster == 2 ? "2" : "1", 1);
+        k.launch(cuda(), ad.view(), bd.view(), cd.view(), 1.0f);
+        for (auto x : cd.to(host()).values()) bits[cluster - 1].push_back(x.bits);
+    }
+    ::unsetenv("KILN_GEMM_CLUSTER");
+    EXPECT_EQ(bits[1], bits[0]) << "clusters of 2 and lone CTAs differ";
+}

@@ -140,11 +140,12 @@ struct Compiled {
 };
 // The kernel with split-K's code (EmitOptions::gemm_split_k), as a launch whose
 // schedule splits compiles it; or without, as every other launch does.
-Compiled compile(const Problem& pr, bool split_k = true) {
+Compiled compile(const Problem& pr, bool split_k = true, int cluster = 1) {
     auto args = pr.args();
     auto program = detail::specialize(*bench_gemm().shared_impl(), args, Loc::here());
     cu::EmitOptions o;
     o.gemm_split_k = split_k;
+    o.gemm_cluster = cluster;
     return {program, cu::emit_kernel(*program, o).gemm};
 }
 
@@ -615,6 +616,86 @@ TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {
     EXPECT_TRUE(contains(small, "(program's 128x256x64)")) << small;
     EXPECT_TRUE(contains(small, "1 consumer warpgroup(s) of wgmma.mma_async m64n")) << small;
     EXPECT_TRUE(contains(small, " tiles of 64x")) << small;
+}
+
+// Clusters of 2 (gemm_schedule.h: launch_cluster) where k is not split, the
+// output has two m-tiles, and pairs take no more waves of the device than tiles;
+// KILN_GEMM_CLUSTER forces either, 2 still only where a pair exists.
+TEST(CudaGemmSchedule, ClustersOfTwoWherePairsFillTheDeviceAsWell) {
+    auto cluster = [](std::int64_t m, std::int64_t n, std::int64_t k) { return cu::launch_cluster(m, n, k, 128, 256, 64, 132); };
+    EXPECT_EQ(cluster(4096, 4096, 4096), 2);    // 512 tiles, 256 pairs: 4 waves either way
+    EXPECT_EQ(cluster(2048, 2048, 2048), 2);    // 128 tiles, 64 pairs: one wave
+    EXPECT_EQ(cluster(8192, 8192, 8192), 2);
+    EXPECT_EQ(cluster(3000, 5000, 7000), 2);    // 24 m-tiles
+    EXPECT_EQ(cluster(4096, 14336, 4096), 2);
+    EXPECT_EQ(cluster(128, 14336, 4096), 1) << "one m-tile";
+    EXPECT_EQ(cluster(16, 4096, 4096), 1) << "split k";
+    EXPECT_EQ(cluster(384, 11264, 4096), 1) << "132 tiles in one wave; their 88 pairs in two";
+    EXPECT_EQ(cluster(256, 11264, 4096), 2) << "88 tiles, 44 pairs";
+    ::setenv("KILN_GEMM_CLUSTER", "1", 1);
+    EXPECT_EQ(cluster(4096, 4096, 4096), 1);
+    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
+    EXPECT_EQ(cluster(384, 11264, 4096), 2);
+    EXPECT_EQ(cluster(128, 14336, 4096), 1) << "no pair to make";
+    EXPECT_EQ(cluster(16, 4096, 4096), 1) << "split k";
+    ::setenv("KILN_GEMM_CLUSTER", "3", 1);
+    EXPECT_THROW(cluster(4096, 4096, 4096), Error);
+    ::unsetenv("KILN_GEMM_CLUSTER");
+}
+
+// A cluster's schedule walks pairs of m-tiles, counting an odd number of m-tiles up
+// to a whole pair, on whole clusters of the device; its B box is half the rows (each
+// CTA of a pair loads half and multicasts it), and the kernel is declared a cluster.
+TEST(CudaGemmLaunch, APairOfCtasLoadsHalfOfBEach) {
+    const cu::GemmSchedule odd = cu::schedule_gemm(384, 4096, 4096, 128, 256, 64, 132, false, 2);
+    EXPECT_EQ(odd.tiles, 3 * 16);
+    EXPECT_EQ(odd.grid_tiles, 4 * 16);
+    EXPECT_EQ(odd.ctas, 64u) << "32 pairs on 32 clusters";
+    EXPECT_EQ(odd.splits, 1);
+    EXPECT_TRUE(contains(odd.describe(), "48 tiles of 128x256 over 64 k steps: 32 pairs of m-tiles on 64 CTAs in clusters of 2")) << odd.describe();
+    const cu::GemmSchedule big = cu::schedule_gemm(4096, 4096, 4096, 128, 256, 64, 133, false, 2);
+    EXPECT_EQ(big.ctas, 132u) << "whole clusters: 66 of 2";
+    Problem pr{0x7b0000000000, 0x7b1000000000, 0x7b2000000000, 4096, 4096, 4096};
+    Compiled c = compile(pr, /*split_k=*/false, /*cluster=*/2);
+    ASSERT_EQ(c.gemm.cluster, 2);
+    auto L = launch(c, pr);
+    ASSERT_TRUE(L);
+    EXPECT_EQ(L->ctas, 132u);
+    EXPECT_EQ(describe(L->maps[0]).box_outer, 128u) << "A: the CTA's own 128 rows";
+    EXPECT_EQ(describe(L->maps[1]).box_outer, 32u) << "B: half of the 64 k rows of each box";
+    EXPECT_EQ(L->params.slots[1], 512u) << "tiles the kernel walks";
+    const cu::GemmChoice choice = cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132);
+    EXPECT_EQ(choice.cluster, 2);
+    // Split-K's code and a cluster never go together: the split kernel is asked for alone.
+    Problem decode{0x7b0000000000, 0x7b1000000000, 0x7b2000000000, 16, 4096, 4096};
+    EXPECT_EQ(compile(decode, /*split_k=*/true, /*cluster=*/2).gemm.cluster, 1);
+    EXPECT_EQ(cu::gemm_launch_choice(*c.program, decode.args(), c.gemm, 132).cluster, 1);
+}
+
+// The cluster variant's text: declared a cluster of 2, B multicast, the release of a
+// stage to both CTAs' producers; and ptxas fits it in registers.
+TEST(CudaGemmSchedule, PlanAndPtxOfTheClusterKernel) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    Problem square{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 4096, 4096, 4096};
+    auto args = square.args();
+    const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "clusters of 2 CTAs on adjacent m-tiles sharing B by TMA multicast")) << plan;
+    EXPECT_TRUE(contains(plan, "GEMM schedule: 512 tiles of 128x256 over 64 k steps: 256 pairs of m-tiles on 132 CTAs in clusters of 2")) << plan;
+    const std::size_t at = plan.find("registers (GEMM kernel)");
+    ASSERT_NE(at, std::string::npos) << plan;
+    EXPECT_TRUE(contains(plan.substr(at, plan.find('\n', at) - at), "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    const std::string ptx = cuda_text(bench_gemm(), args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, ".reqnctapercluster 2, 1, 1")) << "kiln source shows the kernel the launch runs";
+    EXPECT_TRUE(contains(ptx, "mbarrier::complete_tx::bytes.multicast::cluster"));
+    EXPECT_TRUE(contains(ptx, "mapa.shared::cluster.u32"));
+    EXPECT_TRUE(contains(ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    const std::string source = cuda_text(bench_gemm(), args, Precision::standard, What::source);
+    EXPECT_TRUE(contains(source, "__cluster_dims__(2, 1, 1) kiln_bench_gemm_bf16_sm90(")) << source.substr(source.size() - 3000);
+    ::setenv("KILN_GEMM_CLUSTER", "1", 1);
+    const std::string single = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    ::unsetenv("KILN_GEMM_CLUSTER");
+    EXPECT_FALSE(contains(single, "clusters of 2")) << single;
+    EXPECT_TRUE(contains(single, "512 units on 132 CTAs")) << single;
 }
 
 // A kernel compiled without split-K's code runs every tile whole, whatever the

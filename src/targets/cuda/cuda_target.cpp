@@ -30,27 +30,34 @@ constexpr int kOfflineMultiprocessors = 132;
 // under `o`, or, for a GEMM launched at another tile than the program's
 // (gemm_schedule.h: launch_tile: small M, idle multiprocessors, narrow tiles on a
 // large problem), its variant at that tile (emit.h: gemm_bm, gemm_bn), with
-// split-K's code where the schedule splits there (gemm_split_k), `o` updated to match.
+// split-K's code where the schedule splits there (gemm_split_k), in clusters of 2
+// where it pays (gemm_cluster), `o` updated to match.
 // The choice is made before anything is compiled: from the kernel this process or
 // the program index already has, else from the emitter's description alone
 // (probe_kernel), so that a cold launch compiles only the kernel it runs; the
 // variant is then also recorded as the kernel of the launch's options
 // (alias_kernel), which a later launch finds without emitting.
+// Whether a launch over `args` runs another variant of the GEMM kernel g than the
+// one compiled under `o`: then `o` is updated to ask for it.
+bool gemm_variant_for_launch(const ir::Program& p, const std::vector<Arg>& args, const cu::GemmKernel& g, cu::EmitOptions& o, const cu::Device* d) {
+    if (g.entry.empty()) return false;
+    const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
+    if (c.tile.bm == g.bm && c.tile.bn == g.bn && c.split_k == g.split_k && c.cluster == g.cluster) return false;
+    o.gemm_bm = c.tile.bm;
+    o.gemm_bn = c.tile.bn;
+    o.gemm_split_k = c.split_k;
+    o.gemm_cluster = c.cluster;
+    return true;
+}
+
 std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
                                                             const cu::Device* d, bool need_text, Loc loc = {}) {
     auto k = cu::probe_kernel(p, o, d, need_text, loc);
-    if (!k->kernel.gemm.entry.empty()) {
-        const cu::GemmKernel& g = k->kernel.gemm;
-        if (const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
-            c.tile.bm != g.bm || c.tile.bn != g.bn || c.split_k != g.split_k) {
-            const cu::EmitOptions asked = o;
-            o.gemm_bm = c.tile.bm;
-            o.gemm_bn = c.tile.bn;
-            o.gemm_split_k = c.split_k;
-            auto variant = cu::compiled_kernel(p, o, d, need_text, loc);
-            if (!k->compiled) cu::alias_kernel(p, asked, d, variant);
-            return variant;
-        }
+    const cu::EmitOptions asked = o;
+    if (gemm_variant_for_launch(p, args, k->kernel.gemm, o, d)) {
+        auto variant = cu::compiled_kernel(p, o, d, need_text, loc);
+        if (!k->compiled) cu::alias_kernel(p, asked, d, variant);
+        return variant;
     }
     return k->compiled ? k : cu::compiled_kernel(p, o, d, need_text, loc);
 }
@@ -181,9 +188,14 @@ public:
     }
 
     std::string source(const ir::Program& p, const std::vector<Arg>& args, const CompileOptions& opts, bool assembly) override {
+        // The kernel a launch over these arguments runs (a GEMM may run a variant of the program's).
+        const cu::Device* d = cu::device_at(ordinal_);
         auto o = cu::emit_options(args, opts);
-        if (!assembly) return cu::emit_kernel(p, o).source;
-        auto k = cu::compiled_kernel(p, o, cu::device_at(ordinal_));
+        if (!assembly) {
+            cu::EmittedKernel e = cu::emit_kernel(p, o);
+            return gemm_variant_for_launch(p, args, e.gemm, o, d) ? cu::emit_kernel(p, o).source : e.source;
+        }
+        auto k = kernel_for_launch(p, args, o, d, /*need_text=*/true);
         std::string ptx = cu::kernel_ptx(*k);
         if (ptx.empty()) throw Error("cuda: the PTX of kernel '" + p.name + "' is no longer in the cache (" + k->key.substr(0, 16) + "); run again");
         return ptx;
@@ -251,7 +263,9 @@ public:
             if (auto pr = cu::gemm_problem(p, args, k->kernel.gemm)) {
                 const auto& g = k->kernel.gemm;
                 s << "  GEMM schedule: "
-                  << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors).describe()
+                  << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, g.split_k,
+                                       g.cluster)
+                         .describe()
                   << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)") << "\n";
                 // How each operand reaches TMA, as the launch decides it (the module has its packing kernel).
                 const auto operands = cu::gemm_operands(*pr, args, g, /*can_pack=*/true);

@@ -88,6 +88,10 @@ struct EmitOptions {
     // it the kernel compiles a third faster (0.71 -> 0.49 s, NVRTC) and every
     // launch of it runs tiles whole.
     bool gemm_split_k = false;
+    // The Hopper GEMM kernel in clusters of 2 CTAs sharing B by TMA multicast (1:
+    // none): chosen per launch like the tile (gemm_schedule.h: launch_cluster), a
+    // variant of its own (the kernel is declared __cluster_dims__).
+    int gemm_cluster = 1;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax
     // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of
@@ -109,6 +113,7 @@ struct GemmKernel {
     int a = -1, b = -1;                // the view parameters A and B
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
+    int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     int m_axis = 0;                    // the parallel nest's axis of the m-blocks
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the

@@ -249,6 +249,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.b = ir::param_index(*m.load_b);
     g.b_kmajor = m.b_kmajor;
     g.split_k = E.options().gemm_split_k;
+    g.cluster = E.options().gemm_cluster == 2 && !g.split_k ? 2 : 1;
     for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
     g.m_axis = m.m_axis;
     g.k_loop = m.k_loop;
@@ -261,7 +262,8 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
-    s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + entry +
+    const std::string cluster_dims = g.cluster > 1 ? "__cluster_dims__(" + num(g.cluster) + ", 1, 1) " : "";
+    s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + cluster_dims + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
          "long long kiln_tiles, int kiln_k_tiles, int kiln_splits, float* kiln_partials, unsigned* kiln_counters, long long kiln_rows, "
          "long long kiln_cols, " +
@@ -276,7 +278,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          epi.body(false) + ",\n";
     s += "    [&](long long re, long long ce) { return " + epi.inside() + "; });\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") +
+         (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue);\n";
     s += "}\n";
@@ -295,6 +297,7 @@ std::string GemmKernel::describe() const {
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
+           (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
            (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a copy packed "

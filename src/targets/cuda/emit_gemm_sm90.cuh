@@ -67,6 +67,44 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TensorMap* map, uns
                  : "memory");
 }
 
+// The same box multicast: written at `dst`'s offset into the shared memory of
+// every CTA of the cluster in `mask`, completing its bytes on the mbarrier at
+// `bar`'s offset in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap* map, unsigned long long* bar, int c0, int c1,
+                                                      unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(
+            smem_u32(dst)),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "h"(mask)
+        : "memory");
+}
+
+// ---- clusters (PTX ISA 9.7.12.3, 9.7.9.22): this CTA's rank in its cluster, an
+// arrival on the mbarrier at `bar`'s offset in CTA `rank`'s shared memory, and
+// the cluster-wide barrier of every thread that has not exited.
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned rank) {
+    asm volatile(
+        "{\n"
+        ".reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+        "}\n" ::"r"(smem_u32(bar)),
+        "r"(rank)
+        : "memory");
+}
+__device__ __forceinline__ void cluster_barrier() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// The same where a warp's threads may arrive apart (the producer's lone issuing thread).
+__device__ __forceinline__ void cluster_barrier_any() {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
 // ---- wgmma (PTX ISA 9.7.15)
 // A shared-memory matrix descriptor with 128-byte swizzle: start address, leading
 // and stride byte offsets (all in 16-byte units).
@@ -279,11 +317,24 @@ __device__ __forceinline__ void store_tile(Epi& epi, const float (&d)[BN / 2], l
 // SPLIT_K false: the kernel has no split-K code (a third less to compile: the
 // launch takes this variant when its schedule does not split) and runs every tile
 // whole whatever sk says.
-template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, bool SPLIT_K, class Mma, class Epi>
+//
+// CLUSTER 2: the kernel is declared __cluster_dims__(2, 1, 1), and the two CTAs of
+// a cluster take the two m-tiles of a pair with the same columns, so they need the
+// same B tile: each loads its own A and half the rows of every B box, multicast
+// into the shared memory of both, and B crosses from L2 once per pair (a
+// 128x256x64 step reads 32 KB a CTA instead of 48). A stage is refilled only once
+// the consumers of both CTAs have read it: every consumer warp arrives at the
+// stage's "empty" barrier in both CTAs, and each producer waits at its own. The
+// persistent loop's units are then the pairs; the second tile of a pair past the
+// last m-tile (an odd count) is read as zeros by TMA and not stored. Neither CTA
+// leaves while the other may still signal its barriers (a cluster barrier at the
+// end). Split-K does not combine with it (the host never asks for both).
+template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           const SplitK& sk, unsigned char* smem_raw, Epi& epi) {
     const int splits = SPLIT_K ? sk.splits : 1;
     constexpr int kGroup = 8;
+    static_assert(CLUSTER == 1 || (CLUSTER == 2 && !SPLIT_K && kGroup % CLUSTER == 0), "clusters of 2, without split-K");
     using S = GemmShape<BM, BN, BK, STAGES>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
@@ -291,61 +342,101 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     unsigned long long* empty = full + STAGES;
     [[maybe_unused]] unsigned* flag = reinterpret_cast<unsigned*>(empty + STAGES);  // split-K's answer (split_k_publish)
     const int wg = threadIdx.x / 128;
-    // Adjacent units share a tile, so a tile's shares run at the same time and
-    // its last one waits little for the others' pieces.
-    const long long units = tiles * splits;
+    // Units of the persistent loop: tiles, (tile, share) pairs with split-K, where
+    // adjacent units share a tile so that a tile's shares run at the same time and
+    // its last one waits little for the others' pieces; with clusters, pairs of
+    // tiles 2u and 2u + 1, a cluster's CTAs walking the same units. (Tiles go down
+    // groups of kGroup m-tiles, an even number, and the host counts m-tiles up to
+    // a whole number of clusters: so a pair is two adjacent m-tiles of one column.)
+    const long long units = tiles * splits / CLUSTER;
+    const long long first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
+    // The output tile of `unit` for this CTA.
+    auto tile_of = [&](long long unit, long long& tm, long long& tn) {
+        tile_coords<kGroup>(CLUSTER > 1 ? unit * CLUSTER + cluster_rank() : unit / splits, tiles_n, tiles, tm, tn);
+    };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
-            mbar_init(&empty[s], 4 * S::consumers);  // one arrival per consumer warp
+            mbar_init(&empty[s], 4 * S::consumers * CLUSTER);  // one arrival per consumer warp of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    __syncthreads();
+    // With clusters, no CTA multicasts into a peer or arrives at its barriers before they exist.
+    if (CLUSTER > 1) cluster_barrier();
+    else __syncthreads();
 
     if (wg == 0) {
         // Producer: the register budget moves to the consumers.
         setmaxnreg_dec<40>();
-        if (threadIdx.x != 0) return;
-        int s = 0;
-        unsigned phase = 0;
-        for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
-            const long long tile = unit / splits;
-            long long tm, tn;
-            tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
-            const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
-            int k_begin, k_end;
-            split_range(k_tiles, static_cast<int>(unit % splits), splits, k_begin, k_end);
-            for (int kt = k_begin; kt < k_end; ++kt) {
-                mbar_wait(&empty[s], phase ^ 1);
-                mbar_expect_tx(&full[s], S::stage_bytes);
-                unsigned char* a = ring + s * S::stage_bytes;
-                unsigned char* b = a + S::a_bytes;
+        if (threadIdx.x == 0) {
+            int s = 0;
+            unsigned phase = 0;
+            for (long long unit = first_unit; unit < units; unit += unit_step) {
+                long long tm, tn;
+                tile_of(unit, tm, tn);
+                const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
+                int k_begin, k_end;
+                split_range(k_tiles, static_cast<int>(unit % splits), splits, k_begin, k_end);
+                for (int kt = k_begin; kt < k_end; ++kt) {
+                    mbar_wait(&empty[s], phase ^ 1);
+                    // Both halves of B count here: this CTA's own and its peer's multicast.
+                    mbar_expect_tx(&full[s], S::stage_bytes);
+                    unsigned char* a = ring + s * S::stage_bytes;
+                    unsigned char* b = a + S::a_bytes;
 #pragma unroll
-                for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
-                if (B_KMAJOR) {
+                    for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+                    if constexpr (CLUSTER > 1) {
+                        const unsigned rank = cluster_rank();
+                        // Half of each box's rows (the host's B box is that half): at a
+                        // multiple of 1024 bytes, so the swizzle is the whole box's.
+                        constexpr unsigned short kAll = (1u << CLUSTER) - 1;
+                        if constexpr (B_KMAJOR) {
+                            constexpr int kRows = BN / CLUSTER;
 #pragma unroll
-                    for (int x = 0; x < BK / 64; ++x) tma_load_2d(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0);
-                } else {
+                            for (int x = 0; x < BK / 64; ++x)
+                                tma_load_2d_multicast(b + x * BN * 128 + rank * kRows * 128, tb, &full[s], kt * BK + x * 64, n0 + static_cast<int>(rank) * kRows,
+                                                      kAll);
+                        } else {
+                            constexpr int kRows = BK / CLUSTER;
 #pragma unroll
-                    for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                            for (int x = 0; x < BN / 64; ++x)
+                                tma_load_2d_multicast(b + x * BK * 128 + rank * kRows * 128, tb, &full[s], n0 + x * 64, kt * BK + static_cast<int>(rank) * kRows,
+                                                      kAll);
+                        }
+                    } else if constexpr (B_KMAJOR) {
+#pragma unroll
+                        for (int x = 0; x < BK / 64; ++x) tma_load_2d(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0);
+                    } else {
+#pragma unroll
+                        for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                    }
+                    if (++s == STAGES) s = 0, phase ^= 1;
                 }
-                if (++s == STAGES) s = 0, phase ^= 1;
             }
         }
+        if (CLUSTER > 1) cluster_barrier_any();
         return;
     }
 
     setmaxnreg_inc<S::consumers == 1 ? 240 : 232>();
     const int c = wg - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    // A consumer warp is done with stage `stage`: lane 0 says so to this CTA's
+    // producer, or with clusters lane r to CTA r's.
+    auto release = [&](int stage) {
+        if constexpr (CLUSTER > 1) {
+            if (lane < CLUSTER) mbar_arrive_cluster(&empty[stage], static_cast<unsigned>(lane));
+        } else if (lane == 0) {
+            mbar_arrive(&empty[stage]);
+        }
+    };
     int s = 0;
     unsigned phase = 0;
     float d[BN / 2];
-    for (long long unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    for (long long unit = first_unit; unit < units; unit += unit_step) {
         const long long tile = unit / splits;
         const int split = static_cast<int>(unit % splits);
         long long tm, tn;
-        tile_coords<kGroup>(tile, tiles_n, tiles, tm, tn);
+        tile_of(unit, tm, tn);
         const long long m0 = tm * BM, n0 = tn * BN;
         int k_begin, k_end;
         split_range(k_tiles, split, splits, k_begin, k_end);
@@ -370,12 +461,12 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
             wgmma_commit();
             // The group before this one is done: its stage can be refilled.
             wgmma_wait<1>();
-            if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+            if (prev >= 0) release(prev);
             prev = s;
             if (++s == STAGES) s = 0, phase ^= 1;
         }
         wgmma_wait<0>();
-        if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+        if (prev >= 0) release(prev);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) fence_operand(d[i]);
         if constexpr (SPLIT_K) {
@@ -389,6 +480,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         if (epi.inside(m0 + BM, n0 + BN)) store_tile<BN>(epi, d, r0, c0, Flag<true>{});
         else store_tile<BN>(epi, d, r0, c0, Flag<false>{});
     }
+    if (CLUSTER > 1) cluster_barrier_any();
 }
 
 // Operand packing (gemm_staging.h): a rows x cols matrix of 2-byte elements copied

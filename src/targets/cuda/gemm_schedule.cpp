@@ -42,7 +42,7 @@ double step_cost(int bm, int bn) { return (bm + bn) / 640.0 + 0.4 * bm * bn / 32
 }  // namespace
 
 GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
-                           bool split_k) {
+                           bool split_k, int cluster) {
     GemmSchedule g;
     g.bm = bm;
     g.bn = bn;
@@ -50,6 +50,15 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
     g.tiles = (rows + bm - 1) / bm * g.tiles_n;
     g.k_tiles = (depth + bk - 1) / bk;
     const std::int64_t sms = std::max(multiprocessors, 1);
+    g.grid_tiles = g.tiles;
+    if (cluster > 1) {
+        // Pairs of m-tiles, one per cluster at a time, over whole clusters of the device.
+        g.cluster = cluster;
+        g.grid_tiles = ((rows + bm - 1) / bm + cluster - 1) / cluster * cluster * g.tiles_n;
+        const std::int64_t pairs = g.grid_tiles / cluster;
+        g.ctas = static_cast<unsigned>(std::min(pairs, std::max<std::int64_t>(sms / cluster, 1)) * cluster);
+        return g;
+    }
     auto cost = [&](int splits) {
         GemmSchedule t = g;
         t.splits = splits;
@@ -114,11 +123,27 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
     return start;
 }
 
+int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
+    const std::int64_t tiles_m = (rows + bm - 1) / bm;
+    const GemmSchedule single = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
+    if (single.splits > 1 || tiles_m < 2) return 1;
+    if (const auto forced = support::env_integer("KILN_GEMM_CLUSTER", 1, 2)) return static_cast<int>(*forced);
+    // Waves of the device: single tiles on every multiprocessor, pairs on every two.
+    const std::int64_t sms = std::max(multiprocessors, 2), pairs = (tiles_m + 1) / 2 * single.tiles_n;
+    const std::int64_t waves = (single.tiles + sms - 1) / sms, pair_waves = (pairs + sms / 2 - 1) / (sms / 2);
+    return pair_waves <= waves ? 2 : 1;
+}
+
 std::string GemmSchedule::describe() const {
     std::string s = std::to_string(tiles) + " tiles of " + std::to_string(bm) + "x" + std::to_string(bn) + " over " + std::to_string(k_tiles) +
                     " k steps";
     if (splits > 1)
         s += ", k split " + std::to_string(splits) + " ways (too few tiles for the multiprocessors; the shares' sums added in a fixed order)";
+    if (cluster > 1) {
+        const std::int64_t pairs = grid_tiles / cluster;
+        return s + ": " + std::to_string(pairs) + " pairs of m-tiles on " + std::to_string(ctas) + " CTAs in clusters of " + std::to_string(cluster) +
+               " (B loaded once a pair, by TMA multicast)";
+    }
     return s + ": " + std::to_string(tiles * splits) + " units on " + std::to_string(ctas) + " CTAs";
 }
 

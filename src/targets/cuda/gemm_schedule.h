@@ -14,9 +14,11 @@ namespace kiln::cu {
 struct GemmSchedule {
     std::int64_t tiles_n = 0;   // tiles along the output's columns
     std::int64_t tiles = 0;     // all output tiles
+    std::int64_t grid_tiles = 0;  // the tiles the kernel walks: m-tiles counted up to whole clusters
     std::int64_t k_tiles = 0;   // bk-deep steps of the k range
     int splits = 1;             // shares of each tile's k range (1: no split-K)
-    unsigned ctas = 0;          // the persistent grid: at most one CTA per multiprocessor
+    int cluster = 1;            // CTAs per cluster: 2 take the m-tiles of a pair (emit_gemm_sm90.cuh)
+    unsigned ctas = 0;          // the persistent grid: at most one CTA per multiprocessor, whole clusters
     // Split-K's scratch (split_k_workspace.h): counters, one per tile, and the
     // partial sums of every share; 0 without split-K.
     std::size_t counter_bytes = 0, partial_bytes = 0;
@@ -32,8 +34,10 @@ struct GemmSchedule {
 // `split_k` false keeps every tile whole (a launch without scratch for the sums).
 // KILN_GEMM_SPLITS=N (1 to 64; read once per process) forces N shares, at most
 // one per k step (1: none), for A/B measurements of the model's choice.
+// `cluster` 2: the kernel runs in clusters of 2 CTAs, each cluster a pair of
+// m-tiles at a time (never split: a cluster kernel has no split-K code).
 GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
-                           bool split_k = true);
+                           bool split_k = true, int cluster = 1);
 
 // The tile a launch runs the Hopper GEMM kernel at, which may differ from the
 // program's (the kernel's tile is its own: the epilogue works on output
@@ -65,5 +69,13 @@ struct GemmTile {
 // Unless KILN_GEMM_RETILE=0 (0 or 1, read at each GEMM launch; for A/B), which
 // keeps the program's tile.
 GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
+
+// The cluster a launch on bm x bn x bk tiles runs the kernel in: 2 (a pair of CTAs
+// on adjacent m-tiles, loading B once by TMA multicast: half the L2 traffic of
+// B) where the schedule does not split k, the output has at least two m-tiles,
+// and pairs take no more waves of the device than single tiles; else 1.
+// KILN_GEMM_CLUSTER=1 or 2 (read at each GEMM launch; for A/B) forces it, 2
+// still only where k is not split and there are two m-tiles.
+int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
 
 }  // namespace kiln::cu

@@ -94,8 +94,8 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // A variant is what the caller chooses of EmitOptions (a field added there must
 // be added here), the architecture, and the device the module is loaded on
 // (-1: compiled offline): precision, index width, misaligned rows, the GEMM
-// kernel's tile and split-K code, arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, std::string, int>;
+// kernel's tile, split-K code and cluster, arch, device.
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -273,7 +273,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
-    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, arch, device};
+    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead

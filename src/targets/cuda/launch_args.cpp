@@ -165,12 +165,13 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
-    if (!problem) return {{g.bm, g.bn}, g.split_k};
+    if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster};
     // From the program's own kernel tile, not g's (g may be a variant compiled for
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors);
-    return {t, schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1};
+    const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
+    return {t, split, split ? 1 : launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors)};
 }
 
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
@@ -236,9 +237,11 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         return std::string();
     };
     std::string refused = operand(A, operands[0], g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
-    if (refused.empty()) refused = operand(B, operands[1], g.b_kmajor ? g.bn : g.bk, L->maps[1], "B", WorkspaceSlot::staged_b);
+    // In a cluster each CTA loads its share of every B box's rows (multicast to all).
+    if (refused.empty())
+        refused = operand(B, operands[1], (g.b_kmajor ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b);
     if (!refused.empty()) return reject(refused);
-    L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k);
+    L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k, g.cluster);
     const GemmSchedule& sc = L->schedule;
     std::uint64_t counters = 0, partials = 0;
     if (sc.splits > 1) {
@@ -253,7 +256,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     L->ctas = sc.ctas;
     // The kernel's scalars in the order of its signature (emit_gemm.cpp), each in an 8-byte slot.
     auto& slots = L->params.slots;
-    slots = {static_cast<std::uint64_t>(sc.tiles_n), static_cast<std::uint64_t>(sc.tiles), static_cast<std::uint64_t>(sc.k_tiles),
+    slots = {static_cast<std::uint64_t>(sc.tiles_n), static_cast<std::uint64_t>(sc.grid_tiles), static_cast<std::uint64_t>(sc.k_tiles),
              static_cast<std::uint64_t>(sc.splits),  partials,
              counters,
              static_cast<std::uint64_t>(rows),       static_cast<std::uint64_t>(cols)};

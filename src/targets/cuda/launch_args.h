@@ -98,11 +98,13 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
 
 // The kernel this launch of the GEMM kernel g (compiled at the program's tile,
 // without split-K) wants: its tile (gemm_schedule.h: launch_tile) and whether its
-// schedule splits the k range there. When either differs from g's, the launch
-// compiles and takes that variant (EmitOptions::gemm_bm, gemm_bn, gemm_split_k).
+// schedule splits the k range there, and its cluster (gemm_schedule.h:
+// launch_cluster). When any differs from g's, the launch compiles and takes that
+// variant (EmitOptions::gemm_bm, gemm_bn, gemm_split_k, gemm_cluster).
 struct GemmChoice {
     GemmTile tile;
     bool split_k = false;
+    int cluster = 1;
 };
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 
