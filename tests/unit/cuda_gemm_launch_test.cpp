@@ -688,7 +688,7 @@ TEST(CudaGemmSchedule, PlanAndPtxOfTheClusterKernel) {
     EXPECT_TRUE(contains(ptx, ".reqnctapercluster 2, 1, 1")) << "kiln source shows the kernel the launch runs";
     EXPECT_TRUE(contains(ptx, "mbarrier::complete_tx::bytes.multicast::cluster"));
     EXPECT_TRUE(contains(ptx, "mapa.shared::cluster.u32"));
-    EXPECT_TRUE(contains(ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    EXPECT_TRUE(contains(ptx, "mbarrier.arrive.relaxed.cluster.shared::cluster.b64"));
     const std::string source = cuda_text(bench_gemm(), args, Precision::standard, What::source);
     EXPECT_TRUE(contains(source, "__cluster_dims__(2, 1, 1) kiln_bench_gemm_bf16_sm90(")) << source.substr(source.size() - 3000);
     ::setenv("KILN_GEMM_CLUSTER", "1", 1);
