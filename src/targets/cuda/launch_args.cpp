@@ -230,7 +230,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         r.box[1] = static_cast<unsigned>(box_outer);
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-        r.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+        // KILN_GEMM_L2_PROMOTION=0..3 (none, 64, 128, 256 bytes; read at each launch)
+        // for A/B measurements of the promotion on rows that straddle lines.
+        r.l2_promotion = static_cast<int>(support::env_integer("KILN_GEMM_L2_PROMOTION", 0, 3).value_or(CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
         r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
         // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
