@@ -694,8 +694,18 @@ TEST(CudaGemmSchedule, PlanAndPtxOfTheClusterKernel) {
     ::setenv("KILN_GEMM_CLUSTER", "1", 1);
     const std::string single = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
     ::unsetenv("KILN_GEMM_CLUSTER");
-    EXPECT_FALSE(contains(single, "clusters of 2")) << single;
+    EXPECT_FALSE(contains(single, "sharing B by TMA multicast")) << single;
     EXPECT_TRUE(contains(single, "512 units on 132 CTAs")) << single;
+    EXPECT_TRUE(contains(single, "; lone CTAs, not clusters of 2: KILN_GEMM_CLUSTER=1")) << single;
+    // The plan says why a launch runs on lone CTAs.
+    Problem wide{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 128, 14336, 4096};
+    auto wargs = wide.args();
+    const std::string one = cuda_text(bench_gemm(), wargs, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(one, "lone CTAs, not clusters of 2: one m-tile: no pair shares B")) << one;
+    Problem decode{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 16, 4096, 4096};
+    auto dargs = decode.args();
+    const std::string split = cuda_text(bench_gemm(), dargs, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(split, "lone CTAs, not clusters of 2: k is split")) << split;
 }
 
 // A kernel compiled without split-K's code runs every tile whole, whatever the

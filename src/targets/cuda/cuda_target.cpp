@@ -266,7 +266,13 @@ public:
                   << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, g.split_k,
                                        g.cluster)
                          .describe()
-                  << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)") << "\n";
+                  << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)");
+                // Why a launch runs on lone CTAs rather than pairs sharing B (gemm_schedule.h: launch_cluster).
+                std::string lone;
+                if (g.cluster == 1 &&
+                    cu::launch_cluster(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, &lone) == 1)
+                    s << "; lone CTAs, not clusters of 2: " << lone;
+                s << "\n";
                 // How each operand reaches TMA, as the launch decides it (the module has its packing kernel).
                 const auto operands = cu::gemm_operands(*pr, args, g, /*can_pack=*/true);
                 s << "  GEMM operands: A " << operands[0].route.why << "; B " << operands[1].route.why << "\n";

@@ -123,15 +123,23 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
     return start;
 }
 
-int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
+int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors, std::string* why) {
+    auto single = [&](const std::string& w) {
+        if (why) *why = w;
+        return 1;
+    };
     const std::int64_t tiles_m = (rows + bm - 1) / bm;
-    const GemmSchedule single = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
-    if (single.splits > 1 || tiles_m < 2) return 1;
-    if (const auto forced = support::env_integer("KILN_GEMM_CLUSTER", 1, 2)) return static_cast<int>(*forced);
+    const GemmSchedule one = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors);
+    if (one.splits > 1) return single("k is split (a cluster kernel has no split-K code)");
+    if (tiles_m < 2) return single("one m-tile: no pair shares B");
+    if (const auto forced = support::env_integer("KILN_GEMM_CLUSTER", 1, 2))
+        return *forced == 2 ? 2 : single("KILN_GEMM_CLUSTER=1");
     // Waves of the device: single tiles on every multiprocessor, pairs on every two.
-    const std::int64_t sms = std::max(multiprocessors, 2), pairs = (tiles_m + 1) / 2 * single.tiles_n;
-    const std::int64_t waves = (single.tiles + sms - 1) / sms, pair_waves = (pairs + sms / 2 - 1) / (sms / 2);
-    return pair_waves <= waves ? 2 : 1;
+    const std::int64_t sms = std::max(multiprocessors, 2), pairs = (tiles_m + 1) / 2 * one.tiles_n;
+    const std::int64_t waves = (one.tiles + sms - 1) / sms, pair_waves = (pairs + sms / 2 - 1) / (sms / 2);
+    if (pair_waves > waves)
+        return single("pairs of m-tiles would take " + std::to_string(pair_waves) + " waves of the device, single tiles " + std::to_string(waves));
+    return 2;
 }
 
 std::string GemmSchedule::describe() const {

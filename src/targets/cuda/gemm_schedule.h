@@ -76,6 +76,8 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
 // and pairs take no more waves of the device than single tiles; else 1.
 // KILN_GEMM_CLUSTER=1 or 2 (read at each GEMM launch; for A/B) forces it, 2
 // still only where k is not split and there are two m-tiles.
-int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
+// `why`, when given, says why a launch runs on lone CTAs (kiln plan prints it).
+int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
+                   std::string* why = nullptr);
 
 }  // namespace kiln::cu
