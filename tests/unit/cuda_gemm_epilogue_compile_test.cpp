@@ -85,7 +85,7 @@ TEST(CudaGemmEpilogue, PreAndPostActivationStoreToTwoOutputs) {
 
 TEST(CudaGemmEpilogue, WeightStoredNByKRunsKMajorOnWgmma) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, true, false, 2, kg::Wgmma>"}, "B stored [N, K] (K-major)");
+    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, true, false, 1, kg::Wgmma>"}, "B stored [N, K] (K-major)");
     auto args = args_for(true);
     std::string ptx = cuda_text(gemm_test::gemm(Epilogue::bias_relu, true), args, Precision::standard, What::ptx);
     // imm-trans-b = 0: B is read K-major, like A.

@@ -618,26 +618,31 @@ TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {
     EXPECT_TRUE(contains(small, " tiles of 64x")) << small;
 }
 
-// Clusters of 2 (gemm_schedule.h: launch_cluster) where k is not split, the
-// output has two m-tiles, and pairs take no more waves of the device than tiles;
-// KILN_GEMM_CLUSTER forces either, 2 still only where a pair exists.
+// Clusters of 2 (gemm_schedule.h: launch_cluster) when asked for, where k is not
+// split, the output has two m-tiles, and pairs take no more waves of the device
+// than tiles; opt-in (KILN_GEMM_CLUSTER=2) until measured faster.
 TEST(CudaGemmSchedule, ClustersOfTwoWherePairsFillTheDeviceAsWell) {
-    auto cluster = [](std::int64_t m, std::int64_t n, std::int64_t k) { return cu::launch_cluster(m, n, k, 128, 256, 64, 132); };
+    auto cluster = [](std::int64_t m, std::int64_t n, std::int64_t k, std::string* why = nullptr) {
+        return cu::launch_cluster(m, n, k, 128, 256, 64, 132, why);
+    };
+    std::string why;
+    EXPECT_EQ(cluster(4096, 4096, 4096, &why), 1) << "opt-in";
+    EXPECT_TRUE(contains(why, "clusters are opt-in (KILN_GEMM_CLUSTER=2)")) << why;
+    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
     EXPECT_EQ(cluster(4096, 4096, 4096), 2);    // 512 tiles, 256 pairs: 4 waves either way
     EXPECT_EQ(cluster(2048, 2048, 2048), 2);    // 128 tiles, 64 pairs: one wave
     EXPECT_EQ(cluster(8192, 8192, 8192), 2);
     EXPECT_EQ(cluster(3000, 5000, 7000), 2);    // 24 m-tiles
     EXPECT_EQ(cluster(4096, 14336, 4096), 2);
-    EXPECT_EQ(cluster(128, 14336, 4096), 1) << "one m-tile";
-    EXPECT_EQ(cluster(16, 4096, 4096), 1) << "split k";
-    EXPECT_EQ(cluster(384, 11264, 4096), 1) << "132 tiles in one wave; their 88 pairs in two";
     EXPECT_EQ(cluster(256, 11264, 4096), 2) << "88 tiles, 44 pairs";
+    EXPECT_EQ(cluster(128, 14336, 4096, &why), 1);
+    EXPECT_EQ(why, "one m-tile: no pair shares B");
+    EXPECT_EQ(cluster(16, 4096, 4096, &why), 1);
+    EXPECT_EQ(why, "k is split (a cluster kernel has no split-K code)");
+    EXPECT_EQ(cluster(384, 11264, 4096, &why), 1);
+    EXPECT_EQ(why, "pairs of m-tiles would take 2 waves of the device, single tiles 1") << "132 tiles in one wave; their 88 pairs in two";
     ::setenv("KILN_GEMM_CLUSTER", "1", 1);
     EXPECT_EQ(cluster(4096, 4096, 4096), 1);
-    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
-    EXPECT_EQ(cluster(384, 11264, 4096), 2);
-    EXPECT_EQ(cluster(128, 14336, 4096), 1) << "no pair to make";
-    EXPECT_EQ(cluster(16, 4096, 4096), 1) << "split k";
     ::setenv("KILN_GEMM_CLUSTER", "3", 1);
     EXPECT_THROW(cluster(4096, 4096, 4096), Error);
     ::unsetenv("KILN_GEMM_CLUSTER");
@@ -664,12 +669,14 @@ TEST(CudaGemmLaunch, APairOfCtasLoadsHalfOfBEach) {
     EXPECT_EQ(describe(L->maps[0]).box_outer, 128u) << "A: the CTA's own 128 rows";
     EXPECT_EQ(describe(L->maps[1]).box_outer, 32u) << "B: half of the 64 k rows of each box";
     EXPECT_EQ(L->params.slots[1], 512u) << "tiles the kernel walks";
-    const cu::GemmChoice choice = cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132);
-    EXPECT_EQ(choice.cluster, 2);
+    EXPECT_EQ(cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132).cluster, 1) << "opt-in";
+    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
+    EXPECT_EQ(cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132).cluster, 2);
     // Split-K's code and a cluster never go together: the split kernel is asked for alone.
     Problem decode{0x7b0000000000, 0x7b1000000000, 0x7b2000000000, 16, 4096, 4096};
     EXPECT_EQ(compile(decode, /*split_k=*/true, /*cluster=*/2).gemm.cluster, 1);
     EXPECT_EQ(cu::gemm_launch_choice(*c.program, decode.args(), c.gemm, 132).cluster, 1);
+    ::unsetenv("KILN_GEMM_CLUSTER");
 }
 
 // The cluster variant's text: declared a cluster of 2, B multicast, the release of a
@@ -678,6 +685,7 @@ TEST(CudaGemmSchedule, PlanAndPtxOfTheClusterKernel) {
     if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
     Problem square{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 4096, 4096, 4096};
     auto args = square.args();
+    ::setenv("KILN_GEMM_CLUSTER", "2", 1);
     const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
     EXPECT_TRUE(contains(plan, "clusters of 2 CTAs on adjacent m-tiles sharing B by TMA multicast")) << plan;
     EXPECT_TRUE(contains(plan, "GEMM schedule: 512 tiles of 128x256 over 64 k steps: 256 pairs of m-tiles on 132 CTAs in clusters of 2")) << plan;

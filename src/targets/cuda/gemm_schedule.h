@@ -72,10 +72,11 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
 
 // The cluster a launch on bm x bn x bk tiles runs the kernel in: 2 (a pair of CTAs
 // on adjacent m-tiles, loading B once by TMA multicast: half the L2 traffic of
-// B) where the schedule does not split k, the output has at least two m-tiles,
-// and pairs take no more waves of the device than single tiles; else 1.
-// KILN_GEMM_CLUSTER=1 or 2 (read at each GEMM launch; for A/B) forces it, 2
-// still only where k is not split and there are two m-tiles.
+// B) where clusters are asked for, the schedule does not split k, the output has
+// at least two m-tiles, and pairs take no more waves of the device than single
+// tiles; else 1. Asked for by KILN_GEMM_CLUSTER=2 (1: never; read at each GEMM
+// launch); without it, by default (kClustersByDefault in gemm_schedule.cpp: off
+// until the cluster kernel is measured faster).
 // `why`, when given, says why a launch runs on lone CTAs (kiln plan prints it).
 int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
                    std::string* why = nullptr);
