@@ -22,9 +22,10 @@ constexpr double kPartialCost = 4.0;
 constexpr std::int64_t kMinStepsPerSplit = 4;
 constexpr int kMaxSplits = 16;
 // Whether launches take clusters of 2 where launch_cluster's rules allow, without
-// KILN_GEMM_CLUSTER=2. Off: the first cluster kernel, measured on an H200, ran at
-// 0.70 of lone CTAs (a MEMBAR.ALL.GPU before every release of a stage); the
-// relaxed release that removes it has not been measured yet.
+// KILN_GEMM_CLUSTER=2. Off: measured on an H200 (bench/results/gpu-20261203-s13),
+// the cluster kernel runs about as fast as lone CTAs, not faster (4096^3 679-692
+// against 696 TFLOP/s, 8192^3 757-759 against 746-753, 2048^3 415-450 against
+// 458-466), so halving B's L2 traffic is not what limits these shapes.
 constexpr bool kClustersByDefault = false;
 // A split must shorten the modelled time by this much to be worth its scratch.
 constexpr double kRequiredGain = 0.9;
@@ -139,7 +140,7 @@ int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int
     if (tiles_m < 2) return single("one m-tile: no pair shares B");
     const std::optional<std::int64_t> asked = support::env_integer("KILN_GEMM_CLUSTER", 1, 2);
     if (asked == 1) return single("KILN_GEMM_CLUSTER=1");
-    if (!asked && !kClustersByDefault) return single("clusters are opt-in (KILN_GEMM_CLUSTER=2) until measured faster on a device");
+    if (!asked && !kClustersByDefault) return single("clusters are opt-in (KILN_GEMM_CLUSTER=2): no faster than lone CTAs on an H200");
     // Waves of the device: single tiles on every multiprocessor, pairs on every two.
     const std::int64_t sms = std::max(multiprocessors, 2), pairs = (tiles_m + 1) / 2 * one.tiles_n;
     const std::int64_t waves = (one.tiles + sms - 1) / sms, pair_waves = (pairs + sms / 2 - 1) / (sms / 2);

@@ -75,8 +75,8 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
 // B) where clusters are asked for, the schedule does not split k, the output has
 // at least two m-tiles, and pairs take no more waves of the device than single
 // tiles; else 1. Asked for by KILN_GEMM_CLUSTER=2 (1: never; read at each GEMM
-// launch); without it, by default (kClustersByDefault in gemm_schedule.cpp: off
-// until the cluster kernel is measured faster).
+// launch); without it, by default (kClustersByDefault in gemm_schedule.cpp: off,
+// the cluster kernel measured no faster than lone CTAs).
 // `why`, when given, says why a launch runs on lone CTAs (kiln plan prints it).
 int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
                    std::string* why = nullptr);
