@@ -26,17 +26,6 @@ namespace {
 // `kiln plan` without a device shows the GEMM schedule an H200 would get.
 constexpr int kOfflineMultiprocessors = 132;
 
-// The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
-// under `o`, or, for a GEMM launched at another tile than the program's
-// (gemm_schedule.h: launch_tile: small M, idle multiprocessors, narrow tiles on a
-// large problem), its variant at that tile (emit.h: gemm_bm, gemm_bn), with
-// split-K's code where the schedule splits there (gemm_split_k), in clusters of 2
-// where it pays (gemm_cluster), `o` updated to match.
-// The choice is made before anything is compiled: from the kernel this process or
-// the program index already has, else from the emitter's description alone
-// (probe_kernel), so that a cold launch compiles only the kernel it runs; the
-// variant is then also recorded as the kernel of the launch's options
-// (alias_kernel), which a later launch finds without emitting.
 // Whether a launch over `args` runs another variant of the GEMM kernel g than the
 // one compiled under `o`: then `o` is updated to ask for it.
 bool gemm_variant_for_launch(const ir::Program& p, const std::vector<Arg>& args, const cu::GemmKernel& g, cu::EmitOptions& o, const cu::Device* d) {
@@ -50,6 +39,17 @@ bool gemm_variant_for_launch(const ir::Program& p, const std::vector<Arg>& args,
     return true;
 }
 
+// The kernel a launch of `p` over `args` runs (and `kiln plan` describes): compiled
+// under `o`, or, for a GEMM launched at another tile than the program's
+// (gemm_schedule.h: launch_tile: small M, idle multiprocessors, narrow tiles on a
+// large problem), its variant at that tile (emit.h: gemm_bm, gemm_bn), with
+// split-K's code where the schedule splits there (gemm_split_k), in clusters of 2
+// where asked for and possible (gemm_cluster), `o` updated to match.
+// The choice is made before anything is compiled: from the kernel this process or
+// the program index already has, else from the emitter's description alone
+// (probe_kernel), so that a cold launch compiles only the kernel it runs; the
+// variant is then also recorded as the kernel of the launch's options
+// (alias_kernel), which a later launch finds without emitting.
 std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p, const std::vector<Arg>& args, cu::EmitOptions& o,
                                                             const cu::Device* d, bool need_text, Loc loc = {}) {
     auto k = cu::probe_kernel(p, o, d, need_text, loc);

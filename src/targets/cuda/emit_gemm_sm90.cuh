@@ -81,7 +81,9 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap
 
 // ---- clusters (PTX ISA 9.7.12.3, 9.7.9.22): this CTA's rank in its cluster, an
 // arrival on the mbarrier at `bar`'s offset in CTA `rank`'s shared memory, and
-// the cluster-wide barrier of every thread that has not exited. The arrival is
+// the cluster-wide barrier where a warp's threads may arrive apart (the
+// producer's lone issuing thread; kc::cluster_sync, the prelude's, is the aligned
+// one, for whole warps). The arrival is
 // relaxed: it says that this warp's wgmma reads of a stage are complete (the
 // wgmma wait before it returned), and the peer's producer only then issues the
 // TMA writes that reuse the stage, so there is nothing for a release to order.
@@ -103,10 +105,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, uns
         "r"(rank)
         : "memory");
 }
-__device__ __forceinline__ void cluster_barrier() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// The same where a warp's threads may arrive apart (the producer's lone issuing thread).
 __device__ __forceinline__ void cluster_barrier_any() {
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
@@ -368,7 +366,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     // With clusters, no CTA multicasts into a peer or arrives at its barriers before they exist.
-    if (CLUSTER > 1) cluster_barrier();
+    if (CLUSTER > 1) kc::cluster_sync();
     else __syncthreads();
 
     if (wg == 0) {

@@ -141,9 +141,10 @@ int launch_cluster(std::int64_t rows, std::int64_t cols, std::int64_t depth, int
     const std::optional<std::int64_t> asked = support::env_integer("KILN_GEMM_CLUSTER", 1, 2);
     if (asked == 1) return single("KILN_GEMM_CLUSTER=1");
     if (!asked && !kClustersByDefault) return single("clusters are opt-in (KILN_GEMM_CLUSTER=2): no faster than lone CTAs on an H200");
-    // Waves of the device: single tiles on every multiprocessor, pairs on every two.
-    const std::int64_t sms = std::max(multiprocessors, 2), pairs = (tiles_m + 1) / 2 * one.tiles_n;
-    const std::int64_t waves = (one.tiles + sms - 1) / sms, pair_waves = (pairs + sms / 2 - 1) / (sms / 2);
+    // Waves of the device: single tiles on every multiprocessor, pairs on every cluster.
+    const GemmSchedule paired = schedule_gemm(rows, cols, depth, bm, bn, bk, multiprocessors, false, 2);
+    const std::int64_t pairs = paired.grid_tiles / 2, clusters = paired.ctas / 2;
+    const std::int64_t waves = (one.tiles + one.ctas - 1) / one.ctas, pair_waves = (pairs + clusters - 1) / clusters;
     if (pair_waves > waves)
         return single("pairs of m-tiles would take " + std::to_string(pair_waves) + " waves of the device, single tiles " + std::to_string(waves));
     return 2;

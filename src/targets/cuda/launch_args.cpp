@@ -171,7 +171,7 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors);
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
-    return {t, split, split ? 1 : launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors)};
+    return {t, split, launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors)};
 }
 
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
@@ -204,6 +204,10 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // read from a staged copy (gemm_staging.h), and so is one whose rows straddle
     // 128-byte lines where packing it pays.
     TensorMapCache& maps = tensor_map_cache();
+    // KILN_GEMM_L2_PROMOTION=0..3 (none, 64, 128, 256 bytes; read once per process)
+    // for A/B measurements of the promotion on rows that straddle lines.
+    static const int l2_promotion =
+        static_cast<int>(support::env_integer("KILN_GEMM_L2_PROMOTION", 0, 3).value_or(CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
     const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
     auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
         const std::int64_t inner = o.inner, outer = o.outer;
@@ -230,9 +234,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         r.box[1] = static_cast<unsigned>(box_outer);
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-        // KILN_GEMM_L2_PROMOTION=0..3 (none, 64, 128, 256 bytes; read at each launch)
-        // for A/B measurements of the promotion on rows that straddle lines.
-        r.l2_promotion = static_cast<int>(support::env_integer("KILN_GEMM_L2_PROMOTION", 0, 3).value_or(CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
+        r.l2_promotion = l2_promotion;
         r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
         // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
