@@ -5,6 +5,7 @@
 // run has seed S+i, so any failure reproduces alone: kiln fuzz --count 1 --seed
 // <its seed> --show; kiln fuzz --minimize <its seed> shrinks it first.
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "commands.h"
@@ -13,6 +14,7 @@
 #include "options.h"
 #include "progress.h"
 #include "report.h"
+#include "support/environment.h"
 
 namespace kiln::cli {
 
@@ -112,13 +114,23 @@ int run(const FuzzOptions& o) {
         for (std::int64_t i = 0; i < c.count; ++i) std::cout << fuzz::show_program(c.seed + static_cast<std::uint64_t>(i), c.limits) << "\n";
 
     Progress progress(static_cast<std::size_t>(c.count));
+    // Without a terminal (a campaign logging to a file) a count once a minute
+    // (KILN_FUZZ_REPORT_SECONDS; 0: after every program) instead of the progress
+    // line, so that a campaign stopped early still says how far it got.
+    Heartbeat heartbeat(std::chrono::seconds(support::env_integer("KILN_FUZZ_REPORT_SECONDS", 0, 86400).value_or(60)));
+    const auto start = std::chrono::steady_clock::now();
+    std::int64_t failed = 0;
     auto summary = fuzz::run_campaign(c, [&](const fuzz::Result& r, std::int64_t done) {
         if (r.verdict != fuzz::Verdict::same) {
+            ++failed;
             progress.clear();
             print_failure(r, "kiln fuzz --count 1 --seed " + std::to_string(r.seed) + " --targets " + target_list + " --precision " + o.precision +
                                  " --show (or --minimize " + std::to_string(r.seed) + " to shrink it first)");
         }
-        progress.show(static_cast<std::size_t>(done), "program " + std::to_string(r.seed));
+        progress.show(static_cast<std::size_t>(done - 1), "program " + std::to_string(r.seed));
+        if (!progress.on_terminal() && heartbeat.due())
+            std::cout << "kiln fuzz: " << done << " of " << c.count << " programs checked, " << failed << " not identical ("
+                      << format_duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << ")" << std::endl;
     });
     progress.clear();
     std::cout << summary.programs << " programs: " << summary.same << " identical, " << summary.differs << " differ, " << summary.invalid

@@ -19,6 +19,13 @@ void Progress::show(std::size_t index, const std::string& what) {
     shown_ = true;
 }
 
+bool Heartbeat::due() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < period_) return false;
+    last_ = now;
+    return true;
+}
+
 void Progress::clear() {
     if (!shown_) return;
     std::cerr << "\r\033[K" << std::flush;
