@@ -80,7 +80,42 @@ TEST(CudaGemmEpilogue, PerRowScaleIsReadOncePerRow) {
 
 TEST(CudaGemmEpilogue, PreAndPostActivationStoreToTwoOutputs) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::two_outputs, false, {"a4 + r * a4_s0 + c", "a5 + r * a5_s0 + c"}, "wgmma pipeline");
+    // Both outputs bf16: inside the bounds, each through the quad transpose in whole
+    // 16-byte chunks when both have 16-byte rows; the pair stores otherwise.
+    expect_wgmma_kernel(Epilogue::two_outputs, false,
+                        {"a4 + r * a4_s0 + c", "a5 + r * a5_s0 + c", "if (o == 0) *reinterpret_cast<uint4*>(a4 + r * a4_s0 + c) = v;",
+                         "if (o == 1) *reinterpret_cast<uint4*>(a5 + r * a5_s0 + c) = v;", "a4_rows16 && a5_rows16)",
+                         "kg::make_quad_stores<2>("},
+                        "output stores in whole 16-byte chunks");
+}
+
+TEST(CudaGemmEpilogue, TwoByteOutputsStoreWholeSixteenByteChunks) {
+    REQUIRE_NVRTC();
+    // The quad transpose's shuffles and the 16-byte stores are in the kernel.
+    auto args = args_for(false);
+    std::string ptx = cuda_text(gemm_test::gemm(Epilogue::bias_relu, false), args, Precision::standard, What::ptx);
+    std::string gemm = ptx.substr(ptx.find(".entry kiln_gemm_sm90"));
+    EXPECT_TRUE(contains(gemm, "shfl.sync.bfly.b32")) << gemm.substr(0, 2000);
+    EXPECT_TRUE(contains(gemm, "st.global.v4.b32") || contains(gemm, "st.global.v4.u32")) << gemm.substr(0, 2000);
+    // An f32 output keeps the pair stores (8 bytes a pair), and the plan says so.
+    Kernel f32_out = kernel("gemm_f32_out", [](View<const bf16, 2> A, View<const bf16, 2> B, View<f32, 2> C) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt))) acc = mma(A[coord(m0, step.index() * 64), shape(m, k)], B[coord(step.index() * 64, n0), shape(k, n)], acc);
+            C(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
+    Tensor<bf16> a({512, 256}), b({256, 384});
+    Tensor<f32> c({512, 384});
+    auto f32_args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view());
+    std::string plan = cuda_text(f32_out, f32_args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "wgmma pipeline")) << plan;
+    EXPECT_TRUE(contains(plan, "output stores in pairs of elements (an output of 4-byte elements")) << plan;
+    EXPECT_FALSE(contains(gemm_part(cuda_text(f32_out, f32_args, Precision::standard, What::source)), "kg::make_quad_stores<"));
 }
 
 TEST(CudaGemmEpilogue, WeightStoredNByKRunsKMajorOnWgmma) {

@@ -51,6 +51,9 @@ struct EmitOptions {
     // Its output goes through shared memory in 16-byte chunks where it can
     // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
     bool attention_staged_stores = true;
+    // The GEMM kernel stores 2-byte outputs in whole 16-byte chunks inside the bounds
+    // (emit_gemm_sm90.cuh: QuadStores); KILN_GEMM_QUAD_STORES=0 stores pairs (A/B).
+    bool gemm_quad_stores = true;
     // Precision fast: a positive constant score scale is folded into the row maximum
     // and the exp's fma (attention_values.h): 1 where the key range and the masks are
     // the same for every query row, 2 also where they depend on it (causal), 0 never
@@ -120,6 +123,7 @@ struct GemmKernel {
                                        // launch evaluates its extent without matching again)
     Kind in = Kind::BF16;
     int epilogue_loads = 0;            // views the epilogue reads (vectors, residual tiles)
+    bool quad_stores = false;          // every output 2-byte: whole 16-byte stores inside the bounds
     std::string describe() const;      // the plan's line
     // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
     std::string pack_entry() const { return entry + "_pack"; }

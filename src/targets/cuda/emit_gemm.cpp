@@ -92,7 +92,17 @@ public:
             }
             names_.push_back(v.node);
         }
+        values_ = body_;
         for (const Node* st : m_.stores) store(*st);
+    }
+    // kg::QuadStores for the tiles inside the bounds (emit_gemm_sm90.cuh), where
+    // every output has 2-byte elements; empty otherwise (the pair stores alone).
+    std::string quad_stores() const {
+        if (quad_outputs_ == 0 || quad_outputs_ != static_cast<int>(m_.stores.size())) return "";
+        return "kg::make_quad_stores<" + num(quad_outputs_) +
+               ">([&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1, unsigned* u) {\n"
+               "        [[maybe_unused]] constexpr bool kiln_in = true;\n" +
+               values_ + packs_ + "    },\n    [&](int o, long long r, long long c, uint4 v) {\n" + quad_stores_ + "    },\n    " + quad_ok_ + ")";
     }
     // The column values' struct, the column functor's and the body's text (write() first).
     std::string column_struct() const { return "    struct KilnColumns { " + fields_ + "};\n"; }
@@ -209,9 +219,20 @@ private:
             pair = "*reinterpret_cast<unsigned*>(p) = " + std::string(k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");";
         }
         std::string pairs = a + "_pairs";
-        if (paired_views_.insert(a).second)
+        if (paired_views_.insert(a).second) {
             scalars_ += "    const bool " + pairs + " = " + a + "_s1 == 1 && ((" + a + "_s0 | (long long)(reinterpret_cast<unsigned long long>(" + a +
                     ") / sizeof(*" + a + "))) & 1) == 0;\n";
+            if (k != Kind::F32)
+                scalars_ += "    const bool " + a + "_rows16 = " + a + "_s1 == 1 && " + a + "_s0 % 8 == 0 && reinterpret_cast<unsigned long long>(" + a +
+                            ") % 16 == 0;\n";
+        }
+        if (k != Kind::F32) {
+            // The same bits as the pair store below, handed to the quad stores.
+            const std::string o = num(quad_outputs_++);
+            packs_ += "        u[" + o + "] = " + (k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");\n";
+            quad_stores_ += "        if (o == " + o + ") *reinterpret_cast<uint4*>(" + a + " + r * " + a + "_s0 + c) = v;\n";
+            quad_ok_ += (quad_ok_.empty() ? "" : " && ") + a + "_rows16";
+        }
         inside_.insert("re <= " + a + "_e0 && ce <= " + a + "_e1 && " + pairs);
         body_ += "        if constexpr (kiln_in) {\n";
         body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
@@ -230,6 +251,9 @@ private:
     Emitter& E_;
     const GemmMatch& m_;
     std::string body_, scalars_, columns_, fields_, copies_;
+    std::string values_;                              // body_ before its stores
+    std::string packs_, quad_stores_, quad_ok_;       // quad_stores()'s parts
+    int quad_outputs_ = 0;                            // outputs with 2-byte elements
     std::vector<const Node*> names_;
     std::unordered_map<const Node*, std::string> at_[2], column_names_[2];
     std::unordered_map<const Node*, std::string> scalar_names_;
@@ -276,7 +300,9 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "    // The epilogue of tiles inside every bound the epilogue checks, then of the rest.\n";
     s += "    auto epilogue = kg::make_epilogue(" + epi.columns(true) + ",\n    " + epi.body(true) + ",\n    " + epi.columns(false) + ",\n    " +
          epi.body(false) + ",\n";
-    s += "    [&](long long re, long long ce) { return " + epi.inside() + "; });\n";
+    const std::string quads = E.options().gemm_quad_stores ? epi.quad_stores() : "";
+    g.quad_stores = !quads.empty();
+    s += "    [&](long long re, long long ce) { return " + epi.inside() + "; }" + (quads.empty() ? "" : ",\n    " + quads) + ");\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
          (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
@@ -300,6 +326,8 @@ std::string GemmKernel::describe() const {
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
            (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
+           (quad_stores ? ", output stores in whole 16-byte chunks (a transpose inside each quad of lanes) where rows are 16-byte aligned"
+                        : ", output stores in pairs of elements (an output of 4-byte elements, or KILN_GEMM_QUAD_STORES=0)") +
            "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a copy packed "
            "to whole 128-byte lines (any row stride; rows that straddle lines where the copy pays), else the kernel above";
 }
