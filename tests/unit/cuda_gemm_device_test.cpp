@@ -248,9 +248,14 @@ TEST(CudaGemmDevice, SplitKIsRightAndRepeatsBitForBit) {
 // output: zeros read, nothing stored), ragged M, N and K, one consumer warpgroup;
 // against f64, and bit for bit against the same launches on lone CTAs (a pair
 // computes each tile in the same order as one CTA does).
-TEST(CudaGemmDevice, ClusterPairsMatchF64AndLoneCtasBitForBit) {
+// Disabled while clusters are withdrawn: it fails (bench/results/gpu-20261203-s14);
+// run it with --gtest_also_run_disabled_tests when working on the fault.
+TEST(CudaGemmDevice, DISABLED_ClusterPairsMatchF64AndLoneCtasBitForBit) {
     REQUIRE_DEVICE();
     auto k = scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f);
+    // Withdrawn for this fault (gemm_schedule.cpp: clusters_withdrawn): the faulty
+    // kernel only with the debug override. This test is how its fix will be checked.
+    ::setenv("KILN_GEMM_CLUSTER_DEBUG", "1", 1);
     ::setenv("KILN_GEMM_CLUSTER", "2", 1);
     check<bf16, bf16>(k, 384, 768, 320, 1.0f, 0.0f, 8e-3);
     check<bf16, bf16>(k, 1000, 1000, 520, 1.0f, 0.0f, 8e-3);
@@ -263,11 +268,21 @@ TEST(CudaGemmDevice, ClusterPairsMatchF64AndLoneCtasBitForBit) {
     const std::string plan = cuda_text(k, args_of(ad.view(), bd.view(), cd.view(), 1.0f), Precision::standard, What::plan);
     EXPECT_NE(plan.find("in clusters of 2"), std::string::npos) << plan;
     std::vector<std::uint16_t> bits[2];
+    // Each launch into a fresh output of all-ones bits (a NaN no product gives), so
+    // an element a launch leaves unwritten shows.
+    for (auto& x : c.values()) x.bits = 0xffff;
     for (int cluster : {2, 1}) {
         ::setenv("KILN_GEMM_CLUSTER", cluster == 2 ? "2" : "1", 1);
-        k.launch(cuda(), ad.view(), bd.view(), cd.view(), 1.0f);
-        for (auto x : cd.to(host()).values()) bits[cluster - 1].push_back(x.bits);
+        auto fresh = c.to(cuda());
+        k.launch(cuda(), ad.view(), bd.view(), fresh.view(), 1.0f);
+        for (auto x : fresh.to(host()).values()) bits[cluster - 1].push_back(x.bits);
     }
     ::unsetenv("KILN_GEMM_CLUSTER");
-    EXPECT_EQ(bits[1], bits[0]) << "clusters of 2 and lone CTAs differ";
+    ::unsetenv("KILN_GEMM_CLUSTER_DEBUG");
+    ASSERT_EQ(bits[1].size(), bits[0].size());
+    std::string where;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < bits[0].size(); ++i)
+        if (bits[1][i] != bits[0][i] && differ++ < 12) where += " (" + std::to_string(i / N) + ", " + std::to_string(i % N) + ")";
+    EXPECT_EQ(differ, 0u) << "clusters of 2 and lone CTAs differ at " << differ << " elements, among them (row, column):" << where;
 }
