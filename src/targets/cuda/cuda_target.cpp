@@ -14,6 +14,7 @@
 #include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
+#include "targets/cuda/nvrtc.h"
 #include "targets/cuda/nvtx_range.h"
 #include "targets/cuda/occupancy.h"
 #include "targets/cuda/stream_state.h"
@@ -243,6 +244,16 @@ public:
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
+        else {
+            // Not expected (NVRTC runs with --ptxas-options=-v): said with what would explain
+            // it, for the flaky plans of bench/results/gpu-20261203-s14 (a second process compiling).
+            std::string head = k->log.substr(0, 80);
+            std::replace(head.begin(), head.end(), '\n', ' ');
+            s << "  no ptxas report: the kernel's NVRTC log of " << k->log.size() << " bytes" << (head.empty() ? "" : " begins \"" + head + "\"")
+              << "; cubin of " << k->cubin.size() << " bytes; " << (k->compiled ? "compiled" : "not compiled") << ", "
+              << (k->from_disk ? "from the disk cache" : "not from the disk cache") << "; " << cu::nvrtc_compiles()
+              << " NVRTC compiles in this process\n";
+        }
         // What the compile gave up because ptxas spilled (kernel_cache.cpp's spill feedback).
         if (!k->spill_feedback.empty()) {
             s << "  fitted to the registers by recompiling:\n";
