@@ -36,6 +36,7 @@ struct Loaded {
     NvrtcApi api{};
     std::string version;
     std::string why;
+    bool has_own_cache = false;  // NVRTC 12.9 and later: see nvrtc_compile
 };
 
 constexpr const char* kNames[] = {"libnvrtc.so.13", "libnvrtc.so"};
@@ -116,6 +117,7 @@ const Loaded& loaded() {
         int major = 0, minor = 0;
         a.nvrtcVersion(&major, &minor);
         l->version = std::to_string(major) + "." + std::to_string(minor);
+        l->has_own_cache = major > 12 || (major == 12 && minor >= 9);
         return l;
     }();
     return *l;
@@ -165,6 +167,16 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
     } destroy{a, prog};
     std::vector<const char*> opts;
     for (const auto& o : options) opts.push_back(o.c_str());
+    // NVRTC 12.9 and later keep their own cache of compiled code (in the driver's
+    // compute cache, shared by every process of the user): on a hit ptxas does not
+    // run, and its report (--ptxas-options=-v: registers, spills), which the spill
+    // feedback and kiln plan read, is missing from the log. kiln caches what it
+    // compiles itself (KILN_CACHE_DIR), so NVRTC's is only in the way: a test
+    // process compiling beside another one that had compiled the same kernels got
+    // plans without registers and kernels the spill feedback never saw (NVIDIA
+    // Fuser met the same: its PR 4694; bench/results/gpu-20261203-s14, call 5).
+    // Not among the key's options: the code is the same either way.
+    if (l.has_own_cache) opts.push_back("--no-cache");
     nvrtcResult r = a.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
     NvrtcOutput out;
     std::size_t size = 0;
