@@ -107,7 +107,12 @@ int main(int argc, char** argv) {
     // The peers' shapes (bench/attention_peers.py), with the blocks a user would pick.
     const std::vector<Problem> shapes = {{4, 32, 4096, 4096, 128, 32, false, 128, 128}, {4, 32, 4096, 4096, 128, 32, true, 128, 128},
                                        {4, 32, 4096, 4096, 64, 8, false, 128, 128},   {2, 16, 3000, 3001, 128, 16, true, 64, 64},
-                                       {4, 32, 4096, 4096, 256, 32, false, 128, 64}};
+                                       {4, 32, 4096, 4096, 256, 32, false, 128, 64},
+                                       // The sequence sweep at d 128: 16k tokens a batch, full and causal.
+                                       {16, 32, 1024, 1024, 128, 32, false, 128, 128}, {16, 32, 1024, 1024, 128, 32, true, 128, 128},
+                                       {8, 32, 2048, 2048, 128, 32, false, 128, 128},  {8, 32, 2048, 2048, 128, 32, true, 128, 128},
+                                       {2, 32, 8192, 8192, 128, 32, false, 128, 128},  {2, 32, 8192, 8192, 128, 32, true, 128, 128},
+                                       {1, 32, 16384, 16384, 128, 32, false, 128, 128}, {1, 32, 16384, 16384, 128, 32, true, 128, 128}};
     bool first = true, ok = true;
     const char* filter = argc > 2 && argv[2][0] ? argv[2] : nullptr;
     const auto precision = precision_named(argc > 3 ? argv[3] : "standard");

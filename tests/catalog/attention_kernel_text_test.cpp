@@ -1,5 +1,6 @@
 // The Hopper attention kernel's memory schedule, read from its generated source and
-// plan (no device): CTAs take the batch and head indices in groups that share their
+// plan (no device): a persistent grid takes tiles from a counter; tiles take the
+// batch and head indices in groups that share their
 // keys and values in L2, and a 16-bit output leaves through shared memory in 16-byte
 // chunks, while an output wider than the rows of Q's shared memory (DV > D) is stored
 // element by element. (Their effect is measured on the device:
@@ -39,12 +40,30 @@ TEST(CudaAttentionText, CtasShareKeysInL2AndTheOutputLeavesIn16ByteChunks) {
     const Texts t = attention_texts(128, 128);
     ASSERT_TRUE(contains(t.plan, "FlashAttention (")) << t.plan;
     // About two waves of 132 CTAs a group at d 128 (264 / 4 query blocks: groups of 66 heads here).
-    EXPECT_TRUE(contains(t.source, "kiln_group = kiln_row_ctas >= 264 ? 1 : 264 / kiln_row_ctas;"));
-    EXPECT_TRUE(contains(t.plan, "CTAs in groups of batch and head indices whose keys and values share L2"));
+    EXPECT_TRUE(contains(t.source, "kiln_group = kiln_rctas >= 264 ? 1 : 264 / kiln_rctas;"));
+    EXPECT_TRUE(contains(t.plan, "tiles in groups of batch and head indices whose keys and values share L2"));
     EXPECT_TRUE(contains(t.source, "*reinterpret_cast<uint4*>(kiln_to) = kiln_v;"));
     EXPECT_TRUE(contains(t.plan, "the output stored through shared memory in 16-byte chunks"));
     // d 256: half the CTAs a group (each head's keys and values are twice the bytes).
-    EXPECT_TRUE(contains(attention_texts(256, 256, 64).source, "kiln_group = kiln_row_ctas >= 132 ? 1 : 132 / kiln_row_ctas;"));
+    EXPECT_TRUE(contains(attention_texts(256, 256, 64).source, "kiln_group = kiln_rctas >= 132 ? 1 : 132 / kiln_rctas;"));
+}
+
+// The grid is persistent: each CTA takes tiles from the launch's counter in turn
+// and hands their numbers to its consumers; the ring of key/value stages and the
+// query rows' barriers run on from tile to tile, and the last CTA to stop leaves
+// the counter at zero for the next launch.
+TEST(CudaAttentionText, CtasTakeTilesInTurnFromACounter) {
+    REQUIRE_NVRTC();
+    const Texts t = attention_texts(128, 128);
+    ASSERT_TRUE(contains(t.plan, "a persistent grid (one CTA per multiprocessor")) << t.plan;
+    EXPECT_TRUE(contains(t.source, "kiln_tile = kiln_next ? atomicAdd(kiln_next, 1u) + gridDim.x : kiln_tile + gridDim.x;"));
+    EXPECT_TRUE(contains(t.source, "if (atomicAdd(kiln_next + 1, 1u) == gridDim.x - 1) kiln_next[0] = 0, kiln_next[1] = 0;"));
+    EXPECT_TRUE(contains(t.source, "kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);"));
+    // A warpgroup's query rows and the tile's slot go back to the producer at the tile's end.
+    EXPECT_TRUE(contains(t.source, "if (lane == 0) kg::mbar_arrive(&kiln_qempty[kiln_wgc]), kg::mbar_arrive(&kiln_tempty[kiln_ti & 1]);"));
+    // The first block of a tile waits at the ring's running stage, not at stage 0.
+    EXPECT_TRUE(contains(t.source, "kg::mbar_wait(&kiln_kfull[kiln_stage], kiln_phase);"));
+    EXPECT_FALSE(contains(t.source, "kiln_kfull[0], 0)"));
 }
 
 TEST(CudaAttentionText, AnOutputWiderThanQsRowsIsStoredElementByElement) {

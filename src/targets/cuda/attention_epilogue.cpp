@@ -41,7 +41,7 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
     s += "#pragma unroll\n";
     s += "    for (int jp = 0; jp < " + num(m.dv / 2) + "; jp += 2) {\n";
     s += "        const int h = (jp >> 1) & 1;\n";
-    s += "        const long long r = kiln_row[h];\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
     s += "        if (r >= kiln_rows) continue;\n";
     for (const Node* st : m.stores) {
         const Node* v = st->operands.back();
