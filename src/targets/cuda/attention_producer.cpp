@@ -142,16 +142,13 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "    __syncthreads();\n";
     s += "    const int kiln_wg = threadIdx.x / 128;\n";
     // Producer: the CTA's tiles in turn, the ring's stage and phase running on across
-    // them. The first tile is blockIdx.x; each next one is taken from the launch's
+    // them (a tile's query rows loaded after its first blocks: kiln_qafter). The first tile is blockIdx.x; each next one is taken from the launch's
     // tile counter (kiln_next: one atomic add, so a CTA whose tiles were short takes
     // more of them; a causal grid's tiles differ by up to the key length), or is
     // blockIdx.x + gridDim.x, ... without one. The producer hands each tile number
     // to the consumers through a two-slot ring in shared memory, the last number
     // (past the end) telling them to stop. The last CTA to stop sets the counter
-    // back to zero for the next launch on the stream. Of each tile it issues the
-    // first key/value blocks (as many as the ring holds) before the query rows: they
-    // fill the stages the previous tile's last blocks free while its consumers
-    // finish (their epilogue holds the query rows' memory).
+    // back to zero for the next launch on the stream.
     s += "    if (kiln_wg == 0) {\n";
     s += "        kg::setmaxnreg_dec<24>();\n";
     s += "        if (threadIdx.x != 0) return;\n";
@@ -175,7 +172,12 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
          ", &kiln_tq, &kiln_qfull[h], " + coords(values, m.load_q, "x * 64", "(int)kiln_R0 + 64 * h") + ");\n";
     s += "            }\n";
     s += "        };\n";
-    s += "        const int kiln_qafter = kiln_blocks < " + num(k.stages) + " ? kiln_blocks : " + num(k.stages) + ";\n";
+    // The query rows after the key/value blocks the ring can take before the previous
+    // tile's consumers release them: all its stages if they release them after their
+    // epilogue (staged output), else all but the one its last block holds, whose
+    // product follows the release. On the CTA's first tile, first.
+    const int ahead = k.staged_output ? k.stages : k.stages - 1;
+    s += "        const int kiln_qafter = kiln_ti == 0 ? 0 : kiln_blocks < " + num(ahead) + " ? kiln_blocks : " + num(ahead) + ";\n";
     s += "        for (int kb = 0; kb < kiln_blocks; ++kb) {\n";
     s += "            if (kb == kiln_qafter) kiln_load_q();\n";
     s += "            unsigned char* const kst = kiln_ring + stage * " + num(stage_bytes) + ";\n";

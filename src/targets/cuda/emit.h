@@ -52,6 +52,10 @@ struct EmitOptions {
     // Its output goes through shared memory in 16-byte chunks where it can
     // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
     bool attention_staged_stores = true;
+    // ... or, preferred where it can, in 16-byte chunks transposed inside quads of
+    // lanes, which frees the query rows' shared memory for the next tile as soon as
+    // the last S = Q K^T has read it; KILN_ATTENTION_QUAD_STORES=0 stages (A/B).
+    bool attention_quad_stores = true;
     // Its grid is persistent: one CTA per multiprocessor, each running tiles in turn,
     // the next tile's first key/value blocks loading under the current one's last
     // products and epilogue (attention_producer.h); KILN_ATTENTION_PERSISTENT=0
@@ -153,6 +157,7 @@ struct AttentionKernel {
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t
     bool pingpong = true;              // the consumer warpgroups take turns to issue products
     bool staged_output = false;        // the output goes out through shared memory in 16-byte chunks (attention_epilogue.h)
+    bool quad_output = false;          // ... or in 16-byte chunks transposed inside quads of lanes (then not staged)
     bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
     bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
     bool fold_scale = false;           // fast: a constant score scale folded where the score has that form (attention_values.h)

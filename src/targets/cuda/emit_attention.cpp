@@ -119,6 +119,7 @@ public:
             s += turn_pass();
             s += "        kg::wgmma_wait<0>();\n";
             s += finish_scores("kiln_stage");
+            s += release_after_scores("kiln_blocks == 1");
             s += variants(body);
             s += rescale_output();
             s += pack_probabilities();
@@ -136,6 +137,7 @@ public:
             s += turn_pass();
             s += "        kg::wgmma_wait<1>();\n";
             s += finish_scores("kiln_nstage");
+            s += release_after_scores("kiln_kb + 2 == kiln_blocks");
             s += "        {\n";
             s += "        [[maybe_unused]] const long long kiln_t = kiln_kb + 1;\n";
             s += variants(body);
@@ -162,21 +164,37 @@ public:
         s += "    {\n";
         s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
         s += attention_tile(values_, m_, k_);
-        s += attention_epilogue(values_, m_, k_.staged_output);
+        s += attention_epilogue(values_, m_, stores());
         s += "    }\n";
-        // The query rows' memory back to the producer for the next tile, once this
-        // warpgroup's products have read it and its epilogue (which may stage the
-        // output there) is done: the proxy fence orders those generic accesses before
-        // the TMA writes that refill it.
-        s += "    kg::fence_proxy_async_shared();\n";
+        // The query rows' memory back to the producer for the next tile (if the
+        // epilogue staged the output there: now), and the tile's slot.
+        if (k_.staged_output) s += release_query_rows("    ");
+        else s += "    if (kiln_blocks == 0) {\n" + release_query_rows("        ") + "    }\n";
         s += "    __syncwarp();\n";
-        s += "    if (lane == 0) kg::mbar_arrive(&kiln_qempty[kiln_wgc]), kg::mbar_arrive(&kiln_tempty[kiln_ti & 1]);\n";
+        s += "    if (lane == 0) kg::mbar_arrive(&kiln_tempty[kiln_ti & 1]);\n";
         s += "    }\n";  // the tiles
         s += "    }\n";  // the consumers' branch
         return s;
     }
 
 private:
+    AttentionStores stores() const {
+        return k_.quad_output ? AttentionStores::quads : k_.staged_output ? AttentionStores::staged : AttentionStores::direct;
+    }
+    // This warpgroup's query rows back to the producer, once its products have read
+    // them and (staged output) its epilogue is done with their memory: the proxy
+    // fence orders the epilogue's generic accesses before the TMA writes that refill it.
+    static std::string release_query_rows(const std::string& indent) {
+        return indent + "kg::fence_proxy_async_shared();\n" + indent + "__syncwarp();\n" + indent + "if (lane == 0) kg::mbar_arrive(&kiln_qempty[kiln_wgc]);\n";
+    }
+    // Unless the epilogue stages the output there: once S = Q K^T of the tile's last
+    // block has been waited for (`last`: whether this was it), so that the next
+    // tile's rows load under this one's last product and epilogue.
+    std::string release_after_scores(const std::string& last) const {
+        if (k_.staged_output) return "";
+        return "        if (" + last + ") {\n" + release_query_rows("            ") + "        }\n";
+    }
+
     // The block kiln_t's softmax (and, serially, its products) in up to three forms:
     // blocks wholly inside every row's key limit skip the per-row limit masks; of
     // those, blocks where each of the program's masks is proven true over the
@@ -336,6 +354,7 @@ private:
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kg::fence_operand(kiln_s[j]);\n";
         s += "            if (lane == 0) kg::mbar_arrive(&kiln_kempty[kiln_stage]);\n";
+        s += release_after_scores("kiln_kb + 1 == kiln_blocks");
         return s;
     }
 
@@ -484,7 +503,8 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // bench/results/attention-20261202.
     k.overlap = E.options().attention_overlap == 2 || (E.options().attention_overlap == 1 && m.dv <= 128);
     k.pingpong = E.options().attention_pingpong;
-    k.staged_output = E.options().attention_staged_stores && attention_output_staged(m);
+    k.quad_output = E.options().attention_quad_stores && attention_output_quads(m);
+    k.staged_output = !k.quad_output && E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
     k.persistent = E.options().attention_persistent;
     if (E.options().attention_fold_scale && E.fast()) {  // only where the maximum's operand has the form
@@ -521,6 +541,9 @@ std::string AttentionKernel::describe() const {
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
            (pingpong ? ", the two taking turns to issue their products" : "") +
            (staged_output ? "; the output stored through shared memory in 16-byte chunks" : "") +
+           (quad_output ? "; the output stored in 16-byte chunks transposed inside quads of lanes, the query rows' memory refilled for the next tile "
+                          "once the last S = Q K^T has read it"
+                        : "") +
            (fold_scale ? "; a positive constant score scale folded into the maximum and the exp's fma" : "") + ") + 1 producer warpgroup, " +
            (persistent ? "a persistent grid (one CTA per multiprocessor, taking tiles in turn, the next tile's first key and value blocks loading under "
                          "the current one's last products), "

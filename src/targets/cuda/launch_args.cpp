@@ -42,6 +42,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_l2_groups = l2_groups;
     static const bool staged = support::env_integer("KILN_ATTENTION_STAGED_STORES", 0, 1).value_or(1) != 0;
     o.attention_staged_stores = staged;
+    static const bool attention_quads = support::env_integer("KILN_ATTENTION_QUAD_STORES", 0, 1).value_or(1) != 0;
+    o.attention_quad_stores = attention_quads;
     static const bool persistent = support::env_integer("KILN_ATTENTION_PERSISTENT", 0, 1).value_or(1) != 0;
     o.attention_persistent = persistent;
     static const bool quads = support::env_integer("KILN_GEMM_QUAD_STORES", 0, 1).value_or(1) != 0;
