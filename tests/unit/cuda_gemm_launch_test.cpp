@@ -320,6 +320,22 @@ TEST(CudaGemmLaunch, ACapturedLaunchStagesIntoItsOwnMemory) {
     EXPECT_EQ(cu::stream_workspace_allocations(), before + 2);
 }
 
+// EmitOptions::uniform_warpgroup (KILN_CUDA_UNIFORM_WARPGROUP=1) defines the macro
+// that makes emit_gemm_sm90.cuh's warpgroup_index read through a shuffle; by default
+// the GEMM kernel's text does not define it.
+TEST(CudaGemmLaunch, TheUniformWarpgroupSwitchDefinesItsMacro) {
+    Problem pr{0x7e3000000000, 0x7e3100000000, 0x7e3200000000, 256, 256, 128};
+    auto args = pr.args();
+    auto program = detail::specialize(*bench_gemm().shared_impl(), args, Loc::here());
+    cu::EmitOptions o;
+    const cu::EmittedKernel plain = cu::emit_kernel(*program, o);
+    ASSERT_FALSE(plain.gemm.entry.empty());
+    EXPECT_FALSE(cuda_test::contains(plain.source, "#define KILN_UNIFORM_WARPGROUP"));
+    EXPECT_TRUE(cuda_test::contains(plain.source, "const int wg = warpgroup_index();"));
+    o.uniform_warpgroup = true;
+    EXPECT_TRUE(cuda_test::contains(cu::emit_kernel(*program, o).source, "#define KILN_UNIFORM_WARPGROUP 1"));
+}
+
 TEST(CudaGemmLaunch, AnOperandThatCannotBeStagedNamesWhy) {
     Problem pr{0x7e4000000000, 0x7e5000000000, 0x7e6000000000, 300, 264, 201};
     Compiled c = compile(pr);

@@ -54,6 +54,10 @@ struct EmitOptions {
     // The GEMM kernel stores 2-byte outputs in whole 16-byte chunks inside the bounds
     // (emit_gemm_sm90.cuh: QuadStores); KILN_GEMM_QUAD_STORES=0 stores pairs (A/B).
     bool gemm_quad_stores = true;
+    // The Hopper GEMM and attention kernels read their warpgroup index through a
+    // shuffle (emit_gemm_sm90.cuh: warpgroup_index); KILN_CUDA_UNIFORM_WARPGROUP=1
+    // (A/B; off until measured on the device).
+    bool uniform_warpgroup = false;
     // Precision fast: a positive constant score scale is folded into the row maximum
     // and the exp's fma (attention_values.h): 1 where the key range and the masks are
     // the same for every query row, 2 also where they depend on it (causal), 0 never

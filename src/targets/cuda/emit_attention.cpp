@@ -46,7 +46,7 @@ public:
         // Consumers: the other branch of the one if/else over roles, so that ptxas
         // allocates their code the registers setmaxnreg gives them.
         s += "    kg::setmaxnreg_inc<240>();\n";
-        s += "    const int kiln_wgc = kiln_wg - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
+        s += "    const int kiln_wgc = kg::warpgroup_index() - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
         // 32-bit: the launch keeps rows and keys below 2^31 (TMA coordinates), and
         // registers are what the consumers are short of.
         s += "    int kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
@@ -469,6 +469,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     std::string body = w.write();
     std::string s;
     s += "\n// ---- the Hopper FlashAttention kernel of this program (emit_attention.cpp): TMA ring + wgmma, softmax on the fragments\n";
+    if (E.options().uniform_warpgroup) s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += embedded::attention_sm90_cuh();
     s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*b_kmajor=*/true, /*accumulate_operand=*/true);

@@ -284,6 +284,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     for (const auto& v : m.epilogue) g.epilogue_loads += v.node->op == OpCode::load;
     std::string s;
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
+    if (E.options().uniform_warpgroup) s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
     const std::string cluster_dims = g.cluster > 1 ? "__cluster_dims__(" + num(g.cluster) + ", 1, 1) " : "";

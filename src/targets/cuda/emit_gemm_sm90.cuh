@@ -127,6 +127,20 @@ template <int N> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile
 
 // Shared memory the main loop needs (the caller adds nothing: its dynamic
 // allocation is exactly this).
+// The thread's warpgroup. With KILN_UNIFORM_WARPGROUP defined (EmitOptions::
+// uniform_warpgroup), read through a shuffle from lane 0, as CUTLASS's
+// canonical_warp_group_idx does: ptxas then knows it is the same across the warp and
+// keeps the wgmma descriptors derived from it on the uniform datapath (in the
+// attention kernel's main loop no R2UR before each wgmma instead of two; 29 -> 6 in
+// the GEMM kernel's: bench/results/gpu-20261203-s15, offline, not yet measured).
+__device__ __forceinline__ int warpgroup_index() {
+#if defined(KILN_UNIFORM_WARPGROUP)
+    return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+#else
+    return static_cast<int>(threadIdx.x / 128);
+#endif
+}
+
 template <int BM, int BN, int BK, int STAGES> struct GemmShape {
     static constexpr int consumers = BM / 64;  // consumer warpgroups
     static constexpr int threads = 128 * (consumers + 1);
@@ -432,7 +446,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
     unsigned long long* empty = full + STAGES;
     [[maybe_unused]] unsigned* flag = reinterpret_cast<unsigned*>(empty + STAGES);  // split-K's answer (split_k_publish)
-    const int wg = threadIdx.x / 128;
+    const int wg = warpgroup_index();
     // Units of the persistent loop: tiles, (tile, share) pairs with split-K, where
     // adjacent units share a tile so that a tile's shares run at the same time and
     // its last one waits little for the others' pieces; with clusters, pairs of

@@ -43,6 +43,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_staged_stores = staged;
     static const bool quads = support::env_integer("KILN_GEMM_QUAD_STORES", 0, 1).value_or(1) != 0;
     o.gemm_quad_stores = quads;
+    static const bool uniform_wg = support::env_integer("KILN_CUDA_UNIFORM_WARPGROUP", 0, 1).value_or(0) != 0;
+    o.uniform_warpgroup = uniform_wg;
     static const int fold = static_cast<int>(support::env_integer("KILN_ATTENTION_FOLD_SCALE", 0, 2).value_or(1));
     o.attention_fold_scale = fold;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));

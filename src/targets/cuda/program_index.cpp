@@ -159,6 +159,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
+    key.add("uniform warpgroup", o.uniform_warpgroup ? "1" : "0");
     key.add("gemm quad stores", o.gemm_quad_stores ? "1" : "0");
     key.add("attention fold scale", std::to_string(o.attention_fold_scale));
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
