@@ -439,8 +439,14 @@ Emitted Emitter::emit() {
     // -fno-trapping-math (host_compiler.cpp: it lets the float selects of exp32
     // vectorise) gave a different one: a sum of seven 0.0 * -2.3e9 products, each
     // taken through a select, came out +0.0, not -0.0 (kiln fuzz, program 58008371).
-    // Exact kernels keep trapping math, for GCC (clang ignores the pragma).
-    if (opts_.exact) text += "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"trapping-math\")\n#endif\n";
+    // Exact kernels keep trapping math, for GCC (clang ignores the pragma). On a host
+    // with AVX-512 (-march=native) that was not enough: GCC 12's loop vectoriser
+    // still turned the same in-order sum into a masked vector fold that came out
+    // +0.0 (cpu_fuzz_regression_test.cpp, on an AMD EPYC with avx512f; right with
+    // -mno-avx512f or -fno-tree-loop-vectorize). Exact kernels are the reference's
+    // bits, not its speed: their loops are not vectorised by GCC.
+    if (opts_.exact)
+        text += "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"trapping-math\", \"no-tree-loop-vectorize\")\n#endif\n";
     text += prelude();
     text += "\n// ---- kernel\nnamespace {\nusing kiln_index = " + std::string(opts_.index64 ? "long long" : "int") + ";\n";
     text += globals_.str();
