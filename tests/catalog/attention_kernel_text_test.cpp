@@ -43,8 +43,9 @@ TEST(CudaAttentionText, CtasShareKeysInL2AndTheOutputLeavesIn16ByteChunks) {
     EXPECT_TRUE(contains(t.plan, "CTAs in groups of batch and head indices whose keys and values share L2"));
     EXPECT_TRUE(contains(t.source, "*reinterpret_cast<uint4*>(kiln_to) = kiln_v;"));
     EXPECT_TRUE(contains(t.plan, "the output stored through shared memory in 16-byte chunks"));
-    // The consumers' warpgroup as before unless KILN_CUDA_UNIFORM_WARPGROUP=1 (off by
-    // default) has it read through a shuffle (emit_gemm_sm90.cuh: warpgroup_index).
+    // The warpgroup through emit_gemm_sm90.cuh's warpgroup_index, a shuffle only under
+    // KILN_CUDA_UNIFORM_WARPGROUP=1 (off by default: no macro in the text).
+    EXPECT_TRUE(contains(t.source, "const int kiln_wg = kg::warpgroup_index();"));
     EXPECT_TRUE(contains(t.source, "const int kiln_wgc = kiln_wg - 1,"));
     EXPECT_FALSE(contains(t.source, "#define KILN_UNIFORM_WARPGROUP"));
     // d 256: half the CTAs a group (each head's keys and values are twice the bytes).

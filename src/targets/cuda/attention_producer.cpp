@@ -98,7 +98,7 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n";
     s += "    }\n";
     s += "    __syncthreads();\n";
-    s += "    const int kiln_wg = threadIdx.x / 128;\n";
+    s += "    const int kiln_wg = kg::warpgroup_index();  // (emit_gemm_sm90.cuh: through a shuffle under KILN_UNIFORM_WARPGROUP)\n";
     // Producer.
     s += "    if (kiln_wg == 0) {\n";
     s += "        kg::setmaxnreg_dec<24>();\n";

@@ -30,8 +30,7 @@ constexpr int kRows = kAttentionRows;
 
 class AttentionWriter {
 public:
-    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k)
-        : m_(m), k_(k), values_(E, m, k.bn), uniform_warpgroup_(E.options().uniform_warpgroup) {
+    AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {
         values_.set_fold_scale(k.fold_scale ? E.options().attention_fold_scale : 0);
     }
 
@@ -47,9 +46,7 @@ public:
         // Consumers: the other branch of the one if/else over roles, so that ptxas
         // allocates their code the registers setmaxnreg gives them.
         s += "    kg::setmaxnreg_inc<240>();\n";
-        // (EmitOptions::uniform_warpgroup: through a shuffle, emit_gemm_sm90.cuh's warpgroup_index.)
-        const std::string wg = uniform_warpgroup_ ? "kg::warpgroup_index()" : "kiln_wg";
-        s += "    const int kiln_wgc = " + wg + " - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
+        s += "    const int kiln_wgc = kiln_wg - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
         // 32-bit: the launch keeps rows and keys below 2^31 (TMA coordinates), and
         // registers are what the consumers are short of.
         s += "    int kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
@@ -424,7 +421,6 @@ private:
     const AttentionKernel& k_;
     FragmentValues values_;
     std::string scalars_;
-    bool uniform_warpgroup_ = false;
     enum class Mode { serial, pipelined };  // how block() writes the products (see write())
     Mode mode_ = Mode::serial;
     std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())

@@ -125,8 +125,6 @@ __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"
 template <int N> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
 template <int N> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
 
-// Shared memory the main loop needs (the caller adds nothing: its dynamic
-// allocation is exactly this).
 // The thread's warpgroup. With KILN_UNIFORM_WARPGROUP defined (EmitOptions::
 // uniform_warpgroup), read through a shuffle from lane 0, as CUTLASS's
 // canonical_warp_group_idx does: ptxas then knows it is the same across the warp and
@@ -141,6 +139,8 @@ __device__ __forceinline__ int warpgroup_index() {
 #endif
 }
 
+// Shared memory the main loop needs (the caller adds nothing: its dynamic
+// allocation is exactly this).
 template <int BM, int BN, int BK, int STAGES> struct GemmShape {
     static constexpr int consumers = BM / 64;  // consumer warpgroups
     static constexpr int threads = 128 * (consumers + 1);
