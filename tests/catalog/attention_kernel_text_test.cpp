@@ -1,9 +1,9 @@
 // The Hopper attention kernel's memory schedule, read from its generated source and
-// plan (no device): CTAs take the batch and head indices in groups that share their
-// keys and values in L2, and a 16-bit output leaves through shared memory in 16-byte
-// chunks, while an output wider than the rows of Q's shared memory (DV > D) is stored
-// element by element. (Their effect is measured on the device:
-// bench/results/gpu-20261203-s10; correctness by the catalog's attention entries.)
+// plan (no device): a persistent grid takes tiles from a counter; tiles take the
+// batch and head indices in groups that share their keys and values in L2; a 16-bit
+// output leaves in 16-byte chunks transposed inside quads of lanes, at any output
+// width. (Their effect is measured on the device: bench/results/gpu-20261203-s10,
+// gpu-20261203-s15; correctness by the catalog's attention entries.)
 #include <gtest/gtest.h>
 
 #include "examples/attention_bf16.h"
@@ -39,25 +39,53 @@ TEST(CudaAttentionText, CtasShareKeysInL2AndTheOutputLeavesIn16ByteChunks) {
     const Texts t = attention_texts(128, 128);
     ASSERT_TRUE(contains(t.plan, "FlashAttention (")) << t.plan;
     // About two waves of 132 CTAs a group at d 128 (264 / 4 query blocks: groups of 66 heads here).
-    EXPECT_TRUE(contains(t.source, "kiln_group = kiln_row_ctas >= 264 ? 1 : 264 / kiln_row_ctas;"));
-    EXPECT_TRUE(contains(t.plan, "CTAs in groups of batch and head indices whose keys and values share L2"));
-    EXPECT_TRUE(contains(t.source, "*reinterpret_cast<uint4*>(kiln_to) = kiln_v;"));
-    EXPECT_TRUE(contains(t.plan, "the output stored through shared memory in 16-byte chunks"));
-    // The warpgroup through emit_gemm_sm90.cuh's warpgroup_index, a shuffle only under
-    // KILN_CUDA_UNIFORM_WARPGROUP=1 (off by default: no macro in the text).
+    EXPECT_TRUE(contains(t.source, "kiln_group = kiln_rctas >= 264 ? 1 : 264 / kiln_rctas;"));
+    EXPECT_TRUE(contains(t.plan, "tiles in groups of batch and head indices whose keys and values share L2"));
+    // Whole 16-byte chunks of a row, transposed inside each quad of lanes (no shared memory).
+    EXPECT_TRUE(contains(t.source, "kg::quad_transpose(kiln_w);"));
+    EXPECT_TRUE(contains(t.source, "*reinterpret_cast<uint4*>(kiln_to) = make_uint4(kiln_w[0], kiln_w[1], kiln_w[2], kiln_w[3]);"));
+    EXPECT_TRUE(contains(t.plan, "the output stored in 16-byte chunks transposed inside quads of lanes"));
+    EXPECT_FALSE(contains(t.plan, "the output stored through shared memory"));
+    // The warpgroup through emit_gemm_sm90.cuh's warpgroup_index, always a shuffle in
+    // this kernel (KILN_UNIFORM_WARPGROUP: its wgmma descriptors on the uniform datapath).
     EXPECT_TRUE(contains(t.source, "const int kiln_wg = kg::warpgroup_index();"));
-    EXPECT_TRUE(contains(t.source, "const int kiln_wgc = kiln_wg - 1,"));
-    EXPECT_FALSE(contains(t.source, "#define KILN_UNIFORM_WARPGROUP"));
+    EXPECT_TRUE(contains(t.source, "#define KILN_UNIFORM_WARPGROUP 1"));
     // d 256: half the CTAs a group (each head's keys and values are twice the bytes).
-    EXPECT_TRUE(contains(attention_texts(256, 256, 64).source, "kiln_group = kiln_row_ctas >= 132 ? 1 : 132 / kiln_row_ctas;"));
+    EXPECT_TRUE(contains(attention_texts(256, 256, 64).source, "kiln_group = kiln_rctas >= 132 ? 1 : 132 / kiln_rctas;"));
 }
 
-TEST(CudaAttentionText, AnOutputWiderThanQsRowsIsStoredElementByElement) {
+// The grid is persistent: each CTA takes tiles from the launch's counter in turn
+// and hands their numbers to its consumers; the ring of key/value stages and the
+// query rows' barriers run on from tile to tile, and the last CTA to stop leaves
+// the counter at zero for the next launch.
+TEST(CudaAttentionText, CtasTakeTilesInTurnFromACounter) {
+    REQUIRE_NVRTC();
+    const Texts t = attention_texts(128, 128);
+    ASSERT_TRUE(contains(t.plan, "a persistent grid (one CTA per multiprocessor")) << t.plan;
+    EXPECT_TRUE(contains(t.source, "kiln_tile = kiln_next ? atomicAdd(kiln_next, 1u) + gridDim.x : kiln_tile + gridDim.x;"));
+    EXPECT_TRUE(contains(t.source, "if (atomicAdd(kiln_next + 1, 1u) == gridDim.x - 1) kiln_next[0] = 0, kiln_next[1] = 0;"));
+    EXPECT_TRUE(contains(t.source, "kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);"));
+    // A warpgroup's query rows go back to the producer once the tile's last S = Q K^T
+    // has read them (the epilogue does not use their memory), the tile's slot at its end.
+    EXPECT_TRUE(contains(t.source, "if (kiln_kb + 2 == kiln_blocks) {"));
+    EXPECT_TRUE(contains(t.source, "if (lane == 0) kg::mbar_arrive(&kiln_qempty[kiln_wgc]);"));
+    EXPECT_TRUE(contains(t.source, "if (lane == 0) kg::mbar_arrive(&kiln_tempty[kiln_ti & 1]);"));
+    // The CTA's first tile loads its query rows first; later ones after the blocks
+    // the ring takes before the previous tile's last product.
+    EXPECT_TRUE(contains(t.source, "const int kiln_qafter = kiln_ti == 0 ? 0 : kiln_blocks < 2 ? kiln_blocks : 2;"));
+    // The first block of a tile waits at the ring's running stage, not at stage 0.
+    EXPECT_TRUE(contains(t.source, "kg::mbar_wait(&kiln_kfull[kiln_stage], kiln_phase);"));
+    EXPECT_FALSE(contains(t.source, "kiln_kfull[0], 0)"));
+}
+
+// An output wider than the query rows' shared memory (DV > D) could not be staged
+// there; through registers its width does not matter.
+TEST(CudaAttentionText, AnOutputWiderThanQsRowsLeavesIn16ByteChunksToo) {
     REQUIRE_NVRTC();
     const Texts t = attention_texts(64, 128);
     ASSERT_TRUE(contains(t.plan, "FlashAttention (")) << t.plan;
-    EXPECT_FALSE(contains(t.source, "kiln_to"));
-    EXPECT_FALSE(contains(t.plan, "16-byte chunks"));
+    EXPECT_TRUE(contains(t.source, "kg::quad_transpose(kiln_w);"));
+    EXPECT_TRUE(contains(t.plan, "16-byte chunks transposed inside quads of lanes"));
 }
 
 }  // namespace

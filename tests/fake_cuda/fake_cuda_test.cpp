@@ -463,6 +463,19 @@ TEST_F(FakeCuda, AttentionLaunchesTheHopperAttentionKernel) {
     EXPECT_EQ(c.last_grid, 2u * 3u * 2u) << "ceil(200 / 128) CTAs for each of the 6 (batch, head)";
 }
 
+// More tiles of 128 query rows than multiprocessors: a persistent grid of one CTA
+// per multiprocessor (the fake has 132) takes them in turn (attention_producer.h).
+TEST_F(FakeCuda, AttentionWithMoreTilesThanMultiprocessorsRunsAPersistentGrid) {
+    Tensor<bf16> q({4, 40, 256, 64}), kk({4, 40, 256, 64}), v({4, 40, 256, 64}), o({4, 40, 256, 64});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    fake()->reset();
+    attention_variants::kernel_4d(attention_variants::Form::alpha_twice)
+        .launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().launches, 1);
+    EXPECT_EQ(counts().last_block, 384u);
+    EXPECT_EQ(counts().last_grid, 132u) << "4 x 40 x 2 = 320 tiles on a grid of one CTA per multiprocessor";
+}
+
 // The other forms users write (tests/unit/attention_variants.h) take the same kernel:
 // their generated CUDA compiles (NVRTC) and launches with the attention kernel's shape.
 TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {

@@ -41,7 +41,7 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
     s += "#pragma unroll\n";
     s += "    for (int jp = 0; jp < " + num(m.dv / 2) + "; jp += 2) {\n";
     s += "        const int h = (jp >> 1) & 1;\n";
-    s += "        const long long r = kiln_row[h];\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
     s += "        if (r >= kiln_rows) continue;\n";
     for (const Node* st : m.stores) {
         const Node* v = st->operands.back();
@@ -106,6 +106,50 @@ std::string staged_epilogue(FragmentValues& values, const passes::AttentionMatch
     return s;
 }
 
+// Through registers: each quad of lanes holds 4 adjacent 8-column chunks of a row
+// (2 columns of each a lane); with the pairs packed, a 4x4 transpose inside the quad
+// (kg::quad_transpose: 4 shuffles) gives each lane one whole chunk, stored as 16
+// bytes. The same 16-byte stores as staged_epilogue without its shared memory, so
+// the query rows' memory is free once the last S = Q K^T has read it.
+std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
+    const Node* st = m.stores[0];
+    const Node* v = st->operands.back();
+    const RowAccess a = row_access(values, st);
+    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+    std::string s;
+    s += "#pragma unroll\n";
+    s += "    for (int h = 0; h < 2; ++h) {\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
+    s += "        const bool kiln_row_ok = r < kiln_rows && " + a.ok + ";\n";
+    s += "#pragma unroll\n";
+    s += "        for (int g = 0; g < " + num(m.dv / 8) + "; g += 4) {\n";
+    s += "            unsigned kiln_w[4];\n";
+    s += "#pragma unroll\n";
+    s += "            for (int i = 0; i < 4; ++i) {\n";
+    s += "                unsigned short kiln_pair[2];\n";
+    s += "#pragma unroll\n";
+    s += "                for (int e = 0; e < 2; ++e) {\n";
+    s += "                    const int j = 4 * (g + i) + 2 * h + e;\n";
+    s += "                    kiln_pair[e] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
+    s += "                }\n";
+    s += "                kiln_w[i] = (unsigned)kiln_pair[0] | ((unsigned)kiln_pair[1] << 16);\n";
+    s += "            }\n";
+    s += "            kg::quad_transpose(kiln_w);\n";
+    s += "            const long long oc = 8LL * (g + (lane & 3));\n";
+    s += "            if (!kiln_row_ok) continue;\n";
+    s += "            unsigned short* const kiln_to = " + a.array + " + (" + a.off + " + oc * " + s_last + ");\n";
+    s += "            if (" + s_last + " == 1 && oc + 8 <= " + e_last + " && (reinterpret_cast<unsigned long long>(kiln_to) & 15) == 0) {\n";
+    s += "                *reinterpret_cast<uint4*>(kiln_to) = make_uint4(kiln_w[0], kiln_w[1], kiln_w[2], kiln_w[3]);\n";
+    s += "            } else {\n";
+    s += "#pragma unroll\n";  // (an index into kiln_w that is not a constant would put it in local memory)
+    s += "                for (int e = 0; e < 8; ++e)\n";
+    s += "                    if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = (unsigned short)(kiln_w[e / 2] >> (16 * (e % 2)));\n";
+    s += "            }\n";
+    s += "        }\n";
+    s += "    }\n";
+    return s;
+}
+
 }  // namespace
 
 // The output fits the rows of Q's shared memory when it is one store of 16-bit
@@ -116,8 +160,19 @@ bool attention_output_staged(const passes::AttentionMatch& m) {
     return k == Kind::BF16 || k == Kind::F16;
 }
 
-std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, bool staged) {
-    return staged && attention_output_staged(m) ? staged_epilogue(values, m) : direct_epilogue(values, m);
+bool attention_output_quads(const passes::AttentionMatch& m) {
+    if (m.stores.size() != 1 || m.dv % 32 != 0) return false;
+    const Kind k = m.stores[0]->operands.back()->type.kind;
+    return k == Kind::BF16 || k == Kind::F16;
+}
+
+std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, AttentionStores how) {
+    switch (how) {
+        case AttentionStores::quads: return quad_epilogue(values, m);
+        case AttentionStores::staged: return staged_epilogue(values, m);
+        case AttentionStores::direct: break;
+    }
+    return direct_epilogue(values, m);
 }
 
 }  // namespace kiln::cu

@@ -11,10 +11,20 @@
 
 namespace kiln::cu {
 
+// How the output leaves: `direct`, each thread its own element pairs (any stores);
+// `quads`, pairs packed and transposed inside each quad of lanes into whole 16-byte
+// chunks of a row (where attention_output_quads); `staged`, the same chunks through
+// the query rows' shared memory (where attention_output_staged), which then stays
+// busy until the epilogue is done.
+enum class AttentionStores { direct, quads, staged };
+
 // The epilogue's text: per output element pair, the program's values, then each of
-// its stores; `staged` (where attention_output_staged), through shared memory.
-std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, bool staged);
-// Whether the output goes through shared memory (one store of 16-bit elements, DV <= D).
+// its stores, as `how` says.
+std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, AttentionStores how);
+// Whether the output can leave in 16-byte chunks through registers (one store of
+// 16-bit elements, DV a multiple of 32: whole groups of four 8-column chunks).
+bool attention_output_quads(const passes::AttentionMatch& m);
+// Whether the output fits through shared memory (one store of 16-bit elements, DV <= D).
 bool attention_output_staged(const passes::AttentionMatch& m);
 
 }  // namespace kiln::cu

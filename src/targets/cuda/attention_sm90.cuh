@@ -47,6 +47,10 @@ __device__ __forceinline__ unsigned pack_f16(float lo, float hi) {
     return r;
 }
 
+// Orders this thread's generic-proxy accesses of shared memory before later
+// async-proxy ones (a TMA copy refilling memory the thread read or wrote).
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 // Keeps the compiler from moving accesses of a register A operand across a wait
 // (and from reusing its register while an issued wgmma may still read it).
 __device__ __forceinline__ void fence_operand(unsigned& r) { asm volatile("" : "+r"(r)::"memory"); }

@@ -157,7 +157,7 @@ public:
         }
         // The FlashAttention kernel likewise (emit_attention.h).
         if (k->attention_function) {
-            if (auto a = cu::attention_launch(p, args, k->kernel.attention, d)) {
+            if (auto a = cu::attention_launch(p, args, k->kernel.attention, d, stream_ ? stream_->handle : nullptr)) {
                 const cu::AttentionKernel& ak = k->kernel.attention;
                 finish(d, p, loc,
                        d.api.cuLaunchKernel(k->attention_function, a->ctas, 1, 1, static_cast<unsigned>(ak.threads), 1, 1,

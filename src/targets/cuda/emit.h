@@ -40,8 +40,9 @@ struct EmitOptions {
     // 65536 / this): kernel_cache.cpp halves it while ptxas spills.
     int resident_threads = 1024;
     // FlashAttention kernels overlap each block's softmax with the previous block's
-    // O += P V (emit_attention.cpp); KILN_ATTENTION_OVERLAP=0 writes them serially (A/B).
-    bool attention_overlap = true;
+    // O += P V (emit_attention.cpp) up to 128 value channels; KILN_ATTENTION_OVERLAP=0
+    // writes them serially, 2 overlaps at every head dimension (A/B).
+    int attention_overlap = 1;
     // Its two consumer warpgroups take turns to issue their products (FlashAttention-3's
     // ping-pong); KILN_ATTENTION_PINGPONG=0 lets them issue freely (A/B).
     bool attention_pingpong = true;
@@ -51,12 +52,22 @@ struct EmitOptions {
     // Its output goes through shared memory in 16-byte chunks where it can
     // (attention_epilogue.h); KILN_ATTENTION_STAGED_STORES=0 stores element by element (A/B).
     bool attention_staged_stores = true;
+    // ... or, preferred where it can, in 16-byte chunks transposed inside quads of
+    // lanes, which frees the query rows' shared memory for the next tile as soon as
+    // the last S = Q K^T has read it; KILN_ATTENTION_QUAD_STORES=0 stages (A/B).
+    bool attention_quad_stores = true;
+    // Its grid is persistent: one CTA per multiprocessor, each running tiles in turn,
+    // the next tile's first key/value blocks loading under the current one's last
+    // products and epilogue (attention_producer.h); KILN_ATTENTION_PERSISTENT=0
+    // launches one CTA per tile (A/B; the kernel is the same).
+    bool attention_persistent = true;
     // The GEMM kernel stores 2-byte outputs in whole 16-byte chunks inside the bounds
     // (emit_gemm_sm90.cuh: QuadStores); KILN_GEMM_QUAD_STORES=0 stores pairs (A/B).
     bool gemm_quad_stores = true;
-    // The Hopper GEMM and attention kernels read their warpgroup index through a
-    // shuffle (emit_gemm_sm90.cuh: warpgroup_index); KILN_CUDA_UNIFORM_WARPGROUP=1
-    // (A/B; off until measured on the device).
+    // The Hopper GEMM kernel reads its warpgroup index through a shuffle
+    // (emit_gemm_sm90.cuh: warpgroup_index); KILN_CUDA_UNIFORM_WARPGROUP=1 (A/B; off:
+    // measured on an H200, neutral to -1%, bench/results/gpu-20261203-s16). The
+    // attention kernel always does (emit_attention.cpp: +3-9%).
     bool uniform_warpgroup = false;
     // Precision fast: a positive constant score scale is folded into the row maximum
     // and the exp's fma (attention_values.h): 1 where the key range and the masks are
@@ -151,7 +162,9 @@ struct AttentionKernel {
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t
     bool pingpong = true;              // the consumer warpgroups take turns to issue products
     bool staged_output = false;        // the output goes out through shared memory in 16-byte chunks (attention_epilogue.h)
+    bool quad_output = false;          // ... or in 16-byte chunks transposed inside quads of lanes (then not staged)
     bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
+    bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
     bool fold_scale = false;           // fast: a constant score scale folded where the score has that form (attention_values.h)
     std::string describe() const;      // the plan's line
 };

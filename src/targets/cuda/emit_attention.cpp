@@ -47,6 +47,22 @@ public:
         // allocates their code the registers setmaxnreg gives them.
         s += "    kg::setmaxnreg_inc<240>();\n";
         s += "    const int kiln_wgc = kiln_wg - 1, kiln_warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;\n";
+        if (k_.pingpong) s += "    kg::turn_first(kiln_wgc);\n";
+        // The ring's stage and phase run on across the CTA's tiles, as the producer's
+        // do; the query rows' barrier completes once a tile, so its phase is the
+        // tile's count's parity.
+        s += "    int kiln_stage = 0;\n";
+        s += "    unsigned kiln_phase = 0;\n";
+        s += "    for (unsigned kiln_ti = 0;; ++kiln_ti) {\n";
+        s += "    kg::mbar_wait(&kiln_tfull[kiln_ti & 1], (kiln_ti >> 1) & 1);\n";
+        // The tile's number stays in its slot until this tile's end (the producer
+        // refills the slot only after that arrival), so the epilogue reads it
+        // again rather than holding the tile's coordinates in registers through
+        // the loop: the consumers have none to spare.
+        s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
+        s += "    if (kiln_tile >= kiln_ctas) break;\n";
+        s += attention_tile(values_, m_, k_);
+        s += attention_tile_limits(values_, m_, k_);
         // 32-bit: the launch keeps rows and keys below 2^31 (TMA coordinates), and
         // registers are what the consumers are short of.
         s += "    int kiln_row[2], kiln_gi[2], kiln_im[2], kiln_lim[2];\n";
@@ -70,10 +86,7 @@ public:
         s += "    }\n";
         s += "#pragma unroll\n";
         s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
-        s += "    kg::mbar_wait(kiln_qfull, 0);\n";
-        if (k_.pingpong) s += "    kg::turn_first(kiln_wgc);\n";
-        s += "    int kiln_stage = 0;\n";
-        s += "    unsigned kiln_phase = 0;\n";
+        s += "    kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);\n";
         if (!k_.overlap) {
             // One block after the other: S = Q K^T, the softmax, O += P V, each waited for.
             s += "    for (int kiln_kb = 0; kiln_kb < kiln_blocks; ++kiln_kb) {\n";
@@ -100,12 +113,13 @@ public:
             s += "    for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kiln_s[j] = 0.0f;\n";
             s += "    if (kiln_blocks > 0) {\n";
             s += "        [[maybe_unused]] const long long kiln_t = 0;\n";
-            s += "        kg::mbar_wait(&kiln_kfull[0], 0);\n";
+            s += "        kg::mbar_wait(&kiln_kfull[kiln_stage], kiln_phase);\n";
             s += turn_wait();
-            s += issue_scores("kiln_ring");
+            s += issue_scores("(kiln_ring + kiln_stage * " + num(stage_bytes) + ")");
             s += turn_pass();
             s += "        kg::wgmma_wait<0>();\n";
-            s += finish_scores("0");
+            s += finish_scores("kiln_stage");
+            s += release_after_scores("kiln_blocks == 1");
             s += variants(body);
             s += rescale_output();
             s += pack_probabilities();
@@ -123,6 +137,7 @@ public:
             s += turn_pass();
             s += "        kg::wgmma_wait<1>();\n";
             s += finish_scores("kiln_nstage");
+            s += release_after_scores("kiln_kb + 2 == kiln_blocks");
             s += "        {\n";
             s += "        [[maybe_unused]] const long long kiln_t = kiln_kb + 1;\n";
             s += variants(body);
@@ -142,14 +157,44 @@ public:
             s += "        kg::wgmma_wait<0>();\n";
             s += fence_product();
             s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+            // The ring runs on into the CTA's next tile.
+            s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
             s += "    }\n";
         }
-        s += attention_epilogue(values_, m_, k_.staged_output);
+        s += "    {\n";
+        s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
+        s += attention_tile(values_, m_, k_);
+        s += attention_epilogue(values_, m_, stores());
         s += "    }\n";
-        return scalars_ + s;
+        // The query rows' memory back to the producer for the next tile (if the
+        // epilogue staged the output there: now), and the tile's slot.
+        if (k_.staged_output) s += release_query_rows("    ");
+        else s += "    if (kiln_blocks == 0) {\n" + release_query_rows("        ") + "    }\n";
+        s += "    __syncwarp();\n";
+        s += "    if (lane == 0) kg::mbar_arrive(&kiln_tempty[kiln_ti & 1]);\n";
+        s += "    }\n";  // the tiles
+        s += "    }\n";  // the consumers' branch
+        return s;
     }
 
 private:
+    AttentionStores stores() const {
+        return k_.quad_output ? AttentionStores::quads : k_.staged_output ? AttentionStores::staged : AttentionStores::direct;
+    }
+    // This warpgroup's query rows back to the producer, once its products have read
+    // them and (staged output) its epilogue is done with their memory: the proxy
+    // fence orders the epilogue's generic accesses before the TMA writes that refill it.
+    static std::string release_query_rows(const std::string& indent) {
+        return indent + "kg::fence_proxy_async_shared();\n" + indent + "__syncwarp();\n" + indent + "if (lane == 0) kg::mbar_arrive(&kiln_qempty[kiln_wgc]);\n";
+    }
+    // Unless the epilogue stages the output there: once S = Q K^T of the tile's last
+    // block has been waited for (`last`: whether this was it), so that the next
+    // tile's rows load under this one's last product and epilogue.
+    std::string release_after_scores(const std::string& last) const {
+        if (k_.staged_output) return "";
+        return "        if (" + last + ") {\n" + release_query_rows("            ") + "        }\n";
+    }
+
     // The block kiln_t's softmax (and, serially, its products) in up to three forms:
     // blocks wholly inside every row's key limit skip the per-row limit masks; of
     // those, blocks where each of the program's masks is proven true over the
@@ -309,6 +354,7 @@ private:
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kg::fence_operand(kiln_s[j]);\n";
         s += "            if (lane == 0) kg::mbar_arrive(&kiln_kempty[kiln_stage]);\n";
+        s += release_after_scores("kiln_kb + 1 == kiln_blocks");
         return s;
     }
 
@@ -420,7 +466,6 @@ private:
     const AttentionMatch& m_;
     const AttentionKernel& k_;
     FragmentValues values_;
-    std::string scalars_;
     enum class Mode { serial, pipelined };  // how block() writes the products (see write())
     Mode mode_ = Mode::serial;
     std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())
@@ -437,7 +482,7 @@ void choose_shape(const AttentionMatch& m, AttentionKernel& k) {
     const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
     k.stages = static_cast<int>(std::min<std::int64_t>(4, (kSharedLimit - 1024 - q - 256) / stage));
     k.threads = 384;
-    k.shared_bytes = 1024 + q + k.stages * stage + 8 * (1 + 4 * k.stages);
+    k.shared_bytes = 1024 + q + k.stages * stage + 8 * (8 + 4 * k.stages) + 16;  // + the mbarriers and the tile numbers' ring
 }
 
 }  // namespace
@@ -456,10 +501,12 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // The pipelined schedule keeps S, P and O in registers at once: measured faster
     // up to 128 value channels, slower at 256 (O alone is 128 registers a thread):
     // bench/results/attention-20261202.
-    k.overlap = E.options().attention_overlap && m.dv <= 128;
+    k.overlap = E.options().attention_overlap == 2 || (E.options().attention_overlap == 1 && m.dv <= 128);
     k.pingpong = E.options().attention_pingpong;
-    k.staged_output = E.options().attention_staged_stores && attention_output_staged(m);
+    k.quad_output = E.options().attention_quad_stores && attention_output_quads(m);
+    k.staged_output = !k.quad_output && E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
+    k.persistent = E.options().attention_persistent;
     if (E.options().attention_fold_scale && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
         probe.set_fold_scale(E.options().attention_fold_scale);
@@ -469,7 +516,12 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     std::string body = w.write();
     std::string s;
     s += "\n// ---- the Hopper FlashAttention kernel of this program (emit_attention.cpp): TMA ring + wgmma, softmax on the fragments\n";
-    if (E.options().uniform_warpgroup) s += "#define KILN_UNIFORM_WARPGROUP 1\n";
+    // The warpgroup index through a shuffle (emit_gemm_sm90.cuh: warpgroup_index), always:
+    // inside the loop over tiles ptxas otherwise moves the K stage's wgmma descriptors
+    // off the uniform datapath (64 R2UR in the main loop, 0 with it). Measured on an H200
+    // (bench/results/gpu-20261203-s16): the persistent kernel without it was 6-9% slower
+    // than one CTA a tile, with it 3-9% faster.
+    s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += embedded::attention_sm90_cuh();
     s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*b_kmajor=*/true, /*accumulate_operand=*/true);
@@ -478,7 +530,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     for (int a = 0; a < k.grid_rank; ++a) extents += "long long kiln_ge" + num(a) + ", ";
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(k.threads) + ", 1) " + entry +
          "(const __grid_constant__ kg::TensorMap kiln_tq, const __grid_constant__ kg::TensorMap kiln_tk, const __grid_constant__ kg::TensorMap kiln_tv, "
-         "long long kiln_ctas, long long kiln_row_ctas, " + extents + kernel_signature(E.program()) + ") {\n";
+         "long long kiln_ctas, long long kiln_row_ctas, unsigned* kiln_next, " + extents + kernel_signature(E.program()) + ") {\n";
     s += "    extern __shared__ __align__(1024) unsigned char kiln_smem[];\n";
     s += body;
     s += "}\n";
@@ -495,8 +547,14 @@ std::string AttentionKernel::describe() const {
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
            (pingpong ? ", the two taking turns to issue their products" : "") +
            (staged_output ? "; the output stored through shared memory in 16-byte chunks" : "") +
+           (quad_output ? "; the output stored in 16-byte chunks transposed inside quads of lanes, the query rows' memory refilled for the next tile "
+                          "once the last S = Q K^T has read it"
+                        : "") +
            (fold_scale ? "; a positive constant score scale folded into the maximum and the exp's fma" : "") + ") + 1 producer warpgroup, " +
-           (l2_groups ? "CTAs in groups of batch and head indices whose keys and values share L2, " : "") + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
+           (persistent ? "a persistent grid (one CTA per multiprocessor, taking tiles in turn, the next tile's first key and value blocks loading under "
+                         "the current one's last products), "
+                       : "one CTA per tile, ") +
+           (l2_groups ? "tiles in groups of batch and head indices whose keys and values share L2, " : "") + std::to_string(threads) + " threads, " + std::to_string(shared_bytes) +
            " bytes shared; views TMA cannot read in place take the kernel above";
 }
 

@@ -12,6 +12,7 @@
 #include "passes/host_scalars.h"
 #include "support/environment.h"
 #include "targets/cuda/split_k_workspace.h"
+#include "targets/cuda/stream_workspace.h"
 #include "targets/cuda/tensor_map_cache.h"
 
 namespace kiln::cu {
@@ -33,7 +34,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.index64 = opts.index_width == IndexWidth::wide || needs_64bit_offsets(args);
     // The attention kernel's schedule (emit_attention.cpp) and the grid prefetch
     // (passes/grid_prefetch.h): A/B knobs.
-    static const bool overlap = support::env_integer("KILN_ATTENTION_OVERLAP", 0, 1).value_or(1) != 0;
+    static const int overlap = static_cast<int>(support::env_integer("KILN_ATTENTION_OVERLAP", 0, 2).value_or(1));
     o.attention_overlap = overlap;
     static const bool pingpong = support::env_integer("KILN_ATTENTION_PINGPONG", 0, 1).value_or(1) != 0;
     o.attention_pingpong = pingpong;
@@ -41,6 +42,10 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_l2_groups = l2_groups;
     static const bool staged = support::env_integer("KILN_ATTENTION_STAGED_STORES", 0, 1).value_or(1) != 0;
     o.attention_staged_stores = staged;
+    static const bool attention_quads = support::env_integer("KILN_ATTENTION_QUAD_STORES", 0, 1).value_or(1) != 0;
+    o.attention_quad_stores = attention_quads;
+    static const bool persistent = support::env_integer("KILN_ATTENTION_PERSISTENT", 0, 1).value_or(1) != 0;
+    o.attention_persistent = persistent;
     static const bool quads = support::env_integer("KILN_GEMM_QUAD_STORES", 0, 1).value_or(1) != 0;
     o.gemm_quad_stores = quads;
     static const bool uniform_wg = support::env_integer("KILN_CUDA_UNIFORM_WARPGROUP", 0, 1).value_or(0) != 0;
@@ -276,7 +281,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
 }
 
 std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const std::vector<Arg>& args, const AttentionKernel& a, const Device& d,
-                                                  std::string* why) {
+                                                  CUstream stream, std::string* why) {
     auto reject = [&](const std::string& w) {
         if (why) *why = w;
         return std::unique_ptr<AttentionLaunch>();
@@ -328,13 +333,19 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(a.q, static_cast<unsigned>(a.bm), L->maps[0], "the query view");
+    // Q in boxes of 64 rows: each consumer warpgroup's rows are loaded (and refilled
+    // for the next tile) on their own barrier.
+    std::string refused = operand(a.q, static_cast<unsigned>(a.bm / 2), L->maps[0], "the query view");
     if (refused.empty()) refused = operand(a.k, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
     if (refused.empty()) refused = operand(a.v, static_cast<unsigned>(a.bn), L->maps[2], "the value view");
     if (!refused.empty()) return reject(refused);
-    L->ctas = static_cast<unsigned>(row_ctas * others);
+    // The kernel runs tiles blockIdx.x, + gridDim.x, ...: a persistent grid has one
+    // CTA per multiprocessor (one fits: its shared memory), at most one per tile.
+    const std::int64_t tiles = row_ctas * others;
+    L->ctas = static_cast<unsigned>(a.persistent && d.multiprocessors > 0 ? std::min<std::int64_t>(tiles, d.multiprocessors) : tiles);
     auto& slots = L->params.slots;
-    slots = {static_cast<std::uint64_t>(row_ctas * others), static_cast<std::uint64_t>(row_ctas)};
+    const CUdeviceptr next = stream_workspace(d, stream, WorkspaceSlot::attention_tiles, 2 * sizeof(unsigned), /*zero=*/true, nullptr);
+    slots = {static_cast<std::uint64_t>(tiles), static_cast<std::uint64_t>(row_ctas), static_cast<std::uint64_t>(next)};
     for (std::int64_t e : *extents) slots.push_back(static_cast<std::uint64_t>(e));
     append_slots(p, args, slots);
     L->pointers = {L->maps[0].words, L->maps[1].words, L->maps[2].words};

@@ -133,10 +133,13 @@ struct AttentionLaunch {
     AttentionLaunch& operator=(const AttentionLaunch&) = delete;
 };
 
-// The attention kernel's launch for these arguments, or null (with `why`) when TMA
-// cannot read Q, K or V in place (unit inner stride, 16-byte aligned base and
-// strides); then the ordinary kernel runs.
+// The attention kernel's launch on `stream` for these arguments, or null (with
+// `why`) when TMA cannot read Q, K or V in place (unit inner stride, 16-byte
+// aligned base and strides); then the ordinary kernel runs. The tile counter is
+// the stream's workspace (stream_workspace.h); without one (no stream-ordered
+// allocation, or a graph capture that would have to allocate it) each CTA takes
+// every gridDim.x-th tile.
 std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const std::vector<detail::Arg>& args, const AttentionKernel& a,
-                                                  const Device& d, std::string* why = nullptr);
+                                                  const Device& d, CUstream stream, std::string* why = nullptr);
 
 }  // namespace kiln::cu

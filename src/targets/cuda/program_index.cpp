@@ -69,7 +69,9 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_overlap", a.overlap);
     v("attention_pingpong", a.pingpong);
     v("attention_staged_output", a.staged_output);
+    v("attention_quad_output", a.quad_output);
     v("attention_l2_groups", a.l2_groups);
+    v("attention_persistent", a.persistent);
     v("attention_fold_scale", a.fold_scale);
 }
 
@@ -155,11 +157,13 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("index width", o.index64 ? "64" : "32");
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
-    key.add("attention overlap", o.attention_overlap ? "1" : "0");
+    key.add("attention overlap", std::to_string(o.attention_overlap));
     key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
     key.add("uniform warpgroup", o.uniform_warpgroup ? "1" : "0");
+    key.add("attention quad stores", o.attention_quad_stores ? "1" : "0");
+    key.add("attention persistent", o.attention_persistent ? "1" : "0");
     key.add("gemm quad stores", o.gemm_quad_stores ? "1" : "0");
     key.add("attention fold scale", std::to_string(o.attention_fold_scale));
     key.add("grid prefetch", std::to_string(o.grid_prefetch));

@@ -25,6 +25,7 @@ enum class WorkspaceSlot {
     split_k_partials,
     staged_a,          // GEMM operands packed for TMA (gemm_staging.h)
     staged_b,
+    attention_tiles,   // the FlashAttention kernel's tile counter: zeroed when allocated, left at zero by the kernel
 };
 
 // The slot's buffer for `stream` on `d` with at least `bytes` (zeroed when new and
