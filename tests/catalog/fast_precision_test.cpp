@@ -125,6 +125,13 @@ TEST(CudaFastPrecision, ExpIsTheApproximationOnlyWhenAskedFor) {
         EXPECT_FALSE(contains(folded, "kc::exp_fast_diff(kiln_s[j], ")) << "no exp of the scaled score";
         EXPECT_FALSE(contains(folded, ": kc::exp_fast_diff(")) << "no exp in a mask's branch";
     }
+    // By default the fold is taken on causal blocks where the program's query blocks
+    // have 128 rows (measured faster there, slower with 64-row blocks: emit.h).
+    Kernel causal128 = catalog::make_attention_kernel<bf16>("attention_fast_causal128", {128, 128, 1, true, 0.125f, 0});
+    const std::string f128 = cuda_text(causal128, qkv, Precision::fast, What::source);
+    EXPECT_TRUE(contains(f128, " ? kiln_s[j] : __uint_as_float(0xff800000u)), 0x1.715476p-3f, ")) << "the mask selects S";
+    EXPECT_FALSE(contains(f128, "kc::exp_fast_diff(kiln_s[j], "));
+    EXPECT_TRUE(contains(cuda_text(causal128, qkv, Precision::fast, What::plan), "(also where the keys or masks depend on the query row)"));
     Kernel capped = catalog::make_attention_kernel<bf16>("attention_fast_capped", {64, 64, 1, false, 0.125f, 30.0f});
     const std::string fc = cuda_text(capped, qkv, Precision::fast, What::source);
     EXPECT_TRUE(contains(fc, "kc::exp_fast_diff(kiln_s[j], "));

@@ -44,8 +44,11 @@ struct EmitOptions {
     // writes them serially, 2 overlaps at every head dimension (A/B).
     int attention_overlap = 1;
     // Its two consumer warpgroups take turns to issue their products (FlashAttention-3's
-    // ping-pong); KILN_ATTENTION_PINGPONG=0 lets them issue freely (A/B).
-    bool attention_pingpong = true;
+    // ping-pong): -1 (the default) where the head dimension is above 64, 1 always, 0
+    // never (KILN_ATTENTION_PINGPONG=0|1). Measured on an H200 in alternation
+    // (bench/results/gpu-20261203-s16): at d 64, where the softmax (the SFU's exp2)
+    // is as long as the products, issuing freely was 2-4% faster; at d 128 either.
+    int attention_pingpong = -1;
     // Its CTAs take the batch and head indices in groups whose keys and values stay in
     // L2 (attention_producer.cpp); KILN_ATTENTION_L2_GROUPS=0 numbers them across all (A/B).
     bool attention_l2_groups = true;
@@ -72,9 +75,12 @@ struct EmitOptions {
     // Precision fast: a positive constant score scale is folded into the row maximum
     // and the exp's fma (attention_values.h): 1 where the key range and the masks are
     // the same for every query row, 2 also where they depend on it (causal), 0 never
-    // (S * c formed). KILN_ATTENTION_FOLD_SCALE=0|1|2 (A/B; 2 measured +2% on causal
-    // d 128, -11% on ragged causal with 64-row blocks: bench/results/gpu-20261203-s11).
-    int attention_fold_scale = 1;
+    // (S * c formed); -1 (the default): 2 where the program's query blocks have at
+    // least 128 rows, else 1. KILN_ATTENTION_FOLD_SCALE=0|1|2. Measured on an H200:
+    // on causal 4096 x 4096 d 128 with 128-row blocks 2 was 5-6% faster than 1
+    // (bench/results/gpu-20261203-s16), on ragged causal 3000 x 3001 with 64-row
+    // blocks 7% slower (there and in gpu-20261203-s11: -11%).
+    int attention_fold_scale = -1;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -165,7 +171,7 @@ struct AttentionKernel {
     bool quad_output = false;          // ... or in 16-byte chunks transposed inside quads of lanes (then not staged)
     bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
     bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
-    bool fold_scale = false;           // fast: a constant score scale folded where the score has that form (attention_values.h)
+    int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
     std::string describe() const;      // the plan's line
 };
 

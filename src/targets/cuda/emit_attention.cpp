@@ -31,7 +31,7 @@ constexpr int kRows = kAttentionRows;
 class AttentionWriter {
 public:
     AttentionWriter(Emitter& E, const AttentionMatch& m, const AttentionKernel& k) : m_(m), k_(k), values_(E, m, k.bn) {
-        values_.set_fold_scale(k.fold_scale ? E.options().attention_fold_scale : 0);
+        values_.set_fold_scale(k.fold_scale);
     }
 
     // The kernel's body after its signature.
@@ -502,15 +502,16 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // up to 128 value channels, slower at 256 (O alone is 128 registers a thread):
     // bench/results/attention-20261202.
     k.overlap = E.options().attention_overlap == 2 || (E.options().attention_overlap == 1 && m.dv <= 128);
-    k.pingpong = E.options().attention_pingpong;
+    k.pingpong = E.options().attention_pingpong == 1 || (E.options().attention_pingpong == -1 && m.d > 64);
     k.quad_output = E.options().attention_quad_stores && attention_output_quads(m);
     k.staged_output = !k.quad_output && E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
     k.persistent = E.options().attention_persistent;
-    if (E.options().attention_fold_scale && E.fast()) {  // only where the maximum's operand has the form
+    const int fold = E.options().attention_fold_scale >= 0 ? E.options().attention_fold_scale : m.bq >= kRows ? 2 : 1;
+    if (fold && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
-        probe.set_fold_scale(E.options().attention_fold_scale);
-        k.fold_scale = probe.folded_scale(m.reduce_max->operands[0]).has_value();
+        probe.set_fold_scale(fold);
+        k.fold_scale = probe.folded_scale(m.reduce_max->operands[0]).has_value() ? fold : 0;
     }
     AttentionWriter w(E, m, k);
     std::string body = w.write();
@@ -550,7 +551,9 @@ std::string AttentionKernel::describe() const {
            (quad_output ? "; the output stored in 16-byte chunks transposed inside quads of lanes, the query rows' memory refilled for the next tile "
                           "once the last S = Q K^T has read it"
                         : "") +
-           (fold_scale ? "; a positive constant score scale folded into the maximum and the exp's fma" : "") + ") + 1 producer warpgroup, " +
+           (fold_scale ? std::string("; a positive constant score scale folded into the maximum and the exp's fma") +
+                             (fold_scale == 2 ? " (also where the keys or masks depend on the query row)" : "")
+                       : "") + ") + 1 producer warpgroup, " +
            (persistent ? "a persistent grid (one CTA per multiprocessor, taking tiles in turn, the next tile's first key and value blocks loading under "
                          "the current one's last products), "
                        : "one CTA per tile, ") +

@@ -36,7 +36,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     // (passes/grid_prefetch.h): A/B knobs.
     static const int overlap = static_cast<int>(support::env_integer("KILN_ATTENTION_OVERLAP", 0, 2).value_or(1));
     o.attention_overlap = overlap;
-    static const bool pingpong = support::env_integer("KILN_ATTENTION_PINGPONG", 0, 1).value_or(1) != 0;
+    static const int pingpong = static_cast<int>(support::env_integer("KILN_ATTENTION_PINGPONG", 0, 1).value_or(-1));
     o.attention_pingpong = pingpong;
     static const bool l2_groups = support::env_integer("KILN_ATTENTION_L2_GROUPS", 0, 1).value_or(1) != 0;
     o.attention_l2_groups = l2_groups;
@@ -50,7 +50,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.gemm_quad_stores = quads;
     static const bool uniform_wg = support::env_integer("KILN_CUDA_UNIFORM_WARPGROUP", 0, 1).value_or(0) != 0;
     o.uniform_warpgroup = uniform_wg;
-    static const int fold = static_cast<int>(support::env_integer("KILN_ATTENTION_FOLD_SCALE", 0, 2).value_or(1));
+    static const int fold = static_cast<int>(support::env_integer("KILN_ATTENTION_FOLD_SCALE", 0, 2).value_or(-1));
     o.attention_fold_scale = fold;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
     o.grid_prefetch = prefetch;

@@ -158,7 +158,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("sm", std::to_string(o.sm));
     key.add("resident threads", std::to_string(o.resident_threads));
     key.add("attention overlap", std::to_string(o.attention_overlap));
-    key.add("attention pingpong", o.attention_pingpong ? "1" : "0");
+    key.add("attention pingpong", std::to_string(o.attention_pingpong));
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
     key.add("uniform warpgroup", o.uniform_warpgroup ? "1" : "0");
