@@ -106,12 +106,20 @@ Module load(const std::string& source) {
     return loaded[key] = m;
 }
 
+// The emulator runs the program's generic kernel (a device prefers a GEMM or
+// attention kernel beside it, which no host can run): always in the module.
+cu::EmitOptions generic_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
+    cu::EmitOptions o = cu::emit_options(args, opts);
+    o.generic_kernel = true;
+    return o;
+}
+
 class EmulatedCuda final : public detail::TargetImpl {
 public:
     const std::string& name() const override { return name_; }
 
     void run(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, Loc) override {
-        cu::EmittedKernel k = cu::emit_kernel(p, cu::emit_options(args, opts));
+        cu::EmittedKernel k = cu::emit_kernel(p, generic_options(args, opts));
         // CTAs run here one after another: a cluster's CTAs, which wait for each other, cannot.
         if (k.cluster > 1) throw Error("cuda-emulated: kernel '" + p.name + "' spans clusters of " + std::to_string(k.cluster) + " CTAs; only a device runs it");
         Module m = load(rewrite(p, k));
@@ -143,12 +151,12 @@ public:
 
     std::string plan(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) override {
         std::string s;
-        for (const auto& v : cu::emit_kernel(p, cu::emit_options(args, opts)).values) s += v + "\n";
+        for (const auto& v : cu::emit_kernel(p, generic_options(args, opts)).values) s += v + "\n";
         return s;
     }
 
     std::string source(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts, bool) override {
-        return rewrite(p, cu::emit_kernel(p, cu::emit_options(args, opts)));
+        return rewrite(p, cu::emit_kernel(p, generic_options(args, opts)));
     }
 
 private:

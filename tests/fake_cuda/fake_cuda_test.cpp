@@ -476,6 +476,43 @@ TEST_F(FakeCuda, AttentionWithMoreTilesThanMultiprocessorsRunsAPersistentGrid) {
     EXPECT_EQ(counts().last_grid, 132u) << "4 x 40 x 2 = 320 tiles on a grid of one CTA per multiprocessor";
 }
 
+// The module of an attention program holds the attention kernel alone at first; a
+// launch the attention kernel refuses (key rows 130 bytes apart: TMA takes strides of
+// multiples of 16 bytes) compiles the module with the generic kernel beside it, once,
+// and launches that (EmitOptions::generic_kernel).
+TEST_F(FakeCuda, AttentionViewsTmaCannotReadCompileTheGenericKernelWhenFirstNeeded) {
+    Tensor<bf16> q({1, 2, 200, 64}), kk({1, 2, 300, 65}), v({1, 2, 300, 64}), o({1, 2, 200, 64});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    const HostView<const bf16> packed{kd.data(), {1, 2, 300, 64}, {2 * 300 * 64, 300 * 64, 64, 1}, Device::cuda, 0};
+    const HostView<const bf16> strided{kd.data(), {1, 2, 300, 64}, {2 * 300 * 65, 300 * 65, 65, 1}, Device::cuda, 0};
+    Kernel k = attention_variants::kernel_4d(attention_variants::Form::alpha_twice);
+    fake()->reset();
+    k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    const long loads = counts().module_loads;  // 0 where an earlier test loaded the same module
+    k.launch(cuda(), std::as_const(qd).view(), strided, std::as_const(vd).view(), od.view());
+    EXPECT_NE(counts().last_block, 384u) << "the generic kernel";
+    EXPECT_EQ(counts().module_loads, loads + 1) << "the module again, with the generic kernel (rows TMA cannot read: in the first compile for these views)";
+    k.launch(cuda(), std::as_const(qd).view(), strided, std::as_const(vd).view(), od.view());
+    k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u);
+    EXPECT_EQ(counts().module_loads, loads + 1) << "both modules stay loaded";
+    EXPECT_EQ(counts().launches, 4);
+    // Every other channel: the rows are aligned, so the first compile leaves the
+    // generic kernel out; the attention kernel refuses the launch (TMA reads unit-stride
+    // channels), and the module is compiled again with it, then launched.
+    Tensor<bf16> wide({1, 2, 300, 128});
+    auto wd = wide.to(cuda());
+    const HostView<const bf16> every_other{wd.data(), {1, 2, 300, 64}, {2 * 300 * 128, 300 * 128, 128, 2}, Device::cuda, 0};
+    k.launch(cuda(), std::as_const(qd).view(), every_other, std::as_const(vd).view(), od.view());
+    EXPECT_NE(counts().last_block, 384u) << "the generic kernel";
+    EXPECT_EQ(counts().module_loads, loads + 2) << "the module with the generic kernel (the one without it, the same for these views, was loaded)";
+    k.launch(cuda(), std::as_const(qd).view(), every_other, std::as_const(vd).view(), od.view());
+    EXPECT_NE(counts().last_block, 384u);
+    EXPECT_EQ(counts().module_loads, loads + 2);
+    EXPECT_EQ(counts().launches, 6);
+}
+
 // The other forms users write (tests/unit/attention_variants.h) take the same kernel:
 // their generated CUDA compiles (NVRTC) and launches with the attention kernel's shape.
 TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {

@@ -53,7 +53,8 @@ template <Element In> Kernel gemm_kernel(MmaOptions mo = {}) {
 template <Element In> std::string gemm_ptx(Precision p, MmaOptions mo = {}) {
     Tensor<In> a({64, 48}), b({48, 40});
     Tensor<f32> c({64, 40});
-    return cuda_text(gemm_kernel<In>(mo), args_of(std::as_const(a).view(), std::as_const(b).view(), c.view()), p, What::ptx);
+    // The generic kernel's (an f16/bf16 GEMM also gets the Hopper kernel, which a launch prefers).
+    return cuda_test::generic_ptx(gemm_kernel<In>(mo), args_of(std::as_const(a).view(), std::as_const(b).view(), c.view()), p);
 }
 
 }  // namespace
@@ -122,7 +123,10 @@ TEST(CudaCompile, PlanReportsScheduleResourcesAndTensorCores) {
     auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view());
     std::string plan = cuda_text(gemm_kernel<f16>(), args, Precision::standard, What::plan);
     EXPECT_TRUE(contains(plan, "grid: 4 CTAs")) << plan;  // 2 x 2 blocks of 32 x 32
-    EXPECT_TRUE(contains(plan, "registers: ")) << plan;
+    // The GEMM kernel's registers; the generic kernel (mma.sync, below) is compiled when a
+    // launch needs it (views TMA cannot read), and the plan says so.
+    EXPECT_TRUE(contains(plan, "registers (GEMM kernel): ")) << plan;
+    EXPECT_TRUE(contains(plan, "generic kernel (the fallback of launches the GEMM kernel refuses: views TMA cannot read): not in this module until a launch needs it")) << plan;
     EXPECT_TRUE(contains(plan, "tensor-core instructions: ")) << plan;
     EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
     EXPECT_TRUE(contains(plan, "tensor cores: mma.sync m16n8k16 f16")) << plan;
@@ -477,8 +481,12 @@ TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
     // Four k16 steps per 64-wide k tile, unrolled (NVVM may replicate the whole step).
     int wgmmas = count(ptx, "wgmma.mma_async.sync.aligned");
     EXPECT_TRUE(wgmmas >= 4 && wgmmas % 4 == 0) << wgmmas;
-    // The ordinary kernel is still there for launches whose views TMA cannot take.
-    EXPECT_TRUE(contains(ptx, ".entry kiln_tiled_gemm("));
+    // The ordinary kernel, for launches whose views TMA cannot take, joins the module
+    // only when one needs it: the first compile is of the GEMM kernel alone.
+    EXPECT_FALSE(contains(ptx, ".entry kiln_tiled_gemm("));
+    const std::string both = cuda_test::generic_ptx(k, args, Precision::standard);
+    EXPECT_TRUE(contains(both, ".entry kiln_tiled_gemm(")) << both.substr(0, 2000);
+    EXPECT_TRUE(contains(both, ".entry kiln_tiled_gemm_sm90"));
     std::string plan = cuda_text(k, args, Precision::standard, What::plan);
     EXPECT_TRUE(contains(plan, "lowering: wgmma pipeline (kiln_tiled_gemm_sm90): tile 128x256x64 (program's 128x256x64), 4 TMA stages"))
         << plan;

@@ -9,6 +9,8 @@
 #include <kiln/kiln.h>
 
 #include "targets/common/target_impl.h"
+#include "targets/cuda/kernel_cache.h"
+#include "targets/cuda/launch_args.h"
 #include "trace/kernel_trace.h"
 
 namespace kiln::cuda_test {
@@ -26,6 +28,16 @@ inline std::string cuda_text(const Kernel& k, const std::vector<detail::Arg>& ar
     CompileOptions o{.precision = precision};
     auto& t = cuda().impl();
     return what == What::plan ? t.plan(*program, args, o) : t.source(*program, args, o, what == What::ptx);
+}
+
+// The PTX of the module with the program's generic kernel in it, also beside a GEMM
+// or attention kernel (where a launch compiles it only once the specialised kernel
+// refuses one: EmitOptions::generic_kernel).
+inline std::string generic_ptx(const Kernel& k, const std::vector<detail::Arg>& args, Precision precision) {
+    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = precision});
+    o.generic_kernel = true;
+    return cu::kernel_ptx(*cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true));
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -166,6 +166,14 @@ public:
                 return;
             }
         }
+        // Refused by the specialised kernel (or none): the generic kernel, compiled
+        // into the module now if the first compile left it out (EmitOptions::generic_kernel).
+        if (!k->function) {
+            o.generic_kernel = true;
+            k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
+            enqueue(d, p, *k, cu::grid_ctas(instances, *k, d), stream_.get(), args, loc);
+            return;
+        }
         enqueue(d, p, *k, grid, stream_.get(), args, loc);
     }
 
@@ -221,6 +229,11 @@ public:
                 nest += (a ? ", " : "") + ir::axis_name(static_cast<int>(ir::loop_axes(*p.grid)[static_cast<std::size_t>(a)]));
             nest += "]";
         }
+        // The generic kernel (the lines up to its registers): with a specialised kernel
+        // it is only the fallback, and may not be compiled yet (EmitOptions::generic_kernel).
+        if (!k->kernel.generic)
+            s << "  generic kernel (the fallback of launches the " << (k->kernel.gemm.entry.empty() ? "attention" : "GEMM")
+              << " kernel refuses: views TMA cannot read): not in this module until a launch needs it\n";
         if (k->kernel.cluster > 1)
             s << "  grid: " << instances * k->kernel.cluster << " CTAs (a cluster of " << k->kernel.cluster << " per program instance" << nest
               << ": a row too wide for one CTA), " << k->kernel.threads << " threads each";
@@ -240,7 +253,8 @@ public:
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
-        if (k->resources.known)
+        if (!k->kernel.generic) {
+        } else if (k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";

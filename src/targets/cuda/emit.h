@@ -64,6 +64,12 @@ struct EmitOptions {
     // products and epilogue (attention_producer.h); KILN_ATTENTION_PERSISTENT=0
     // launches one CTA per tile (A/B; the kernel is the same).
     bool attention_persistent = true;
+    // A module with a Hopper GEMM or attention kernel also holds the program's generic
+    // kernel, the fallback for launches the specialised one refuses (views TMA cannot
+    // read), only when this is true. Launches ask for it only after a refusal
+    // (cuda_target.cpp), so the first launch's NVRTC run compiles one kernel, not two
+    // (the generic kernel of an attention program was about half of its compile time).
+    bool generic_kernel = true;
     // The GEMM kernel stores 2-byte outputs in whole 16-byte chunks inside the bounds
     // (emit_gemm_sm90.cuh: QuadStores); KILN_GEMM_QUAD_STORES=0 stores pairs (A/B).
     bool gemm_quad_stores = true;
@@ -177,7 +183,8 @@ struct AttentionKernel {
 
 struct EmittedKernel {
     std::string source;               // complete translation unit
-    std::string entry;                // the __global__ function's name
+    std::string entry;                // the __global__ function's name (the generic kernel)
+    bool generic = true;              // whether the source holds it (EmitOptions::generic_kernel; always without a specialised kernel)
     int threads = 0;                  // per CTA
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)

@@ -331,6 +331,9 @@ EmittedKernel Emitter::emit() {
     // An instance spanning a cluster (cuda_layout.h): the launch's grid has cluster_
     // CTAs per instance, and tid numbers the cluster's threads.
     std::string cluster_dims = cluster_ > 1 ? "__cluster_dims__(" + num(cluster_) + ", 1, 1) " : "";
+    // Its description above is kept (the plan, the index) when its text is left out.
+    k.generic = o_.generic_kernel || gemm.empty();
+    if (k.generic) {
     src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << cluster_dims << k.entry << "(" << kernel_signature(p_)
         << ") {\n";
     src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
@@ -353,6 +356,9 @@ EmittedKernel Emitter::emit() {
         src << "    unsigned char* const kiln_exchange1 = kiln_shared + " << shared_max_ + exchange_max_ << ";\n";
     }
     src << body_.text() << "}\n";
+    } else {
+        src << "\n// (the generic kernel " << k.entry << ", the fallback of launches the kernel below refuses, is compiled when one needs it)\n";
+    }
     src << gemm;
     k.source = src.str();
     if (!shared_max_node_ || exchange_max_ > shared_max_) shared_max_node_ = exchange_node_;

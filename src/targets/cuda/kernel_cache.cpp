@@ -94,8 +94,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // A variant is what the caller chooses of EmitOptions (a field added there must
 // be added here), the architecture, and the device the module is loaded on
 // (-1: compiled offline): precision, index width, misaligned rows, the GEMM
-// kernel's tile, split-K code and cluster, arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, std::string, int>;
+// kernel's tile, split-K code and cluster, the generic kernel beside a specialised
+// one (EmitOptions::generic_kernel), arch, device.
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -166,7 +167,7 @@ const std::string_view kArtifactFiles[] = {"kernel.cubin", "nvrtc.log"};
 void take_artifacts(CompiledKernel& k, std::vector<std::string> files) {
     k.cubin = std::move(files[0]);
     k.log = std::move(files[1]);
-    k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
+    if (k.kernel.generic) k.resources = parse_resources(entry_log(k.log, k.kernel.entry));
     if (!k.kernel.gemm.entry.empty()) k.gemm_resources = parse_resources(entry_log(k.log, k.kernel.gemm.entry));
     if (!k.kernel.attention.entry.empty()) k.attention_resources = parse_resources(entry_log(k.log, k.kernel.attention.entry));
 }
@@ -222,9 +223,9 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     make_current(d);
     CUmodule module = nullptr;
     check(d, d.api.cuModuleLoadData(&module, k.cubin.data()), "loading kernel '" + p.name + "'");
-    check(d, d.api.cuModuleGetFunction(&k.function, module, k.kernel.entry.c_str()), "finding kernel '" + p.name + "'");
+    if (k.kernel.generic) check(d, d.api.cuModuleGetFunction(&k.function, module, k.kernel.entry.c_str()), "finding kernel '" + p.name + "'");
     // Above 48 KB of dynamic shared memory a kernel must opt in.
-    if (k.kernel.shared_bytes > 48 * 1024)
+    if (k.kernel.generic && k.kernel.shared_bytes > 48 * 1024)
         check(d, d.api.cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.kernel.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "'");
     const GemmKernel& g = k.kernel.gemm;
@@ -273,7 +274,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
-    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, arch, device};
+    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.generic_kernel, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead
@@ -305,7 +306,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     const std::string& arch = dev ? dev->arch_name : kOfflineArch;
     const int device = dev ? dev->ordinal : -1;
     const Variant variant = variant_of(o, arch, device);
-    auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->function) && (!need_text || k->has_text); };
+    auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->loaded()) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
     std::lock_guard<std::mutex> guard(l.mutex);
@@ -329,7 +330,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         ikey = index_key(p, o_for_index, arch, shared_limit, nvrtc.empty() ? kAnyNvrtc : std::string_view(nvrtc));
         if (auto r = find_in_index(disk ? &*disk : nullptr, ikey)) {
             std::shared_ptr<const CompiledKernel> found;
-            if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->function) {
+            if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->loaded()) {
                 found = same->second;
             } else {
                 auto fresh = std::make_shared<CompiledKernel>();
@@ -357,7 +358,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             fresh->compiled = false;  // not loaded, not remembered: the caller compiles what it decides on
             return fresh;
         }
-        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->function)) {
+        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->loaded())) {
             if (same->second->has_text) {
                 k = same->second;
             } else {  // loaded through the index: the emitter's text joins the module already loaded

@@ -40,6 +40,8 @@ struct CompiledKernel {
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
     CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
     CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
+    // Loaded on a device (a module beside a specialised kernel may have no generic function).
+    bool loaded() const { return function || gemm_function || attention_function; }
 };
 
 // The kernel for `p` under `o`; `dev` null compiles offline for sm_90a (no load).

@@ -32,6 +32,13 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     EmitOptions o;
     o.precision = opts.precision;
     o.index64 = opts.index_width == IndexWidth::wide || needs_64bit_offsets(args);
+    // The generic kernel beside a GEMM or attention kernel: compiled only once a launch
+    // needs it (cuda_target.cpp), unless a view's rows are not 16-byte multiples apart,
+    // which the attention kernel's TMA refuses: then with the first compile, not after a
+    // wasted one of the attention kernel alone. (A GEMM packs such operands.)
+    // KILN_CUDA_GENERIC_KERNEL=1 always compiles it with the first (A/B).
+    static const bool generic_first = support::env_integer("KILN_CUDA_GENERIC_KERNEL", 0, 1).value_or(0) != 0;
+    o.generic_kernel = generic_first || has_misaligned_rows(args);
     // The attention kernel's schedule (emit_attention.cpp) and the grid prefetch
     // (passes/grid_prefetch.h): A/B knobs.
     static const int overlap = static_cast<int>(support::env_integer("KILN_ATTENTION_OVERLAP", 0, 2).value_or(1));

@@ -26,6 +26,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("instances_per_cta", k.instances_per_cta);
     v("min_ctas", k.min_ctas);
     v("persistent", k.persistent);
+    v("generic", k.generic);
     v("cluster", k.cluster);
     v("shared_bytes", k.shared_bytes);
     auto& g = k.gemm;
@@ -162,6 +163,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention l2 groups", o.attention_l2_groups ? "1" : "0");
     key.add("attention staged stores", o.attention_staged_stores ? "1" : "0");
     key.add("uniform warpgroup", o.uniform_warpgroup ? "1" : "0");
+    key.add("generic kernel", o.generic_kernel ? "1" : "0");
     key.add("attention quad stores", o.attention_quad_stores ? "1" : "0");
     key.add("attention persistent", o.attention_persistent ? "1" : "0");
     key.add("gemm quad stores", o.gemm_quad_stores ? "1" : "0");
