@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "examples/attention_bf16.h"
+#include "targets/cuda/kernel_cache.h"
+#include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvrtc.h"
 #include "tests/unit/cuda_test_util.h"
 
@@ -99,6 +101,41 @@ TEST(CudaAttentionText, WarpgroupsTakeTurnsAboveHeadDimension64) {
     EXPECT_TRUE(contains(d128.plan, "the two taking turns to issue their products"));
     EXPECT_FALSE(contains(d64.source, "kg::turn_wait(kiln_wgc);"));
     EXPECT_FALSE(contains(d64.plan, "taking turns"));
+}
+
+// KILN_ATTENTION_DEFER_OUTPUT (EmitOptions::attention_defer_output; off by default until
+// measured): a tile's output is packed at its end and stored in the next tile once its
+// first S = Q K^T is issued, or before the CTA stops. The kernel compiles (NVRTC, offline)
+// without ptxas serialising the products or spilling more than by default.
+TEST(CudaAttentionText, ADeferredOutputIsStoredUnderTheNextTilesFirstProduct) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 4, 512, 128}), k({1, 4, 512, 128}), v({1, 4, 512, 128}), o({1, 4, 512, 128});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
+    Kernel att = catalog::make_attention_kernel<bf16>("attention_deferred", {128, 128, 1, true, 0.125f, 0});
+    auto program = detail::specialize(*att.shared_impl(), args, Loc::here());
+    cu::EmitOptions plain = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+    cu::EmitOptions deferred = plain;
+    deferred.attention_defer_output = true;
+    EXPECT_FALSE(contains(cu::emit_kernel(*program, plain).source, "kiln_pend")) << "off by default";
+    const auto kd = cu::compiled_kernel(*program, deferred, nullptr, /*need_text=*/true);
+    const std::string& src = kd->kernel.source;
+    ASSERT_TRUE(kd->kernel.attention.defer_output);
+    EXPECT_TRUE(contains(src, "unsigned kiln_out[32], kiln_pend = ~0u;"));
+    EXPECT_TRUE(contains(src, "kiln_out[h * 16 + g + i] = kiln_w[i];")) << "packed at the tile's end";
+    EXPECT_TRUE(contains(src, "    kiln_pend = kiln_tile;\n"));
+    // Stored twice in the text: under the first S of the next tile, and before the CTA stops.
+    EXPECT_EQ(cuda_test::count(src, "    const unsigned kiln_tile = kiln_pend;\n"), 2);
+    const std::size_t first_s = src.find("KilnScore::run("), store = src.rfind("const unsigned kiln_tile = kiln_pend;");
+    ASSERT_NE(first_s, std::string::npos);
+    EXPECT_LT(first_s, store) << "the store follows the first S's issue";
+    EXPECT_TRUE(contains(kd->kernel.attention.describe(), "each tile's output stored under the next tile's first S = Q K^T"));
+    // (Another program: this process keeps one kernel a program and precision.)
+    Kernel att2 = catalog::make_attention_kernel<bf16>("attention_not_deferred", {128, 128, 1, true, 0.125f, 0});
+    const auto kp = cu::compiled_kernel(*detail::specialize(*att2.shared_impl(), args, Loc::here()), plain, nullptr, /*need_text=*/true);
+    EXPECT_EQ(kp->log.find("serialized"), std::string::npos) << kp->log;
+    EXPECT_EQ(kd->log.find("serialized"), std::string::npos) << kd->log;
+    ASSERT_TRUE(kd->attention_resources.known && kp->attention_resources.known) << kd->log;
+    EXPECT_LE(kd->attention_resources.spill_store_bytes, kp->attention_resources.spill_store_bytes) << kd->log;
 }
 
 }  // namespace

@@ -152,6 +152,61 @@ std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& 
 
 }  // namespace
 
+std::string attention_quad_pack(FragmentValues& values, const passes::AttentionMatch& m) {
+    const Node* v = m.stores[0]->operands.back();
+    const std::string words = num(m.dv / 8);  // a row's words a lane holds after the transposes
+    std::string s;
+    s += "#pragma unroll\n";
+    s += "    for (int h = 0; h < 2; ++h) {\n";
+    s += "#pragma unroll\n";
+    s += "        for (int g = 0; g < " + words + "; g += 4) {\n";
+    s += "            unsigned kiln_w[4];\n";
+    s += "#pragma unroll\n";
+    s += "            for (int i = 0; i < 4; ++i) {\n";
+    s += "                unsigned short kiln_pair[2];\n";
+    s += "#pragma unroll\n";
+    s += "                for (int e = 0; e < 2; ++e) {\n";
+    s += "                    const int j = 4 * (g + i) + 2 * h + e;\n";
+    s += "                    kiln_pair[e] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
+    s += "                }\n";
+    s += "                kiln_w[i] = (unsigned)kiln_pair[0] | ((unsigned)kiln_pair[1] << 16);\n";
+    s += "            }\n";
+    s += "            kg::quad_transpose(kiln_w);\n";
+    s += "#pragma unroll\n";
+    s += "            for (int i = 0; i < 4; ++i) kiln_out[h * " + words + " + g + i] = kiln_w[i];\n";
+    s += "        }\n";
+    s += "    }\n";
+    return s;
+}
+
+std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m) {
+    const Node* st = m.stores[0];
+    const RowAccess a = row_access(values, st);
+    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+    const std::string words = num(m.dv / 8);
+    std::string s;
+    s += "#pragma unroll\n";
+    s += "    for (int h = 0; h < 2; ++h) {\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
+    s += "        const bool kiln_row_ok = r < kiln_rows && " + a.ok + ";\n";
+    s += "#pragma unroll\n";
+    s += "        for (int g = 0; g < " + words + "; g += 4) {\n";
+    s += "            const long long oc = 8LL * (g + (lane & 3));\n";
+    s += "            if (!kiln_row_ok) continue;\n";
+    s += "            unsigned short* const kiln_to = " + a.array + " + (" + a.off + " + oc * " + s_last + ");\n";
+    s += "            const int w = h * " + words + " + g;\n";
+    s += "            if (" + s_last + " == 1 && oc + 8 <= " + e_last + " && (reinterpret_cast<unsigned long long>(kiln_to) & 15) == 0) {\n";
+    s += "                *reinterpret_cast<uint4*>(kiln_to) = make_uint4(kiln_out[w], kiln_out[w + 1], kiln_out[w + 2], kiln_out[w + 3]);\n";
+    s += "            } else {\n";
+    s += "#pragma unroll\n";
+    s += "                for (int e = 0; e < 8; ++e)\n";
+    s += "                    if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = (unsigned short)(kiln_out[w + e / 2] >> (16 * (e % 2)));\n";
+    s += "            }\n";
+    s += "        }\n";
+    s += "    }\n";
+    return s;
+}
+
 // The output fits the rows of Q's shared memory when it is one store of 16-bit
 // elements whose DV columns are whole 64-column boxes, DV <= D.
 bool attention_output_staged(const passes::AttentionMatch& m) {

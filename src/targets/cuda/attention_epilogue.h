@@ -21,6 +21,13 @@ enum class AttentionStores { direct, quads, staged };
 // The epilogue's text: per output element pair, the program's values, then each of
 // its stores, as `how` says.
 std::string attention_epilogue(FragmentValues& values, const passes::AttentionMatch& m, AttentionStores how);
+// The quad epilogue in two halves, for an output deferred to the next tile
+// (AttentionKernel::defer_output): attention_quad_pack leaves the tile's output in
+// kiln_out, packed and transposed (each lane's whole 16-byte chunks: DV / 8 words for
+// each of its two rows), at the tile's end; attention_quad_store stores kiln_out, with
+// the tile's coordinates in scope, once the next tile's first S = Q K^T is issued.
+std::string attention_quad_pack(FragmentValues& values, const passes::AttentionMatch& m);
+std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m);
 // Whether the output can leave in 16-byte chunks through registers (one store of
 // 16-bit elements, DV a multiple of 32: whole groups of four 8-column chunks).
 bool attention_output_quads(const passes::AttentionMatch& m);

@@ -59,6 +59,11 @@ struct EmitOptions {
     // lanes, which frees the query rows' shared memory for the next tile as soon as
     // the last S = Q K^T has read it; KILN_ATTENTION_QUAD_STORES=0 stages (A/B).
     bool attention_quad_stores = true;
+    // Its output, where it leaves in quads and the softmax overlaps the products, is
+    // packed at a tile's end and stored in the next tile once its first S = Q K^T is
+    // issued, so that the stores run under a product (emit_attention.cpp);
+    // KILN_ATTENTION_DEFER_OUTPUT=1 (off until measured on the device).
+    bool attention_defer_output = false;
     // Its grid is persistent: one CTA per multiprocessor, each running tiles in turn,
     // the next tile's first key/value blocks loading under the current one's last
     // products and epilogue (attention_producer.h); KILN_ATTENTION_PERSISTENT=0
@@ -177,6 +182,7 @@ struct AttentionKernel {
     bool quad_output = false;          // ... or in 16-byte chunks transposed inside quads of lanes (then not staged)
     bool l2_groups = true;             // CTAs take (batch, head) in groups that share L2 (attention_producer.cpp)
     bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
+    bool defer_output = false;         // a tile's output stored under the next tile's first product (EmitOptions::attention_defer_output)
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
     std::string describe() const;      // the plan's line
 };

@@ -53,6 +53,9 @@ public:
         // tile's count's parity.
         s += "    int kiln_stage = 0;\n";
         s += "    unsigned kiln_phase = 0;\n";
+        // A deferred output: the previous tile's, packed (attention_quad_pack), and its
+        // tile's number (none: ~0u), stored once this tile's first S is issued.
+        if (k_.defer_output) s += "    unsigned kiln_out[" + num(m_.dv / 4) + "], kiln_pend = ~0u;\n";
         s += "    for (unsigned kiln_ti = 0;; ++kiln_ti) {\n";
         s += "    kg::mbar_wait(&kiln_tfull[kiln_ti & 1], (kiln_ti >> 1) & 1);\n";
         // The tile's number stays in its slot until this tile's end (the producer
@@ -60,7 +63,8 @@ public:
         // again rather than holding the tile's coordinates in registers through
         // the loop: the consumers have none to spare.
         s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
-        s += "    if (kiln_tile >= kiln_ctas) break;\n";
+        if (k_.defer_output) s += "    if (kiln_tile >= kiln_ctas) {\n" + deferred_store() + "        break;\n    }\n";
+        else s += "    if (kiln_tile >= kiln_ctas) break;\n";
         s += attention_tile(values_, m_, k_);
         s += attention_tile_limits(values_, m_, k_);
         // 32-bit: the launch keeps rows and keys below 2^31 (TMA coordinates), and
@@ -117,7 +121,19 @@ public:
             s += turn_wait();
             s += issue_scores("(kiln_ring + kiln_stage * " + num(stage_bytes) + ")");
             s += turn_pass();
-            s += "        kg::wgmma_wait<0>();\n";
+            if (k_.defer_output) {
+                // The previous tile's output leaves under this first product. The wait
+                // is on every path (none pending where no S was issued): one only where
+                // the S was issued would have ptxas serialise every product (C7514: it
+                // cannot tell that the two conditions are the same).
+                s += "    }\n";
+                s += deferred_store();
+                s += "    kg::wgmma_wait<0>();\n";
+                s += "    if (kiln_blocks > 0) {\n";
+                s += "        [[maybe_unused]] const long long kiln_t = 0;\n";
+            } else {
+                s += "        kg::wgmma_wait<0>();\n";
+            }
             s += finish_scores("kiln_stage");
             s += release_after_scores("kiln_blocks == 1");
             s += variants(body);
@@ -164,7 +180,12 @@ public:
         s += "    {\n";
         s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
         s += attention_tile(values_, m_, k_);
-        s += attention_epilogue(values_, m_, stores());
+        if (k_.defer_output) {
+            s += attention_quad_pack(values_, m_);
+            s += "    kiln_pend = kiln_tile;\n";
+        } else {
+            s += attention_epilogue(values_, m_, stores());
+        }
         s += "    }\n";
         // The query rows' memory back to the producer for the next tile (if the
         // epilogue staged the output there: now), and the tile's slot.
@@ -178,6 +199,17 @@ public:
     }
 
 private:
+    // The previous tile's deferred output stored (its coordinates from its number), if any.
+    std::string deferred_store() {
+        std::string s;
+        s += "    if (kiln_pend != ~0u) {\n";
+        s += "    const unsigned kiln_tile = kiln_pend;\n";
+        s += attention_tile(values_, m_, k_);
+        s += attention_quad_store(values_, m_);
+        s += "    kiln_pend = ~0u;\n";
+        s += "    }\n";
+        return s;
+    }
     AttentionStores stores() const {
         return k_.quad_output ? AttentionStores::quads : k_.staged_output ? AttentionStores::staged : AttentionStores::direct;
     }
@@ -507,6 +539,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.staged_output = !k.quad_output && E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
     k.persistent = E.options().attention_persistent;
+    k.defer_output = E.options().attention_defer_output && k.quad_output && k.overlap && k.persistent;
     const int fold = E.options().attention_fold_scale >= 0 ? E.options().attention_fold_scale : m.bq >= kRows ? 2 : 1;
     if (fold && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
@@ -551,6 +584,7 @@ std::string AttentionKernel::describe() const {
            (quad_output ? "; the output stored in 16-byte chunks transposed inside quads of lanes, the query rows' memory refilled for the next tile "
                           "once the last S = Q K^T has read it"
                         : "") +
+           (defer_output ? ", each tile's output stored under the next tile's first S = Q K^T" : "") +
            (fold_scale ? std::string("; a positive constant score scale folded into the maximum and the exp's fma") +
                              (fold_scale == 2 ? " (also where the keys or masks depend on the query row)" : "")
                        : "") + ") + 1 producer warpgroup, " +

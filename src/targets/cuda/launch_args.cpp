@@ -51,6 +51,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_staged_stores = staged;
     static const bool attention_quads = support::env_integer("KILN_ATTENTION_QUAD_STORES", 0, 1).value_or(1) != 0;
     o.attention_quad_stores = attention_quads;
+    static const bool defer_output = support::env_integer("KILN_ATTENTION_DEFER_OUTPUT", 0, 1).value_or(0) != 0;
+    o.attention_defer_output = defer_output;
     static const bool persistent = support::env_integer("KILN_ATTENTION_PERSISTENT", 0, 1).value_or(1) != 0;
     o.attention_persistent = persistent;
     static const bool quads = support::env_integer("KILN_GEMM_QUAD_STORES", 0, 1).value_or(1) != 0;

@@ -73,6 +73,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_quad_output", a.quad_output);
     v("attention_l2_groups", a.l2_groups);
     v("attention_persistent", a.persistent);
+    v("attention_defer_output", a.defer_output);
     v("attention_fold_scale", a.fold_scale);
 }
 
@@ -166,6 +167,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("generic kernel", o.generic_kernel ? "1" : "0");
     key.add("attention quad stores", o.attention_quad_stores ? "1" : "0");
     key.add("attention persistent", o.attention_persistent ? "1" : "0");
+    key.add("attention defer output", o.attention_defer_output ? "1" : "0");
     key.add("gemm quad stores", o.gemm_quad_stores ? "1" : "0");
     key.add("attention fold scale", std::to_string(o.attention_fold_scale));
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
