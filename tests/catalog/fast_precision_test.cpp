@@ -228,3 +228,43 @@ TEST(CudaFastPrecisionDevice, AttentionMatchesF64AsCloselyAsStandard) {
     EXPECT_LE(rel_fast, 1.1 * rel_std + 1e-4);
     EXPECT_LE(rel_fast, 1e-2);
 }
+
+// A launch the attention kernel refuses runs the generic kernel: keys whose rows are
+// 130 bytes apart (TMA takes multiples of 16; the module is compiled with the generic
+// kernel from the first), and keys in every other channel (rows aligned: the module
+// without it first, then with it: EmitOptions::generic_kernel); the same keys packed
+// run the attention kernel. The outputs against each other (the same blocks; only the
+// order of the sums differs).
+TEST(CudaFastPrecisionDevice, AttentionTheKernelRefusesRunsTheGenericKernelCompiledThen) {
+    REQUIRE_DEVICE();
+    const std::int64_t b = 1, h = 4, hkv = 2, s = 300, d = 64;
+    Tensor<bf16> q({b, h, s, d}), k({b, hkv, s, d + 1}), v({b, hkv, s, d});
+    std::mt19937 g(5);
+    std::uniform_real_distribution<float> wide(-2, 2), unit(-1, 1);
+    for (auto* t : {&q, &k}) for (auto& x : t->values()) x = bf16(wide(g));
+    for (auto& x : v.values()) x = bf16(unit(g));
+    Tensor<bf16> packed({b, hkv, s, d}), spread({b, hkv, s, 2 * d});
+    for (std::int64_t r = 0; r < b * hkv * s; ++r)
+        for (std::int64_t e = 0; e < d; ++e) spread.values()[r * 2 * d + 2 * e] = packed.values()[r * d + e] = k.values()[r * (d + 1) + e];
+    Kernel att = catalog::make_attention_kernel<bf16>("attention_refused", {64, 64, h / hkv, true, 0.125f, 0});
+    auto qd = q.to(cuda()), kd = k.to(cuda()), pd = packed.to(cuda()), sd = spread.to(cuda()), vd = v.to(cuda());
+    const HostView<const bf16> strided{kd.data(), {b, hkv, s, d}, {hkv * s * (d + 1), s * (d + 1), d + 1, 1}, Device::cuda, kd.ordinal()};
+    const HostView<const bf16> every_other{sd.data(), {b, hkv, s, d}, {hkv * s * 2 * d, s * 2 * d, 2 * d, 2}, Device::cuda, sd.ordinal()};
+    auto run = [&](const HostView<const bf16>& keys) {
+        Tensor<bf16> o({b, h, s, d});
+        auto od = o.to(cuda());
+        att.launch(cuda(), std::as_const(qd).view(), keys, std::as_const(vd).view(), od.view());
+        return od.to(host()).values();
+    };
+    const auto fa = run(std::as_const(pd).view());
+    for (const auto* keys : {&strided, &every_other}) {
+        const auto generic = run(*keys);
+        double e = 0, norm = 0;
+        for (std::size_t i = 0; i < fa.size(); ++i) {
+            e += std::pow(double(float(fa[i])) - double(float(generic[i])), 2);
+            norm += std::pow(double(float(fa[i])), 2);
+        }
+        EXPECT_GT(norm, 0);
+        EXPECT_LE(std::sqrt(e / norm), 1e-2) << (keys == &strided ? "rows 130 bytes apart" : "every other channel");
+    }
+}
