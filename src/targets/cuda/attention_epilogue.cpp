@@ -1,6 +1,8 @@
 // The FlashAttention kernel's epilogue (attention_epilogue.h).
 #include "targets/cuda/attention_epilogue.h"
 
+#include <functional>
+
 #include "ir/attrs.h"
 #include "targets/cuda/emitter.h"
 
@@ -111,18 +113,12 @@ std::string staged_epilogue(FragmentValues& values, const passes::AttentionMatch
 // (kg::quad_transpose: 4 shuffles) gives each lane one whole chunk, stored as 16
 // bytes. The same 16-byte stores as staged_epilogue without its shared memory, so
 // the query rows' memory is free once the last S = Q K^T has read it.
-std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
-    const Node* st = m.stores[0];
-    const Node* v = st->operands.back();
-    const RowAccess a = row_access(values, st);
-    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+//
+// The output value pairs of chunk group g of row half h, packed and transposed into
+// kiln_w[4] (quad_epilogue; attention_quad_pack keeps them for the next tile).
+std::string quad_words(FragmentValues& values, const passes::AttentionMatch& m) {
+    const Node* v = m.stores[0]->operands.back();
     std::string s;
-    s += "#pragma unroll\n";
-    s += "    for (int h = 0; h < 2; ++h) {\n";
-    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
-    s += "        const bool kiln_row_ok = r < kiln_rows && " + a.ok + ";\n";
-    s += "#pragma unroll\n";
-    s += "        for (int g = 0; g < " + num(m.dv / 8) + "; g += 4) {\n";
     s += "            unsigned kiln_w[4];\n";
     s += "#pragma unroll\n";
     s += "            for (int i = 0; i < 4; ++i) {\n";
@@ -135,76 +131,63 @@ std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& 
     s += "                kiln_w[i] = (unsigned)kiln_pair[0] | ((unsigned)kiln_pair[1] << 16);\n";
     s += "            }\n";
     s += "            kg::quad_transpose(kiln_w);\n";
+    return s;
+}
+
+// The row's bounds (kiln_row_ok) for row half h, at the top of its loop.
+std::string quad_row(const RowAccess& a) {
+    return "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n"
+           "        const bool kiln_row_ok = r < kiln_rows && " + a.ok + ";\n";
+}
+
+// Stores this lane's chunk of group g, its four words `word(0..3)`, whole where it can.
+std::string quad_store_chunk(const RowAccess& a, const std::function<std::string(const std::string&)>& word) {
+    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+    std::string s;
     s += "            const long long oc = 8LL * (g + (lane & 3));\n";
     s += "            if (!kiln_row_ok) continue;\n";
     s += "            unsigned short* const kiln_to = " + a.array + " + (" + a.off + " + oc * " + s_last + ");\n";
     s += "            if (" + s_last + " == 1 && oc + 8 <= " + e_last + " && (reinterpret_cast<unsigned long long>(kiln_to) & 15) == 0) {\n";
-    s += "                *reinterpret_cast<uint4*>(kiln_to) = make_uint4(kiln_w[0], kiln_w[1], kiln_w[2], kiln_w[3]);\n";
+    s += "                *reinterpret_cast<uint4*>(kiln_to) = make_uint4(" + word("0") + ", " + word("1") + ", " + word("2") + ", " + word("3") + ");\n";
     s += "            } else {\n";
     s += "#pragma unroll\n";  // (an index into kiln_w that is not a constant would put it in local memory)
     s += "                for (int e = 0; e < 8; ++e)\n";
-    s += "                    if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = (unsigned short)(kiln_w[e / 2] >> (16 * (e % 2)));\n";
+    s += "                    if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = (unsigned short)(" + word("e / 2") + " >> (16 * (e % 2)));\n";
     s += "            }\n";
+    return s;
+}
+
+// The loops over row halves h and groups g of four 8-column chunks around `body`.
+std::string quad_loops(const passes::AttentionMatch& m, const std::string& row, const std::string& body) {
+    std::string s;
+    s += "#pragma unroll\n";
+    s += "    for (int h = 0; h < 2; ++h) {\n";
+    s += row;
+    s += "#pragma unroll\n";
+    s += "        for (int g = 0; g < " + num(m.dv / 8) + "; g += 4) {\n";
+    s += body;
     s += "        }\n";
     s += "    }\n";
     return s;
+}
+
+std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
+    const RowAccess a = row_access(values, m.stores[0]);
+    return quad_loops(m, quad_row(a), quad_words(values, m) + quad_store_chunk(a, [](const std::string& i) { return "kiln_w[" + i + "]"; }));
 }
 
 }  // namespace
 
+// kiln_out holds row half h's words from h * DV / 8 on, group g's at + g.
 std::string attention_quad_pack(FragmentValues& values, const passes::AttentionMatch& m) {
-    const Node* v = m.stores[0]->operands.back();
-    const std::string words = num(m.dv / 8);  // a row's words a lane holds after the transposes
-    std::string s;
-    s += "#pragma unroll\n";
-    s += "    for (int h = 0; h < 2; ++h) {\n";
-    s += "#pragma unroll\n";
-    s += "        for (int g = 0; g < " + words + "; g += 4) {\n";
-    s += "            unsigned kiln_w[4];\n";
-    s += "#pragma unroll\n";
-    s += "            for (int i = 0; i < 4; ++i) {\n";
-    s += "                unsigned short kiln_pair[2];\n";
-    s += "#pragma unroll\n";
-    s += "                for (int e = 0; e < 2; ++e) {\n";
-    s += "                    const int j = 4 * (g + i) + 2 * h + e;\n";
-    s += "                    kiln_pair[e] = " + to_storage(v->type.kind, values.expr(v, Where::out)) + ";\n";
-    s += "                }\n";
-    s += "                kiln_w[i] = (unsigned)kiln_pair[0] | ((unsigned)kiln_pair[1] << 16);\n";
-    s += "            }\n";
-    s += "            kg::quad_transpose(kiln_w);\n";
-    s += "#pragma unroll\n";
-    s += "            for (int i = 0; i < 4; ++i) kiln_out[h * " + words + " + g + i] = kiln_w[i];\n";
-    s += "        }\n";
-    s += "    }\n";
-    return s;
+    const std::string words = num(m.dv / 8);
+    return quad_loops(m, "", quad_words(values, m) + "#pragma unroll\n            for (int i = 0; i < 4; ++i) kiln_out[h * " + words + " + g + i] = kiln_w[i];\n");
 }
 
 std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m) {
-    const Node* st = m.stores[0];
-    const RowAccess a = row_access(values, st);
-    const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
+    const RowAccess a = row_access(values, m.stores[0]);
     const std::string words = num(m.dv / 8);
-    std::string s;
-    s += "#pragma unroll\n";
-    s += "    for (int h = 0; h < 2; ++h) {\n";
-    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
-    s += "        const bool kiln_row_ok = r < kiln_rows && " + a.ok + ";\n";
-    s += "#pragma unroll\n";
-    s += "        for (int g = 0; g < " + words + "; g += 4) {\n";
-    s += "            const long long oc = 8LL * (g + (lane & 3));\n";
-    s += "            if (!kiln_row_ok) continue;\n";
-    s += "            unsigned short* const kiln_to = " + a.array + " + (" + a.off + " + oc * " + s_last + ");\n";
-    s += "            const int w = h * " + words + " + g;\n";
-    s += "            if (" + s_last + " == 1 && oc + 8 <= " + e_last + " && (reinterpret_cast<unsigned long long>(kiln_to) & 15) == 0) {\n";
-    s += "                *reinterpret_cast<uint4*>(kiln_to) = make_uint4(kiln_out[w], kiln_out[w + 1], kiln_out[w + 2], kiln_out[w + 3]);\n";
-    s += "            } else {\n";
-    s += "#pragma unroll\n";
-    s += "                for (int e = 0; e < 8; ++e)\n";
-    s += "                    if (oc + e < " + e_last + ") kiln_to[e * " + s_last + "] = (unsigned short)(kiln_out[w + e / 2] >> (16 * (e % 2)));\n";
-    s += "            }\n";
-    s += "        }\n";
-    s += "    }\n";
-    return s;
+    return quad_loops(m, quad_row(a), quad_store_chunk(a, [&](const std::string& i) { return "kiln_out[h * " + words + " + g + " + i + "]"; }));
 }
 
 // The output fits the rows of Q's shared memory when it is one store of 16-bit

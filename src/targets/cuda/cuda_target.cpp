@@ -139,7 +139,6 @@ public:
         auto k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
         std::int64_t instances = passes::grid_instances(p, args);
         if (instances == 0) return;
-        const unsigned grid = cu::grid_ctas(instances, *k, d);
         cu::make_current(d);
         cu::NvtxRange range(p.name.c_str());
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
@@ -171,10 +170,8 @@ public:
         if (!k->function) {
             o.generic_kernel = true;
             k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
-            enqueue(d, p, *k, cu::grid_ctas(instances, *k, d), stream_.get(), args, loc);
-            return;
         }
-        enqueue(d, p, *k, grid, stream_.get(), args, loc);
+        enqueue(d, p, *k, cu::grid_ctas(instances, *k, d), stream_.get(), args, loc);
     }
 
     // The launch without the lookups, for arguments of these shapes. A kernel with
@@ -253,12 +250,12 @@ public:
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
-        if (!k->kernel.generic) {
-        } else if (k->resources.known)
+        // (Not compiled yet, the generic kernel has no resources: said above.)
+        if (k->kernel.generic && k->resources.known)
             s << "  registers: " << k->resources.registers << " per thread; stack " << k->resources.stack_bytes << " bytes; spills "
               << k->resources.spill_store_bytes << " bytes stored, " << k->resources.spill_load_bytes << " bytes loaded"
               << (k->kernel.min_ctas > 1 ? "; capped for " + std::to_string(k->kernel.min_ctas) + " resident CTAs per SM" : "") << "\n";
-        else {
+        else if (k->kernel.generic) {
             // Not expected (NVRTC runs with --ptxas-options=-v): said with what would explain
             // it, for the flaky plans of bench/results/gpu-20261203-s14 (a second process compiling).
             std::string head = k->log.substr(0, 80);

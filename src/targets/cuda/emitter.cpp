@@ -334,28 +334,28 @@ EmittedKernel Emitter::emit() {
     // Its description above is kept (the plan, the index) when its text is left out.
     k.generic = o_.generic_kernel || gemm.empty();
     if (k.generic) {
-    src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << cluster_dims << k.entry << "(" << kernel_signature(p_)
-        << ") {\n";
-    src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
-    if (instances_ == 1 && cluster_ > 1) {
-        src << "    const int tid = (int)kc::cluster_rank() * " << cta << " + (int)threadIdx.x;\n";
-        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
-    } else if (instances_ == 1) {
-        src << "    const int tid = threadIdx.x;\n";
-        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
-    } else {
-        // This thread's instance among the CTA's, its index there, and its share of shared memory.
-        src << "    const int kiln_group = threadIdx.x / " << threads_ << ", tid = threadIdx.x % " << threads_ << ";\n";
-        if (threads_ < 32)
-            src << "    [[maybe_unused]] const unsigned kiln_mask = " << ((1ull << threads_) - 1) << "u << (threadIdx.x % 32u / " << threads_ << "u * "
-                << threads_ << "u);\n";
-        if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem + kiln_group * " << per_instance << ";\n";
-    }
-    if (exchange_max_ > 0) {
-        src << "    unsigned char* const kiln_exchange0 = kiln_shared + " << shared_max_ << ";\n";
-        src << "    unsigned char* const kiln_exchange1 = kiln_shared + " << shared_max_ + exchange_max_ << ";\n";
-    }
-    src << body_.text() << "}\n";
+        src << "\nextern \"C\" __global__ void __launch_bounds__(" << launch_bounds << ") " << cluster_dims << k.entry << "(" << kernel_signature(p_)
+            << ") {\n";
+        src << "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
+        if (instances_ == 1 && cluster_ > 1) {
+            src << "    const int tid = (int)kc::cluster_rank() * " << cta << " + (int)threadIdx.x;\n";
+            if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
+        } else if (instances_ == 1) {
+            src << "    const int tid = threadIdx.x;\n";
+            if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;\n";
+        } else {
+            // This thread's instance among the CTA's, its index there, and its share of shared memory.
+            src << "    const int kiln_group = threadIdx.x / " << threads_ << ", tid = threadIdx.x % " << threads_ << ";\n";
+            if (threads_ < 32)
+                src << "    [[maybe_unused]] const unsigned kiln_mask = " << ((1ull << threads_) - 1) << "u << (threadIdx.x % 32u / " << threads_ << "u * "
+                    << threads_ << "u);\n";
+            if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem + kiln_group * " << per_instance << ";\n";
+        }
+        if (exchange_max_ > 0) {
+            src << "    unsigned char* const kiln_exchange0 = kiln_shared + " << shared_max_ << ";\n";
+            src << "    unsigned char* const kiln_exchange1 = kiln_shared + " << shared_max_ + exchange_max_ << ";\n";
+        }
+        src << body_.text() << "}\n";
     } else {
         src << "\n// (the generic kernel " << k.entry << ", the fallback of launches the kernel below refuses, is compiled when one needs it)\n";
     }
