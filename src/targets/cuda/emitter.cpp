@@ -312,7 +312,7 @@ EmittedKernel Emitter::emit() {
     k.contractions = passes::contraction_report(lowered_);
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
-    src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << (exact() ? "exact" : "standard") << " precision, "
+    src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << precision_name(o_.precision) << " precision, "
         << (o_.index64 ? 64 : 32) << "-bit offsets, sm_" << o_.sm << ")\n";
     src << prelude(math_);
     src << "typedef " << (o_.index64 ? "long long" : "int") << " kiln_idx;  // element offsets in views\n";
