@@ -259,12 +259,36 @@ private:
         return dims.size() == 1 && x->type.dims[static_cast<std::size_t>(dims[0])].axis == m_.axis_keys;
     }
 
+    // Whether t reaches only the key and value loads and values over the keys (through
+    // index scalars); else `uses` names what it reaches.
+    bool key_block_free(std::string& uses) const {
+        std::unordered_set<const Node*> index{t_};
+        for (const Node* n : m_.loop->body->nodes) {
+            if (n == m_.load_k || n == m_.load_v) continue;
+            if (std::none_of(n->operands.begin(), n->operands.end(), [&](const Node* o) { return index.count(o) != 0; })) continue;
+            const auto axes = axes_of(n);
+            if (std::find(axes.begin(), axes.end(), m_.axis_keys) != axes.end()) continue;  // a value per key
+            if (scalar(n)) {
+                index.insert(n);
+                continue;
+            }
+            const bool rows = std::find(axes.begin(), axes.end(), m_.axis_rows) != axes.end();
+            uses = "a " + std::string(detail::op_name(n->op)) + (rows ? " over the query rows" : " that is not over the keys");
+            return false;
+        }
+        return true;
+    }
+
     // The loads: Q at (lead.., i * bq, 0), K and V at (lead.., t * bk, 0), whole channel rows.
     bool match_loads() {
         if (m_.d % 64 != 0 || m_.d > 256 || m_.dv % 64 != 0 || m_.dv > 256)
             return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not 64, 128, 192 or 256");
-        if (m_.bk != 64 && m_.bk != 128) return no("the key block " + std::to_string(m_.bk) + " is not 64 or 128 (the kernel's key block is the program's)");
-        if (m_.dv == 256 && m_.bk != 64) return no("with 256 value channels the key block must be 64 (registers)");
+        std::string uses;
+        m_.key_block_free = key_block_free(uses);
+        if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
+            return no("the key block index reaches " + uses + ", so the kernel's key block must be the program's, and " + std::to_string(m_.bk) +
+                      " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
+                      " (64, or 128 with at most 128 value channels and at most 256 channels in all)");
         std::unordered_set<const Node*> row_index, t_set{t_};
         for (const Node* l : {m_.load_q, m_.load_k, m_.load_v}) {
             const auto* q = view(l, -1, false);
@@ -372,6 +396,8 @@ private:
 };
 
 }  // namespace
+
+int attention_kernel_key_block(std::int64_t d, std::int64_t dv) { return dv <= 128 && d + dv <= 256 ? 128 : 64; }
 
 std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why) { return Matcher(p).run(why); }
 

@@ -35,8 +35,11 @@
 // exp(m - m'). So the kernel may take other key blocks provided it sees, for row r,
 // exactly the keys the program does (key j < T(i) * bk; the loads' zero fill past
 // the views' ends reproduced by TMA's) and computes X_j from j itself (t = j / bk,
-// iota over the keys = j % bk). The target's key block equals the program's, so
-// only the rows need that care. Reassociation is allowed (both mma's say so) and
+// iota over the keys = j % bk). Where t reaches nothing but the key and value loads
+// and values over the keys (key_block_free: the masks of causal and tail keys), the
+// Hopper kernel takes key blocks of its own size (attention_kernel_key_block) and
+// writes t and the key iota that way; elsewhere its key block is the program's.
+// Reassociation is allowed (both mma's say so) and
 // precision is standard; exact mode keeps the ordinary lowering.
 #pragma once
 
@@ -66,9 +69,18 @@ struct AttentionMatch {
     std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)
     std::vector<const ir::Node*> epilogue; // the nest's nodes after the loop the stores read, in order
     std::int64_t bq = 0, bk = 0, d = 0, dv = 0;
+    // The key block index t reaches only the key and value loads and values over the
+    // keys: a kernel may block the keys as it likes (the comment above).
+    bool key_block_free = false;
     Kind in = Kind::BF16;
     int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids
 };
+
+// The key block of the Hopper kernel (targets/cuda/emit_attention.h) where the
+// program leaves it free: 128 keys while the value channels' accumulator leaves
+// registers for S (dv <= 128) and two stages of K and V fit in shared memory with Q
+// (d + dv <= 256), else 64.
+int attention_kernel_key_block(std::int64_t d, std::int64_t dv);
 
 // The match, or nullopt with `why` saying which part differs.
 std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why);

@@ -54,11 +54,16 @@ TEST(AttentionMatch, UserBlocksCausalSoftcapAndGroupedQueriesReachTheHopperKerne
 }
 
 TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
-    auto p = trace(catalog::make_attention_kernel<bf16>("a", config(64, 32, false)), 64);
+    // A row value computed from the key block index: the kernel's key block must then
+    // be the program's, and it takes no 32-key block.
+    auto p = trace(attention_variants::block_causal(32), 64);
     auto l = lower(p);
     EXPECT_FALSE(l.contractions.attention.has_value());
-    EXPECT_EQ(l.contractions.attention_why, "not FlashAttention: the key block 32 is not 64 or 128 (the kernel's key block is the program's)");
-    for (const auto& [node, plan] : l.contractions.mma) EXPECT_NE(plan.describe().find("key block 32"), std::string::npos) << plan.describe();
+    EXPECT_EQ(l.contractions.attention_why,
+              "not FlashAttention: the key block index reaches a ge over the query rows, so the kernel's key block must be the program's, "
+              "and 32 keys is not one it takes with head dimensions 64 and 64 (64, or 128 with at most 128 value channels and at most 256 channels "
+              "in all)");
+    for (const auto& [node, plan] : l.contractions.mma) EXPECT_NE(plan.describe().find("32 keys is not one it takes"), std::string::npos) << plan.describe();
 
     auto wide = trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 96);
     EXPECT_EQ(lower(wide).contractions.attention_why, "not FlashAttention: head dimensions 96 and 96 are not 64, 128, 192 or 256");

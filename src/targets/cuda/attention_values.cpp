@@ -35,13 +35,25 @@ std::optional<FragmentValues::Interval> FragmentValues::interval(const Node* n) 
             const auto& g = m_.grid->body->args;
             for (std::size_t a = 0; a < g.size(); ++a)
                 if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? Interval{"kiln_gi_lo", "kiln_gi_hi"} : exact("kiln_g" + num(static_cast<std::int64_t>(a)));
-            if (n == m_.loop->body->args[0]) return exact("kiln_t");
+            if (n == m_.loop->body->args[0]) {
+                if (program_key_blocks()) return exact("kiln_t");
+                // The program's key blocks the kernel's block kiln_t overlaps.
+                const std::string first = "(long long)kiln_t * " + num(block_keys_) + "LL";
+                return Interval{"(" + first + " / " + num(m_.bk) + "LL)", "((" + first + " + " + num(block_keys_ - 1) + "LL) / " + num(m_.bk) + "LL)"};
+            }
             return std::nullopt;
         }
         case OpCode::iota: {
             const int axis = n->type.dims[0].axis;
             if (axis == m_.axis_rows) return Interval{"kiln_im_lo", "kiln_im_hi"};
-            if (axis == m_.axis_keys) return Interval{"0LL", num(block_keys_ - 1) + "LL"};
+            if (axis == m_.axis_keys) {
+                if (program_key_blocks()) return Interval{"0LL", num(block_keys_ - 1) + "LL"};
+                // Within one program block (it holds several of the kernel's): where
+                // the kernel's block lies in it. Else any key of a program block.
+                if (m_.bk % block_keys_ != 0) return Interval{"0LL", num(m_.bk - 1) + "LL"};
+                const std::string first = "((long long)kiln_t * " + num(block_keys_) + "LL % " + num(m_.bk) + "LL)";
+                return Interval{first, "(" + first + " + " + num(block_keys_ - 1) + "LL)"};
+            }
             return std::nullopt;
         }
         case OpCode::constant:
@@ -124,7 +136,7 @@ std::string FragmentValues::expr(const Node* n, Where w) {
     if (auto it = rows_.find(n); it != rows_.end()) return it->second + "[h]";
     if (auto it = tiles_.find(n); it != tiles_.end()) return it->second + "[j]";
     switch (n->op) {
-        case OpCode::region_arg: return argument(n);
+        case OpCode::region_arg: return argument(n, w);
         case OpCode::loop_result: {
             int slot = ir::slot(*n);
             if (slot == m_.slot_max) return "kiln_m[h]";
@@ -134,7 +146,7 @@ std::string FragmentValues::expr(const Node* n, Where w) {
         case OpCode::iota: {
             int axis = n->type.dims[0].axis;
             if (axis == m_.axis_rows) return "kiln_im[h]";
-            if (axis == m_.axis_keys) return "(long long)kc";
+            if (axis == m_.axis_keys) return program_key_blocks() ? "(long long)kc" : "(long long)(" + key_index() + " % " + num(m_.bk) + "u)";
             if (axis == m_.axis_values) return "(long long)oc";
             return "0LL";
         }
@@ -236,12 +248,21 @@ std::string FragmentValues::scaled_exp(const Node* x, double c, const std::strin
            ", " + m + ")";
 }
 
-std::string FragmentValues::argument(const Node* n) const {
+// Unsigned, 32 bits: the launch keeps keys below 2^31, and division by the program's
+// key block (a power of two, as a rule) is then a shift.
+std::string FragmentValues::key_index() const { return "((unsigned)kiln_t * " + num(block_keys_) + "u + (unsigned)kc)"; }
+
+std::string FragmentValues::argument(const Node* n, Where w) const {
     const auto& g = m_.grid->body->args;
     for (std::size_t a = 0; a < g.size(); ++a)
         if (g[a] == n) return static_cast<int>(a) == m_.row_axis ? "kiln_gi[h]" : "kiln_g" + num(static_cast<std::int64_t>(a));
     const auto& l = m_.loop->body->args;
-    if (n == l[0]) return "kiln_t";
+    if (n == l[0]) {
+        if (program_key_blocks()) return "kiln_t";
+        // Other key blocks only where t reaches nothing but values over the keys.
+        if (w != Where::score) internal_fail("cuda attention: the key block index outside the scores, with the kernel's own key blocks");
+        return "(long long)(" + key_index() + " / " + num(m_.bk) + "u)";
+    }
     for (std::size_t s = 1; s < l.size(); ++s)
         if (l[s] == n) {
             const int slot = static_cast<int>(s) - 1;

@@ -12,8 +12,11 @@
 // rescale), per score element (inside a fully unrolled loop over j: `h`, the key
 // column `kc` within the block) or per output element (`h`, the column `oc`). The
 // kernel names: kiln_s (S), kiln_o (O), kiln_m and kiln_l (the carried maximum and
-// sum), kiln_t (the key block), kiln_gi and kiln_im (the row's program block and its
-// row there), kiln_g<a> (the CTA's other grid indices), a<i>... (the parameters).
+// sum), kiln_t (the kernel's key block), kiln_gi and kiln_im (the row's program block
+// and its row there), kiln_g<a> (the CTA's other grid indices), a<i>... (the
+// parameters). Where the kernel's key block differs from the program's (the match's
+// key_block_free), a score element's program key block and key within it come from
+// its key's index kiln_t * block_keys + kc.
 #pragma once
 
 #include <optional>
@@ -74,7 +77,11 @@ private:
     // An expression that is true only when boolean n holds at every element of the
     // box (a sufficient condition), or nullopt.
     std::optional<std::string> proven(const ir::Node* n);
-    std::string argument(const ir::Node* n) const;
+    std::string argument(const ir::Node* n, Where w) const;
+    // Whether the kernel's key blocks are the program's.
+    bool program_key_blocks() const { return block_keys_ == m_.bk; }
+    // A score element's key index (kernel key blocks differing from the program's).
+    std::string key_index() const;
     // Whether n varies with the query row (the grid's row index, an iota over rows).
     bool depends_on_rows(const ir::Node* n) const;
     // exp(x - m) for an x with a folded scale c, `m` the maximum's expression.

@@ -92,6 +92,10 @@ struct EmitOptions {
     // (bench/results/gpu-20261203-s16), on ragged causal 3000 x 3001 with 64-row
     // blocks 7% slower (there and in gpu-20261203-s11: -11%).
     int attention_fold_scale = -1;
+    // The attention kernel's key block where the program leaves it free
+    // (passes::attention_kernel_key_block): 0 (the default) its own choice, 64 or 128
+    // asked for (128 only where it fits). KILN_ATTENTION_KEY_BLOCK (A/B).
+    int attention_key_block = 0;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -169,7 +173,8 @@ struct AttentionKernel {
     std::string entry;                 // empty: there is none
     int threads = 0;
     std::int64_t shared_bytes = 0;     // dynamic, per CTA
-    int bm = 0, bn = 0;                // query rows per CTA, keys per block (the program's key block)
+    int bm = 0, bn = 0;                // query rows per CTA, keys per block
+    std::int64_t program_bk = 0;       // the program's key block (bn differs where the match's key_block_free allows)
     int d = 0, dv = 0;                 // head dimensions
     int stages = 0;                    // depth of the key/value ring
     std::int64_t program_bq = 0;       // the program's query block

@@ -505,10 +505,15 @@ private:
     int next_ = 0;
 };
 
-// Stages: as many as fit, up to 4.
-void choose_shape(const AttentionMatch& m, AttentionKernel& k) {
+// The key block: the program's where t reaches more than values over the keys (the
+// match then checked that the kernel takes it), else the kernel's own
+// (passes::attention_kernel_key_block, or the one EmitOptions::attention_key_block
+// asks for where it fits). Stages: as many as fit, up to 4.
+void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.bm = kRows;
-    k.bn = static_cast<int>(m.bk);
+    k.program_bk = m.bk;
+    const int own = passes::attention_kernel_key_block(m.d, m.dv);
+    k.bn = !m.key_block_free ? static_cast<int>(m.bk) : asked == 64 || (asked == 128 && own == 128) ? asked : own;
     k.d = static_cast<int>(m.d);
     k.dv = static_cast<int>(m.dv);
     const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
@@ -520,7 +525,7 @@ void choose_shape(const AttentionMatch& m, AttentionKernel& k) {
 }  // namespace
 
 std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std::string& entry, AttentionKernel& k) {
-    choose_shape(m, k);
+    choose_shape(m, E.options().attention_key_block, k);
     if (k.stages < 2) internal_fail("cuda attention: head dimensions that leave fewer than two stages");
     k.entry = entry;
     k.program_bq = m.bq;
@@ -575,7 +580,9 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
 
 std::string AttentionKernel::describe() const {
     if (entry.empty()) return "";
-    return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block, head dims " +
+    return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block" +
+           (bn != program_bk ? " (the program's blocks have " + std::to_string(program_bk) + " keys: masks and indices from each key's index)" : "") +
+           ", head dims " +
            std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +

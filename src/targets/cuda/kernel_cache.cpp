@@ -130,8 +130,11 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
-    // Named at the op that needs the most (the user's line), else at the kernel.
-    if (k->kernel.shared_bytes > shared_limit) {
+    // Named at the op that needs the most (the user's line), else at the kernel. Only
+    // where the module holds the generic kernel: a program the attention or GEMM
+    // kernel takes (a key block of 256, say) may stage more than the generic kernel
+    // could, and needs it only for a launch the specialised kernel refuses.
+    if (k->kernel.generic && k->kernel.shared_bytes > shared_limit) {
         const bool at_op = k->kernel.shared_loc.known();
         fail(at_op ? k->kernel.shared_loc : p.loc, at_op ? k->kernel.shared_op : "cuda",
              (at_op ? "" : "kernel '" + p.name + "': ") + "stages " + std::to_string(k->kernel.shared_bytes) +

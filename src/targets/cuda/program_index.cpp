@@ -61,6 +61,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_dv", a.dv);
     v("attention_stages", a.stages);
     v("attention_program_bq", a.program_bq);
+    v("attention_program_bk", a.program_bk);
     v("attention_q", a.q);
     v("attention_k", a.k);
     v("attention_v", a.v);
@@ -170,6 +171,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention defer output", o.attention_defer_output ? "1" : "0");
     key.add("gemm quad stores", o.gemm_quad_stores ? "1" : "0");
     key.add("attention fold scale", std::to_string(o.attention_fold_scale));
+    key.add("attention key block", std::to_string(o.attention_key_block));
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("layout split", std::to_string(o.layout_split));
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");

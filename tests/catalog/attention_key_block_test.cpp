@@ -1,0 +1,150 @@
+// The FlashAttention kernel's own key block (passes/attention_match.h: key_block_free):
+// a program written with key blocks of 32, 64, 128 or 256 keys, at head dimensions
+// 64 to 256, reaches the Hopper kernel, which takes keys 128 (or 64) at a time and
+// computes each mask from the key's index; a program whose key block index reaches a
+// per-row value keeps its own key block. Offline: the plan and the PTX. On a device:
+// every output against an f64 reference, causal and full, with key tails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "examples/attention_bf16.h"
+#include "targets/cuda/nvrtc.h"
+#include "tests/unit/attention_variants.h"
+#include "tests/unit/cuda_test_util.h"
+
+using namespace kiln;
+using namespace kiln::cuda_test;
+
+#define REQUIRE_NVRTC() \
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
+#define REQUIRE_DEVICE() \
+    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
+
+namespace {
+
+struct Case {
+    std::int64_t bq, bk, d;
+    bool causal;
+    int kernel_keys;  // the key block the plan must name
+};
+
+std::string label(const Case& c) {
+    return "blocks " + std::to_string(c.bq) + "x" + std::to_string(c.bk) + " d" + std::to_string(c.d) + (c.causal ? " causal" : " full");
+}
+
+// q [1, 4, sq, d], k and v [1, 2, sk, d] (two query heads per key/value head).
+struct Problem {
+    std::int64_t sq, sk, d;
+    Tensor<bf16> q, k, v;
+    Problem(std::int64_t sq_, std::int64_t sk_, std::int64_t d_, unsigned seed)
+        : sq(sq_), sk(sk_), d(d_), q({1, 4, sq_, d_}), k({1, 2, sk_, d_}), v({1, 2, sk_, d_}) {
+        std::mt19937 g(seed);
+        std::uniform_real_distribution<float> wide(-2, 2), unit(-1, 1);
+        for (auto* t : {&q, &k}) for (auto& x : t->values()) x = bf16(wide(g));
+        for (auto& x : v.values()) x = bf16(unit(g));
+    }
+    std::vector<detail::Arg> args(Tensor<bf16>& out) const {
+        return args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), out.view());
+    }
+    // softmax(scale q k^T over the keys row i sees) v, in f64, for query head hh, row i.
+    std::vector<double> reference(std::int64_t hh, std::int64_t i, double scale, std::int64_t visible) const {
+        const std::int64_t kvh = hh / 2;
+        std::vector<double> w(static_cast<std::size_t>(visible)), out(static_cast<std::size_t>(d), 0.0);
+        double peak = -INFINITY, total = 0;
+        for (std::int64_t j = 0; j < visible; ++j) {
+            double dot = 0;
+            for (std::int64_t e = 0; e < d; ++e) dot += double(float(q.values()[(hh * sq + i) * d + e])) * double(float(k.values()[(kvh * sk + j) * d + e]));
+            peak = std::max(peak, w[static_cast<std::size_t>(j)] = dot * scale);
+        }
+        for (auto& x : w) total += (x = std::exp(x - peak));
+        for (std::int64_t j = 0; j < visible; ++j)
+            for (std::int64_t e = 0; e < d; ++e) out[static_cast<std::size_t>(e)] += w[static_cast<std::size_t>(j)] * double(float(v.values()[(kvh * sk + j) * d + e]));
+        for (auto& x : out) x /= total;
+        return out;
+    }
+};
+
+// The relative L2 error of `got` [1, 4, sq, d] against the reference, row i seeing
+// visible(i) keys.
+template <class Visible> double relative_error(const Problem& p, const std::vector<bf16>& got, double scale, Visible visible) {
+    double e = 0, norm = 0;
+    for (std::int64_t hh = 0; hh < 4; ++hh)
+        for (std::int64_t i = 0; i < p.sq; ++i) {
+            const auto ref = p.reference(hh, i, scale, visible(i));
+            for (std::int64_t c = 0; c < p.d; ++c) {
+                const double x = double(float(got[static_cast<std::size_t>((hh * p.sq + i) * p.d + c)])) - ref[static_cast<std::size_t>(c)];
+                e += x * x;
+                norm += ref[static_cast<std::size_t>(c)] * ref[static_cast<std::size_t>(c)];
+            }
+        }
+    return std::sqrt(e / norm);
+}
+
+const std::vector<Case> kCases = {
+    {64, 32, 64, true, 128},    // a small key block, grouped four to the kernel's
+    {128, 256, 128, true, 128}, // a large one, split in two
+    {128, 64, 128, false, 128}, // 64 keys: two to a kernel block
+    {64, 128, 192, true, 64},   // 192 channels: two stages of 128 keys do not fit
+    {128, 128, 256, false, 64}, // 256 value channels: 64 keys (registers)
+};
+
+}  // namespace
+
+TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
+    REQUIRE_NVRTC();
+    for (const Case& c : kCases) {
+        SCOPED_TRACE(label(c));
+        Problem p(200, 333, c.d, 1);
+        Tensor<bf16> out({1, 4, 200, c.d});
+        const auto args = p.args(out);
+        Kernel att = catalog::make_attention_kernel<bf16>("attention_key_block", {c.bq, c.bk, 2, c.causal, 0.125f, 0});
+        const std::string plan = cuda_text(att, args, Precision::fast, What::plan);
+        const std::string line = "128 query rows x " + std::to_string(c.kernel_keys) + " keys per block";
+        EXPECT_NE(plan.find(line + (c.bk == c.kernel_keys ? ", head dims" : " (the program's blocks have " + std::to_string(c.bk) + " keys")), std::string::npos)
+            << plan;
+        const std::string ptx = cuda_text(att, args, Precision::fast, What::ptx);
+        EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.kernel_keys) + "k16.f32.bf16.bf16"), std::string::npos)
+            << "S = Q K^T on the kernel's key block";
+    }
+    // The key block index reaching a per-row mask: the program's key block, 64 or 128.
+    for (std::int64_t bk : {64, 128}) {
+        Problem p(200, 333, 64, 1);
+        Tensor<bf16> out({1, 4, 200, 64});
+        const std::string plan = cuda_text(attention_variants::block_causal(bk), p.args(out), Precision::fast, What::plan);
+        EXPECT_NE(plan.find("128 query rows x " + std::to_string(bk) + " keys per block, head dims"), std::string::npos) << plan;
+    }
+}
+
+TEST(AttentionKeyBlockDevice, EveryKeyBlockMatchesF64) {
+    REQUIRE_DEVICE();
+    const double scale = 0.125;
+    for (const Case& c : kCases)
+        for (Precision precision : {Precision::fast, Precision::standard}) {
+            SCOPED_TRACE(label(c) + " " + std::string(precision_name(precision)));
+            // 333 keys: a tail in every key block size; 300 queries: a tail in the query blocks.
+            Problem p(300, 333, c.d, 7);
+            Tensor<bf16> out({1, 4, 300, c.d});
+            Kernel att = catalog::make_attention_kernel<bf16>("attention_key_block", {c.bq, c.bk, 2, c.causal, 0.125f, 0});
+            auto qd = p.q.to(cuda()), kd = p.k.to(cuda()), vd = p.v.to(cuda());
+            auto od = out.to(cuda());
+            att.launch(cuda(), precision, std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+            const double err = relative_error(p, od.to(host()).values(), scale, [&](std::int64_t i) { return c.causal ? std::min(i + 1, p.sk) : p.sk; });
+            std::printf("[ key block ] %s %s: relative L2 %.3e\n", label(c).c_str(), std::string(precision_name(precision)).c_str(), err);
+            EXPECT_LE(err, 5e-3);  // bf16 outputs: about 2e-3; a mask off by a block moves rows by ~0.1
+        }
+    // Block-causal (the program's key block): row i sees the key blocks up to its own.
+    for (std::int64_t bk : {64, 128}) {
+        SCOPED_TRACE("block causal, key blocks of " + std::to_string(bk));
+        Problem p(300, 333, 64, 9);
+        Tensor<bf16> out({1, 4, 300, 64});
+        auto qd = p.q.to(cuda()), kd = p.k.to(cuda()), vd = p.v.to(cuda());
+        auto od = out.to(cuda());
+        attention_variants::block_causal(bk).launch(cuda(), Precision::fast, std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(),
+                                                     od.view());
+        const double err = relative_error(p, od.to(host()).values(), scale, [&](std::int64_t i) { return std::min((i / bk + 1) * bk, p.sk); });
+        std::printf("[ key block ] block causal %lld: relative L2 %.3e\n", static_cast<long long>(bk), err);
+        EXPECT_LE(err, 5e-3);
+    }
+}
