@@ -96,6 +96,12 @@ struct EmitOptions {
     // (passes::attention_kernel_key_block): 0 (the default) its own choice, 64 or 128
     // asked for (128 only where it fits). KILN_ATTENTION_KEY_BLOCK (A/B).
     int attention_key_block = 0;
+    // How many forms of a key block's softmax the attention kernel's main loop has
+    // (emit_attention.cpp: variants): 3, the blocks with every mask proven, those
+    // inside every row's key limit and the rest, also for a tile's first block; 2,
+    // only the first and the last, and a tile's first block in the last (less code to
+    // compile). KILN_ATTENTION_BLOCK_FORMS=2|3.
+    int attention_block_forms = 2;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -189,6 +195,7 @@ struct AttentionKernel {
     bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
     bool defer_output = false;         // a tile's output stored under the next tile's first product (EmitOptions::attention_defer_output)
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
+    int block_forms = 2;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
     std::string describe() const;      // the plan's line
 };
 

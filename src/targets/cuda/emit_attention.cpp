@@ -136,7 +136,9 @@ public:
             }
             s += finish_scores("kiln_stage");
             s += release_after_scores("kiln_blocks == 1");
-            s += variants(body);
+            // A tile's first block: one block of many, so the general form only (its
+            // masks evaluated) where the kernel keeps to two forms (compile time).
+            s += k_.block_forms == 2 ? general_block(body) : variants(body);
             s += rescale_output();
             s += pack_probabilities();
             s += "    }\n";
@@ -232,6 +234,9 @@ private:
     // those, blocks where each of the program's masks is proven true over the
     // warpgroup's rows and the block's keys (interval arithmetic on the masks' index
     // expressions: a causal diagonal, a key tail) skip the masks too.
+    // With two forms (AttentionKernel::block_forms; each form is a copy of the
+    // unrolled softmax, and compile time grows with them): the blocks with every mask
+    // proven, else those inside every row's limit, and the general form for the rest.
     std::string variants(const ir::Region& body) {
         std::string s;
         s += "        const bool kiln_inside = (kiln_t + 1) * " + num(k_.bn) + " <= kiln_lim_min;\n";
@@ -241,16 +246,26 @@ private:
             values_.set_interior(true);
             s += block(body, false);
             values_.set_interior(false);
+            if (k_.block_forms == 2) {
+                s += "        } else {\n" + general_block(body) + "        }\n";
+                return s;
+            }
             s += "        } else if (kiln_inside) {\n";
         } else {
             s += "        if (kiln_inside) {\n";
         }
         s += block(body, false);
         s += "        } else {\n";
+        s += general_block(body);
+        s += "        }\n";
+        return s;
+    }
+    // A block in the form every block may take: each row's key limit and the program's masks evaluated.
+    std::string general_block(const ir::Region& body) {
+        std::string s;
         s += "            bool kiln_active[2];\n";
         s += "            for (int h = 0; h < 2; ++h) kiln_active[h] = kiln_t * " + num(k_.bn) + " < kiln_lim[h];\n";
         s += block(body, true);
-        s += "        }\n";
         return s;
     }
 
@@ -545,6 +560,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.l2_groups = E.options().attention_l2_groups;
     k.persistent = E.options().attention_persistent;
     k.defer_output = E.options().attention_defer_output && k.quad_output && k.overlap && k.persistent;
+    k.block_forms = E.options().attention_block_forms;
     const int fold = E.options().attention_fold_scale >= 0 ? E.options().attention_fold_scale : m.bq >= kRows ? 2 : 1;
     if (fold && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
