@@ -93,8 +93,9 @@ struct EmitOptions {
     // blocks 7% slower (there and in gpu-20261203-s11: -11%).
     int attention_fold_scale = -1;
     // The attention kernel's key block where the program leaves it free
-    // (passes::attention_kernel_key_block): 0 (the default) its own choice, 64 or 128
-    // asked for (128 only where it fits). KILN_ATTENTION_KEY_BLOCK (A/B).
+    // (passes::attention_kernel_key_block): 0 (the default) its own choice, else a
+    // multiple of 16 asked for, taken where it fits (emit_attention.cpp:
+    // key_block_fits). KILN_ATTENTION_KEY_BLOCK (A/B).
     int attention_key_block = 0;
     // How many forms of a key block's softmax the attention kernel's main loop has
     // (emit_attention.cpp: variants): 3, the blocks with every mask proven, those

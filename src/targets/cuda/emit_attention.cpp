@@ -520,6 +520,15 @@ private:
     int next_ = 0;
 };
 
+// Whether a key block of bn keys suits the kernel: whole k-steps of 16 keys, two
+// stages of K and V beside Q in shared memory, and S, P and O in a consumer
+// thread's registers (bn / 2 + bn / 4 + dv / 2 of the 240 setmaxnreg gives, with
+// room for the rest: at most 200).
+bool key_block_fits(std::int64_t bn, const AttentionMatch& m) {
+    const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = bn * (m.d + m.dv) * 2;
+    return bn >= 16 && bn % 16 == 0 && 1024 + q + 2 * stage + 256 <= kSharedLimit && bn / 2 + bn / 4 + m.dv / 2 <= 200;
+}
+
 // The key block: the program's where t reaches more than values over the keys (the
 // match then checked that the kernel takes it), else the kernel's own
 // (passes::attention_kernel_key_block, or the one EmitOptions::attention_key_block
@@ -528,7 +537,7 @@ void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.bm = kRows;
     k.program_bk = m.bk;
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
-    k.bn = !m.key_block_free ? static_cast<int>(m.bk) : asked == 64 || (asked == 128 && own == 128) ? asked : own;
+    k.bn = !m.key_block_free ? static_cast<int>(m.bk) : asked > 0 && key_block_fits(asked, m) ? asked : own;
     k.d = static_cast<int>(m.d);
     k.dv = static_cast<int>(m.dv);
     const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
