@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
     const std::vector<Problem> shapes = {{4, 32, 4096, 4096, 128, 32, false, 128, 128}, {4, 32, 4096, 4096, 128, 32, true, 128, 128},
                                        {4, 32, 4096, 4096, 64, 8, false, 128, 128},   {2, 16, 3000, 3001, 128, 16, true, 64, 64},
                                        {4, 32, 4096, 4096, 256, 32, false, 128, 64},
+                                       // The headline causal shape as written with 64-row, 64-key blocks.
+                                       {4, 32, 4096, 4096, 128, 32, true, 64, 64},
                                        // The sequence sweep at d 128: 16k tokens a batch, full and causal.
                                        {16, 32, 1024, 1024, 128, 32, false, 128, 128}, {16, 32, 1024, 1024, 128, 32, true, 128, 128},
                                        {8, 32, 2048, 2048, 128, 32, false, 128, 128},  {8, 32, 2048, 2048, 128, 32, true, 128, 128},

@@ -37,8 +37,9 @@
 // the views' ends reproduced by TMA's) and computes X_j from j itself (t = j / bk,
 // iota over the keys = j % bk). Where t reaches nothing but the key and value loads
 // and values over the keys (key_block_free: the masks of causal and tail keys), the
-// Hopper kernel takes key blocks of its own size (attention_kernel_key_block) and
-// writes t and the key iota that way; elsewhere its key block is the program's.
+// Hopper kernel may take key blocks of its own size (attention_kernel_key_block, where
+// the program's is not one it takes) and writes t and the key iota that way;
+// elsewhere its key block is the program's.
 // Reassociation is allowed (both mma's say so) and
 // precision is standard; exact mode keeps the ordinary lowering.
 #pragma once

@@ -1,7 +1,7 @@
 // The FlashAttention kernel's own key block (passes/attention_match.h: key_block_free):
 // a program written with key blocks of 32, 64, 128 or 256 keys, at head dimensions
-// 64 to 256, reaches the Hopper kernel, which takes keys 128 (or 64) at a time and
-// computes each mask from the key's index; a program whose key block index reaches a
+// 64 to 256, reaches the Hopper kernel, which keeps a key block it takes (64, 128)
+// and otherwise takes keys 128 (or 64) at a time, computing each mask from the key's index; a program whose key block index reaches a
 // per-row value keeps its own key block. Offline: the plan and the PTX. On a device:
 // every output against an f64 reference, causal and full, with key tails.
 #include <gtest/gtest.h>
@@ -85,7 +85,7 @@ template <class Visible> double relative_error(const Problem& p, const std::vect
 const std::vector<Case> kCases = {
     {64, 32, 64, true, 128},    // a small key block, grouped four to the kernel's
     {128, 256, 128, true, 128}, // a large one, split in two
-    {128, 64, 128, false, 128}, // 64 keys: two to a kernel block
+    {128, 64, 128, false, 64},  // 64 keys: a block the kernel takes, kept
     {64, 128, 192, true, 64},   // 192 channels: two stages of 128 keys do not fit
     {128, 128, 256, false, 64}, // 256 value channels: 64 keys (registers)
 };

@@ -100,9 +100,10 @@ struct EmitOptions {
     // How many forms of a key block's softmax the attention kernel's main loop has
     // (emit_attention.cpp: variants): 3, the blocks with every mask proven, those
     // inside every row's key limit and the rest, also for a tile's first block; 2,
-    // only the first and the last, and a tile's first block in the last (less code to
-    // compile). KILN_ATTENTION_BLOCK_FORMS=2|3.
-    int attention_block_forms = 2;
+    // only the first and the last, and a tile's first block in the last: a quarter
+    // less code to compile, but measured 2-10% slower at 1k-2k keys on an H200
+    // (bench/results/gpu-20261203-s17). KILN_ATTENTION_BLOCK_FORMS=2|3.
+    int attention_block_forms = 3;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -196,7 +197,7 @@ struct AttentionKernel {
     bool persistent = true;            // one CTA per multiprocessor running tiles in turn (else one per tile)
     bool defer_output = false;         // a tile's output stored under the next tile's first product (EmitOptions::attention_defer_output)
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
-    int block_forms = 2;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
+    int block_forms = 3;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
     std::string describe() const;      // the plan's line
 };
 

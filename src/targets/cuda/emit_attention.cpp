@@ -529,15 +529,20 @@ bool key_block_fits(std::int64_t bn, const AttentionMatch& m) {
     return bn >= 16 && bn % 16 == 0 && 1024 + q + 2 * stage + 256 <= kSharedLimit && bn / 2 + bn / 4 + m.dv / 2 <= 200;
 }
 
-// The key block: the program's where t reaches more than values over the keys (the
-// match then checked that the kernel takes it), else the kernel's own
-// (passes::attention_kernel_key_block, or the one EmitOptions::attention_key_block
-// asks for where it fits). Stages: as many as fit, up to 4.
+// The key block: the one EmitOptions::attention_key_block asks for where the program
+// leaves it free and it fits; else the program's where the kernel takes it (64, or
+// 128 where the head dimensions allow: the match checked it where t reaches more than
+// values over the keys); else the kernel's own (passes::attention_kernel_key_block).
+// The program's is kept where it can be because neither size wins everywhere: on an
+// H200 (bench/results/gpu-20261203-s17) a program of 64-key blocks ran 10% faster on
+// 128-key blocks at causal 4 x 32 x 4096^2 and 15% slower at causal 2 x 16 x 3000 x 3001.
+// Stages: as many as fit, up to 4.
 void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.bm = kRows;
     k.program_bk = m.bk;
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
-    k.bn = !m.key_block_free ? static_cast<int>(m.bk) : asked > 0 && key_block_fits(asked, m) ? asked : own;
+    const bool program_taken = m.bk == 64 || (m.bk == 128 && own == 128);
+    k.bn = m.key_block_free && asked > 0 && key_block_fits(asked, m) ? asked : program_taken ? static_cast<int>(m.bk) : own;
     k.d = static_cast<int>(m.d);
     k.dv = static_cast<int>(m.dv);
     const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;

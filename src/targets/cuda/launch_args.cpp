@@ -63,7 +63,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_fold_scale = fold;
     static const int key_block = static_cast<int>(support::env_integer("KILN_ATTENTION_KEY_BLOCK", 0, 256).value_or(0));
     o.attention_key_block = key_block;
-    static const int block_forms = static_cast<int>(support::env_integer("KILN_ATTENTION_BLOCK_FORMS", 2, 3).value_or(2));
+    static const int block_forms = static_cast<int>(support::env_integer("KILN_ATTENTION_BLOCK_FORMS", 2, 3).value_or(3));
     o.attention_block_forms = block_forms;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
     o.grid_prefetch = prefetch;
