@@ -94,9 +94,9 @@ template <class T> double run(const Problem& s, const char* kind, FILE* json, bo
                 (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv, s.causal ? "causal" : "full",
                 (long long)s.block_q, (long long)s.block_k, ms, tflops, rel_l2, rel_l2 <= 1e-2 ? "ok" : "FAIL", first_s);
     std::fflush(stdout);
-    std::fprintf(json, "%s{\"dtype\": \"%s\", \"precision\": \"%s\", \"shape\": \"%lldx%lldx%lldx%lld d%lld kv%lld\", \"causal\": %s, \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2\": %.3e, \"first_launch_s\": %.3f}",
+    std::fprintf(json, "%s{\"dtype\": \"%s\", \"precision\": \"%s\", \"shape\": \"%lldx%lldx%lldx%lld d%lld kv%lld\", \"causal\": %s, \"blocks\": \"%lldx%lld\", \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2\": %.3e, \"first_launch_s\": %.3f}",
                  first ? "" : ",\n", kind, std::string(precision_name(precision)).c_str(), (long long)s.b, (long long)s.h, (long long)s.sq, (long long)s.sk, (long long)s.d, (long long)s.hkv,
-                 s.causal ? "true" : "false", ms, tflops, rel_l2, first_s);
+                 s.causal ? "true" : "false", (long long)s.block_q, (long long)s.block_k, ms, tflops, rel_l2, first_s);
     first = false;
     return rel_l2;
 }

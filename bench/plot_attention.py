@@ -24,7 +24,7 @@ def table(kiln_path, peers_path):
     for k in kiln:
         cudnn = peers.get((key(k), "cudnn"))
         fa2 = peers.get((key(k), "flash2"))
-        rows.append({"dtype": k["dtype"], "shape": k["shape"], "mask": "causal" if k["causal"] else "full", "kiln": k["tflops"],
+        rows.append({"dtype": k["dtype"], "shape": k["shape"], "mask": ("causal" if k["causal"] else "full") + (" (blocks " + k["blocks"] + ")" if k.get("blocks") else ""), "kiln": k["tflops"],
                      "rel_l2": k["rel_l2"], "cudnn": cudnn, "fa2": fa2, "ratio": k["tflops"] / cudnn if cudnn else None})
     return rows
 
