@@ -88,6 +88,8 @@ const std::vector<Case> kCases = {
     {128, 64, 128, false, 64},  // 64 keys: a block the kernel takes, kept
     {64, 128, 192, true, 64},   // 192 channels: two stages of 128 keys do not fit
     {128, 128, 256, false, 64}, // 256 value channels: 64 keys (registers)
+    {96, 48, 64, true, 128},    // blocks of no power of two: 96 queries, 48 keys
+    {128, 16, 128, false, 128}, // 16 keys: eight to a kernel block
 };
 
 }  // namespace
