@@ -31,7 +31,7 @@ template <class T> Kernel make_attention_kernel(const std::string& name, Attenti
             auto kv_head = h0 / cfg.group;
             auto q0 = nest.index(query_blocks) * bq;
             auto query = q[coord(b0, h0, q0, 0), shape(one_b, one_h, m, d)];
-            auto row_max = full<f32>(shape(one_b, one_h, m), minus_infinity);
+            auto row_max = full<f32>(shape(one_b, one_h, m), cfg.initial_max);
             auto row_sum = zeros<f32>(shape(one_b, one_h, m));
             auto acc = zeros<f32>(shape(one_b, one_h, m, dv));
             // Causal: the key blocks that hold a key <= the block's last query.

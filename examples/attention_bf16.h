@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "catalog.h"
@@ -15,6 +16,10 @@ struct AttentionConfig {
     bool causal = false;
     float scale = 1.0f;
     float softcap = 0.0f;    // 0: none
+    // Where the running row maximum starts: -inf as most kernels write it, or a finite
+    // floor (-1e30 in older FlashAttention code), with which the Hopper kernel may take
+    // key blocks of its own size (passes/attention_match.h: key_block_free).
+    float initial_max = -std::numeric_limits<float>::infinity();
 };
 
 // q [batch, heads, queries, d], k and v [batch, heads / group, keys, d or dv] ->

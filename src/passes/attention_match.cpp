@@ -1,6 +1,7 @@
 #include "passes/attention_match.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -100,7 +101,7 @@ private:
         m_.loop = loop;
         if (ir::loop_kind(*loop) == detail::LoopKind::parallel || ir::loop_rank(*loop) != 1 || ir::loop_inits(*loop).size() != 3)
             return no("the loop is not a 1-D loop carrying three values (row maximum, row sum, accumulator)");
-        return match_body(*loop->body) && match_loads() && match_inits() && match_nest(g);
+        return match_body(*loop->body) && match_loads() && match_inits() && match_key_block() && match_nest(g);
     }
 
     // The loop body: the two products and the online softmax between them.
@@ -259,6 +260,27 @@ private:
         return dims.size() == 1 && x->type.dims[static_cast<std::size_t>(dims[0])].axis == m_.axis_keys;
     }
 
+    // Whether the kernel may block the keys its own way (key_block_free), else whether
+    // it takes the program's key block.
+    bool match_key_block() {
+        std::string uses;
+        m_.key_block_free = key_block_free(uses);
+        // A row maximum that starts at -inf makes a block whose keys are all masked give
+        // NaN (exp(-inf - -inf)) when it comes first: the row's output is NaN exactly
+        // when the program's first block hides every key, which another blocking would
+        // not reproduce (a mask hiding the leading keys: left padding, a window).
+        const auto init = float_constant(m_.init_max);
+        if (m_.key_block_free && !(init && std::isfinite(*init))) {
+            m_.key_block_free = false;
+            uses = "no value but the keys', but the row maximum starts at -inf (a first key block whose keys are all masked gives NaN)";
+        }
+        if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
+            return no("the kernel's key block must be the program's (the key block index reaches " + uses + "), and " + std::to_string(m_.bk) +
+                      " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
+                      " (64, or 128 with at most 128 value channels and at most 256 channels in all)");
+        return true;
+    }
+
     // Whether t reaches only the key and value loads and values over the keys (through
     // index scalars); else `uses` names what it reaches.
     bool key_block_free(std::string& uses) const {
@@ -283,12 +305,6 @@ private:
     bool match_loads() {
         if (m_.d % 64 != 0 || m_.d > 256 || m_.dv % 64 != 0 || m_.dv > 256)
             return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not 64, 128, 192 or 256");
-        std::string uses;
-        m_.key_block_free = key_block_free(uses);
-        if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
-            return no("the key block index reaches " + uses + ", so the kernel's key block must be the program's, and " + std::to_string(m_.bk) +
-                      " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
-                      " (64, or 128 with at most 128 value channels and at most 256 channels in all)");
         std::unordered_set<const Node*> row_index, t_set{t_};
         for (const Node* l : {m_.load_q, m_.load_k, m_.load_v}) {
             const auto* q = view(l, -1, false);

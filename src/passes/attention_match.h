@@ -35,11 +35,14 @@
 // exp(m - m'). So the kernel may take other key blocks provided it sees, for row r,
 // exactly the keys the program does (key j < T(i) * bk; the loads' zero fill past
 // the views' ends reproduced by TMA's) and computes X_j from j itself (t = j / bk,
-// iota over the keys = j % bk). Where t reaches nothing but the key and value loads
-// and values over the keys (key_block_free: the masks of causal and tail keys), the
-// Hopper kernel may take key blocks of its own size (attention_kernel_key_block, where
-// the program's is not one it takes) and writes t and the key iota that way;
-// elsewhere its key block is the program's.
+// iota over the keys = j % bk) -- with one exception: where m starts at -inf, a
+// first block whose keys are all masked makes exp(m - m') = exp(-inf - -inf) NaN, so
+// whether a row's output is NaN depends on the blocking (a mask hiding the leading
+// keys). Where t reaches nothing but the key and value loads and values over the keys
+// (the masks of causal and tail keys) and m starts finite (key_block_free), the Hopper
+// kernel may take key blocks of its own size (attention_kernel_key_block, where the
+// program's is not one it takes) and writes t and the key iota that way; elsewhere its
+// key block is the program's.
 // Reassociation is allowed (both mma's say so) and
 // precision is standard; exact mode keeps the ordinary lowering.
 #pragma once
@@ -71,7 +74,8 @@ struct AttentionMatch {
     std::vector<const ir::Node*> epilogue; // the nest's nodes after the loop the stores read, in order
     std::int64_t bq = 0, bk = 0, d = 0, dv = 0;
     // The key block index t reaches only the key and value loads and values over the
-    // keys: a kernel may block the keys as it likes (the comment above).
+    // keys, and the row maximum starts finite: a kernel may block the keys as it likes
+    // (the comment above).
     bool key_block_free = false;
     Kind in = Kind::BF16;
     int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids

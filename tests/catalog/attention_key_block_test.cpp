@@ -1,9 +1,12 @@
 // The FlashAttention kernel's own key block (passes/attention_match.h: key_block_free):
-// a program written with key blocks of 32, 64, 128 or 256 keys, at head dimensions
-// 64 to 256, reaches the Hopper kernel, which keeps a key block it takes (64, 128)
-// and otherwise takes keys 128 (or 64) at a time, computing each mask from the key's index; a program whose key block index reaches a
-// per-row value keeps its own key block. Offline: the plan and the PTX. On a device:
-// every output against an f64 reference, causal and full, with key tails.
+// a program written with key blocks of 16, 32, 48, 64, 128 or 256 keys, at head
+// dimensions 64 to 256, reaches the Hopper kernel, which keeps a key block it takes
+// (64, 128) and otherwise, where the program's row maximum starts finite, takes keys 128
+// (or 64) at a time, computing each mask from the key's index; a program whose key
+// block index reaches a per-row value, or whose row maximum starts at -inf, keeps its
+// own key block or, where the kernel does not take it, the ordinary lowering.
+// Offline: the plan and the PTX. On a device: every output against an f64 reference,
+// causal and full, with key tails.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,6 +32,15 @@ struct Case {
     bool causal;
     int kernel_keys;  // the key block the plan must name
 };
+
+// The catalog's kernel with a finite floor for the row maximum (-1e30, as older
+// FlashAttention code writes it): with -inf, a first key block whose keys are all masked
+// gives NaN, so only the program's blocking reproduces the program.
+Kernel attention(const Case& c) {
+    catalog::AttentionConfig cfg{c.bq, c.bk, 2, c.causal, 0.125f, 0};
+    cfg.initial_max = -1e30f;
+    return catalog::make_attention_kernel<bf16>("attention_key_block", cfg);
+}
 
 std::string label(const Case& c) {
     return "blocks " + std::to_string(c.bq) + "x" + std::to_string(c.bk) + " d" + std::to_string(c.d) + (c.causal ? " causal" : " full");
@@ -101,7 +113,7 @@ TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
         Problem p(200, 333, c.d, 1);
         Tensor<bf16> out({1, 4, 200, c.d});
         const auto args = p.args(out);
-        Kernel att = catalog::make_attention_kernel<bf16>("attention_key_block", {c.bq, c.bk, 2, c.causal, 0.125f, 0});
+        Kernel att = attention(c);
         const std::string plan = cuda_text(att, args, Precision::fast, What::plan);
         const std::string line = "128 query rows x " + std::to_string(c.kernel_keys) + " keys per block";
         EXPECT_NE(plan.find(line + (c.bk == c.kernel_keys ? ", head dims" : " (the program's blocks have " + std::to_string(c.bk) + " keys")), std::string::npos)
@@ -109,6 +121,16 @@ TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
         const std::string ptx = cuda_text(att, args, Precision::fast, What::ptx);
         EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.kernel_keys) + "k16.f32.bf16.bf16"), std::string::npos)
             << "S = Q K^T on the kernel's key block";
+    }
+    // A row maximum starting at -inf (the catalog's own): the program's key block, so a
+    // 32-key program takes the ordinary lowering and the plan says why.
+    {
+        Problem p(200, 333, 64, 1);
+        Tensor<bf16> out({1, 4, 200, 64});
+        Kernel att = catalog::make_attention_kernel<bf16>("attention_minus_infinity", {64, 32, 2, true, 0.125f, 0});
+        const std::string plan = cuda_text(att, p.args(out), Precision::fast, What::plan);
+        EXPECT_EQ(plan.find("FlashAttention (kiln_"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("the row maximum starts at -inf (a first key block whose keys are all masked gives NaN)"), std::string::npos) << plan;
     }
     // The key block index reaching a per-row mask: the program's key block, 64 or 128.
     for (std::int64_t bk : {64, 128}) {
@@ -128,7 +150,7 @@ TEST(AttentionKeyBlockDevice, EveryKeyBlockMatchesF64) {
             // 333 keys: a tail in every key block size; 300 queries: a tail in the query blocks.
             Problem p(300, 333, c.d, 7);
             Tensor<bf16> out({1, 4, 300, c.d});
-            Kernel att = catalog::make_attention_kernel<bf16>("attention_key_block", {c.bq, c.bk, 2, c.causal, 0.125f, 0});
+            Kernel att = attention(c);
             auto qd = p.q.to(cuda()), kd = p.k.to(cuda()), vd = p.v.to(cuda());
             auto od = out.to(cuda());
             att.launch(cuda(), precision, std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());

@@ -53,6 +53,22 @@ TEST(AttentionMatch, UserBlocksCausalSoftcapAndGroupedQueriesReachTheHopperKerne
     }
 }
 
+// Whether the kernel may block the keys its own way: only where the key block index
+// reaches nothing but the loads and values over the keys, and the row maximum starts
+// finite (from -inf, a first block whose keys are all masked gives NaN).
+TEST(AttentionMatch, KeysAreFreeToReblockOnlyWhereNoBlockingCanShow) {
+    catalog::AttentionConfig finite = config(64, 64, true);
+    finite.initial_max = -1e30f;
+    auto free_of = [](const std::shared_ptr<const ir::Program>& p) {
+        auto l = lower(p);
+        EXPECT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+        return l.contractions.attention && l.contractions.attention->key_block_free;
+    };
+    EXPECT_TRUE(free_of(trace(catalog::make_attention_kernel<bf16>("a", finite), 64)));
+    EXPECT_FALSE(free_of(trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, true)), 64))) << "the row maximum starts at -inf";
+    EXPECT_FALSE(free_of(trace(attention_variants::block_causal(64), 64))) << "a per-row mask of the key block index";
+}
+
 TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
     // A row value computed from the key block index: the kernel's key block must then
     // be the program's, and it takes no 32-key block.
@@ -60,9 +76,8 @@ TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
     auto l = lower(p);
     EXPECT_FALSE(l.contractions.attention.has_value());
     EXPECT_EQ(l.contractions.attention_why,
-              "not FlashAttention: the key block index reaches a ge over the query rows, so the kernel's key block must be the program's, "
-              "and 32 keys is not one it takes with head dimensions 64 and 64 (64, or 128 with at most 128 value channels and at most 256 channels "
-              "in all)");
+              "not FlashAttention: the kernel's key block must be the program's (the key block index reaches a ge over the query rows), and 32 keys "
+              "is not one it takes with head dimensions 64 and 64 (64, or 128 with at most 128 value channels and at most 256 channels in all)");
     for (const auto& [node, plan] : l.contractions.mma) EXPECT_NE(plan.describe().find("32 keys is not one it takes"), std::string::npos) << plan.describe();
 
     auto wide = trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, false)), 96);

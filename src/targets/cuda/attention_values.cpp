@@ -248,8 +248,8 @@ std::string FragmentValues::scaled_exp(const Node* x, double c, const std::strin
            ", " + m + ")";
 }
 
-// Unsigned, 32 bits: the launch keeps keys below 2^31, and division by the program's
-// key block (a power of two, as a rule) is then a shift.
+// Unsigned, 32 bits, as the producer's TMA coordinates of the keys (kb * bn) are; and
+// division by the program's key block (a power of two, as a rule) is then a shift.
 std::string FragmentValues::key_index() const { return "((unsigned)kiln_t * " + num(block_keys_) + "u + (unsigned)kc)"; }
 
 std::string FragmentValues::argument(const Node* n, Where w) const {

@@ -92,10 +92,10 @@ struct EmitOptions {
     // (bench/results/gpu-20261203-s16), on ragged causal 3000 x 3001 with 64-row
     // blocks 7% slower (there and in gpu-20261203-s11: -11%).
     int attention_fold_scale = -1;
-    // The attention kernel's key block where the program leaves it free
-    // (passes::attention_kernel_key_block): 0 (the default) its own choice, else a
-    // multiple of 16 asked for, taken where it fits (emit_attention.cpp:
-    // key_block_fits). KILN_ATTENTION_KEY_BLOCK (A/B).
+    // The attention kernel's key block where the program leaves it free (the match's
+    // key_block_free): 0 (the default) the program's where the kernel takes it, else
+    // its own (emit_attention.cpp: choose_shape); or a multiple of 16 asked for, taken
+    // where it fits (key_block_fits). KILN_ATTENTION_KEY_BLOCK (A/B).
     int attention_key_block = 0;
     // How many forms of a key block's softmax the attention kernel's main loop has
     // (emit_attention.cpp: variants): 3, the blocks with every mask proven, those
