@@ -272,17 +272,17 @@ private:
         const auto init = float_constant(m_.init_max);
         if (m_.key_block_free && !(init && std::isfinite(*init))) {
             m_.key_block_free = false;
-            uses = "no value but the keys', but the row maximum starts at -inf (a first key block whose keys are all masked gives NaN)";
+            uses = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
         }
         if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
-            return no("the kernel's key block must be the program's (the key block index reaches " + uses + "), and " + std::to_string(m_.bk) +
+            return no("the kernel's key block must be the program's (" + uses + "), and " + std::to_string(m_.bk) +
                       " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
                       " (64, or 128 with at most 128 value channels and at most 256 channels in all)");
         return true;
     }
 
     // Whether t reaches only the key and value loads and values over the keys (through
-    // index scalars); else `uses` names what it reaches.
+    // index scalars); else `uses` says what it reaches.
     bool key_block_free(std::string& uses) const {
         std::unordered_set<const Node*> index{t_};
         for (const Node* n : m_.loop->body->nodes) {
@@ -295,7 +295,7 @@ private:
                 continue;
             }
             const bool rows = std::find(axes.begin(), axes.end(), m_.axis_rows) != axes.end();
-            uses = "a " + std::string(detail::op_name(n->op)) + (rows ? " over the query rows" : " that is not over the keys");
+            uses = "its key block index reaches a " + std::string(detail::op_name(n->op)) + (rows ? " over the query rows" : " that is not over the keys");
             return false;
         }
         return true;

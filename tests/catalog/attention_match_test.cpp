@@ -76,7 +76,7 @@ TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
     auto l = lower(p);
     EXPECT_FALSE(l.contractions.attention.has_value());
     EXPECT_EQ(l.contractions.attention_why,
-              "not FlashAttention: the kernel's key block must be the program's (the key block index reaches a ge over the query rows), and 32 keys "
+              "not FlashAttention: the kernel's key block must be the program's (its key block index reaches a ge over the query rows), and 32 keys "
               "is not one it takes with head dimensions 64 and 64 (64, or 128 with at most 128 value channels and at most 256 channels in all)");
     for (const auto& [node, plan] : l.contractions.mma) EXPECT_NE(plan.describe().find("32 keys is not one it takes"), std::string::npos) << plan.describe();
 
