@@ -513,6 +513,33 @@ TEST_F(FakeCuda, AttentionViewsTmaCannotReadCompileTheGenericKernelWhenFirstNeed
     EXPECT_EQ(counts().launches, 6);
 }
 
+// A program of 256-key blocks at head dimension 128 runs on the attention kernel's own
+// blocks; its generic kernel would stage more shared memory than a CTA has, so a launch
+// the attention kernel refuses (keys in every other channel) fails at the user's line,
+// saying why the generic kernel was needed.
+TEST_F(FakeCuda, AFallbackThatCannotBeBuiltSaysWhyItWasNeeded) {
+    Tensor<bf16> q({1, 2, 200, 128}), kk({1, 2, 300, 256}), v({1, 2, 300, 128}), o({1, 2, 200, 128});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    const HostView<const bf16> packed{kd.data(), {1, 2, 300, 128}, {2 * 300 * 128, 300 * 128, 128, 1}, Device::cuda, 0};
+    const HostView<const bf16> every_other{kd.data(), {1, 2, 300, 128}, {2 * 300 * 256, 300 * 256, 256, 2}, Device::cuda, 0};
+    Kernel k = attention_variants::finite_floor(256);
+    fake()->reset();
+    k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    try {
+        k.launch(cuda(), std::as_const(qd).view(), every_other, std::as_const(vd).view(), od.view());
+        ADD_FAILURE() << "the generic kernel of 256-key blocks at d 128 does not fit a CTA's shared memory";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("attention_variants.h:"), std::string::npos) << what;
+        EXPECT_NE(what.find("bytes through shared memory on cuda, more than the"), std::string::npos) << what;
+        EXPECT_NE(what.find("(the generic kernel, needed because the FlashAttention kernel refused this launch: the key view has a non-unit channel "
+                            "stride)"),
+                  std::string::npos)
+            << what;
+    }
+}
+
 // The other forms users write (tests/unit/attention_variants.h) take the same kernel:
 // their generated CUDA compiles (NVRTC) and launches with the attention kernel's shape.
 TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {

@@ -141,11 +141,13 @@ public:
         if (instances == 0) return;
         cu::make_current(d);
         cu::NvtxRange range(p.name.c_str());
+        // Why a specialised kernel refused this launch, for an error compiling the fallback.
+        std::string refused;
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
         if (k->gemm_function) {
             cu::CUstream stream = stream_ ? stream_->handle : nullptr;
             cu::GemmStaging staging(d, stream, k->gemm_pack_function);
-            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging)) {
+            if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging, &refused)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
                 finish(d, p, loc,
                        d.api.cuLaunchKernel(k->gemm_function, g->ctas, 1, 1, static_cast<unsigned>(gk.threads), 1, 1,
@@ -156,7 +158,7 @@ public:
         }
         // The FlashAttention kernel likewise (emit_attention.h).
         if (k->attention_function) {
-            if (auto a = cu::attention_launch(p, args, k->kernel.attention, d, stream_ ? stream_->handle : nullptr)) {
+            if (auto a = cu::attention_launch(p, args, k->kernel.attention, d, stream_ ? stream_->handle : nullptr, &refused)) {
                 const cu::AttentionKernel& ak = k->kernel.attention;
                 finish(d, p, loc,
                        d.api.cuLaunchKernel(k->attention_function, a->ctas, 1, 1, static_cast<unsigned>(ak.threads), 1, 1,
@@ -169,7 +171,14 @@ public:
         // into the module now if the first compile left it out (EmitOptions::generic_kernel).
         if (!k->function) {
             o.generic_kernel = true;
-            k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
+            try {
+                k = kernel_for_launch(p, args, o, &d, /*need_text=*/false, loc);
+            } catch (const Error& e) {
+                // Say why the fallback was needed at all (a program the specialised kernel
+                // takes may stage more than the generic kernel can: a 256-key block).
+                const char* which = k->attention_function ? "FlashAttention" : "GEMM";
+                throw Error(e.loc(), "", e.detail() + " (the generic kernel, needed because the " + which + " kernel refused this launch: " + refused + ")");
+            }
         }
         enqueue(d, p, *k, cu::grid_ctas(instances, *k, d), stream_.get(), args, loc);
     }
