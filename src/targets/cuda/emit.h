@@ -62,7 +62,8 @@ struct EmitOptions {
     // Its output, where it leaves in quads and the softmax overlaps the products, is
     // packed at a tile's end and stored in the next tile once its first S = Q K^T is
     // issued, so that the stores run under a product (emit_attention.cpp);
-    // KILN_ATTENTION_DEFER_OUTPUT=1 (off until measured on the device).
+    // KILN_ATTENTION_DEFER_OUTPUT=1 (off: measured 1-4% slower at 1k-2k keys on an H200,
+    // bench/results/gpu-20261203-s17).
     bool attention_defer_output = false;
     // Its grid is persistent: one CTA per multiprocessor, each running tiles in turn,
     // the next tile's first key/value blocks loading under the current one's last
