@@ -20,8 +20,6 @@ using cuda_test::contains;
 using cuda_test::cuda_text;
 using cuda_test::What;
 
-#define REQUIRE_NVRTC() \
-    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
 
 struct Texts {
     std::string source, plan;

@@ -20,10 +20,6 @@
 using namespace kiln;
 using namespace kiln::cuda_test;
 
-#define REQUIRE_NVRTC() \
-    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
-#define REQUIRE_DEVICE() \
-    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
 
 namespace {
 

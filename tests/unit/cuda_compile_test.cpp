@@ -17,9 +17,6 @@ using namespace kiln::cuda_test;
 
 namespace {
 
-bool have_nvrtc() { return !cu::nvrtc_version().empty(); }
-#define REQUIRE_NVRTC() \
-    if (!have_nvrtc()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
 
 Kernel softmax_kernel() {
     return kernel("softmax", [](View<const f32, 2> x, View<f32, 2> y) {

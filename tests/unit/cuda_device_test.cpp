@@ -13,8 +13,6 @@
 using namespace kiln;
 using namespace kiln::cuda_test;
 
-#define REQUIRE_DEVICE() \
-    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
 
 namespace {
 

@@ -16,8 +16,6 @@ namespace {
 using namespace cuda_test;
 using gemm_test::Epilogue;
 
-#define REQUIRE_NVRTC()                                                                                      \
-    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
 
 std::vector<detail::Arg> args_for(bool b_nk) {
     static std::deque<std::shared_ptr<void>> keep;

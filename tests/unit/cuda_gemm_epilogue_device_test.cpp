@@ -17,8 +17,6 @@
 using namespace kiln;
 using gemm_test::Epilogue;
 
-#define REQUIRE_DEVICE() \
-    if (!cuda().available()) GTEST_SKIP() << "no CUDA device: " << cuda().unavailable_reason()
 
 namespace {
 

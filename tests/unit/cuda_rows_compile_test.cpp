@@ -19,9 +19,6 @@ namespace rows = kiln::catalog::rows;
 
 namespace {
 
-bool have_nvrtc() { return !cu::nvrtc_version().empty(); }
-#define REQUIRE_NVRTC() \
-    if (!have_nvrtc()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; cu::nvrtc_version(&w); return w; }()
 
 // The plan line describing the value made by `op` (the n-th one).
 std::string value_line(const std::string& plan, const std::string& op, int nth = 0) {

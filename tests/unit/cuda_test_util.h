@@ -11,7 +11,14 @@
 #include "targets/common/target_impl.h"
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
+#include "targets/cuda/nvrtc.h"
 #include "trace/kernel_trace.h"
+
+// Skip a test that needs NVRTC (to compile offline) or a CUDA device, saying why not.
+#define REQUIRE_NVRTC() \
+    if (::kiln::cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC: " << [] { std::string w; ::kiln::cu::nvrtc_version(&w); return w; }()
+#define REQUIRE_DEVICE() \
+    if (!::kiln::cuda().available()) GTEST_SKIP() << "no CUDA device: " << ::kiln::cuda().unavailable_reason()
 
 namespace kiln::cuda_test {
 
