@@ -659,6 +659,13 @@ TEST(CudaCompile, Bf16AttentionRunsBothProductsOnTensorCoresWithoutSpills) {
     EXPECT_TRUE(contains(plan, "spills 0 bytes stored, 0 bytes loaded")) << plan;
     // Exact precision keeps both products in the pinned order: no tensor cores.
     EXPECT_FALSE(contains(cuda_text(bf16_attention(32), args, Precision::exact, What::ptx), "mma.sync"));
+    // With 64 channels the program takes the FlashAttention kernel (its row maximum
+    // starts finite, so on the kernel's own 128-key blocks); the generic kernel beside
+    // it, the fallback of launches that kernel refuses, keeps both products on mma.sync.
+    Tensor<bf16> q64({200, 64}), k64({200, 64}), v64({200, 64}), out64({200, 64});
+    auto args64 = args_of(std::as_const(q64).view(), std::as_const(k64).view(), std::as_const(v64).view(), out64.view());
+    EXPECT_TRUE(contains(cuda_text(bf16_attention(32), args64, Precision::standard, What::plan), "(the program's blocks have 32 keys"));
+    EXPECT_GE(count(generic_ptx(bf16_attention(32), args64, Precision::standard), "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 2);
 }
 
 // A constant tile holding an infinity or a NaN becomes a __device__ table of the
