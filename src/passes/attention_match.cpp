@@ -274,10 +274,14 @@ private:
             m_.key_block_free = false;
             uses = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
         }
+        const bool minus_infinity = !(init && std::isfinite(*init));
         if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
             return no("the kernel's key block must be the program's (" + uses + "), and " + std::to_string(m_.bk) +
                       " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
-                      " (64, or 128 with at most 128 value channels and at most 256 channels in all)");
+                      " (64, or 128 with at most 128 value channels and at most 256 channels in all)" +
+                      (minus_infinity && uses.find("row maximum") != std::string::npos
+                           ? "; a row maximum starting at a finite floor (-1e30, say) would let the kernel take its own"
+                           : ""));
         return true;
     }
 
