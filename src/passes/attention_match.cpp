@@ -63,7 +63,7 @@ std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
 class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
-    using DataflowMatcher::DataflowMatcher;
+    Matcher(const ir::Program& p, bool reblock_minus_infinity) : DataflowMatcher(p), reblock_minus_infinity_(reblock_minus_infinity) {}
 
     std::optional<AttentionMatch> run(std::string* why) { return verdict(match(), why); }
 
@@ -270,7 +270,10 @@ private:
         // when the program's first block hides every key, which another blocking would
         // not reproduce (a mask hiding the leading keys: left padding, a window).
         const auto init = float_constant(m_.init_max);
-        if (m_.key_block_free && !(init && std::isfinite(*init))) {
+        if (m_.key_block_free && !(init && std::isfinite(*init)) && reblock_minus_infinity_ &&
+            attention_kernel_key_block(m_.d, m_.dv) % m_.bk == 0) {
+            m_.first_block_nan = true;  // the kernel's blocks hold whole program blocks
+        } else if (m_.key_block_free && !(init && std::isfinite(*init))) {
             m_.key_block_free = false;
             uses = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
         }
@@ -410,6 +413,7 @@ private:
         return true;
     }
 
+    bool reblock_minus_infinity_ = false;
     std::unordered_set<const Node*> carried_, grid_indices_;
     const Node* t_ = nullptr;
     const Node* q0_ = nullptr;
@@ -419,6 +423,8 @@ private:
 
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv) { return dv <= 128 && d + dv <= 256 ? 128 : 64; }
 
-std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why) { return Matcher(p).run(why); }
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity) {
+    return Matcher(p, reblock_minus_infinity).run(why);
+}
 
 }  // namespace kiln::passes

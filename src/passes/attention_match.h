@@ -77,6 +77,11 @@ struct AttentionMatch {
     // keys, and the row maximum starts finite: a kernel may block the keys as it likes
     // (the comment above).
     bool key_block_free = false;
+    // With key_block_free where the row maximum starts at -inf (asked for: LowerOptions::
+    // attention_reblock_minus_infinity): the kernel's key blocks then hold whole program
+    // blocks, and a row whose program's first block has every score at -inf (all its keys
+    // masked) must end with its row sum and accumulator NaN, as the program's do.
+    bool first_block_nan = false;
     Kind in = Kind::BF16;
     int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids
 };
@@ -88,6 +93,7 @@ struct AttentionMatch {
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv);
 
 // The match, or nullopt with `why` saying which part differs.
-std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why);
+// `reblock_minus_infinity`: LowerOptions::attention_reblock_minus_infinity.
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity = false);
 
 }  // namespace kiln::passes

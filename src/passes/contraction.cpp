@@ -126,7 +126,7 @@ void contraction(Lowered& l) {
     }
     l.contractions.gemm_why = "not the canonical GEMM: " + why;
     std::string attention_why;
-    auto a = l.contractions.mma.size() == 2 ? match_attention(*l.program, &attention_why) : std::nullopt;
+    auto a = l.contractions.mma.size() == 2 ? match_attention(*l.program, &attention_why, o.attention_reblock_minus_infinity) : std::nullopt;
     if (a && wgmma_ready(o, attention_why)) {
         l.contractions.attention = a;
         for (const Node* x : {a->score_mma, a->output_mma}) {

@@ -30,6 +30,10 @@ struct LowerOptions {
     int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
+    // cuda: the attention kernel may re-block keys of a program whose row maximum starts
+    // at -inf, making NaN the rows the program's first key block hides (attention_match.h:
+    // first_block_nan; KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1, off until run on a device).
+    bool attention_reblock_minus_infinity = false;
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };

@@ -138,6 +138,58 @@ TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
     }
 }
 
+// Asked for (EmitOptions::attention_reblock_minus_infinity, off by default until run on
+// a device): a program of 32-key blocks whose row maximum starts at -inf takes the
+// kernel's 128-key blocks, which make NaN the rows whose first 32 keys are all masked.
+TEST(AttentionKeyBlock, MinusInfinityReblocksWhereAskedAndMakesTheProgramsNaN) {
+    REQUIRE_NVRTC();
+    Problem p(200, 333, 64, 1);
+    Tensor<bf16> out({1, 4, 200, 64});
+    const auto args = p.args(out);
+    Kernel att = attention_variants::left_padded(32, 40);
+    auto program = detail::specialize(*att.shared_impl(), args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+    o.attention_reblock_minus_infinity = true;
+    const auto compiled = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    const std::string plan = compiled->kernel.attention.describe();
+    EXPECT_NE(plan.find("128 query rows x 128 keys per block (the program's blocks have 32 keys"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("rows whose first program key block is all -inf made NaN as the program makes them"), std::string::npos) << plan;
+    const std::string ptx = cu::kernel_ptx(*compiled);
+    EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
+    // Not asked for (the default), the catalog's -inf program of 32-key blocks takes the
+    // ordinary lowering: ProgramsOfAnyKeyBlockTakeTheKernelsOwn.
+}
+
+// The left-padded program on the device against the interpreter: with 40 keys of
+// padding every output is NaN (the first 32-key block is all masked), with 20 none is,
+// whichever kernel runs it (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1 in the environment:
+// the FlashAttention kernel on 128-key blocks; else the generic kernel).
+TEST(AttentionKeyBlockDevice, LeftPaddingIsNaNExactlyWhereTheProgramsIs) {
+    REQUIRE_DEVICE();
+    for (std::int64_t pad : {20, 40}) {
+        SCOPED_TRACE("pad " + std::to_string(pad));
+        Problem p(130, 333, 64, 11);
+        Tensor<bf16> out({1, 4, 130, 64}), ref({1, 4, 130, 64});
+        Kernel att = attention_variants::left_padded(32, pad);
+        att.launch(interp(), Precision::standard, std::as_const(p.q).view(), std::as_const(p.k).view(), std::as_const(p.v).view(), ref.view());
+        auto qd = p.q.to(cuda()), kd = p.k.to(cuda()), vd = p.v.to(cuda());
+        auto od = out.to(cuda());
+        att.launch(cuda(), Precision::fast, std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+        const auto got = od.to(host()).values();
+        double e = 0, norm = 0;
+        std::int64_t nan_mismatch = 0, nans = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const double a = double(float(got[i])), b = double(float(ref.values()[i]));
+            nans += std::isnan(b);
+            if (std::isnan(a) != std::isnan(b)) ++nan_mismatch;
+            else if (!std::isnan(b)) e += (a - b) * (a - b), norm += b * b;
+        }
+        EXPECT_EQ(nan_mismatch, 0);
+        EXPECT_EQ(nans, pad >= 32 ? static_cast<std::int64_t>(got.size()) : 0);
+        if (norm > 0) EXPECT_LE(std::sqrt(e / norm), 5e-3);
+    }
+}
+
 TEST(AttentionKeyBlockDevice, EveryKeyBlockMatchesF64) {
     REQUIRE_DEVICE();
     const double scale = 0.125;

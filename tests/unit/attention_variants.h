@@ -117,6 +117,40 @@ inline Kernel finite_floor(std::int64_t bk) {
     });
 }
 
+// Attention whose mask hides each row's first `pad` keys (left padding), the row maximum
+// starting at -inf: where `pad` >= the key block `bk`, the first block has every score
+// at -inf, and the program's every output is NaN (exp(-inf - -inf) in its first step).
+// Query blocks of 64.
+inline Kernel left_padded(std::int64_t bk, std::int64_t pad) {
+    return kernel("attention_left_padded", [bk, pad](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
+        const std::int64_t bq = 64;
+        const float minus_infinity = -std::numeric_limits<float>::infinity();
+        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
+        auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
+        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()), dv = axis("dv", v.extent<3>());
+        auto key_blocks = axis("key_blocks", ceil_div(k.extent<2>(), bk));
+        for (auto& nest : parallel(shape(batch, head, blocks))) {
+            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
+            auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
+            auto row_max = full<f32>(shape(b1, h1, m), minus_infinity);
+            auto row_sum = zeros<f32>(shape(b1, h1, m));
+            auto acc = zeros<f32>(shape(b1, h1, m, dv));
+            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                auto score = mma(query, k[coord(b0, h0, k0, 0), shape(b1, h1, s, d)], zeros<f32>(shape(b1, h1, m, s))) * 0.125f;
+                auto masked = ite((iota(s) + k0 >= pad) && (iota(s) + k0 < k.extent<2>()), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto alpha = exp(row_max - next_max);
+                auto p = exp(masked - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), v[coord(b0, h0, k0, 0), shape(b1, h1, s, dv)], acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(b0, h0, q0, 0), shape(b1, h1, m, dv)).store(cast<bf16>(acc / row_sum));
+        }
+    });
+}
+
 // Block-causal attention over 4-D views (two query heads per key/value head): a row
 // sees whole key blocks up to the one holding its own index, a mask computed per row
 // from the key block index (so the kernel's key block must be the program's), and

@@ -105,6 +105,8 @@ struct EmitOptions {
     // less code to compile, but measured 2-10% slower at 1k-2k keys on an H200
     // (bench/results/gpu-20261203-s17). KILN_ATTENTION_BLOCK_FORMS=2|3.
     int attention_block_forms = 3;
+    // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1).
+    bool attention_reblock_minus_infinity = false;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
@@ -199,6 +201,7 @@ struct AttentionKernel {
     bool defer_output = false;         // a tile's output stored under the next tile's first product (EmitOptions::attention_defer_output)
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
     int block_forms = 3;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
+    bool first_block_nan = false;      // re-blocked from a -inf row maximum: rows the program's first block hides made NaN (the match's first_block_nan)
     std::string describe() const;      // the plan's line
 };
 

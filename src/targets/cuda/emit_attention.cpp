@@ -90,6 +90,8 @@ public:
         s += "    }\n";
         s += "#pragma unroll\n";
         s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
+        // The maximum over the program's first key block (AttentionKernel::first_block_nan).
+        if (k_.first_block_nan) s += "    float kiln_first_max[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};\n";
         s += "    kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);\n";
         if (!k_.overlap) {
             // One block after the other: S = Q K^T, the softmax, O += P V, each waited for.
@@ -138,7 +140,9 @@ public:
             s += release_after_scores("kiln_blocks == 1");
             // A tile's first block: one block of many, so the general form only (its
             // masks evaluated) where the kernel keeps to two forms (compile time).
+            first_block_ = true;
             s += k_.block_forms == 2 ? general_block(body) : variants(body);
+            first_block_ = false;
             s += rescale_output();
             s += pack_probabilities();
             s += "    }\n";
@@ -179,6 +183,7 @@ public:
             s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
             s += "    }\n";
         }
+        s += first_block_poison();
         s += "    {\n";
         s += "    const unsigned kiln_tile = kiln_tiles[kiln_ti & 1];\n";
         s += attention_tile(values_, m_, k_);
@@ -201,6 +206,24 @@ public:
     }
 
 private:
+    // Re-blocked from a -inf row maximum (AttentionKernel::first_block_nan): the program's
+    // rows whose first key block had every score at -inf end with their row sum and
+    // accumulator NaN (exp(-inf - -inf) in its first step); the kernel's own first block,
+    // which holds the program's and more, may not have been all -inf.
+    std::string first_block_poison() const {
+        if (!k_.first_block_nan) return "";
+        std::string s;
+        s += "    for (int h = 0; h < 2; ++h) kiln_first_max[h] = kg::quad_max(kiln_first_max[h]);\n";
+        s += "#pragma unroll\n";
+        s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
+        s += "        const int h = (j >> 1) & 1;\n";
+        s += "        if (kiln_lim[h] > 0 && kiln_first_max[h] == -__int_as_float(0x7f800000)) kiln_o[j] = __int_as_float(0x7fffffff);\n";
+        s += "    }\n";
+        s += "    for (int h = 0; h < 2; ++h)\n";
+        s += "        if (kiln_lim[h] > 0 && kiln_first_max[h] == -__int_as_float(0x7f800000)) kiln_l[h] = __int_as_float(0x7fffffff);\n";
+        return s;
+    }
+
     // The previous tile's deferred output stored (its coordinates from its number), if any.
     std::string deferred_store() {
         std::string s;
@@ -421,6 +444,11 @@ private:
         // (the match checks it); they replace S in its registers here, computed once.
         if (mode_ == Mode::pipelined && !scale && (!is_max || scores_replaceable())) s += "                kiln_s[j] = x;\n";
         s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
+        // The maximum over the program's first key block: in the pipelined schedule only
+        // the tile's first block holds it; serially, each block asks.
+        if (is_max && k_.first_block_nan && (mode_ == Mode::serial || first_block_))
+            s += "                if (" + std::string(mode_ == Mode::serial ? "kiln_t * " + num(k_.bn) + " + kc" : "kc") + " < " + num(m_.bk) +
+                 ") kiln_first_max[h] = kc::max_nan(kiln_first_max[h], x);\n";
         s += "            }\n";
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
         if (scale) s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = " + name + "[h] * " + literal(Kind::F32, *scale, 0) + ";\n";
@@ -517,6 +545,7 @@ private:
     Mode mode_ = Mode::serial;
     std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())
     bool masked_ = false;
+    bool first_block_ = false;  // writing a tile's first key block (the pipelined schedule's prologue)
     int next_ = 0;
 };
 
@@ -542,7 +571,10 @@ void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.program_bk = m.bk;
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
     const bool program_taken = m.bk == 64 || (m.bk == 128 && own == 128);
-    k.bn = m.key_block_free && asked > 0 && key_block_fits(asked, m) ? asked : program_taken ? static_cast<int>(m.bk) : own;
+    // From a -inf row maximum (first_block_nan) only blocks holding whole program blocks.
+    const bool asked_fits = asked > 0 && key_block_fits(asked, m) && (!m.first_block_nan || asked % m.bk == 0);
+    k.bn = m.key_block_free && asked_fits ? asked : program_taken ? static_cast<int>(m.bk) : own;
+    k.first_block_nan = m.first_block_nan && k.bn != m.bk;
     k.d = static_cast<int>(m.d);
     k.dv = static_cast<int>(m.dv);
     const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
@@ -622,6 +654,7 @@ std::string AttentionKernel::describe() const {
                           "once the last S = Q K^T has read it"
                         : "") +
            (defer_output ? ", each tile's output stored under the next tile's first S = Q K^T" : "") +
+           (first_block_nan ? ", rows whose first program key block is all -inf made NaN as the program makes them" : "") +
            (fold_scale ? std::string("; a positive constant score scale folded into the maximum and the exp's fma") +
                              (fold_scale == 2 ? " (also where the keys or masks depend on the query row)" : "")
                        : "") + ") + 1 producer warpgroup, " +

@@ -31,6 +31,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.grid_prefetch = o.grid_prefetch;
     l.layout_split = o.layout_split;
     l.cluster_rows = o.cluster_rows;
+    l.attention_reblock_minus_infinity = o.attention_reblock_minus_infinity;
     return l;
 }
 }  // namespace
