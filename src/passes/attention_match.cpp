@@ -263,28 +263,26 @@ private:
     // Whether the kernel may block the keys its own way (key_block_free), else whether
     // it takes the program's key block.
     bool match_key_block() {
-        std::string uses;
-        m_.key_block_free = key_block_free(uses);
+        std::string kept;  // why the kernel must keep the program's key block
+        const bool index_free = key_block_free(kept);
         // A row maximum that starts at -inf makes a block whose keys are all masked give
         // NaN (exp(-inf - -inf)) when it comes first: the row's output is NaN exactly
         // when the program's first block hides every key, which another blocking would
-        // not reproduce (a mask hiding the leading keys: left padding, a window).
+        // not reproduce (a mask hiding the leading keys: left padding, a window) unless
+        // the kernel makes those rows NaN itself (first_block_nan: its blocks then hold
+        // whole program blocks).
         const auto init = float_constant(m_.init_max);
-        if (m_.key_block_free && !(init && std::isfinite(*init)) && reblock_minus_infinity_ &&
-            attention_kernel_key_block(m_.d, m_.dv) % m_.bk == 0) {
-            m_.first_block_nan = true;  // the kernel's blocks hold whole program blocks
-        } else if (m_.key_block_free && !(init && std::isfinite(*init))) {
-            m_.key_block_free = false;
-            uses = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
-        }
-        const bool minus_infinity = !(init && std::isfinite(*init));
-        if (!m_.key_block_free && m_.bk != 64 && !(m_.bk == 128 && attention_kernel_key_block(m_.d, m_.dv) == 128))
-            return no("the kernel's key block must be the program's (" + uses + "), and " + std::to_string(m_.bk) +
+        const bool from_minus_infinity = !(init && std::isfinite(*init));
+        const bool nan_reproduced = reblock_minus_infinity_ && attention_kernel_key_block(m_.d, m_.dv) % m_.bk == 0;
+        m_.key_block_free = index_free && (!from_minus_infinity || nan_reproduced);
+        m_.first_block_nan = m_.key_block_free && from_minus_infinity;
+        const bool kept_for_nan = index_free && !m_.key_block_free;
+        if (kept_for_nan) kept = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
+        if (!m_.key_block_free && !attention_kernel_takes_key_block(m_.bk, m_.d, m_.dv))
+            return no("the kernel's key block must be the program's (" + kept + "), and " + std::to_string(m_.bk) +
                       " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +
                       " (64, or 128 with at most 128 value channels and at most 256 channels in all)" +
-                      (minus_infinity && uses.find("row maximum") != std::string::npos
-                           ? "; a row maximum starting at a finite floor (-1e30, say) would let the kernel take its own"
-                           : ""));
+                      (kept_for_nan ? "; a row maximum starting at a finite floor (-1e30, say) would let the kernel take its own" : ""));
         return true;
     }
 
@@ -422,6 +420,10 @@ private:
 }  // namespace
 
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv) { return dv <= 128 && d + dv <= 256 ? 128 : 64; }
+
+bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int64_t dv) {
+    return bk == 64 || (bk == 128 && attention_kernel_key_block(d, dv) == 128);
+}
 
 std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity) {
     return Matcher(p, reblock_minus_infinity).run(why);

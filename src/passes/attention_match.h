@@ -91,6 +91,9 @@ struct AttentionMatch {
 // registers for S (dv <= 128) and two stages of K and V fit in shared memory with Q
 // (d + dv <= 256), else 64.
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv);
+// Whether the Hopper kernel takes a program's key block of bk keys as its own: 64, or
+// 128 where attention_kernel_key_block is.
+bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int64_t dv);
 
 // The match, or nullopt with `why` saying which part differs.
 // `reblock_minus_infinity`: LowerOptions::attention_reblock_minus_infinity.

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "examples/attention_bf16.h"
@@ -146,7 +147,7 @@ TEST(AttentionKeyBlock, MinusInfinityReblocksWhereAskedAndMakesTheProgramsNaN) {
     Problem p(200, 333, 64, 1);
     Tensor<bf16> out({1, 4, 200, 64});
     const auto args = p.args(out);
-    Kernel att = attention_variants::left_padded(32, 40);
+    Kernel att = attention_variants::padded(64, 32, -std::numeric_limits<float>::infinity(), 40);
     auto program = detail::specialize(*att.shared_impl(), args, Loc::here());
     cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
     o.attention_reblock_minus_infinity = true;
@@ -170,7 +171,7 @@ TEST(AttentionKeyBlockDevice, LeftPaddingIsNaNExactlyWhereTheProgramsIs) {
         SCOPED_TRACE("pad " + std::to_string(pad));
         Problem p(130, 333, 64, 11);
         Tensor<bf16> out({1, 4, 130, 64}), ref({1, 4, 130, 64});
-        Kernel att = attention_variants::left_padded(32, pad);
+        Kernel att = attention_variants::padded(64, 32, -std::numeric_limits<float>::infinity(), pad);
         att.launch(interp(), Precision::standard, std::as_const(p.q).view(), std::as_const(p.k).view(), std::as_const(p.v).view(), ref.view());
         auto qd = p.q.to(cuda()), kd = p.k.to(cuda()), vd = p.v.to(cuda());
         auto od = out.to(cuda());

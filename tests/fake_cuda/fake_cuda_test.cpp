@@ -522,7 +522,7 @@ TEST_F(FakeCuda, AFallbackThatCannotBeBuiltSaysWhyItWasNeeded) {
     auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
     const HostView<const bf16> packed{kd.data(), {1, 2, 300, 128}, {2 * 300 * 128, 300 * 128, 128, 1}, Device::cuda, 0};
     const HostView<const bf16> every_other{kd.data(), {1, 2, 300, 128}, {2 * 300 * 256, 300 * 256, 256, 2}, Device::cuda, 0};
-    Kernel k = attention_variants::finite_floor(256);
+    Kernel k = attention_variants::padded(128, 256, -1e30f);
     fake()->reset();
     k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
     EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";

@@ -84,12 +84,13 @@ inline Kernel kernel_2d() {
     });
 }
 
-// Attention over 4-D views with the row maximum starting at a finite floor (-1e30, as
-// older FlashAttention code writes it), so that the Hopper kernel may take key blocks
-// of its own size: query blocks of 128, key blocks of `bk`, the keys' tail masked.
-inline Kernel finite_floor(std::int64_t bk) {
-    return kernel("attention_finite_floor", [bk](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
-        const std::int64_t bq = 128;
+// Attention over 4-D views whose mask hides each row's first `pad` keys (left padding;
+// 0: none) and the keys' tail, the row maximum starting at `initial_max`. From -inf,
+// where `pad` >= the key block `bk` the first block has every score at -inf and every
+// output is NaN (exp(-inf - -inf) in the first step); from a finite floor (-1e30, as
+// older FlashAttention code writes it) the Hopper kernel may take key blocks of its own.
+inline Kernel padded(std::int64_t bq, std::int64_t bk, float initial_max, std::int64_t pad = 0) {
+    return kernel("attention_padded", [=](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
         const float minus_infinity = -std::numeric_limits<float>::infinity();
         auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
         auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
@@ -98,41 +99,7 @@ inline Kernel finite_floor(std::int64_t bk) {
         for (auto& nest : parallel(shape(batch, head, blocks))) {
             auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
             auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
-            auto row_max = full<f32>(shape(b1, h1, m), -1e30f);
-            auto row_sum = zeros<f32>(shape(b1, h1, m));
-            auto acc = zeros<f32>(shape(b1, h1, m, dv));
-            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {
-                auto k0 = step.index() * bk;
-                auto score = mma(query, k[coord(b0, h0, k0, 0), shape(b1, h1, s, d)], zeros<f32>(shape(b1, h1, m, s))) * 0.125f;
-                auto masked = ite(iota(s) + k0 < k.extent<2>(), score, minus_infinity);
-                auto next_max = max(row_max, reduce(masked, s, maximum));
-                auto alpha = exp(row_max - next_max);
-                auto p = exp(masked - next_max);
-                row_sum = row_sum * alpha + reduce(p, s, add);
-                acc = mma(cast<bf16>(p), v[coord(b0, h0, k0, 0), shape(b1, h1, s, dv)], acc * alpha);
-                row_max = next_max;
-            }
-            out(coord(b0, h0, q0, 0), shape(b1, h1, m, dv)).store(cast<bf16>(acc / row_sum));
-        }
-    });
-}
-
-// Attention whose mask hides each row's first `pad` keys (left padding), the row maximum
-// starting at -inf: where `pad` >= the key block `bk`, the first block has every score
-// at -inf, and the program's every output is NaN (exp(-inf - -inf) in its first step).
-// Query blocks of 64.
-inline Kernel left_padded(std::int64_t bk, std::int64_t pad) {
-    return kernel("attention_left_padded", [bk, pad](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
-        const std::int64_t bq = 64;
-        const float minus_infinity = -std::numeric_limits<float>::infinity();
-        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
-        auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
-        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()), dv = axis("dv", v.extent<3>());
-        auto key_blocks = axis("key_blocks", ceil_div(k.extent<2>(), bk));
-        for (auto& nest : parallel(shape(batch, head, blocks))) {
-            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
-            auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
-            auto row_max = full<f32>(shape(b1, h1, m), minus_infinity);
+            auto row_max = full<f32>(shape(b1, h1, m), initial_max);
             auto row_sum = zeros<f32>(shape(b1, h1, m));
             auto acc = zeros<f32>(shape(b1, h1, m, dv));
             for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {

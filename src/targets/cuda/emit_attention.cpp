@@ -570,7 +570,7 @@ void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.bm = kRows;
     k.program_bk = m.bk;
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
-    const bool program_taken = m.bk == 64 || (m.bk == 128 && own == 128);
+    const bool program_taken = passes::attention_kernel_takes_key_block(m.bk, m.d, m.dv);
     // From a -inf row maximum (first_block_nan) only blocks holding whole program blocks.
     const bool asked_fits = asked > 0 && key_block_fits(asked, m) && (!m.first_block_nan || asked % m.bk == 0);
     k.bn = m.key_block_free && asked_fits ? asked : program_taken ? static_cast<int>(m.bk) : own;
