@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
                                        {4, 32, 4096, 4096, 256, 32, false, 128, 64},
                                        // The headline causal shape as written with 64-row, 64-key blocks.
                                        {4, 32, 4096, 4096, 128, 32, true, 64, 64},
+                                       // ... and with 32-key blocks from -inf (re-blocked onto the kernel's 128).
+                                       {4, 32, 4096, 4096, 128, 32, true, 128, 32},
                                        // The sequence sweep at d 128: 16k tokens a batch, full and causal.
                                        {16, 32, 1024, 1024, 128, 32, false, 128, 128}, {16, 32, 1024, 1024, 128, 32, true, 128, 128},
                                        {8, 32, 2048, 2048, 128, 32, false, 128, 128},  {8, 32, 2048, 2048, 128, 32, true, 128, 128},

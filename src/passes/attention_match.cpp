@@ -277,7 +277,12 @@ private:
         m_.key_block_free = index_free && (!from_minus_infinity || nan_reproduced);
         m_.first_block_nan = m_.key_block_free && from_minus_infinity;
         const bool kept_for_nan = index_free && !m_.key_block_free;
-        if (kept_for_nan) kept = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN";
+        if (kept_for_nan)
+            kept = "its row maximum starts at -inf: a first key block whose keys are all masked gives NaN, " +
+                   (reblock_minus_infinity_ ? "which the kernel reproduces only on blocks holding whole program blocks, and " +
+                                                  std::to_string(m_.bk) + " keys do not divide its " +
+                                                  std::to_string(attention_kernel_key_block(m_.d, m_.dv))
+                                            : std::string("and KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0 keeps a -inf program's blocks"));
         if (!m_.key_block_free && !attention_kernel_takes_key_block(m_.bk, m_.d, m_.dv))
             return no("the kernel's key block must be the program's (" + kept + "), and " + std::to_string(m_.bk) +
                       " keys is not one it takes with head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) +

@@ -77,8 +77,8 @@ struct AttentionMatch {
     // keys, and the row maximum starts finite: a kernel may block the keys as it likes
     // (the comment above).
     bool key_block_free = false;
-    // With key_block_free where the row maximum starts at -inf (asked for: LowerOptions::
-    // attention_reblock_minus_infinity): the kernel's key blocks then hold whole program
+    // With key_block_free where the row maximum starts at -inf (LowerOptions::
+    // attention_reblock_minus_infinity, on by default): the kernel's key blocks then hold whole program
     // blocks, and a row whose program's first block has every score at -inf (all its keys
     // masked) must end with its row sum and accumulator NaN, as the program's do.
     bool first_block_nan = false;
@@ -97,6 +97,6 @@ bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int6
 
 // The match, or nullopt with `why` saying which part differs.
 // `reblock_minus_infinity`: LowerOptions::attention_reblock_minus_infinity.
-std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity = false);
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity = true);
 
 }  // namespace kiln::passes

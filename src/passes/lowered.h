@@ -32,8 +32,9 @@ struct LowerOptions {
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     // cuda: the attention kernel may re-block keys of a program whose row maximum starts
     // at -inf, making NaN the rows the program's first key block hides (attention_match.h:
-    // first_block_nan; KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1, off until run on a device).
-    bool attention_reblock_minus_infinity = false;
+    // first_block_nan; checked on an H200 against the interpreter, bench/results/gpu-20261204-s18;
+    // KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0 turns it off).
+    bool attention_reblock_minus_infinity = true;
     const std::vector<detail::Arg>* args = nullptr;  // the launch's arguments, when lowering for one
     bool exact() const { return precision == Precision::exact; }
 };

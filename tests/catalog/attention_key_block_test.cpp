@@ -119,15 +119,19 @@ TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
         EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.kernel_keys) + "k16.f32.bf16.bf16"), std::string::npos)
             << "S = Q K^T on the kernel's key block";
     }
-    // A row maximum starting at -inf (the catalog's own): the program's key block, so a
-    // 32-key program takes the ordinary lowering and the plan says why.
+    // A row maximum starting at -inf (the catalog's own): re-blocked only onto kernel
+    // blocks holding whole program blocks (MinusInfinityReblocksOntoWholeProgramBlocks),
+    // so a 48-key program takes the ordinary lowering and the plan says why.
     {
         Problem p(200, 333, 64, 1);
         Tensor<bf16> out({1, 4, 200, 64});
-        Kernel att = catalog::make_attention_kernel<bf16>("attention_minus_infinity", {64, 32, 2, true, 0.125f, 0});
+        Kernel att = catalog::make_attention_kernel<bf16>("attention_minus_infinity", {64, 48, 2, true, 0.125f, 0});
         const std::string plan = cuda_text(att, p.args(out), Precision::fast, What::plan);
         EXPECT_EQ(plan.find("FlashAttention (kiln_"), std::string::npos) << plan;
-        EXPECT_NE(plan.find("its row maximum starts at -inf: a first key block whose keys are all masked gives NaN"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("its row maximum starts at -inf: a first key block whose keys are all masked gives NaN, which the kernel "
+                            "reproduces only on blocks holding whole program blocks, and 48 keys do not divide its 128"),
+                  std::string::npos)
+            << plan;
         EXPECT_NE(plan.find("a row maximum starting at a finite floor (-1e30, say) would let the kernel take its own"), std::string::npos) << plan;
     }
     // The key block index reaching a per-row mask: the program's key block, 64 or 128.
@@ -139,10 +143,11 @@ TEST(AttentionKeyBlock, ProgramsOfAnyKeyBlockTakeTheKernelsOwn) {
     }
 }
 
-// Asked for (EmitOptions::attention_reblock_minus_infinity, off by default until run on
-// a device): a program of 32-key blocks whose row maximum starts at -inf takes the
-// kernel's 128-key blocks, which make NaN the rows whose first 32 keys are all masked.
-TEST(AttentionKeyBlock, MinusInfinityReblocksWhereAskedAndMakesTheProgramsNaN) {
+// A program of 32-key blocks whose row maximum starts at -inf takes the kernel's
+// 128-key blocks, which make NaN the rows whose first 32 keys are all masked
+// (EmitOptions::attention_reblock_minus_infinity, on by default); turned off
+// (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0), it takes the ordinary lowering.
+TEST(AttentionKeyBlock, MinusInfinityReblocksOntoWholeProgramBlocks) {
     REQUIRE_NVRTC();
     Problem p(200, 333, 64, 1);
     Tensor<bf16> out({1, 4, 200, 64});
@@ -150,21 +155,31 @@ TEST(AttentionKeyBlock, MinusInfinityReblocksWhereAskedAndMakesTheProgramsNaN) {
     Kernel att = attention_variants::padded(64, 32, -std::numeric_limits<float>::infinity(), 40);
     auto program = detail::specialize(*att.shared_impl(), args, Loc::here());
     cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
-    o.attention_reblock_minus_infinity = true;
-    const auto compiled = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
-    const std::string plan = compiled->kernel.attention.describe();
-    EXPECT_NE(plan.find("128 query rows x 128 keys per block (the program's blocks have 32 keys"), std::string::npos) << plan;
-    EXPECT_NE(plan.find("rows whose first program key block is all -inf made NaN as the program makes them"), std::string::npos) << plan;
-    const std::string ptx = cu::kernel_ptx(*compiled);
-    EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
-    // Not asked for (the default), the catalog's -inf program of 32-key blocks takes the
-    // ordinary lowering: ProgramsOfAnyKeyBlockTakeTheKernelsOwn.
+    ASSERT_TRUE(o.attention_reblock_minus_infinity) << "the default";
+    {
+        const auto compiled = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+        const std::string plan = compiled->kernel.attention.describe();
+        EXPECT_NE(plan.find("128 query rows x 128 keys per block (the program's blocks have 32 keys"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("rows whose first program key block is all -inf made NaN as the program makes them"), std::string::npos) << plan;
+        const std::string ptx = cu::kernel_ptx(*compiled);
+        EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
+    }
+    // A program of its own: this process remembers a program's kernels by its address
+    // under the options a launch can vary, not the environment's A/B switches.
+    o.attention_reblock_minus_infinity = false;
+    Kernel again = attention_variants::padded(64, 32, -std::numeric_limits<float>::infinity(), 40);
+    auto other = detail::specialize(*again.shared_impl(), args, Loc::here());
+    const auto compiled = cu::compiled_kernel(*other, o, nullptr, /*need_text=*/true);
+    EXPECT_EQ(compiled->kernel.attention.entry, "") << compiled->kernel.attention.describe();
+    std::string contractions;
+    for (const std::string& c : compiled->kernel.contractions) contractions += c + "\n";
+    EXPECT_NE(contractions.find("KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0 keeps a -inf program's blocks"), std::string::npos) << contractions;
 }
 
 // The left-padded program on the device against the interpreter: with 40 keys of
 // padding every output is NaN (the first 32-key block is all masked), with 20 none is,
-// whichever kernel runs it (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1 in the environment:
-// the FlashAttention kernel on 128-key blocks; else the generic kernel).
+// whichever kernel runs it (by default the FlashAttention kernel on 128-key blocks;
+// with KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0 the generic kernel).
 TEST(AttentionKeyBlockDevice, LeftPaddingIsNaNExactlyWhereTheProgramsIs) {
     REQUIRE_DEVICE();
     for (std::int64_t pad : {20, 40}) {

@@ -105,8 +105,8 @@ struct EmitOptions {
     // less code to compile, but measured 2-10% slower at 1k-2k keys on an H200
     // (bench/results/gpu-20261203-s17). KILN_ATTENTION_BLOCK_FORMS=2|3.
     int attention_block_forms = 3;
-    // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=1).
-    bool attention_reblock_minus_infinity = false;
+    // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0: off).
+    bool attention_reblock_minus_infinity = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
