@@ -189,8 +189,10 @@ inline float exp32(float x, unsigned& in_doubt) {
 // canonical NaN. Max error over all 2^32 floats against the correctly rounded
 // e^x: 1 ulp (measured; cpu_exp32_fast_test checks <= 2 on a stride).
 inline float exp32_fast(float x) {
-    float c = x < -104.0f ? -104.0f : x;
-    c = c > 89.0f ? 89.0f : c;
+    // Written as max(x, -104) and min(., 89) select them (one instruction each):
+    // a NaN becomes -104 here and the canonical NaN at the end.
+    float c = x > -104.0f ? x : -104.0f;
+    c = c < 89.0f ? c : 89.0f;
     const float big = 0x1.8p23f;
     const float t = c * 0x1.715476p+0f + big;  // n in the low bits of t
     const float n = t - big;

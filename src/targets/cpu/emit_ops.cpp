@@ -9,11 +9,29 @@
 
 namespace kiln::native {
 
+namespace {
+
+// x without an outermost kiln_cpu::c32(...): for operands of functions whose NaN
+// result is canonical whatever the NaN they are given (exp32_fast), where making
+// the operand's NaN canonical first costs a compare and a blend an element.
+std::string without_nan_canonicalisation(const std::string& x) {
+    const std::string head = "kiln_cpu::c32(";
+    if (x.rfind(head, 0) != 0 || x.back() != ')') return x;
+    int depth = 0;
+    for (std::size_t i = head.size() - 1; i < x.size(); ++i) {
+        depth += x[i] == '(' ? 1 : x[i] == ')' ? -1 : 0;
+        if (depth == 0) return i == x.size() - 1 ? x.substr(head.size(), x.size() - head.size() - 1) : x;  // the call is all of x
+    }
+    return x;
+}
+
+}  // namespace
+
 std::string Emitter::math(OpCode op, Kind k, const std::string& x) {
     // Precision standard: the target's own f32 exp (within 2 ulp, docs/semantics.md);
     // f16 and bf16 values are exact in float, and their exp is rounded once more.
     if (op == OpCode::exp && !opts_.exact) {
-        if (k == Kind::F32) return "kiln_cpu::exp32_fast(" + x + ")";
+        if (k == Kind::F32) return "kiln_cpu::exp32_fast(" + without_nan_canonicalisation(x) + ")";
         if (k == Kind::F16 || k == Kind::BF16) return round_float_to(k, "kiln_cpu::exp32_fast((float)" + paren(x) + ")");
     }
     if (op == OpCode::exp && k == Kind::F32 && !math_flag_.empty()) {
