@@ -25,8 +25,10 @@ std::shared_ptr<const ir::Program> trace(const Kernel& k, std::int64_t d) {
     return detail::specialize(*k.shared_impl(), args, Loc::here());
 }
 
-passes::Lowered lower(const std::shared_ptr<const ir::Program>& p, Precision precision = Precision::standard, int sm = 90) {
+passes::Lowered lower(const std::shared_ptr<const ir::Program>& p, Precision precision = Precision::standard, int sm = 90,
+                      bool reblock_minus_infinity = true) {
     passes::LowerOptions o;
+    o.attention_reblock_minus_infinity = reblock_minus_infinity;
     o.target = passes::TargetKind::cuda;
     o.precision = precision;
     o.sm = sm;
@@ -54,19 +56,26 @@ TEST(AttentionMatch, UserBlocksCausalSoftcapAndGroupedQueriesReachTheHopperKerne
 }
 
 // Whether the kernel may block the keys its own way: only where the key block index
-// reaches nothing but the loads and values over the keys, and the row maximum starts
-// finite (from -inf, a first block whose keys are all masked gives NaN).
+// reaches nothing but the loads and values over the keys, and either the row
+// maximum starts finite or the kernel's blocks hold whole program blocks and make
+// NaN the rows the program's first block hides (from -inf, a first block whose keys
+// are all masked gives NaN: first_block_nan).
 TEST(AttentionMatch, KeysAreFreeToReblockOnlyWhereNoBlockingCanShow) {
     catalog::AttentionConfig finite = config(64, 64, true);
     finite.initial_max = -1e30f;
-    auto free_of = [](const std::shared_ptr<const ir::Program>& p) {
-        auto l = lower(p);
+    auto match = [](const std::shared_ptr<const ir::Program>& p, bool reblock_minus_infinity = true) {
+        auto l = lower(p, Precision::standard, 90, reblock_minus_infinity);
         EXPECT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
-        return l.contractions.attention && l.contractions.attention->key_block_free;
+        return l.contractions.attention.value_or(passes::AttentionMatch{});
     };
-    EXPECT_TRUE(free_of(trace(catalog::make_attention_kernel<bf16>("a", finite), 64)));
-    EXPECT_FALSE(free_of(trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, true)), 64))) << "the row maximum starts at -inf";
-    EXPECT_FALSE(free_of(trace(attention_variants::block_causal(64), 64))) << "a per-row mask of the key block index";
+    const auto from_finite = match(trace(catalog::make_attention_kernel<bf16>("a", finite), 64));
+    EXPECT_TRUE(from_finite.key_block_free);
+    EXPECT_FALSE(from_finite.first_block_nan);
+    const auto minus_infinity = trace(catalog::make_attention_kernel<bf16>("a", config(64, 64, true)), 64);
+    EXPECT_TRUE(match(minus_infinity).key_block_free) << "64 keys divide the kernel's 128";
+    EXPECT_TRUE(match(minus_infinity).first_block_nan);
+    EXPECT_FALSE(match(minus_infinity, false).key_block_free) << "the row maximum starts at -inf and re-blocking it is turned off";
+    EXPECT_FALSE(match(trace(attention_variants::block_causal(64), 64)).key_block_free) << "a per-row mask of the key block index";
 }
 
 TEST(AttentionMatch, TheReasonAKernelMissesIsShown) {
