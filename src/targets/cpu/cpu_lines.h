@@ -126,6 +126,60 @@ inline void scan_add_lanes(const double* x, double* y, int n) {
 }
 #pragma GCC diagnostic pop
 
+// ---- f32 line reductions in vector registers (emit_reduce.cpp, lines whose
+// elements lie contiguously in an array). Written with vector types: as scalar
+// lanes in arrays, GCC kept them in registers only while its SLP vectoriser
+// succeeded, which more live values around the loop (a prefetch's) undid.
+// The largest and the smallest order key of x[0, n), n >= 1: either is a NaN's
+// key when x holds one (order_key_is_nan).
+inline void order_key_extremes(const float* x, int n, int& hi, int& lo) {
+    auto keys = [&](int at, i32x16& key) {  // (a vector return would change the ABI without AVX-512: -Wpsabi)
+        i32x16 b;
+        __builtin_memcpy(&b, x + at, sizeof b);
+        key = b ^ ((b >> 31) & 0x7fffffff);
+    };
+    int h = order_key(x[0]), l = h, j = 0;
+    if (n >= 64) {
+        i32x16 hv[4], lv[4];  // the loops over k unrolled: only then do these stay in registers
+        _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) keys(16 * k, hv[k]), lv[k] = hv[k];
+        for (j = 64; j + 64 <= n; j += 64)
+            _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {
+                i32x16 key;
+                keys(j + 16 * k, key);
+                hv[k] = key > hv[k] ? key : hv[k];
+                lv[k] = key < lv[k] ? key : lv[k];
+            }
+        for (int k = 0; k < 4; ++k)
+            for (int i = 0; i < 16; ++i) h = hv[k][i] > h ? hv[k][i] : h, l = lv[k][i] < l ? lv[k][i] : l;
+    }
+    for (; j < n; ++j) {
+        const int key = order_key(x[j]);
+        h = key > h ? key : h, l = key < l ? key : l;
+    }
+    hi = h, lo = l;
+}
+// The sum of x[0, n), n >= 128, in emit_reduce's order for lanes of 64 partial
+// sums: lane l adds x[l], x[l + 64], ... (the last n % 64 elements go to the
+// first lanes), then the lanes in a tree (l + 32 into l, then 16, ... 1). The
+// same bits as that scalar form.
+inline float lane_sum64(const float* x, int n) {
+    f32x16 a[4];
+    __builtin_memcpy(a, x, sizeof a);
+    const int full = n - n % 64;
+    for (int j = 64; j < full; j += 64)
+        _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {
+            f32x16 v;
+            __builtin_memcpy(&v, x + j + 16 * k, sizeof v);
+            a[k] = a[k] + v;
+        }
+    float lanes[64];
+    __builtin_memcpy(lanes, a, sizeof lanes);
+    for (int l = 0; l < n % 64; ++l) lanes[l] = lanes[l] + x[full + l];
+    for (int w = 32; w >= 1; w /= 2)
+        for (int l = 0; l < w; ++l) lanes[l] = lanes[l] + lanes[l + w];
+    return lanes[0];
+}
+
 // ---- sort and topk: a stable order of one line. NaN sorts above +inf; ties keep
 // source order (std::stable_sort in the interpreter; a stable sort's result is
 // unique, so this bottom-up merge sort gives the same permutation).

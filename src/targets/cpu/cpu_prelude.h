@@ -289,6 +289,47 @@ inline bool inside(int rank, const long long* o, const int* n, const long long* 
     return true;
 }
 
+// ---- the next instance's windows, prefetched while this one computes
+// (Emitter::emit_instance_prefetch). A row kernel's instance first reads its row
+// (a reduction with little arithmetic an element) and ends writing one: on one
+// core those passes wait on memory, the hardware prefetcher reaching only a few
+// lines ahead. The emitter adds, at each instance's start, the boxes that the
+// next instance of this thread will load and store (where their origins depend
+// only on the grid's indices), each a PrefetchLines of its own (scalars, which
+// the compiler keeps in registers: a struct of windows with a loop over them
+// made the kernel 1.6x slower even where it was never called); its elementwise
+// loops then run in chunks, each chunk first issuing a few lines of every window
+// (for writing, where the next instance stores). Measured on a 2-core AMD EPYC (AVX-512), f32 softmax
+// 4096^2: 6.8 -> 5.3 ms on two threads (2026-12-04).
+struct PrefetchLines {
+    const char* at;  // the next line
+    long long left;  // bytes from it to the window's end
+};
+enum { prefetch_lines_per_step = 16 };
+// The box [o, o + n) of a view of `bytes`-byte elements as whole lines, when it
+// lies inside the view and its elements are one contiguous run; else none.
+inline __attribute__((always_inline)) PrefetchLines prefetch_window(const View& v, int rank, const long long* o, const int* n, int bytes) {
+    if (!inside(rank, o, n, v.extent)) return {nullptr, 0};
+    long long at = 0, run = 1;  // run: the elements the box spans contiguously so far, innermost first
+    bool contiguous = true;
+    for (int k = rank - 1; k >= 0; --k) {
+        at += o[k] * v.stride[k];
+        if (n[k] > 1 && v.stride[k] != run) contiguous = false;
+        run *= n[k];
+    }
+    if (!contiguous) return {nullptr, 0};
+    const unsigned long long start = (unsigned long long)v.data + (unsigned long long)(at * bytes);
+    const unsigned long long first = start & ~63ull, end = start + (unsigned long long)run * bytes;
+    return {(const char*)first, (long long)(end - first)};
+}
+// The next prefetch_lines_per_step lines of a window (for writing: `write`).
+template <bool write> inline __attribute__((always_inline)) void prefetch_step(PrefetchLines& w) {
+    if (w.left <= 0) return;
+    for (int i = 0; i < prefetch_lines_per_step; ++i) __builtin_prefetch(w.at + 64 * i, write, 3);
+    w.at += 64 * prefetch_lines_per_step;
+    w.left -= 64 * prefetch_lines_per_step;
+}
+
 // Whether the bytes two views reach, from their first element to their last,
 // are disjoint (a tile read in place while another view is written: emit_load).
 // Strides are never negative (launches refuse them).

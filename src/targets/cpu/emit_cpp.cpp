@@ -57,8 +57,22 @@ void Emitter::loop_nest(const std::vector<std::int64_t>& extents, const std::str
     const std::string v = prefix + std::to_string(outer.size());
     vars.push_back(v);
     const std::int64_t n = extents.back(), main = n > 16 ? n - n % 16 : n;
-    for (auto [from, to] : {std::pair{std::int64_t{0}, main}, std::pair{main, n}}) {
-        if (from == to) continue;
+    // The next instance's prefetches (emit_prefetch.cpp), a few lines each chunk of
+    // kChunk elements: in the loop itself they would stop GCC vectorising it.
+    constexpr std::int64_t kChunk = 256;
+    const std::int64_t chunked = !prefetch_step_.empty() && main >= 2 * kChunk ? main - main % kChunk : 0;
+    if (chunked) {
+        const std::string c = v + "c", C = std::to_string(kChunk);
+        open("for (int " + c + " = 0; " + c + " < " + std::to_string(chunked) + "; " + c + " += " + C + ")");
+        line(prefetch_step_);
+        if (independent) line("KILN_INDEPENDENT");
+        open("for (int " + v + " = " + c + "; " + v + " < " + c + " + " + C + "; ++" + v + ")");
+        body(vars);
+        close();
+        close();
+    }
+    for (auto [from, to] : {std::pair{chunked, main}, std::pair{main, n}}) {
+        if (from >= to) continue;
         if (independent) line("KILN_INDEPENDENT");
         open("for (int " + v + " = " + std::to_string(from) + "; " + v + " < " + std::to_string(to) + "; ++" + v + ")");
         body(vars);
@@ -373,11 +387,13 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
             else if (k == 0) line("[[maybe_unused]] const long long " + v + " = rest;");
             else line("[[maybe_unused]] const long long " + v + " = rest % " + n + "; rest /= " + n + ";");
         }
-        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(ir::slot(*a)), false, 1};
         phase_ = kiln_cpu::in_grid;
         pid_ = "pid";
+        prefetch_step_ = emit_instance_prefetch(*grid, L);
+        for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(ir::slot(*a)), false, 1};
         for (const Node* n : grid->body->nodes)
             if (n->op != OpCode::yield && !dead(*n)) emit_node(*n);
+        prefetch_step_.clear();
         close();
         phase_ = kiln_cpu::after_grid;
         pid_ = "-1";

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <cstring>
 
 #include "targets/common/literals.h"
@@ -106,6 +107,10 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
         line(direct.second);
         open_else();
     }
+    // No prefetch chunks in a view's own loops: issued beside a row's stores (or a
+    // copy's loads), the next row's prefetches slowed an f32 softmax by half
+    // (emit_prefetch.cpp).
+    std::string chunks = std::exchange(prefetch_step_, std::string());
     with_fast_math([&] {
         loop_nest(extents, "i", [&](const std::vector<std::string>& vars) {
             std::string e, offset;
@@ -118,6 +123,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
             line(element(Index(e, vars, extents), offset));
         }, n.op == OpCode::store);
     });
+    prefetch_step_ = std::move(chunks);
     if (!direct.first.empty()) close();
     open_else();
     if (ir::bounds_policy(n) == bounds::zero)

@@ -14,7 +14,16 @@ namespace {
 // x without an outermost kiln_cpu::c32(...): for operands of functions whose NaN
 // result is canonical whatever the NaN they are given (exp32_fast), where making
 // the operand's NaN canonical first costs a compare and a blend an element.
-std::string without_nan_canonicalisation(const std::string& x) {
+std::string without_nan_canonicalisation(std::string x) {
+    // Parentheses around the whole of x (a fused value's expression) first.
+    while (x.size() >= 2 && x.front() == '(' && x.back() == ')') {
+        int depth = 0;
+        std::size_t close = 0;
+        for (std::size_t i = 0; i < x.size() && !close; ++i)
+            if ((depth += x[i] == '(' ? 1 : x[i] == ')' ? -1 : 0) == 0) close = i;
+        if (close != x.size() - 1) break;
+        x = x.substr(1, x.size() - 2);
+    }
     const std::string head = "kiln_cpu::c32(";
     if (x.rfind(head, 0) != 0 || x.back() != ')') return x;
     int depth = 0;

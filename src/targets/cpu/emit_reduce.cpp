@@ -82,6 +82,10 @@ void Emitter::emit_reduce(const Node& n) {
         const std::int64_t L = lanes_of(k);
         const bool lanes = suffix && count >= 2 * L && (k == Kind::F32 || k == Kind::F64 || k == Kind::F16 || k == Kind::BF16) &&
                            (n.op != OpCode::reduce_add || (!opts_.exact && (k == Kind::F32 || k == Kind::F64)));
+        // A line of f32 elements stored contiguously (not computed in the loop).
+        const Storage& xs_storage = storage(x);
+        const bool contiguous_f32 = lanes && k == Kind::F32 && xs_storage.array && !xs_storage.fused && xs_storage.convert.empty() &&
+                                    xs_storage.strides.empty() && x->type.kind == Kind::F32;
         if (lanes) note(n, n.op == OpCode::reduce_add ? "vector lanes and a tree (standard precision: reassociated)"
                                                     : "vector lanes on order keys; a line holding a NaN again in order");
         else note(n, "each output folded in order along its line");
@@ -98,6 +102,22 @@ void Emitter::emit_reduce(const Node& n) {
                 line(U + " acc = (" + U + ")" + elem("0") + ";");
                 line("for (int r = 1; r < " + C + "; ++r) acc += (" + U + ")" + elem("r") + ";");
                 line(out + " = (" + T + ")acc;");
+            } else if (lanes && contiguous_f32) {
+                // The line is a run of floats in an array: kiln_cpu's vector forms (cpu_lines.h).
+                const std::string line_at = storage(x).name + " + " + paren(base);
+                if (n.op == OpCode::reduce_add) {
+                    line(out + " = kiln_cpu::c32(kiln_cpu::lane_sum64(" + line_at + ", " + C + "));");
+                } else {
+                    open("");
+                    line("int hi, lo;");
+                    line("kiln_cpu::order_key_extremes(" + line_at + ", " + C + ", hi, lo);");
+                    open("if (kiln_cpu::order_key_is_nan(hi) || kiln_cpu::order_key_is_nan(lo))");
+                    ordered();
+                    open_else();
+                    line(out + " = kiln_cpu::from_order_key(" + std::string(n.op == OpCode::reduce_max ? "hi" : "lo") + ");");
+                    close();
+                    close();
+                }
             } else if (lanes) {
                 // Lane l takes elements l, l + L, ...; the tail goes to the first lanes.
                 const std::string Ls = std::to_string(L), full = std::to_string(count - count % L), tail = std::to_string(count % L);

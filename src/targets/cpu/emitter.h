@@ -176,6 +176,11 @@ private:
     void emit_yield(const Node& yield, const Node& loop);
     void emit_grid_function(const std::vector<Node*>& prologue);
     void emit_run_function(const std::vector<Node*>& prologue, const std::vector<Node*>& epilogue);
+    // emit_prefetch.cpp: at the top of an instance, the next instance's windows
+    // (kiln_cpu::PrefetchLines, cpu_prelude.h); the statement that issues a few
+    // lines of each, which loop_nest's long loops then run in chunks to call
+    // ("" when there are none).
+    std::string emit_instance_prefetch(const Node& grid, const std::string& L);
     void copy_into(const Storage& dst, const Node* src);
     std::string access_context() const;  // "st, <access>, phase, pid" tail of an out_of_range call
     int access_number(const Node& n);
@@ -214,6 +219,7 @@ private:
     std::unordered_map<const Node*, int> access_ids_;
     std::vector<const Node*> accesses_;
     std::int64_t frame_bytes_ = 0;
+    std::string prefetch_step_;  // loop_nest: long innermost loops in chunks, each first running this (emit_prefetch.cpp)
     // Where emission is: the phase reported with an error, and the pid expression.
     kiln_cpu::Phase phase_ = kiln_cpu::before_grid;
     std::string pid_ = "-1";

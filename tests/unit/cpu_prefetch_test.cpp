@@ -1,0 +1,87 @@
+// The cpu emitter's prefetch of the next instance's windows (emit_prefetch.cpp):
+// which loads and stores get one, and that the kernels still compute the
+// interpreter's bytes (the prefetch reads nothing the program can observe, but
+// the next instance's origins are evaluated again from its indices, which must
+// be the ones the grid loop derives).
+#include "cpu_diff.h"
+#include "cpu_source.h"
+
+using namespace kiln;
+using cpu_diff::Buffer;
+using cpu_diff::expect_same;
+using cpu_diff::input;
+using cpu_diff::output;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// Row softmax of 1024 columns (4 KB rows): each instance prefetches the next row
+// to read and the next row to write, in the chunks of its exp loop.
+TEST(CpuPrefetch, RowKernelsPrefetchTheNextRowsTheyReadAndWrite) {
+    auto kern = kernel("prefetched_softmax", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto o = coord(nest.index(), 0);
+            auto v = x[o, shape(r, c)];
+            auto e = exp(v - reduce(v, c, maximum));
+            y(o, shape(r, c)).store(e / reduce(e, c, add));
+        }
+    });
+    auto x = input(Kind::F32, {7, 1024}, 91, -20, 20);
+    ref::write_float(x.arg, 3 * 1024 + 5, std::nan(""));
+    const std::vector<Buffer> bufs = {x, output(Kind::F32, {7, 1024})};
+    expect_same(kern, bufs, {.precision = Precision::exact});
+    cpu_diff::expect_close(kern, bufs, 2e-6, 1e-30);
+    const std::string src = cpu_diff::cpu_source(kern, bufs);
+    EXPECT_TRUE(contains(src, "kiln_pf0 = kiln_cpu::prefetch_window(args[0].view")) << "the next row read";
+    EXPECT_TRUE(contains(src, "kiln_pf1 = kiln_cpu::prefetch_window(args[1].view")) << "the next row written";
+    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_step<false>(kiln_pf0); kiln_cpu::prefetch_step<true>(kiln_pf1);"));
+    // The max and the sum are lines of contiguous floats: the vector forms.
+    EXPECT_TRUE(contains(src, "kiln_cpu::order_key_extremes(")) << src;
+    EXPECT_TRUE(contains(src, "kiln_cpu::lane_sum64("));
+}
+
+// A grid of two dims (row pairs x column halves), the origins computed from both
+// indices through scalar arithmetic: the next instance's indices come from pid + 1
+// as the grid loop derives them (the last index fastest), and its origin from them.
+TEST(CpuPrefetch, GridsOfSeveralDimsFindTheNextInstancesOrigin) {
+    auto kern = kernel("prefetched_halves", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 2), c = axis("c", 512);
+        auto pairs = axis("pairs", ceil_div(x.extent(0), 2)), halves = axis("halves", 2);
+        for (auto& nest : parallel(shape(pairs, halves))) {
+            auto o = coord(nest.index(pairs) * 2, nest.index(halves) * 512);
+            auto v = x[o, shape(r, c)];
+            y(o, shape(r, c)).store(v * v + 1.0f);
+        }
+    });
+    const std::vector<Buffer> bufs = {input(Kind::F32, {9, 1024}, 92), output(Kind::F32, {9, 1024})};
+    expect_same(kern, bufs, {.precision = Precision::exact});
+    expect_same(kern, bufs, {.precision = Precision::standard});
+    const std::string src = cpu_diff::cpu_source(kern, bufs);
+    EXPECT_TRUE(contains(src, "long long rest_ahead = pid + 1;")) << src;
+    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_window(args[0].view"));
+}
+
+// A row chosen by a value the instance loads (a permutation): its origin is not
+// known before the instance runs, so only the store, whose origin is the grid
+// index, is prefetched.
+TEST(CpuPrefetch, OriginsFromLoadedValuesAreNotPrefetched) {
+    auto kern = kernel("permuted_rows", [](View<const i64, 1> order, View<const f32, 2> x, View<f32, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto from = sum(order[coord(nest.index()), shape(axis("one", 1))]);
+            auto v = x[coord(from, 0), shape(r, c)];
+            y(coord(nest.index(), 0), shape(r, c)).store(v * 2.0f);
+        }
+    });
+    auto order = input(Kind::I64, {6}, 93);
+    for (int i = 0; i < 6; ++i) ref::write_int(order.arg, i, (i * 5 + 2) % 6);
+    const std::vector<Buffer> bufs = {order, input(Kind::F32, {6, 2048}, 94), output(Kind::F32, {6, 2048})};
+    expect_same(kern, bufs, {.precision = Precision::exact});
+    const std::string src = cpu_diff::cpu_source(kern, bufs);
+    EXPECT_FALSE(contains(src, "prefetch_window(args[1].view")) << "the gathered row";
+    EXPECT_TRUE(contains(src, "kiln_pf0 = kiln_cpu::prefetch_window(args[2].view")) << src;
+}
+
+}  // namespace
