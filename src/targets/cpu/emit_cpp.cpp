@@ -65,6 +65,7 @@ void Emitter::loop_nest(const std::vector<std::int64_t>& extents, const std::str
         const std::string c = v + "c", C = std::to_string(kChunk);
         open("for (int " + c + " = 0; " + c + " < " + std::to_string(chunked) + "; " + c + " += " + C + ")");
         line(prefetch_step_);
+        ++prefetch_chunks_;
         if (independent) line("KILN_INDEPENDENT");
         open("for (int " + v + " = " + c + "; " + v + " < " + c + " + " + C + "; ++" + v + ")");
         body(vars);
@@ -389,11 +390,21 @@ void Emitter::emit_run_function(const std::vector<Node*>& prologue, const std::v
         }
         phase_ = kiln_cpu::in_grid;
         pid_ = "pid";
-        prefetch_step_ = emit_instance_prefetch(*grid, L);
+        // The next instance's windows, kept only where some loop issues them.
+        const std::string ahead = body_.capture([&] { prefetch_step_ = emit_instance_prefetch(*grid, L); });
+        prefetch_chunks_ = 0;
         for (const Node* a : grid->body->args) storage_[a] = Storage{L + "_i" + std::to_string(ir::slot(*a)), false, 1};
-        for (const Node* n : grid->body->nodes)
-            if (n->op != OpCode::yield && !dead(*n)) emit_node(*n);
+        const std::string instance = body_.capture([&] {
+            for (const Node* n : grid->body->nodes)
+                if (n->op != OpCode::yield && !dead(*n)) emit_node(*n);
+        });
         prefetch_step_.clear();
+        if (prefetch_chunks_ > 0) {
+            body_.raw(ahead);
+            for (const Node* n : prefetched_)
+                note(*n, std::string("the next instance's box prefetched") + (n->op == OpCode::store ? " for writing" : "") + " while this one computes");
+        }
+        body_.raw(instance);
         close();
         phase_ = kiln_cpu::after_grid;
         pid_ = "-1";

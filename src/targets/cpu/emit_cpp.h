@@ -23,6 +23,9 @@ struct EmitOptions {
     // Precision::exact: float reductions keep the pinned left-to-right order.
     // Otherwise (standard) reduce_add of f32/f64 may sum in vector lanes and a tree.
     bool exact = false;
+    // The next instance's windows prefetched while one computes (emit_prefetch.cpp);
+    // KILN_CPU_PREFETCH=0 turns it off (A/B).
+    bool prefetch = true;
 };
 
 struct Emitted {

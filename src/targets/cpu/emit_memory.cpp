@@ -75,6 +75,9 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
                           const std::function<void()>& partial, const std::pair<std::string, std::string>& direct) {
     const int rank = static_cast<int>(dims.size());
     const std::string R = std::to_string(rank);
+    // No prefetch chunks in an access's loops (its copy, its partial window): the
+    // next instance's lines are issued from the instance's computing loops.
+    const std::string chunks = std::exchange(prefetch_step_, std::string());
     open("");
     line("const kiln_cpu::View& view = args[" + std::to_string(ir::param_index(n)) + "].view;");
     std::string o, box;
@@ -107,10 +110,6 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
         line(direct.second);
         open_else();
     }
-    // No prefetch chunks in a view's own loops: issued beside a row's stores (or a
-    // copy's loads), the next row's prefetches slowed an f32 softmax by half
-    // (emit_prefetch.cpp).
-    std::string chunks = std::exchange(prefetch_step_, std::string());
     with_fast_math([&] {
         loop_nest(extents, "i", [&](const std::vector<std::string>& vars) {
             std::string e, offset;
@@ -123,7 +122,6 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
             line(element(Index(e, vars, extents), offset));
         }, n.op == OpCode::store);
     });
-    prefetch_step_ = std::move(chunks);
     if (!direct.first.empty()) close();
     open_else();
     if (ir::bounds_policy(n) == bounds::zero)
@@ -133,6 +131,7 @@ void Emitter::emit_access(const Node& n, const std::vector<ir::Dim>& dims, const
              ", o, n, view.extent);");
     close();
     close();
+    prefetch_step_ = chunks;
 }
 
 // A view tile (find_view_tiles) is a pointer to the tile where it lies in the

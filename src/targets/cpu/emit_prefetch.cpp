@@ -39,9 +39,19 @@ bool scalar_chain(const Node* v, const std::unordered_set<const Node*>& inside, 
     return true;
 }
 
+// Whether v (an origin, or a scalar computed from origins) varies with the grid's
+// indices: an origin that does not is the same box in every instance, which the
+// instance before has brought in already (a weight vector broadcast over rows).
+bool varies_with_instance(const Node* v, const std::unordered_set<const Node*>& inside, const ir::Region& body) {
+    if (std::find(body.args.begin(), body.args.end(), v) != body.args.end()) return true;
+    if (!inside.count(v)) return false;
+    return std::any_of(v->operands.begin(), v->operands.end(), [&](const Node* o) { return varies_with_instance(o, inside, body); });
+}
+
 }  // namespace
 
 std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string& L) {
+    if (!opts_.prefetch) return "";
     const ir::Region& body = *grid.body;
     std::unordered_set<const Node*> inside, ok;
     passes::collect_inside(body, inside);
@@ -59,12 +69,13 @@ std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string&
         const std::int64_t bytes = t.count() * kind_bytes(t.kind);
         if (bytes < kMinBytes || total + bytes > kMaxBytes || windows.size() == kMaxWindows) continue;
         std::vector<const Node*> mine = chain;
-        bool computable = true;
+        bool computable = true, varies = false;
         for (int k = 0; k < rank && computable; ++k) {
             const Node* o = n->operands[static_cast<std::size_t>(k)];
             computable = passes::dependence(o, grid, inside, ok).empty() && scalar_chain(o, inside, body, mine);
+            varies = varies || varies_with_instance(o, inside, body);
         }
-        if (!computable) continue;
+        if (!computable || !varies) continue;
         chain = std::move(mine);
         windows.push_back({n, bytes});
         total += bytes;
@@ -109,7 +120,7 @@ std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string&
         line("kiln_pf" + std::to_string(k) + " = kiln_cpu::prefetch_window(args[" + std::to_string(ir::param_index(n)) + "].view, " + std::to_string(r) +
              ", o, n, " + std::to_string(kind_bytes(store ? n.operands.back()->type.kind : n.type.kind)) + ");");
         close();
-        note(n, std::string("the next instance's box prefetched") + (store ? " for writing" : "") + " while this one computes");
+        prefetched_.push_back(&n);
     }
     // The chain's names were the next instance's; the body defines its own.
     for (const Node* s : chain) storage_.erase(s);

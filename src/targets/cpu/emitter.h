@@ -220,6 +220,8 @@ private:
     std::vector<const Node*> accesses_;
     std::int64_t frame_bytes_ = 0;
     std::string prefetch_step_;  // loop_nest: long innermost loops in chunks, each first running this (emit_prefetch.cpp)
+    int prefetch_chunks_ = 0;    // the chunked loops loop_nest wrote
+    std::vector<const Node*> prefetched_;  // the accesses emit_instance_prefetch found
     // Where emission is: the phase reported with an error, and the pid expression.
     kiln_cpu::Phase phase_ = kiln_cpu::before_grid;
     std::string pid_ = "-1";

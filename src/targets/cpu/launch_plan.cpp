@@ -8,6 +8,7 @@
 
 #include "cache/disk_cache.h"
 #include "passes/index_width.h"
+#include "support/environment.h"
 #include "support/names.h"
 #include "support/warnings.h"
 #include "targets/common/thread_pool.h"
@@ -20,6 +21,8 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
     s.emit.exact = opts.precision == Precision::exact;
     s.emit.unit_inner.assign(p.params.size(), false);
     s.emit.index64 = opts.index_width == IndexWidth::wide || passes::needs_64bit_offsets(args);
+    static const bool prefetch = support::env_integer("KILN_CPU_PREFETCH", 0, 1).value_or(1) != 0;
+    s.emit.prefetch = prefetch;
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
         if (!a.is_view) continue;

@@ -35,6 +35,7 @@ std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCo
     key.add("index width", spec.emit.index64 ? "64" : "32");
     key.add("unit inner stride", unit_inner);
     key.add("pinned reductions", spec.emit.exact ? "yes" : "no");
+    key.add("prefetch", spec.emit.prefetch ? "yes" : "no");
     key.add("compiler", compiler ? compiler->identity : "any");
     key.add("flags", compiler ? compiler->flags_text() : "any");
     key.add("host cpu", compiler ? compiler->host_cpu : host_cpu_identity());
