@@ -34,9 +34,10 @@ TEST(CpuPrefetch, RowKernelsPrefetchTheNextRowsTheyReadAndWrite) {
     expect_same(kern, bufs, {.precision = Precision::exact});
     cpu_diff::expect_close(kern, bufs, 2e-6, 1e-30);
     const std::string src = cpu_diff::cpu_source(kern, bufs);
-    EXPECT_TRUE(contains(src, "kiln_pf0 = kiln_cpu::prefetch_window(args[0].view")) << "the next row read";
-    EXPECT_TRUE(contains(src, "kiln_pf1 = kiln_cpu::prefetch_window(args[1].view")) << "the next row written";
-    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_step<false>(kiln_pf0); kiln_cpu::prefetch_step<true>(kiln_pf1);"));
+    EXPECT_TRUE(contains(src, "_0 = kiln_cpu::prefetch_window(args[0].view")) << "the next row read";
+    EXPECT_TRUE(contains(src, "_1 = kiln_cpu::prefetch_window(args[1].view")) << "the next row written";
+    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_step<false>(kiln_pf")) << src;
+    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_step<true>(kiln_pf"));
     // The max and the sum are lines of contiguous floats: the vector forms.
     EXPECT_TRUE(contains(src, "kiln_cpu::order_key_extremes(")) << src;
     EXPECT_TRUE(contains(src, "kiln_cpu::lane_sum64("));
@@ -97,7 +98,32 @@ TEST(CpuPrefetch, OriginsFromLoadedValuesAreNotPrefetched) {
     expect_same(kern, bufs, {.precision = Precision::exact});
     const std::string src = cpu_diff::cpu_source(kern, bufs);
     EXPECT_FALSE(contains(src, "prefetch_window(args[1].view")) << "the gathered row";
-    EXPECT_TRUE(contains(src, "kiln_pf0 = kiln_cpu::prefetch_window(args[2].view")) << src;
+    EXPECT_TRUE(contains(src, "_0 = kiln_cpu::prefetch_window(args[2].view")) << src;
+}
+
+// A column sum written as users write it (one instance a block of columns, a serial
+// loop over blocks of rows): each iteration prefetches the next block of rows, one
+// row of it a step of the reduction's fold, and the rows' box spans the view's row
+// stride. 300 rows: the last block runs past the view (its box is not prefetched).
+TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
+    auto kern = kernel("prefetched_column_sum", [](View<const f32, 2> x, View<f32, 1> y) {
+        auto r = axis("r", 32), c = axis("c", 256);
+        for (auto& nest : parallel(shape(axis("col_blocks", ceil_div(x.extent(1), 256))))) {
+            auto c0 = nest.index() * 256;
+            auto acc = zeros<f32>(shape(c));
+            for (auto& step : nest.serial(shape(axis("row_blocks", ceil_div(x.extent(0), 32)))))
+                acc = acc + reduce(x[coord(step.index() * 32, c0), shape(r, c)], r, add);
+            y(coord(c0), shape(c)).store(acc);
+        }
+    });
+    const std::vector<Buffer> bufs = {input(Kind::F32, {300, 1024}, 96), output(Kind::F32, {1024})};
+    expect_same(kern, bufs, {.precision = Precision::exact});
+    expect_same(kern, bufs, {.precision = Precision::standard});
+    const std::string src = cpu_diff::cpu_source(kern, bufs);
+    EXPECT_TRUE(contains(src, "_0 = kiln_cpu::prefetch_window(args[0].view, 2, o, n, 4);")) << src;
+    const std::size_t fold = src.find("for (int r = 1; r < 32; ++r) {");
+    ASSERT_NE(fold, std::string::npos);
+    EXPECT_TRUE(contains(src.substr(fold, 200), "kiln_cpu::prefetch_step<false>(kiln_pf")) << src.substr(fold, 200);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // generated code and `kiln ir` cross-reference), the two exported functions, loop
 // nests with their carried state, and the grid loop over instances.
 #include <algorithm>
+#include <utility>
 #include <cstdio>
 
 #include "support/byte_size.h"
@@ -287,13 +288,40 @@ void Emitter::emit_loop(const Node& loop) {
         const std::string& v = vars[static_cast<std::size_t>(k)];
         open("for (long long " + v + " = 0; " + v + " < " + L + "_n" + std::to_string(k) + "; ++" + v + ")");
     }
-    for (const Node* a : loop.body->args) {
-        if (ir::slot(*a) < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(ir::slot(*a))], false, 1};
-        else storage_[a] = carried.at(static_cast<std::size_t>(ir::slot(*a) - rank));
-    }
-    for (const Node* n : loop.body->nodes) {
-        if (n->op == OpCode::yield) emit_yield(*n, loop);
-        else if (!dead(*n)) emit_node(*n);
+    auto name_args = [&] {
+        for (const Node* a : loop.body->args) {
+            if (ir::slot(*a) < rank) storage_[a] = Storage{vars[static_cast<std::size_t>(ir::slot(*a))], false, 1};
+            else storage_[a] = carried.at(static_cast<std::size_t>(ir::slot(*a) - rank));
+        }
+    };
+    auto body = [&] {
+        for (const Node* n : loop.body->nodes) {
+            if (n->op == OpCode::yield) emit_yield(*n, loop);
+            else if (!dead(*n)) emit_node(*n);
+        }
+    };
+    // The next iteration's windows (emit_prefetch.cpp), kept where a loop of the
+    // body issues them; a loop without any of its own issues the enclosing ones'.
+    std::string step;
+    const std::string ahead = body_.capture([&] { step = emit_iteration_prefetch(loop, L); });
+    name_args();
+    if (step.empty()) {
+        body();
+    } else {
+        const std::string outer_step = std::exchange(prefetch_step_, step);
+        const int outer_chunks = std::exchange(prefetch_chunks_, 0);
+        std::vector<const Node*> outer_windows;
+        std::swap(outer_windows, prefetched_);
+        const std::string iteration = body_.capture(body);
+        if (prefetch_chunks_ > 0) {
+            body_.raw(ahead);
+            for (const Node* n : prefetched_)
+                note(*n, std::string("the next iteration's box prefetched") + (n->op == OpCode::store ? " for writing" : "") + " while this one computes");
+        }
+        body_.raw(iteration);
+        prefetch_step_ = outer_step;
+        prefetch_chunks_ = outer_chunks;
+        prefetched_ = std::move(outer_windows);
     }
     for (int k = 0; k < rank; ++k) close();
     close();

@@ -39,9 +39,9 @@ bool scalar_chain(const Node* v, const std::unordered_set<const Node*>& inside, 
     return true;
 }
 
-// Whether v (an origin, or a scalar computed from origins) varies with the grid's
-// indices: an origin that does not is the same box in every instance, which the
-// instance before has brought in already (a weight vector broadcast over rows).
+// Whether v (an origin, or a scalar computed from origins) varies with the loop's
+// indices: an origin that does not is the same box in every iteration, which the
+// one before has brought in already (a weight vector broadcast over rows).
 bool varies_with_instance(const Node* v, const std::unordered_set<const Node*>& inside, const ir::Region& body) {
     if (std::find(body.args.begin(), body.args.end(), v) != body.args.end()) return true;
     if (!inside.count(v)) return false;
@@ -50,9 +50,9 @@ bool varies_with_instance(const Node* v, const std::unordered_set<const Node*>& 
 
 }  // namespace
 
-std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string& L) {
+std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& guard, const std::function<void()>& indices_ahead) {
     if (!opts_.prefetch) return "";
-    const ir::Region& body = *grid.body;
+    const ir::Region& body = *loop.body;
     std::unordered_set<const Node*> inside, ok;
     passes::collect_inside(body, inside);
     struct Window {
@@ -72,7 +72,7 @@ std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string&
         bool computable = true, varies = false;
         for (int k = 0; k < rank && computable; ++k) {
             const Node* o = n->operands[static_cast<std::size_t>(k)];
-            computable = passes::dependence(o, grid, inside, ok).empty() && scalar_chain(o, inside, body, mine);
+            computable = passes::dependence(o, loop, inside, ok).empty() && scalar_chain(o, inside, body, mine);
             varies = varies || varies_with_instance(o, inside, body);
         }
         if (!computable || !varies) continue;
@@ -82,23 +82,15 @@ std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string&
     }
     if (windows.empty()) return "";
 
+    const std::string prefix = "kiln_pf" + id(&loop) + "_";
     std::string step;
     for (std::size_t k = 0; k < windows.size(); ++k) {
-        const std::string w = "kiln_pf" + std::to_string(k);
-        line("kiln_cpu::PrefetchLines " + w + "{nullptr, 0};");
+        const std::string w = prefix + std::to_string(k);
+        line("kiln_cpu::PrefetchLines " + w + "{nullptr, 0, 0, 0, 0};");
         step += (k ? " " : "") + std::string("kiln_cpu::prefetch_step<") + (windows[k].access->op == OpCode::store ? "true" : "false") + ">(" + w + ");";
     }
-    open("if (pid + 1 < end)");
-    // The next instance's indices, as the grid loop derives them from pid.
-    const int rank = ir::loop_rank(grid);
-    if (rank > 1) line("long long rest_ahead = pid + 1;");
-    for (int k = rank - 1; k >= 0; --k) {
-        const std::string v = L + "_ahead" + std::to_string(k), n = L + "_n" + std::to_string(k);
-        if (rank == 1) line("const long long " + v + " = pid + 1;");
-        else if (k == 0) line("const long long " + v + " = rest_ahead;");
-        else line("const long long " + v + " = rest_ahead % " + n + "; rest_ahead /= " + n + ";");
-    }
-    for (const Node* a : body.args) storage_[a] = Storage{L + "_ahead" + std::to_string(ir::slot(*a)), false, 1};
+    open("if (" + guard + ")");
+    indices_ahead();  // the loop's arguments now name the next iteration's indices
     for (const Node* s : chain) {
         const std::string name = "v" + id(s) + "_ahead";
         line("const " + ctype(s->type.kind) + " " + name + " = " + element_expr(*s, "0") + ";");
@@ -110,22 +102,49 @@ std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string&
         const auto& dims = store ? n.operands.back()->type.dims : n.type.dims;
         const int r = static_cast<int>(dims.size());
         std::string o, box;
-        for (int k = 0; k < r; ++k) {
-            o += (k ? ", " : "") + at(n.operands[static_cast<std::size_t>(k)], "0");
-            box += (k ? ", " : "") + std::to_string(dims[static_cast<std::size_t>(k)].extent);
+        for (int d = 0; d < r; ++d) {
+            o += (d ? ", " : "") + at(n.operands[static_cast<std::size_t>(d)], "0");
+            box += (d ? ", " : "") + std::to_string(dims[static_cast<std::size_t>(d)].extent);
         }
         open("");
         line("const long long o[" + std::to_string(r) + "] = {" + o + "};");
         line("static const int n[" + std::to_string(r) + "] = {" + box + "};");
-        line("kiln_pf" + std::to_string(k) + " = kiln_cpu::prefetch_window(args[" + std::to_string(ir::param_index(n)) + "].view, " + std::to_string(r) +
+        line(prefix + std::to_string(k) + " = kiln_cpu::prefetch_window(args[" + std::to_string(ir::param_index(n)) + "].view, " + std::to_string(r) +
              ", o, n, " + std::to_string(kind_bytes(store ? n.operands.back()->type.kind : n.type.kind)) + ");");
         close();
         prefetched_.push_back(&n);
     }
-    // The chain's names were the next instance's; the body defines its own.
+    // The chain's names were the next iteration's; the body defines its own.
     for (const Node* s : chain) storage_.erase(s);
     close();
     return step;
+}
+
+std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string& L) {
+    // The next instance's indices, as the grid loop derives them from pid.
+    return emit_windows_ahead(grid, "pid + 1 < end", [&] {
+        const int rank = ir::loop_rank(grid);
+        if (rank > 1) line("long long rest_ahead = pid + 1;");
+        for (int k = rank - 1; k >= 0; --k) {
+            const std::string v = L + "_ahead" + std::to_string(k), n = L + "_n" + std::to_string(k);
+            if (rank == 1) line("const long long " + v + " = pid + 1;");
+            else if (k == 0) line("const long long " + v + " = rest_ahead;");
+            else line("const long long " + v + " = rest_ahead % " + n + "; rest_ahead /= " + n + ";");
+        }
+        for (const Node* a : grid.body->args) storage_[a] = Storage{L + "_ahead" + std::to_string(ir::slot(*a)), false, 1};
+    });
+}
+
+std::string Emitter::emit_iteration_prefetch(const Node& loop, const std::string& L) {
+    // A serial loop of one dim: the next iteration is the index plus one. (Loops
+    // of more dims and their carried slots are not looked into.)
+    if (ir::loop_rank(loop) != 1) return "";
+    const std::string i = L + "_i0";
+    return emit_windows_ahead(loop, i + " + 1 < " + L + "_n0", [&] {
+        line("const long long " + L + "_ahead0 = " + i + " + 1;");
+        for (const Node* a : loop.body->args)
+            if (ir::slot(*a) == 0) storage_[a] = Storage{L + "_ahead0", false, 1};
+    });
 }
 
 }  // namespace kiln::native

@@ -190,6 +190,9 @@ void Emitter::emit_reduce(const Node& n) {
             nest(o + " = " + first + ";");
         }
         open("for (int r = 1; r < " + C + "; ++r)");
+        // A fold step reads a row of the operand: one step of the next iteration's
+        // prefetches (emit_prefetch.cpp) beside it.
+        if (!prefetch_step_.empty()) line(prefetch_step_), ++prefetch_chunks_;
         nest(integer_sum ? o + " += (" + U + ")" + next + ";" : o + " = " + combine(n.op, k, o, next) + ";");
         close();
         if (integer_sum) line("for (int e = 0; e < " + std::to_string(n.type.count()) + "; ++e) " + at(&n, "e") + " = (" + T + ")acc[e];");

@@ -181,6 +181,11 @@ private:
     // lines of each, which loop_nest's long loops then run in chunks to call
     // ("" when there are none).
     std::string emit_instance_prefetch(const Node& grid, const std::string& L);
+    // ... and at the top of a serial loop's iteration, the next iteration's.
+    std::string emit_iteration_prefetch(const Node& loop, const std::string& L);
+    // Both: the windows of `loop`'s body found computable ahead, declared, and set
+    // where `guard` holds after `indices_ahead` has named the next indices.
+    std::string emit_windows_ahead(const Node& loop, const std::string& guard, const std::function<void()>& indices_ahead);
     void copy_into(const Storage& dst, const Node* src);
     std::string access_context() const;  // "st, <access>, phase, pid" tail of an out_of_range call
     int access_number(const Node& n);
