@@ -97,7 +97,7 @@ Module load(const std::string& source) {
         }
         std::filesystem::remove(log);
         std::filesystem::rename(tmp, so);
-        std::filesystem::remove(cpp);
+        if (!std::getenv("KILN_EMULATED_KEEP")) std::filesystem::remove(cpp);
     }
     void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) throw std::runtime_error(std::string("emulator: dlopen: ") + dlerror());

@@ -56,6 +56,18 @@ __device__ __forceinline__ unsigned f2b2_min(float lo, float hi) {
 // which is the contract's rule.
 __device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+// ---- ptxas and -0.0: ptxas (CUDA 13.0) compiles selp.f32 between the
+// immediates -1.0 and -0.0 as an integer select of -1 and 0 converted to float,
+// which gives +0.0 for the -0.0. NVVM writes that select when it folds a negation
+// or a negative factor into a select whose arms it knows: -(b ? 1.0f : 0.0f) *
+// y was -0.0 on the device for b false and y < 0, where the contract says +0.0
+// (tests/unit/cuda_negative_zero_test.cpp). So the values whose arms NVVM would
+// know pass through an empty asm, which it cannot look into, and a negation is
+// one neg.f32 (ptxas folds it into the consumer's operand as before).
+__device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); return __uint_as_float(u); }
+__device__ __forceinline__ float bool_to_float(bool b) { return opaque_bits(b ? 0x3f800000u : 0u); }
+__device__ __forceinline__ float select_opaque(bool c, float a, float b) { return opaque_bits(c ? __float_as_uint(a) : __float_as_uint(b)); }
+__device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
 // One rounding of a double (math results; casts from f64 and integers).
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h2f(h); }

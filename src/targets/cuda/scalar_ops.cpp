@@ -16,6 +16,26 @@ namespace kiln::cu {
 namespace {
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
 std::string call(const std::string& f, const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; }
+
+// Whether NVVM can know every element of n while compiling: constants and what
+// elementwise and shape ops make of them (math included: kiln's functions inline).
+// Conservative past a depth, where a chain of folds is unlikely.
+bool compile_time_known(const Node& n, int depth = 0) {
+    if (depth > 8) return false;
+    switch (ir::category(n.op)) {
+        case ir::OpCategory::leaf: return n.op == OpCode::constant;
+        case ir::OpCategory::unary: case ir::OpCategory::binary: case ir::OpCategory::compare: case ir::OpCategory::select:
+        case ir::OpCategory::cast: case ir::OpCategory::shape:
+            for (const auto& x : n.operands)
+                if (!compile_time_known(*x, depth + 1)) return false;
+            return true;
+        default: return false;
+    }
+}
+
+// f32, and f16/bf16 held in float: the kinds whose selects ptxas compiles as
+// prelude.cpp's "ptxas and -0.0" says.
+bool held_in_float(Kind k) { return k == Kind::F32 || k == Kind::F16 || k == Kind::BF16; }
 }  // namespace
 
 std::string round_float(Kind k, const std::string& x) {
@@ -52,7 +72,7 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
     }
     bool f64 = k == Kind::F64;
     switch (op) {
-        case OpCode::neg: return "-" + x;
+        case OpCode::neg: return f64 ? "-" + x : call("kc::fneg", x);  // prelude: "ptxas and -0.0"
         case OpCode::abs: return call(f64 ? "fabs" : "fabsf", x);
         case OpCode::sqrt: return f64 ? call("__dsqrt_rn", x) : round_float(k, call("__fsqrt_rn", x));
         default: break;
@@ -113,7 +133,11 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
         case ir::OpCategory::unary: return unary_expr(e, n.op, k, x[0]);
         case ir::OpCategory::binary: return binary_expr(e, n.op, k, x[0], x[1]);
         case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
-        case ir::OpCategory::select: return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
+        case ir::OpCategory::select:
+            // Arms NVVM knows could become the select of -1.0 and -0.0 ptxas gets wrong (prelude: "ptxas and -0.0").
+            if (held_in_float(k) && compile_time_known(*n.operands[1]) && compile_time_known(*n.operands[2]))
+                return "kc::select_opaque(" + x[0] + ", " + x[1] + ", " + x[2] + ")";
+            return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
         case ir::OpCategory::cast: return cast_expr(n.operands[0]->type.kind, k, x[0]);
         case ir::OpCategory::leaf: case ir::OpCategory::shape: case ir::OpCategory::reduction: case ir::OpCategory::arg_reduction:
         case ir::OpCategory::scan: case ir::OpCategory::contraction: case ir::OpCategory::movement: case ir::OpCategory::sort:
@@ -125,8 +149,10 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
 std::string cast_expr(Kind from, Kind to, const std::string& x) {
     if (from == to) return x;
     if (to == Kind::Bool) return "(" + x + " != 0)";
-    if (from == Kind::Bool) return is_float(to) ? "(" + x + " ? " + literal(to, 1, 1) + " : " + literal(to, 0, 0) + ")"
-                                                : "(" + ctype(to) + ")(" + x + " ? 1 : 0)";
+    if (from == Kind::Bool) {
+        if (held_in_float(to)) return call("kc::bool_to_float", x);  // not a select NVVM can fold into (prelude: "ptxas and -0.0")
+        return is_float(to) ? "(" + x + " ? " + literal(to, 1, 1) + " : " + literal(to, 0, 0) + ")" : "(" + ctype(to) + ")(" + x + " ? 1 : 0)";
+    }
     if (is_float(from) && is_float(to)) {
         if (to == Kind::F64) return "(double)" + x;
         if (from == Kind::F64) return round_double(to, x);
