@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -123,6 +124,8 @@ TEST(CudaNegativeZero, DeviceAgreesWithTheInterpreterBitForBit) {
                 auto got = od.to(host()).values();
                 for (std::size_t i = 0; i < got.size(); ++i) {
                     const float g = static_cast<float>(got[i]), w = static_cast<float>(want.values()[i]);
+                    // An f32 NaN's payload is not part of the contract (docs/semantics.md); 0 * inf is one here.
+                    if (std::isnan(g) && std::isnan(w)) continue;
                     EXPECT_EQ(std::bit_cast<std::uint32_t>(g), std::bit_cast<std::uint32_t>(w))
                         << c.name << (p == Precision::exact ? " exact" : " standard") << " element " << i << " (b " << (ms[i] > 0)
                         << ", y " << ys[i] << "): cuda " << g << ", interp " << w;

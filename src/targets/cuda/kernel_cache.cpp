@@ -316,11 +316,36 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     auto usable = [&](const std::shared_ptr<const CompiledKernel>& k) { return (!dev || k->loaded()) && (!need_text || k->has_text); };
     std::weak_ptr<const ir::Program> owner = p.weak_from_this();
     Loaded& l = loaded();
-    std::lock_guard<std::mutex> guard(l.mutex);
-    auto at = program_entry(l, p);
-    if (at != l.by_program.end())
-        for (auto& [v, k] : at->second.variants)
-            if (v == variant && usable(k)) return k;
+    // l.mutex guards the maps only: emitting, NVRTC (0.2-1 s a module) and loading
+    // run without it, so threads compiling different kernels compile at once (a
+    // fuzz campaign's 16 jobs ran one NVRTC at a time, 3 programs a second on an
+    // H200's host). Two threads compiling the same kernel both compile; the first
+    // to file it is the one both use.
+    {
+        std::lock_guard<std::mutex> guard(l.mutex);
+        auto at = program_entry(l, p);
+        if (at != l.by_program.end())
+            for (auto& [v, k] : at->second.variants)
+                if (v == variant && usable(k)) return k;
+    }
+    // `k`, filed under (key, device); or the kernel another thread filed there
+    // meanwhile, when that one serves as well (loaded, on a device; with text when k has).
+    auto file = [&](const std::shared_ptr<const CompiledKernel>& k) {
+        std::lock_guard<std::mutex> guard(l.mutex);
+        auto [it, inserted] = l.by_key.try_emplace({k->key, device}, k);
+        const auto& there = it->second;
+        if (!inserted && ((dev && !there->loaded()) || (k->has_text && !there->has_text))) it->second = k;
+        return it->second;
+    };
+    auto filed = [&](const std::string& key) -> std::shared_ptr<const CompiledKernel> {
+        std::lock_guard<std::mutex> guard(l.mutex);
+        auto same = l.by_key.find({key, device});
+        return same == l.by_key.end() || (dev && !same->second->loaded()) ? nullptr : same->second;
+    };
+    auto remember_now = [&](const std::shared_ptr<const CompiledKernel>& k) {
+        std::lock_guard<std::mutex> guard(l.mutex);
+        remember(l, program_entry(l, p), p, owner, variant, k);
+    };
     EmitOptions eo = o;
     eo.sm = dev ? dev->cc_major * 10 + dev->cc_minor : 90;
     const std::int64_t shared_limit = dev ? dev->max_shared_bytes : kOfflineSharedLimit;
@@ -336,10 +361,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         auto disk = cache::DiskCache::open_or_warn();
         ikey = index_key(p, o_for_index, arch, shared_limit, nvrtc.empty() ? kAnyNvrtc : std::string_view(nvrtc));
         if (auto r = find_in_index(disk ? &*disk : nullptr, ikey)) {
-            std::shared_ptr<const CompiledKernel> found;
-            if (auto same = l.by_key.find({r->kernel_key, device}); same != l.by_key.end() && same->second->loaded()) {
-                found = same->second;
-            } else {
+            std::shared_ptr<const CompiledKernel> found = filed(r->kernel_key);
+            if (!found) {
                 auto fresh = std::make_shared<CompiledKernel>();
                 fresh->kernel = r->launch;
                 fresh->arch = arch;
@@ -347,11 +370,11 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 fresh->has_text = false;
                 if (read_cached_artifacts(*fresh, disk ? &*disk : nullptr)) {
                     load(*fresh, p, *dev);
-                    found = l.by_key[{fresh->key, device}] = fresh;
+                    found = file(fresh);
                 }
             }
             if (found) {
-                remember(l, at, p, owner, variant, found);
+                remember_now(found);
                 return found;
             }
         }
@@ -361,18 +384,22 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
-        if (probe && l.by_key.find({fresh->key, device}) == l.by_key.end()) {
-            fresh->compiled = false;  // not loaded, not remembered: the caller compiles what it decides on
-            return fresh;
+        if (probe) {
+            std::lock_guard<std::mutex> guard(l.mutex);
+            if (l.by_key.find({fresh->key, device}) == l.by_key.end()) {
+                fresh->compiled = false;  // not loaded, not remembered: the caller compiles what it decides on
+                return fresh;
+            }
         }
-        if (auto same = l.by_key.find({fresh->key, device}); same != l.by_key.end() && (!dev || same->second->loaded())) {
-            if (same->second->has_text) {
-                k = same->second;
+        if (auto same = filed(fresh->key)) {
+            if (same->has_text) {
+                k = same;
             } else {  // loaded through the index: the emitter's text joins the module already loaded
-                auto joined = std::make_shared<CompiledKernel>(*same->second);
+                auto joined = std::make_shared<CompiledKernel>(*same);
                 joined->kernel = fresh->kernel;
                 joined->spill_feedback = gave_up;
                 joined->has_text = true;
+                std::lock_guard<std::mutex> guard(l.mutex);
                 k = l.by_key[{fresh->key, device}] = joined;
             }
         } else {
@@ -425,13 +452,13 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             }
             fresh->spill_feedback = gave_up;
             if (dev) load(*fresh, p, *dev);
-            k = l.by_key[{fresh->key, device}] = fresh;
+            k = file(fresh);
         }
         break;
     }
     // (Reaching here, NVRTC compiled the kernel: a lookup key is this NVRTC's.)
     if (indexed) record_in_index(p, o_for_index, arch, shared_limit, ikey.empty() ? index_key(p, o_for_index, arch, shared_limit, nvrtc) : ikey, *k);
-    remember(l, at, p, owner, variant, k);
+    remember_now(k);
     return k;
 }
 
