@@ -5,7 +5,8 @@
 // A short campaign here; KILN_EMULATED_FUZZ=SEED:COUNT runs a longer one, which
 // is how issue 15's device differences were reproduced without a GPU (the
 // emulator does not model tensor cores, timing, memory ordering or the prelude's
-// inline PTX: cuda_emulator.h).
+// inline PTX: cuda_emulator.h). KILN_EMULATED_KEEP=1 keeps each emulated source
+// beside its shared object (in the temporary directory's kiln-emulated-UID/).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
