@@ -61,7 +61,7 @@ __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
 // which gives +0.0 for the -0.0. NVVM writes that select when it folds a negation
 // or a negative factor into a select whose arms it knows: -(b ? 1.0f : 0.0f) *
 // y was -0.0 on the device for b false and y < 0, where the contract says +0.0
-// (tests/unit/cuda_negative_zero_test.cpp). So the values whose arms NVVM would
+// (tests/unit/cuda_ptxas_workarounds_test.cpp). So the values whose arms NVVM would
 // know pass through an empty asm, which it cannot look into, and a negation is
 // one neg.f32 (ptxas folds it into the consumer's operand as before).
 __device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); return __uint_as_float(u); }

@@ -1,12 +1,20 @@
-// ptxas (CUDA 13.0) compiles `selp.f32 d, -1.0, -0.0, p` as an integer select of
-// -1 and 0 converted to float (SEL + I2FP.F32.S32), which gives +0.0 where the
-// PTX says -0.0. NVVM writes that select when it folds a negation or a negative
-// scale into the select a bool-to-float cast is (-(b ? 1 : 0) becomes
+// Code ptxas (CUDA 13.0) compiles wrong, which the cuda emitter keeps out of
+// what it hands NVRTC; both found by the cuda fuzz campaigns
+// (bench/results/gpu-20261204-s19, docs/fuzzing.md).
+//
+// CudaNegativeZero: ptxas compiles `selp.f32 d, -1.0, -0.0, p` as an integer
+// select of -1 and 0 converted to float (SEL + I2FP.F32.S32), which gives +0.0
+// where the PTX says -0.0. NVVM writes that select when it folds a negation or a
+// negative scale into the select a bool-to-float cast is (-(b ? 1 : 0) becomes
 // b ? -1.0 : -0.0), so -cast<f32>(b) * y was -0.0 on the device where every other
-// engine gives +0.0 (b false, y < 0): the cuda fuzz campaign's program 3100033
-// (bench/results/gpu-20261204-s19). The emitter keeps such selects out of the PTX
-// (scalar_ops.cpp: kc::fneg, kc::bool_to_float, kc::select_opaque); these tests
-// read the PTX offline and, on a device, compare with the interpreter bit for bit.
+// engine gives +0.0 (b false, y < 0): program 3100033. The emitter keeps such
+// selects out of the PTX (scalar_ops.cpp: kc::fneg, kc::bool_to_float,
+// kc::select_opaque); these tests read the PTX offline and, on a device, compare
+// with the interpreter bit for bit.
+//
+// CudaPtxasBoolBytes: an argmin over bools staged in shared memory, whose reads
+// NVVM had merged into 16-byte loads, took one byte from a stale register in
+// ptxas's code (program 4500528); the emitter reads such bytes one at a time.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -135,4 +143,23 @@ TEST(CudaNegativeZero, DeviceAgreesWithTheInterpreterBitForBit) {
             else compare(f32{});
         }
     }
+}
+
+// The argmin of a bool tile staged in shared memory reads its bytes one at a
+// time (emit_reduction.cpp: arg_reduce): the 16-byte loads NVVM otherwise makes
+// of them were where ptxas took a byte from a stale register (program 4500528).
+TEST(CudaPtxasBoolBytes, ArgminOfBoolsReadsSharedMemoryByteByByte) {
+    REQUIRE_NVRTC();
+    auto k = kernel("bool_argmin", [](View<const f32, 2> m, View<i32, 1> out) {
+        auto r = axis("r", 8), c = axis("c", 7);
+        for (auto& nest : parallel(shape(axis("one", 1)))) {
+            (void)nest;
+            auto b = m[coord(0, 0), shape(r, c)] >= 0.0f;
+            out(coord(0), shape(c)).store(cast<i32>(argmin(b, r)));
+        }
+    });
+    Tensor<f32> m({8, 7});
+    Tensor<i32> out({7});
+    const std::string ptx = generic_ptx(k, args_of(std::as_const(m).view(), out.view()), Precision::standard);
+    EXPECT_GE(count(ptx, "ld.volatile.shared.u8") + count(ptx, "ld.volatile.shared.s8"), 8) << ptx.substr(0, 2000);
 }

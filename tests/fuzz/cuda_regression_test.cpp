@@ -1,0 +1,36 @@
+// The programs the cuda fuzz campaigns found differing, replayed on interp and
+// cuda where a device is present (docs/fuzzing.md; bench/results/gpu-20261204-s19):
+// 3100033, -0.0 where the contract gives +0.0 (ptxas compiling a select of -1.0
+// against -0.0 as an integer select converted to float), and 4500528, an argmin
+// over equal bools giving 1 (ptxas reading one byte from a stale register). Both
+// are ptxas miscompiles the cuda emitter now steers around.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fuzz/campaign.h"
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+namespace {
+
+void replay(std::uint64_t seed, Precision precision) {
+    Target c = cuda();
+    if (!c.available()) GTEST_SKIP() << "no CUDA device: " << c.unavailable_reason();
+    CampaignOptions o;
+    o.seed = seed;
+    o.count = 1;
+    o.targets = {interp(), c};
+    o.compile = {.precision = precision};
+    o.limits.device = true;  // as `kiln fuzz --targets interp,cuda` generates them
+    const Summary s = run_campaign(o);
+    for (const Result& f : s.failures) ADD_FAILURE() << "program " << f.seed << ": " << verdict_name(f.verdict) << ": " << f.detail;
+    EXPECT_EQ(s.same, 1);
+}
+
+}  // namespace
+
+TEST(CudaFuzzRegression, Seed3100033NegatedBoolCastTimesANegativeIsPlusZero) { replay(3100033, Precision::exact); }
+
+TEST(CudaFuzzRegression, Seed4500528ArgminOfEqualBoolsIsZero) { replay(4500528, Precision::standard); }
