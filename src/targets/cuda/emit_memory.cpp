@@ -345,6 +345,13 @@ void load(Emitter& E, const Node& n) {
 }
 
 void store(Emitter& E, const Node& n) {
+    // An argument the kernel also loads, updated in place: every thread of the
+    // instance must have read its elements before one of them overwrites them. An
+    // exchange between the load and the store had a barrier; without one (a loop of
+    // no trips in between, say) the thread storing an element could run ahead of
+    // the others reading it, as the emulator's fibers showed (the fuzz program
+    // 6000178: one thread's store of a value the others then loaded).
+    if (E.loads_param(ir::param_index(n))) E.barrier();
     std::string a = "a" + num(ir::param_index(n));
     const Node* value = stored_registers(n.operands.back());
     Kind k = n.operands.back()->type.kind;  // the view's kind

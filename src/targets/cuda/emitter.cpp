@@ -41,6 +41,9 @@ Emitter::Emitter(const ir::Program& p, const EmitOptions& o) : p_(p), o_(o), low
     cluster_ = lowered_.layouts->cluster;
     instances_ = lowered_.layouts->instances_per_cta;
     largest_ = lowered_.layouts->largest;
+    ir::walk(p_.body, [&](const Node& n) {
+        if (n.op == OpCode::load) loaded_params_.insert(ir::param_index(n));
+    });
 }
 
 namespace {

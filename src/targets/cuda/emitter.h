@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <sstream>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,6 +40,8 @@ public:
     // ---- facts
     const ir::Program& program() const { return p_; }
     const EmitOptions& options() const { return o_; }
+    // Whether the kernel loads from argument `param` (which a store to it then updates in place).
+    bool loads_param(int param) const { return loaded_params_.count(param) != 0; }
     // Whether a store of f16/bf16 pairs canonicalises NaNs with the 16-bit minimum
     // (EmitOptions::nan_by_minimum: not in kernels holding loads ahead or shifting
     // runs); the store says it did with used_nan_by_minimum().
@@ -136,6 +139,7 @@ private:
     void prefetched_load(const Node& n);
 
     const ir::Program& p_;
+    std::set<int> loaded_params_;
     EmitOptions o_;
     passes::Lowered lowered_;  // the middle end's decisions (passes/lower.h)
     int threads_ = 32;     // of an instance
