@@ -192,18 +192,25 @@ inline float exp32(float x, unsigned& in_doubt) {
 // against 0.8%, and 7-10% less time in a softmax (bench/results/cpu-20261204.md).
 // exp32_fast takes the second where the machine has FMA (-march=native: x86-64
 // since Haswell, AArch64). cpu_exp32_fast_test checks both, <= 2 ulp on a stride.
-inline float exp32_fast_separate(float x) {
+template <bool fused> inline float exp32_fast_steps(float x) {
+    auto mul_add = [](float a, float b, float c) {
+        if constexpr (fused) return __builtin_fmaf(a, b, c);
+        else return a * b + c;
+    };
     // Written as max(x, -104) and min(., 89) select them (one instruction each):
     // a NaN becomes -104 here and the canonical NaN at the end.
     float c = x > -104.0f ? x : -104.0f;
     c = c < 89.0f ? c : 89.0f;
     const float big = 0x1.8p23f;
-    const float t = c * 0x1.715476p+0f + big;  // n in the low bits of t
+    const float t = mul_add(c, 0x1.715476p+0f, big);  // n in the low bits of t
     const float n = t - big;
-    const float r = (c - n * 0x1.62e4p-1f) - n * 0x1.7f7d1cp-20f;
-    const float r2 = r * r;
-    const float q = 0x1p-1f + r * (0x1.555556p-3f + r * (0x1.555556p-5f + r * (0x1.111112p-7f + r * (0x1.6c16c2p-10f + r * 0x1.a01a02p-13f))));
-    const float p = 1.0f + (r + r2 * q);
+    const float r = mul_add(-n, 0x1.7f7d1cp-20f, mul_add(-n, 0x1.62e4p-1f, c));  // the inner one exact
+    float q = mul_add(r, 0x1.a01a02p-13f, 0x1.6c16c2p-10f);
+    q = mul_add(r, q, 0x1.111112p-7f);
+    q = mul_add(r, q, 0x1.555556p-5f);
+    q = mul_add(r, q, 0x1.555556p-3f);
+    q = mul_add(r, q, 0x1p-1f);
+    const float p = 1.0f + mul_add(r * r, q, r);
     const int ni = (int)(__builtin_bit_cast(unsigned, t) - 0x4b400000u);
     const int n1 = ni >> 1, n2 = ni - n1;
     const float s1 = __builtin_bit_cast(float, (unsigned)(n1 + 127) << 23);
@@ -211,27 +218,8 @@ inline float exp32_fast_separate(float x) {
     const float y = (p * s1) * s2;
     return x != x ? __builtin_bit_cast(float, 0x7fc00000u) : y;
 }
-
-inline float exp32_fast_fused(float x) {
-    float c = x > -104.0f ? x : -104.0f;
-    c = c < 89.0f ? c : 89.0f;
-    const float big = 0x1.8p23f;
-    const float t = __builtin_fmaf(c, 0x1.715476p+0f, big);
-    const float n = t - big;
-    const float r = __builtin_fmaf(-n, 0x1.7f7d1cp-20f, __builtin_fmaf(-n, 0x1.62e4p-1f, c));  // the first is exact, as above
-    float q = __builtin_fmaf(r, 0x1.a01a02p-13f, 0x1.6c16c2p-10f);
-    q = __builtin_fmaf(r, q, 0x1.111112p-7f);
-    q = __builtin_fmaf(r, q, 0x1.555556p-5f);
-    q = __builtin_fmaf(r, q, 0x1.555556p-3f);
-    q = __builtin_fmaf(r, q, 0x1p-1f);
-    const float p = 1.0f + __builtin_fmaf(r * r, q, r);
-    const int ni = (int)(__builtin_bit_cast(unsigned, t) - 0x4b400000u);
-    const int n1 = ni >> 1, n2 = ni - n1;
-    const float s1 = __builtin_bit_cast(float, (unsigned)(n1 + 127) << 23);
-    const float s2 = __builtin_bit_cast(float, (unsigned)(n2 + 127) << 23);
-    const float y = (p * s1) * s2;
-    return x != x ? __builtin_bit_cast(float, 0x7fc00000u) : y;
-}
+inline float exp32_fast_separate(float x) { return exp32_fast_steps<false>(x); }
+inline float exp32_fast_fused(float x) { return exp32_fast_steps<true>(x); }
 
 inline float exp32_fast(float x) {
 #if defined(__FMA__) || defined(__aarch64__)
