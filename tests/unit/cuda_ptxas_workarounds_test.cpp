@@ -47,6 +47,7 @@ template <Element T> Kernel tile_kernel(const char* name, std::function<Tile<T>(
 
 struct Case {
     const char* name;
+    bool bf16;  // the kernel's y and out are bf16, else f32
     std::function<Kernel()> make;
 };
 
@@ -55,10 +56,10 @@ struct Case {
 // (held in float on the device, as f32 is).
 std::vector<Case> cases() {
     return {
-        {"negated_cast", [] { return tile_kernel<f32>("negated_cast", [](auto& b, auto& y) { return -cast<f32>(b) * y; }); }},
-        {"cast_times_minus_one", [] { return tile_kernel<f32>("cast_times_minus_one", [](auto& b, auto& y) { return cast<f32>(b) * -1.0f * y; }); }},
-        {"constant_arms", [] { return tile_kernel<f32>("constant_arms", [](auto& b, auto& y) { return ite(b, -1.0f, -0.0f) * y; }); }},
-        {"negated_cast_bf16", [] { return tile_kernel<bf16>("negated_cast_bf16", [](auto& b, auto& y) { return -cast<bf16>(b) * y; }); }},
+        {"negated_cast", false, [] { return tile_kernel<f32>("negated_cast", [](auto& b, auto& y) { return -cast<f32>(b) * y; }); }},
+        {"cast_times_minus_one", false, [] { return tile_kernel<f32>("cast_times_minus_one", [](auto& b, auto& y) { return cast<f32>(b) * -1.0f * y; }); }},
+        {"constant_arms", false, [] { return tile_kernel<f32>("constant_arms", [](auto& b, auto& y) { return ite(b, -1.0f, -0.0f) * y; }); }},
+        {"negated_cast_bf16", true, [] { return tile_kernel<bf16>("negated_cast_bf16", [](auto& b, auto& y) { return -cast<bf16>(b) * y; }); }},
     };
 }
 
@@ -85,7 +86,7 @@ TEST(CudaNegativeZero, PtxSelectsNoMinusOneAgainstMinusZero) {
         for (Precision p : {Precision::exact, Precision::standard}) {
             Tensor<f32> b({kN});
             std::string ptx;
-            if (std::string(c.name) == "negated_cast_bf16") {
+            if (c.bf16) {
                 Tensor<bf16> y({kN}), out({kN});
                 ptx = generic_ptx(c.make(), host_args(b, y, out), p);
             } else {
@@ -139,7 +140,7 @@ TEST(CudaNegativeZero, DeviceAgreesWithTheInterpreterBitForBit) {
                         << ", y " << ys[i] << "): cuda " << g << ", interp " << w;
                 }
             };
-            if (std::string(c.name) == "negated_cast_bf16") compare(bf16{});
+            if (c.bf16) compare(bf16{});
             else compare(f32{});
         }
     }
