@@ -399,8 +399,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 joined->kernel = fresh->kernel;
                 joined->spill_feedback = gave_up;
                 joined->has_text = true;
-                std::lock_guard<std::mutex> guard(l.mutex);
-                k = l.by_key[{fresh->key, device}] = joined;
+                k = file(joined);
             }
         } else {
             fetch_artifacts(*fresh, eo);
