@@ -49,3 +49,9 @@ TEST(EmulatedFuzz, StandardCampaignIsWithinBounds) { campaign(2000001, 12, Preci
 // no exchange (so no barrier) in between: the storing thread ran ahead of the others'
 // reads (emit_memory.cpp: store). Found by a campaign of this test's standard kind.
 TEST(EmulatedFuzz, Seed6000178InPlaceStoreWaitsForTheOtherThreadsLoads) { campaign(6000178, 1, Precision::exact); }
+
+// A persistent grid's CTA running a second instance with a misaligned row loaded
+// once for every instance, which the first instance had already completed in place,
+// shifted it again (emit_shifted_runs.cpp: unshift_runs). Found by a campaign of
+// this test's exact kind: an f64 mma over that row gave 19 where interp gives 12.
+TEST(EmulatedFuzz, Seed7000248AMisalignedRowLoadedOnceIsShiftedOnce) { campaign(7000248, 1, Precision::exact); }

@@ -55,6 +55,20 @@ Kernel gather_rows() {
     });
 }
 
+// y[r] = x[r] * w[1]: the weight is the second row of a two-row matrix, a vector
+// the same for every instance whose start is not 16-byte aligned (1283 bf16
+// columns: byte offset 2566).
+Kernel scale_by_second_row() {
+    return kernel("scale_by_second_row", [](View<const bf16, 2> x, View<const bf16, 2> w, View<bf16, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent<1>());
+        for (auto& nest : parallel(shape(axis("rows", y.extent<0>())))) {
+            auto origin = coord(nest.index(), 0);
+            auto weight = cast<f32>(w[coord(1, 0), shape(r, c)]);
+            y(origin, shape(r, c)).store(cast<bf16>(cast<f32>(x[origin, shape(r, c)]) * weight));
+        }
+    });
+}
+
 }  // namespace
 
 TEST(EmulatedGridPrefetch, WeightedRmsNormAheadAndOnce) {
@@ -95,4 +109,19 @@ TEST(EmulatedGridPrefetch, ALoadWhoseOriginIsLoadedGoesInItsTurn) {
     expect_interp_bytes(k, bufs);
     std::string ir = prefetch_ir(k, bufs);
     EXPECT_TRUE(contains(ir, "not issued ahead: its origin depends on another load")) << ir;
+}
+
+// A vector loaded once for every instance, misaligned: its runs are completed in
+// place by shuffles (emit_shifted_runs.h) when the first instance uses them, and
+// the CTA's later instances must find them complete, not shift them again (the
+// fuzz program 7000248 found the second shift: a scrambled row from the CTA's
+// second instance on).
+TEST(EmulatedGridPrefetch, AMisalignedVectorLoadedOnceIsShiftedOnce) {
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {7, 1283}, 71), cpu_diff::input(Kind::BF16, {2, 1283}, 72),
+                                cpu_diff::output(Kind::BF16, {7, 1283})};
+    auto k = scale_by_second_row();
+    expect_interp_bytes(k, bufs);
+    std::string plan = plan_of(k, bufs);
+    EXPECT_TRUE(contains(plan, "loaded once, before the first instance")) << plan;
+    EXPECT_TRUE(contains(plan, "misaligned rows as aligned vectors shifted between lanes")) << plan;
 }

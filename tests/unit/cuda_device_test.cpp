@@ -190,3 +190,37 @@ TEST(CudaDevice, NarrowStoresWriteEveryNanAsTheCanonicalNan) {
         }
     }
 }
+
+// A vector the same for every instance whose rows start off a 16-byte boundary (the
+// second row of a [2, 1283] bf16 matrix: byte offset 2566) is loaded once, before a
+// persistent CTA's first instance, and completed by shuffles where it is first used.
+// 20000 rows: more instances than the grid's resident CTAs, so each CTA runs several
+// with that one buffer, which must not be shifted again (emit_shifted_runs.cpp; the
+// emulator found it first: tests/emulated, AMisalignedVectorLoadedOnceIsShiftedOnce).
+TEST(CudaDevice, AMisalignedVectorLoadedOnceServesEveryInstanceOfAPersistentGrid) {
+    REQUIRE_DEVICE();
+    auto k = kernel("scale_by_second_row", [](View<const bf16, 2> x, View<const bf16, 2> w, View<bf16, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", y.extent(0))))) {
+            auto origin = coord(nest.index(), 0);
+            y(origin, shape(r, c)).store(cast<bf16>(cast<f32>(x[origin, shape(r, c)]) * cast<f32>(w[coord(1, 0), shape(r, c)])));
+        }
+    });
+    const std::int64_t rows = 20000, cols = 1283;
+    auto to_bf16 = [](const std::vector<float>& v) {
+        std::vector<bf16> b;
+        for (float f : v) b.emplace_back(f);
+        return b;
+    };
+    Tensor<bf16> x({rows, cols}, to_bf16(random_values<float>(static_cast<std::size_t>(rows * cols), 7, -4, 4)));
+    Tensor<bf16> w({2, cols}, to_bf16(random_values<float>(static_cast<std::size_t>(2 * cols), 8, -2, 2)));
+    Tensor<bf16> want({rows, cols});
+    k.launch(interp(), std::as_const(x).view(), std::as_const(w).view(), want.view());
+    auto xd = x.to(cuda()), wd = w.to(cuda());
+    auto yd = Tensor<bf16>({rows, cols}).to(cuda());
+    run_kernel(k, cuda(), args_of(std::as_const(xd), std::as_const(wd), yd), {.precision = Precision::exact}, Loc::here());
+    const auto got = yd.to(host()).values();
+    std::int64_t differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) differ += got[i].bits != want.values()[i].bits;
+    EXPECT_EQ(differ, 0) << "of " << got.size() << " elements";
+}

@@ -128,6 +128,10 @@ void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
                   "reinterpret_cast<" + st + "*>(&" + x + ")[k] = " + a + "[" + offset(n, c) + " + k];");
     E.close();
     E.line(slot + " = " + x + ";");
+    // The run is whole now. A buffer loaded once for every instance (grid_prefetch's
+    // invariant loads) is unshifted again by the CTA's next instance: shifting it a
+    // second time scrambled the row (the fuzz program 7000248, on the emulator).
+    E.line(shifts + "[q] = 0u;");
     E.close();
     E.close();
     E.close();
