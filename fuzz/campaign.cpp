@@ -75,8 +75,18 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
         if (r.verdict != Verdict::same) s.failures.push_back(r);
         if (on_result) on_result(r, s.programs);
     };
+    const bool budgeted = o.seconds > 0;
+    const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.seconds));
+    std::atomic<bool> out_of_time{false};
     auto work = [&] {
-        for (std::int64_t first; (first = next.fetch_add(batch)) < o.count;) {
+        for (std::int64_t first;;) {
+            // Checked before a batch is claimed: every claimed batch is run, so the
+            // programs run are always the campaign's first ones.
+            if (budgeted && std::chrono::steady_clock::now() >= deadline) {
+                out_of_time = true;
+                return;
+            }
+            if ((first = next.fetch_add(batch)) >= o.count) return;
             const std::int64_t last = std::min(o.count, first + batch);
             if (batch > 1) prepare_batch(o, first, last);
             for (std::int64_t i = first; i < last; ++i) check(i);
@@ -87,6 +97,7 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
     for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
     work();
     for (auto& t : threads) t.join();
+    s.stopped_early = out_of_time && s.programs < o.count;
     std::sort(s.failures.begin(), s.failures.end(), [](const Result& a, const Result& b) { return a.seed < b.seed; });
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return s;

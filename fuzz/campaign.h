@@ -21,6 +21,10 @@ struct CampaignOptions {
     // host-compiler run for all), then checks them one by one.
     int batch = 1;
     Limits limits;
+    // A time budget (0: none): once it is spent no job starts another batch, and the
+    // batches started finish, so the programs checked are the first ones, seeds
+    // seed .. seed + programs - 1, however many jobs ran (Summary::stopped_early).
+    double seconds = 0;
 };
 
 struct Summary {
@@ -28,6 +32,7 @@ struct Summary {
     std::int64_t raised = 0;       // of `same`: programs every target aborted with one error
     std::int64_t checked = 0, unchecked = 0;  // precision standard: output elements with a finite bound, and without
     double seconds = 0;
+    bool stopped_early = false;    // the time budget ended the campaign before `count` programs
     std::vector<Result> failures;  // in seed order
     bool passed() const { return programs == same; }
 };

@@ -26,6 +26,7 @@ struct FuzzOptions {
     std::vector<std::string> targets = {"interp", "cpu"};
     int jobs = 1;
     int batch = 1;
+    double seconds = 0;  // a time budget (campaign.h); 0: none
     std::string precision = "exact";
     bool show = false;
     std::uint64_t minimize = 0;
@@ -94,6 +95,7 @@ int run(const FuzzOptions& o) {
     c.count = o.count;
     c.jobs = o.jobs;
     c.batch = o.batch;
+    c.seconds = o.seconds;
     const std::string target_list = joined(o.targets, ",");
     if (!o.shrink.empty()) {
         if (o.count != 1) throw UsageError("--shrink edits one program: use it with --count 1");
@@ -133,6 +135,11 @@ int run(const FuzzOptions& o) {
                       << format_duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << ")" << std::endl;
     });
     progress.clear();
+    if (summary.stopped_early)
+        std::cout << "kiln fuzz: the time budget (--seconds " << o.seconds << ") ended the campaign after " << summary.programs << " of " << c.count
+                  << " programs"
+                  << (summary.programs > 0 ? ", seeds " + std::to_string(c.seed) + ".." + std::to_string(c.seed + static_cast<std::uint64_t>(summary.programs) - 1) : "")
+                  << std::endl;
     std::cout << summary.programs << " programs: " << summary.same << " identical, " << summary.differs << " differ, " << summary.invalid
               << " invalid, " << summary.internal << " internal errors (" << format_duration(summary.seconds) << "; " << summary.raised
               << " of the identical raised the same error on every target)" << std::endl;
@@ -157,6 +164,9 @@ Command fuzz_command(CLI::App& app) {
     sub->add_option("--batch", o->batch, "programs compiled together, in one host-compiler run on the cpu target")
         ->check(CLI::Range(1, 1024))
         ->capture_default_str();
+    sub->add_option("--seconds", o->seconds,
+                    "a time budget: start no program after this many seconds (those started finish; the ones checked are the first)")
+        ->check(CLI::PositiveNumber);
     add_precision_option(*sub, o->precision);
     sub->add_flag("--show", o->show, "print each program's recipe and IR first (use with --count 1)");
     o->minimize_option = sub->add_option("--minimize", o->minimize, "shrink failing program SEED while it still fails, and print it")

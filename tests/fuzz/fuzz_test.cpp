@@ -3,7 +3,9 @@
 // widen or move a run; a failure names the seed that reproduces it alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "fuzz/campaign.h"
@@ -48,6 +50,36 @@ TEST(Fuzz, EveryProgramIsValid) {
     o.count = 2000;
     o.targets = {interp()};
     expect_all_same(run_campaign(o), "interp");
+}
+
+// A time budget ends a campaign early with its first programs checked, however
+// many jobs took batches: the seeds run are seed .. seed + programs - 1, each once.
+TEST(Fuzz, ATimeBudgetChecksTheFirstProgramsAndSaysItStopped) {
+    CampaignOptions o;
+    o.seed = 2'000'000;
+    o.count = 1'000'000;  // far more than 0.3 s allows
+    o.targets = {interp()};
+    o.jobs = 3;
+    o.batch = 4;
+    o.seconds = 0.3;
+    std::mutex m;
+    std::vector<std::uint64_t> seeds;
+    const Summary s = run_campaign(o, [&](const Result& r, std::int64_t) {
+        std::lock_guard<std::mutex> g(m);
+        seeds.push_back(r.seed);
+    });
+    EXPECT_TRUE(s.stopped_early);
+    ASSERT_GT(s.programs, 0);
+    ASSERT_LT(s.programs, o.count);
+    std::sort(seeds.begin(), seeds.end());
+    ASSERT_EQ(static_cast<std::int64_t>(seeds.size()), s.programs);
+    for (std::size_t i = 0; i < seeds.size(); ++i) ASSERT_EQ(seeds[i], o.seed + i) << "the programs run are not the first ones";
+    // A campaign its budget does not end says so too.
+    o.count = 3;
+    o.seconds = 600;
+    const Summary whole = run_campaign(o);
+    EXPECT_FALSE(whole.stopped_early);
+    EXPECT_EQ(whole.programs, 3);
 }
 
 TEST(Fuzz, ASeedNamesOneProgram) {
