@@ -134,6 +134,10 @@ __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
 __device__ __forceinline__ float bool_to_float(bool b) { return b ? 1.0f : 0.0f; }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return c ? a : b; }
 __device__ __forceinline__ float fneg(float x) { return -x; }
+// prelude.cpp's "ptxas and negated int32 operands" helpers: the same values.
+__device__ __forceinline__ int smin32(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int smax32(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int neg32(int x) { return (int)(0u - (unsigned)x); }
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { return x != x ? h2f(0x7fff) : h2f(kiln_rt::f16_bits_from_double(x)); }
 __device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }

@@ -2,8 +2,11 @@
 // cuda where a device is present (docs/fuzzing.md; bench/results/gpu-20261204-s19):
 // 3100033, -0.0 where the contract gives +0.0 (ptxas compiling a select of -1.0
 // against -0.0 as an integer select converted to float), and 4500528, an argmin
-// over equal bools giving 1 (ptxas reading one byte from a stale register). Both
-// are ptxas miscompiles the cuda emitter now steers around.
+// over equal bools giving 1 (ptxas reading one byte from a stale register), and
+// 3710388 (bench/results/gpu-20261204-s20), a row minimum of a negated i32 row
+// giving -24 for -13 (ptxas fusing two signed minimums into a VIMNMX3 without the
+// negation of one operand). All three are ptxas miscompiles the cuda emitter now
+// steers around.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,3 +37,5 @@ void replay(std::uint64_t seed, Precision precision) {
 TEST(CudaFuzzRegression, Seed3100033NegatedBoolCastTimesANegativeIsPlusZero) { replay(3100033, Precision::exact); }
 
 TEST(CudaFuzzRegression, Seed4500528ArgminOfEqualBoolsIsZero) { replay(4500528, Precision::standard); }
+
+TEST(CudaFuzzRegression, Seed3710388RowMinimumOfANegatedRowKeepsTheNegation) { replay(3710388, Precision::exact); }

@@ -15,12 +15,22 @@
 // CudaPtxasBoolBytes: an argmin over bools staged in shared memory, whose reads
 // NVVM had merged into 16-byte loads, took one byte from a stale register in
 // ptxas's code (program 4500528); the emitter reads such bytes one at a time.
+//
+// CudaNegatedInt32MinMax: ptxas fuses two dependent signed 32-bit minimums (or
+// maximums) into a VIMNMX3 and drops the negation of an operand it folds into it,
+// min(min(a, -b), c) = min(a, b, c): a reduce_min of a negated i32 row gave -24
+// for -13 on the device (program 3710388, bench/results/gpu-20261204-s20). The
+// user's i8/i32 minimum and maximum compare in the unsigned order of the values
+// with the sign bit flipped, and an i32 negation is a not and an add
+// (prelude.cpp: "ptxas and negated int32 operands").
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <random>
+#include <set>
 #include <limits>
 #include <regex>
 #include <sstream>
@@ -163,4 +173,101 @@ TEST(CudaPtxasBoolBytes, ArgminOfBoolsReadsSharedMemoryByteByByte) {
     Tensor<i32> out({7});
     const std::string ptx = generic_ptx(k, args_of(std::as_const(m).view(), out.view()), Precision::standard);
     EXPECT_GE(count(ptx, "ld.volatile.shared.u8") + count(ptx, "ld.volatile.shared.s8"), 8) << ptx.substr(0, 2000);
+}
+
+namespace {
+
+// Three ways the user's code meets the fault: a row minimum of a negated row (the
+// fuzz program's), a chain of elementwise minimums and maximums over negations,
+// and an argmin over a negated row (whose running minimum NVVM makes a min.s32).
+template <Element T> Kernel negated_min_max(const char* name) {
+    return kernel(name, [](View<const T, 2> a, View<const T, 2> b, View<T, 2> row_min, View<T, 2> chain, View<i64, 2> arg) {
+        auto r = axis("r", 16), c = axis("c", 8), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("blocks", a.extent(0) / 16)))) {
+            auto origin = coord(nest.index() * 16, 0);
+            auto x = a[origin, shape(r, c)], y = b[origin, shape(r, c)];
+            row_min(origin, shape(r, one)).store(reshape(reduce(-x, c, minimum), shape(r, one)));
+            chain(origin, shape(r, c)).store(maximum(minimum(minimum(x, -y), -x), -(y + x)) + minimum(minimum(x, T(0) - y), y * T(-1)));
+            arg(origin, shape(r, one)).store(reshape(argmin(-x, c), shape(r, one)));
+        }
+    });
+}
+
+template <Element T> struct NegatedBuffers {
+    static constexpr std::int64_t rows = 64, cols = 8;
+    Tensor<T> a{{rows, cols}}, b{{rows, cols}}, row_min{{rows, 1}}, chain{{rows, cols}};
+    Tensor<i64> arg{{rows, 1}};
+    std::vector<detail::Arg> args() { return args_of(std::as_const(a).view(), std::as_const(b).view(), row_min.view(), chain.view(), arg.view()); }
+};
+
+}  // namespace
+
+// The PTX lines of a signed 32-bit min or max with an operand a neg.s32 wrote:
+// the pair ptxas fuses into a VIMNMX3 without the negation.
+std::vector<std::string> negated_signed_min_max(const std::string& ptx) {
+    static const std::regex neg(R"(neg\.s32\s+(%r\d+),)"), minmax(R"((min|max)\.s32\s+%r\d+,\s*(%r\d+),\s*(%r\d+);)");
+    std::set<std::string> negated;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), neg); it != std::sregex_iterator(); ++it) negated.insert((*it)[1]);
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), minmax); it != std::sregex_iterator(); ++it)
+        if (negated.count((*it)[2]) || negated.count((*it)[3])) found.push_back(it->str());
+    return found;
+}
+
+TEST(CudaNegatedInt32MinMax, NoSignedMinimumOrMaximumReadsANegation) {
+    REQUIRE_NVRTC();
+    NegatedBuffers<i32> i32s;
+    NegatedBuffers<i8> i8s;
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        for (const std::string& ptx : {generic_ptx(negated_min_max<i32>("negated_i32"), i32s.args(), p),
+                                       generic_ptx(negated_min_max<i8>("negated_i8"), i8s.args(), p)}) {
+            ASSERT_FALSE(ptx.empty());
+            const auto found = negated_signed_min_max(ptx);
+            EXPECT_TRUE(found.empty()) << found.size() << " signed min/max of a negation, first: " << found[0];
+            // The user's minimums and maximums, in the flipped unsigned order.
+            EXPECT_GT(count(ptx, "min.u32"), 0);
+            EXPECT_GT(count(ptx, "max.u32"), 0);
+        }
+    }
+}
+
+// The scan finds what it is for: the fuzz program's PTX before the change.
+TEST(CudaNegatedInt32MinMax, TheScanFindsTheHazard) {
+    const std::string ptx = "\tneg.s32 \t%r120, %r266;\n\tneg.s32 \t%r121, %r262;\n\tmin.s32 \t%r122, %r121, %r120;\n\tmin.s32 \t%r132, %r122, %r125;\n";
+    const auto found = negated_signed_min_max(ptx);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0], "min.s32 \t%r122, %r121, %r120;");
+}
+
+// On the device: bit for bit as the interpreter computes them, over values that
+// include the extremes (the negation of the smallest wraps to itself).
+TEST(CudaNegatedInt32MinMax, DeviceAgreesWithTheInterpreter) {
+    REQUIRE_DEVICE();
+    auto compare = [](auto tag, const char* name, int lo, int hi) {
+        using T = decltype(tag);
+        std::mt19937 g(17);
+        std::uniform_int_distribution<int> d(lo, hi);
+        NegatedBuffers<T> in, want;
+        std::vector<T> av, bv;
+        for (std::int64_t i = 0; i < in.rows * in.cols; ++i) {
+            av.push_back(static_cast<T>(i % 13 == 0 ? lo : i % 17 == 0 ? hi : d(g)));
+            bv.push_back(static_cast<T>(i % 11 == 0 ? lo : d(g)));
+        }
+        in.a = Tensor<T>({in.rows, in.cols}, av);
+        in.b = Tensor<T>({in.rows, in.cols}, bv);
+        want.a = in.a;
+        want.b = in.b;
+        run_kernel(negated_min_max<T>(name), interp(), want.args(), {.precision = Precision::exact}, Loc::here());
+        auto ad = in.a.to(cuda()), bd = in.b.to(cuda());
+        auto rd = Tensor<T>({in.rows, 1}).to(cuda()), cd = Tensor<T>({in.rows, in.cols}).to(cuda());
+        auto gd = Tensor<i64>({in.rows, 1}).to(cuda());
+        run_kernel(negated_min_max<T>(name), cuda(), args_of(std::as_const(ad), std::as_const(bd), rd, cd, gd), {.precision = Precision::exact},
+                   Loc::here());
+        EXPECT_EQ(rd.to(host()).values(), want.row_min.values()) << name << ": row minimums";
+        EXPECT_EQ(cd.to(host()).values(), want.chain.values()) << name << ": the chain";
+        EXPECT_EQ(gd.to(host()).values(), want.arg.values()) << name << ": argmin";
+    };
+    compare(i32{}, "negated_i32", std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
+    compare(i32{}, "negated_i32", -30, 30);
+    compare(i8{}, "negated_i8", -128, 127);
 }

@@ -68,6 +68,27 @@ __device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); re
 __device__ __forceinline__ float bool_to_float(bool b) { return opaque_bits(b ? 0x3f800000u : 0u); }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return opaque_bits(c ? __float_as_uint(a) : __float_as_uint(b)); }
 __device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+// ---- ptxas and negated int32 operands: ptxas (CUDA 13.0, sm_90a) fuses two
+// dependent signed 32-bit minimums (or maximums) into one VIMNMX3 and, where an
+// operand of the inner one is a negation, folds the negation into the VIMNMX3,
+// which keeps no negation: min(min(a, -b), c) computes min(a, b, c). A reduce_min
+// of a negated i32 row gave -24 where the contract gives -13 on the device (fuzz
+// program 3710388; the same SASS word for min(min(a, -b), c) as for
+// min(min(a, b), c)). So the user's i8/i32 minimum and maximum, and the reductions
+// and scans folding with them, compare the values with their sign bits flipped in
+// the unsigned order (the same order; ptxas keeps the negation before the flip),
+// and an i32 negation is a not and an add, which ptxas does not fold as one.
+__device__ __forceinline__ int smin32(int a, int b) {
+    int r;
+    asm("{ .reg .b32 x, y; xor.b32 x, %1, 0x80000000; xor.b32 y, %2, 0x80000000; min.u32 x, x, y; xor.b32 %0, x, 0x80000000; }" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ int smax32(int a, int b) {
+    int r;
+    asm("{ .reg .b32 x, y; xor.b32 x, %1, 0x80000000; xor.b32 y, %2, 0x80000000; max.u32 x, x, y; xor.b32 %0, x, 0x80000000; }" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ int neg32(int x) { int r; asm("{ .reg .b32 t; not.b32 t, %1; add.s32 %0, t, 1; }" : "=r"(r) : "r"(x)); return r; }
 // One rounding of a double (math results; casts from f64 and integers).
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h2f(h); }

@@ -60,7 +60,7 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
         switch (op) {
             case OpCode::neg:
                 if (k == Kind::I64) return call("kc::sub64", "0LL", x);
-                return k == Kind::I8 ? call("kc::w8", "-(long long)" + x) : call("kc::sub32", "0", x);
+                return k == Kind::I8 ? call("kc::w8", "-(long long)" + x) : call("kc::neg32", x);  // prelude: "ptxas and negated int32 operands"
             case OpCode::abs:
                 if (k == Kind::I64) return "(" + x + " < 0 ? kc::sub64(0LL, " + x + ") : " + x + ")";
                 if (k == Kind::I8) return call("kc::w8", "(" + x + " < 0 ? -(long long)" + x + " : (long long)" + x + ")");
@@ -103,8 +103,9 @@ std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, con
         return k == Kind::F64 ? call(fn, a, b) : round_float(k, call(fn + "f", a, b));
     }
     switch (op) {
-        case OpCode::maximum: return call("kc::imax", a, b);
-        case OpCode::minimum: return call("kc::imin", a, b);
+        // i8 and i32 are held in ints: prelude, "ptxas and negated int32 operands".
+        case OpCode::maximum: return call(k == Kind::I8 || k == Kind::I32 ? "kc::smax32" : "kc::imax", a, b);
+        case OpCode::minimum: return call(k == Kind::I8 || k == Kind::I32 ? "kc::smin32" : "kc::imin", a, b);
         case OpCode::logical_and: case OpCode::logical_or: case OpCode::logical_xor:
             return "(" + a + " " + std::string(ir::infix_operator(op)) + " " + b + ")";
         case OpCode::div:
