@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Written at the end of session 20, not yet run: the third ptxas workaround (a21e112)
+# on the device (CudaNegatedInt32MinMax, program 3710388 replayed), the cuda tests and
+# the catalog, compute-sanitizer over fuzzed programs (issue 15: every tool, the
+# programs counted by --seconds), then an exact campaign to the call's end.
+source bench/results/gpu-20261204-s20/common.sh
+build kiln_tool kiln_unit_tests kiln_fuzz_tests
+el tests
+build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*' > $r/regression-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|Failure|DIFFERS" $r/regression-tests.log | head
+build-gpu/tests/kiln_unit_tests --gtest_filter='Cuda*:ConcurrentLaunch*' > $r/cuda-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/cuda-tests.log | head
+el catalog
+$k compare --all --targets interp,cuda --precision exact --seed 7 > $r/compare-exact.log 2>&1; echo "rc $?"; tail -1 $r/compare-exact.log
+# Each tool over fuzzed programs of both precisions (seeds apart from the campaigns').
+for tool in memcheck racecheck synccheck initcheck; do
+  el "compute-sanitizer $tool"
+  KILN_CACHE_DIR=/tmp/ks-$tool compute-sanitizer --tool $tool --error-exitcode 9 $k fuzz --count 1000 --seed 5100001 --targets interp,cuda \
+    --precision exact --jobs 16 --batch 16 --seconds ${SANITIZER_SECONDS:-50} > $r/sanitizer-$tool.log 2>&1; echo "rc $?"
+  grep -E "time budget|^[0-9]+ programs:|ERROR SUMMARY|^program [0-9]+" $r/sanitizer-$tool.log | head -5
+done
+campaign exact 3800001 $(( $(left) - 20 ))
+finish
