@@ -8,6 +8,9 @@ build kiln_tool kiln_unit_tests kiln_fuzz_tests
 el tests
 build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*' > $r/regression-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|Failure|DIFFERS" $r/regression-tests.log | head
 build-gpu/tests/kiln_unit_tests --gtest_filter='Cuda*:ConcurrentLaunch*' > $r/cuda-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/cuda-tests.log | head
+# Again with every generic kernel's grid capped at 3 CTAs (KILN_CUDA_MAX_CTAS, session 20):
+# each CTA runs several instances in turn, as only persistent kernels did before.
+KILN_CUDA_MAX_CTAS=3 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaDevice.*:CudaNegatedInt32MinMax.*:CudaNegativeZero.*' > $r/capped-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/capped-tests.log | head
 el catalog
 $k compare --all --targets interp,cuda --precision exact --seed 7 > $r/compare-exact.log 2>&1; echo "rc $?"; tail -1 $r/compare-exact.log
 # Each tool over fuzzed programs of both precisions (seeds apart from the campaigns').
@@ -17,5 +20,8 @@ for tool in memcheck racecheck synccheck initcheck; do
     --precision exact --jobs 16 --batch 16 --seconds ${SANITIZER_SECONDS:-50} > $r/sanitizer-$tool.log 2>&1; echo "rc $?"
   grep -E "time budget|^[0-9]+ programs:|ERROR SUMMARY|^program [0-9]+" $r/sanitizer-$tool.log | head -5
 done
+# Half the rest with the grid capped (the seeds' programs then run several instances per CTA).
+half=$(( ($(left) - 40) / 2 ))
+KILN_CUDA_MAX_CTAS=3 campaign exact 3900001 $half
 campaign exact 3800001 $(( $(left) - 20 ))
 finish

@@ -249,6 +249,7 @@ public:
             s << "  grid: " << (instances + per_cta - 1) / per_cta << " CTAs (" << per_cta << " program instances" << nest << " each, "
               << k->kernel.threads / per_cta << " threads per instance), " << k->kernel.threads << " threads each";
         s << ", serial and pipeline nests as loops inside\n";
+        if (cu::max_ctas() > 0) s << "  grid capped at " << cu::max_ctas() << " CTAs by KILN_CUDA_MAX_CTAS: each CTA runs its instances in turn\n";
         if (k->kernel.persistent) {
             // The launch keeps the grid to the CTAs that fit at once (occupancy.h).
             s << "  persistent: ";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "support/environment.h"
+
 namespace kiln::cu {
 
 int resident_ctas(const CompiledKernel& k, const Device& d) {
@@ -17,10 +19,16 @@ int resident_ctas(const CompiledKernel& k, const Device& d) {
     return std::max(1, fit);
 }
 
+std::int64_t max_ctas() {
+    static const std::int64_t cap = support::env_integer("KILN_CUDA_MAX_CTAS", 1, 0x7fffffff).value_or(0);
+    return cap;
+}
+
 unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d) {
     const std::int64_t per_cta = std::max(1, k.kernel.instances_per_cta), cluster = std::max(1, k.kernel.cluster);
     std::int64_t ctas = (instances + per_cta - 1) / per_cta * cluster;  // a cluster of CTAs per instance
     if (k.kernel.persistent) ctas = std::min<std::int64_t>(ctas, std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors));
+    if (const std::int64_t cap = max_ctas(); cap > 0) ctas = std::min(ctas, std::max<std::int64_t>(1, cap / cluster) * cluster);
     // A whole number of clusters (the kernel's grid-stride loop covers the rest).
     return static_cast<unsigned>(std::min<std::int64_t>(ctas, 0x7fffffff / cluster * cluster));
 }

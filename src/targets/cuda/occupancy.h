@@ -18,9 +18,16 @@ namespace kiln::cu {
 // limit plus 1 KB, with 1 KB reserved per CTA. At least 1.
 int resident_ctas(const CompiledKernel& k, const Device& d);
 
+// KILN_CUDA_MAX_CTAS (1 to 2^31 - 1; 0 when unset): a cap on every generic
+// kernel's grid, for testing. The kernel's instances are a grid-stride loop, so a
+// capped grid still covers them, each CTA running several in turn, as a persistent
+// kernel's do: the code between one instance and the next (barriers, shared memory
+// reused, buffers loaded once or ahead) then runs on every kernel, on the device.
+std::int64_t max_ctas();
+
 // The CTAs for `instances` program instances, `cluster` CTAs for each when an
 // instance spans a cluster (instances beyond the grid are covered by the kernel's
-// grid-stride loop).
+// grid-stride loop), capped by max_ctas() (whole clusters, at least one).
 unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d);
 
 }  // namespace kiln::cu
