@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "cache/disk_cache.h"
 #include "fuzz/campaign.h"
 #include "fuzz/minimize.h"
 #include "options.h"
@@ -27,6 +28,7 @@ struct FuzzOptions {
     int jobs = 1;
     int batch = 1;
     double seconds = 0;  // a time budget (campaign.h); 0: none
+    bool disk_cache = false;  // file the campaign's kernels in the disk cache
     std::string precision = "exact";
     bool show = false;
     std::uint64_t minimize = 0;
@@ -82,6 +84,9 @@ int run_minimize(const FuzzOptions& o, const std::vector<Target>& targets, const
 
 int run(const FuzzOptions& o) {
     if (o.count < 1) throw UsageError("--count must be at least 1");
+    // Every program's kernel is compiled once and never again: filing each on disk
+    // would only fill the cache (and cost its writes, a few fsyncs a program).
+    if (!o.disk_cache) cache::DiskCache::keep_kernels_in_process_only();
     fuzz::CampaignOptions c;
     c.targets = compared_targets(o);
     // Device code cannot raise: programs for a device target use no bounds::check.
@@ -164,6 +169,8 @@ Command fuzz_command(CLI::App& app) {
     sub->add_option("--batch", o->batch, "programs compiled together, in one host-compiler run on the cpu target")
         ->check(CLI::Range(1, 1024))
         ->capture_default_str();
+    sub->add_flag("--disk-cache", o->disk_cache,
+                  "file the programs' kernels in the disk cache too (by default they stay in the process: each is compiled once and never again)");
     sub->add_option("--seconds", o->seconds,
                     "a time budget: start no program after this many seconds (those started finish; the ones checked are the first)")
         ->check(CLI::PositiveNumber);

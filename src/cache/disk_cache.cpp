@@ -4,6 +4,7 @@
 #include "cache/sha256.h"
 #include "support/warnings.h"
 
+#include <atomic>
 #include <kiln/error.h>
 
 #include <algorithm>
@@ -312,7 +313,14 @@ void warn_unusable(const IoError& e) {
 }
 }  // namespace
 
+namespace {
+std::atomic<bool> in_process_only{false};
+}  // namespace
+
+void DiskCache::keep_kernels_in_process_only() { in_process_only = true; }
+
 std::optional<DiskCache> DiskCache::open_or_warn() {
+    if (in_process_only) return std::nullopt;
     try {
         return DiskCache(default_root());
     } catch (const IoError& e) {

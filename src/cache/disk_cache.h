@@ -64,6 +64,11 @@ public:
     // process and the caller builds without caching: the cache only saves time.
     // The refusals above still throw.
     static std::optional<DiskCache> open_or_warn();
+    // For a process that compiles thousands of kernels it never runs again (kiln
+    // fuzz): from now on open_or_warn() gives nullopt, without a warning, so nothing
+    // is filed on disk (a campaign had filled the user's cache, 100 KB a program);
+    // the targets keep their kernels in the process as they do without a cache.
+    static void keep_kernels_in_process_only();
     explicit DiskCache(std::filesystem::path root);
 
     const std::filesystem::path& root() const { return root_; }
