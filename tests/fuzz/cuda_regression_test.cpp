@@ -39,3 +39,9 @@ TEST(CudaFuzzRegression, Seed3100033NegatedBoolCastTimesANegativeIsPlusZero) { r
 TEST(CudaFuzzRegression, Seed4500528ArgminOfEqualBoolsIsZero) { replay(4500528, Precision::standard); }
 
 TEST(CudaFuzzRegression, Seed3710388RowMinimumOfANegatedRowKeepsTheNegation) { replay(3710388, Precision::exact); }
+
+// Found on the emulator, whose persistent grids have three CTAs: a misaligned row
+// loaded once for every instance, shifted again by a CTA's second instance
+// (emit_shifted_runs.cpp). On a device it meets that code with the grid capped
+// (KILN_CUDA_MAX_CTAS=3: ctest's kiln_fuzz_tests_cuda_capped_grid).
+TEST(CudaFuzzRegression, Seed7000248AMisalignedRowLoadedOnceIsShiftedOnce) { replay(7000248, Precision::exact); }

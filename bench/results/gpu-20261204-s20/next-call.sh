@@ -10,6 +10,7 @@ build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*' > $r/regre
 build-gpu/tests/kiln_unit_tests --gtest_filter='Cuda*:ConcurrentLaunch*' > $r/cuda-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/cuda-tests.log | head
 # Again with every generic kernel's grid capped at 3 CTAs (KILN_CUDA_MAX_CTAS, session 20):
 # each CTA runs several instances in turn, as only persistent kernels did before.
+KILN_CUDA_MAX_CTAS=3 build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*' > $r/capped-regression-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|Failure|DIFFERS" $r/capped-regression-tests.log | head
 KILN_CUDA_MAX_CTAS=3 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaDevice.*:CudaNegatedInt32MinMax.*:CudaNegativeZero.*' > $r/capped-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/capped-tests.log | head
 el catalog
 $k compare --all --targets interp,cuda --precision exact --seed 7 > $r/compare-exact.log 2>&1; echo "rc $?"; tail -1 $r/compare-exact.log
