@@ -14,6 +14,7 @@ KILN_CUDA_MAX_CTAS=3 build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzReg
 KILN_CUDA_MAX_CTAS=3 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaDevice.*:CudaNegatedInt32MinMax.*:CudaNegativeZero.*' > $r/capped-tests.log 2>&1; echo "rc $?"; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" $r/capped-tests.log | head
 el catalog
 $k compare --all --targets interp,cuda --precision exact --seed 7 > $r/compare-exact.log 2>&1; echo "rc $?"; tail -1 $r/compare-exact.log
+KILN_CUDA_MAX_CTAS=3 $k compare --all --targets interp,cuda --precision exact --seed 7 > $r/compare-exact-capped.log 2>&1; echo "rc $?"; tail -1 $r/compare-exact-capped.log
 # Each tool over fuzzed programs of both precisions (seeds apart from the campaigns').
 for tool in memcheck racecheck synccheck initcheck; do
   el "compute-sanitizer $tool"
