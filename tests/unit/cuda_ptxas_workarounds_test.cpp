@@ -36,9 +36,11 @@
 #include <sstream>
 
 #include "cuda_test_util.h"
+#include "ptx_hazards.h"
 
 using namespace kiln;
 using namespace kiln::cuda_test;
+using namespace kiln::ptx_hazards;
 
 namespace {
 
@@ -71,17 +73,6 @@ std::vector<Case> cases() {
         {"constant_arms", false, [] { return tile_kernel<f32>("constant_arms", [](auto& b, auto& y) { return ite(b, -1.0f, -0.0f) * y; }); }},
         {"negated_cast_bf16", true, [] { return tile_kernel<bf16>("negated_cast_bf16", [](auto& b, auto& y) { return -cast<bf16>(b) * y; }); }},
     };
-}
-
-// The PTX lines selecting between the immediates -1.0 and -0.0 (either order).
-std::vector<std::string> hazardous_selects(const std::string& ptx) {
-    static const std::regex line(R"(selp\.f32[^;]*;)");
-    std::vector<std::string> found;
-    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), line); it != std::sregex_iterator(); ++it) {
-        const std::string s = it->str();
-        if (contains(s, "0fBF800000") && contains(s, "0f80000000")) found.push_back(s);
-    }
-    return found;
 }
 
 template <Element T> std::vector<detail::Arg> host_args(Tensor<f32>& m, Tensor<T>& y, Tensor<T>& out) {
@@ -201,18 +192,6 @@ template <Element T> struct NegatedBuffers {
 };
 
 }  // namespace
-
-// The PTX lines of a signed 32-bit min or max with an operand a neg.s32 wrote:
-// the pair ptxas fuses into a VIMNMX3 without the negation.
-std::vector<std::string> negated_signed_min_max(const std::string& ptx) {
-    static const std::regex neg(R"(neg\.s32\s+(%r\d+),)"), minmax(R"((min|max)\.s32\s+%r\d+,\s*(%r\d+),\s*(%r\d+);)");
-    std::set<std::string> negated;
-    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), neg); it != std::sregex_iterator(); ++it) negated.insert((*it)[1]);
-    std::vector<std::string> found;
-    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), minmax); it != std::sregex_iterator(); ++it)
-        if (negated.count((*it)[2]) || negated.count((*it)[3])) found.push_back(it->str());
-    return found;
-}
 
 TEST(CudaNegatedInt32MinMax, NoSignedMinimumOrMaximumReadsANegation) {
     REQUIRE_NVRTC();

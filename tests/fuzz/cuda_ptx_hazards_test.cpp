@@ -1,0 +1,58 @@
+// The fuzzer's programs compiled offline for sm_90a (NVRTC, no device) and their
+// PTX scanned for the patterns ptxas 13.0 compiles wrong (tests/unit/ptx_hazards.h):
+// the emitter's workarounds must hold over the programs campaigns generate, not only
+// over the kernels that found them. KILN_PTX_HAZARDS=SEED:COUNT scans a longer run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "fuzz/differential.h"
+#include "fuzz/program.h"
+#include "fuzz/recipe.h"
+#include "targets/cuda/kernel_cache.h"
+#include "targets/cuda/launch_args.h"
+#include "targets/cuda/nvrtc.h"
+#include "tests/unit/ptx_hazards.h"
+#include "trace/kernel_trace.h"
+
+using namespace kiln;
+
+TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    std::uint64_t first = 3700001;  // from session 20's device campaign
+    std::int64_t count = 12;
+    if (const char* env = std::getenv("KILN_PTX_HAZARDS")) {
+        const std::string s(env);
+        const auto colon = s.find(':');
+        first = std::stoull(s.substr(0, colon));
+        if (colon != std::string::npos) count = std::stoll(s.substr(colon + 1));
+    }
+    fuzz::Limits limits;
+    limits.device = true;  // as `kiln fuzz --targets interp,cuda` generates them
+    int compiled = 0;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
+        const fuzz::Recipe r = fuzz::make_recipe(seed, limits);
+        Kernel k = fuzz::build_kernel(r);
+        fuzz::Launch l = fuzz::make_launch(r);
+        auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
+        for (Precision precision : {Precision::exact, Precision::standard}) {
+            CompileOptions o{.precision = precision};
+            if (r.wide_index) o.index_width = IndexWidth::wide;
+            cu::EmitOptions e = cu::emit_options(l.args, o);
+            e.generic_kernel = true;  // beside a GEMM or attention kernel too
+            std::string ptx;
+            try {
+                ptx = cu::kernel_ptx(*cu::compiled_kernel(*program, e, nullptr, /*need_text=*/true));
+            } catch (const Error&) {
+                continue;  // refused on cuda (the campaign compares the refusal)
+            }
+            ++compiled;
+            const char* mode = precision == Precision::exact ? " exact" : " standard";
+            for (const auto& s : ptx_hazards::hazardous_selects(ptx)) ADD_FAILURE() << "program " << seed << mode << ": select of -1.0 against -0.0: " << s;
+            for (const auto& s : ptx_hazards::negated_signed_min_max(ptx)) ADD_FAILURE() << "program " << seed << mode << ": signed min/max of a negation: " << s;
+        }
+    }
+    EXPECT_GT(compiled, 0);
+}

@@ -1,0 +1,38 @@
+// Scans of PTX for what ptxas (CUDA 13.0) compiles wrong, each a pattern the cuda
+// emitter keeps out of what it hands NVRTC (tests/unit/cuda_ptxas_workarounds_test.cpp
+// says how each was found): the tests check the emitter's kernels with them, and
+// tests/fuzz/cuda_ptx_hazards_test.cpp the fuzzer's programs.
+#pragma once
+
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::ptx_hazards {
+
+// The PTX lines selecting between the immediates -1.0 and -0.0 (either order).
+inline std::vector<std::string> hazardous_selects(const std::string& ptx) {
+    static const std::regex line(R"(selp\.f32[^;]*;)");
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), line); it != std::sregex_iterator(); ++it) {
+        const std::string s = it->str();
+        if (s.find("0fBF800000") != std::string::npos && s.find("0f80000000") != std::string::npos) found.push_back(s);
+    }
+    return found;
+}
+
+// The PTX lines of a signed 32-bit min or max with an operand a neg.s32 wrote:
+// the pair ptxas fuses into a VIMNMX3 without the negation. (Register names are
+// per function: in a module of several, a name negated in one may over-report.)
+inline std::vector<std::string> negated_signed_min_max(const std::string& ptx) {
+    static const std::regex neg(R"(neg\.s32\s+(%r\d+),)"), minmax(R"((min|max)\.s32\s+%r\d+,\s*(%r\d+),\s*(%r\d+);)");
+    std::set<std::string> negated;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), neg); it != std::sregex_iterator(); ++it) negated.insert((*it)[1]);
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), minmax); it != std::sregex_iterator(); ++it)
+        if (negated.count((*it)[2]) || negated.count((*it)[3])) found.push_back(it->str());
+    return found;
+}
+
+}  // namespace kiln::ptx_hazards
