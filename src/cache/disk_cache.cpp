@@ -4,10 +4,10 @@
 #include "cache/sha256.h"
 #include "support/warnings.h"
 
-#include <atomic>
 #include <kiln/error.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -314,7 +314,7 @@ void warn_unusable(const IoError& e) {
 }  // namespace
 
 namespace {
-std::atomic<bool> in_process_only{false};
+std::atomic<bool> in_process_only{false};  // keep_kernels_in_process_only()
 }  // namespace
 
 void DiskCache::keep_kernels_in_process_only() { in_process_only = true; }
