@@ -29,11 +29,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
-#include <random>
-#include <set>
 #include <limits>
-#include <regex>
-#include <sstream>
+#include <random>
 
 #include "cuda_test_util.h"
 #include "ptx_hazards.h"
@@ -102,7 +99,7 @@ TEST(CudaNegativeZero, PtxSelectsNoMinusOneAgainstMinusZero) {
     }
 }
 
-// The regex finds what it is for: the select NVVM wrote before the emitter's change.
+// The scan finds what it is for: the select NVVM wrote before the emitter's change.
 TEST(CudaNegativeZero, TheScanFindsTheHazard) {
     const std::string ptx = "\tsetp.eq.s16 \t%p62, %rs31, 0;\n\tselp.f32 \t%f1, 0f80000000, 0fBF800000, %p62;\n\tselp.f32 \t%f2, 0f00000000, 0f3F800000, %p1;\n";
     auto found = hazardous_selects(ptx);
