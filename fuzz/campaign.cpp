@@ -50,6 +50,7 @@ void prepare_batch(const CampaignOptions& o, std::int64_t first, std::int64_t la
 Summary run_campaign(const CampaignOptions& o, const std::function<void(const Result&, std::int64_t done)>& on_result) {
     const auto start = std::chrono::steady_clock::now();
     Summary s;
+    s.target_seconds.assign(o.targets.size(), 0.0);
     std::mutex m;
     std::atomic<std::int64_t> next{0};
     const std::int64_t batch = std::max(1, o.batch);
@@ -60,10 +61,14 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
         try {
             r = check_program(seed, o.targets, o.compile, o.limits);
         } catch (const std::exception& e) {  // the generator itself failed: its bug, reported like the rest
-            r = Result{seed, Verdict::invalid, std::string("generating the program failed: ") + e.what()};
+            r = Result{};
+            r.seed = seed;
+            r.verdict = Verdict::invalid;
+            r.detail = std::string("generating the program failed: ") + e.what();
         }
         std::lock_guard<std::mutex> g(m);
         ++s.programs;
+        for (std::size_t t = 0; t < r.target_seconds.size(); ++t) s.target_seconds[t] += r.target_seconds[t];
         s.checked += r.checked;
         s.unchecked += r.unchecked;
         switch (r.verdict) {
@@ -88,7 +93,13 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
             }
             if ((first = next.fetch_add(batch)) >= o.count) return;
             const std::int64_t last = std::min(o.count, first + batch);
-            if (batch > 1) prepare_batch(o, first, last);
+            if (batch > 1) {
+                const auto prepared = std::chrono::steady_clock::now();
+                prepare_batch(o, first, last);
+                const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - prepared).count();
+                std::lock_guard<std::mutex> g(m);
+                s.prepare_seconds += seconds;
+            }
             for (std::int64_t i = first; i < last; ++i) check(i);
         }
     };

@@ -33,6 +33,10 @@ struct Summary {
     std::int64_t checked = 0, unchecked = 0;  // precision standard: output elements with a finite bound, and without
     double seconds = 0;
     bool stopped_early = false;    // the time budget ended the campaign before `count` programs
+    // Where the jobs' time went, summed over the jobs: tracing and compiling batches
+    // ahead, and each target's runs (check_program's Result::target_seconds).
+    double prepare_seconds = 0;
+    std::vector<double> target_seconds;
     std::vector<Result> failures;  // in seed order
     bool passed() const { return programs == same; }
 };

@@ -1,6 +1,7 @@
 #include "fuzz/differential.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <sstream>
 
@@ -78,6 +79,14 @@ Outcome run_on(const Kernel& k, const Target& t, const Launch& initial, const Co
         o.error = e.what();
         o.internal = true;
     }
+    return o;
+}
+
+// run_on, its wall time in `seconds` (run_on reports errors in the outcome, never throws).
+Outcome timed_run_on(const Kernel& k, const Target& t, const Launch& initial, const CompileOptions& options, double& seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    Outcome o = run_on(k, t, initial, options);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return o;
 }
 
@@ -184,7 +193,8 @@ Result check_recipe(const Recipe& r, const std::vector<Target>& targets, const C
     res.seed = r.seed;
     const Kernel k = build_kernel(r);
     const Launch initial = make_launch(r);
-    const Outcome ref = run_on(k, targets.at(0), initial, options);
+    res.target_seconds.assign(targets.size(), 0.0);
+    const Outcome ref = timed_run_on(k, targets.at(0), initial, options, res.target_seconds[0]);
     if (ref.error && (ref.internal || !r.may_raise)) {
         res.verdict = ref.internal ? Verdict::internal : Verdict::invalid;
         res.detail = targets[0].name() + " raised: " + *ref.error;
@@ -197,7 +207,7 @@ Result check_recipe(const Recipe& r, const std::vector<Target>& targets, const C
         bounds = standard_bounds(*program, initial.args, max_trips(r));
     }
     for (std::size_t t = 1; t < targets.size(); ++t) {
-        const Outcome got = run_on(k, targets[t], initial, options);
+        const Outcome got = timed_run_on(k, targets[t], initial, options, res.target_seconds[t]);
         if (ref.error) {
             // A program meant to raise: every target reports the same access, in the
             // same words (what the buffers hold after an error is unspecified).

@@ -49,6 +49,9 @@ struct Result {
     // Precision standard: output elements compared within a finite bound, and
     // those with none (the program's values there may differ without limit).
     std::int64_t checked = 0, unchecked = 0;
+    // Wall seconds each target took (compiling unless a batch compiled it ahead,
+    // placing the buffers, running, copying back), for a campaign's time report.
+    std::vector<double> target_seconds;
 };
 
 // Generates program `seed` and runs it on `targets` (the first is the reference).

@@ -62,6 +62,24 @@ void print_failure(const fuzz::Result& r, const std::string& reproduce) {
     std::cout << "program " << r.seed << ": " << fuzz::verdict_name(r.verdict) << ": " << r.detail << "\n  reproduce: " << reproduce << std::endl;
 }
 
+// Where the jobs' time went, so that a slow campaign shows what to speed up: each
+// target's runs (for the cuda target: copies, launches and the copies back, its
+// compiles being the batches' when --batch > 1), the batches compiled ahead, and
+// the rest (generating programs, comparing, waiting for a batch).
+void print_time_spent(const fuzz::Summary& s, const fuzz::CampaignOptions& c) {
+    if (s.programs == 0) return;
+    const auto jobs = std::clamp<std::int64_t>(c.jobs, 1, c.count);
+    const double all = s.seconds * static_cast<double>(jobs);
+    double accounted = s.prepare_seconds;
+    std::cout << "time, summed over " << jobs << (jobs == 1 ? " job" : " jobs") << " (" << format_duration(all) << "):";
+    for (std::size_t t = 0; t < c.targets.size() && t < s.target_seconds.size(); ++t) {
+        std::cout << (t ? ", " : " ") << c.targets[t].name() << " " << format_duration(s.target_seconds[t]);
+        accounted += s.target_seconds[t];
+    }
+    if (c.batch > 1) std::cout << ", compiling batches ahead " << format_duration(s.prepare_seconds);
+    std::cout << ", the rest " << format_duration(std::max(0.0, all - accounted)) << std::endl;
+}
+
 // --minimize SEED: the smallest recipe found that fails like program SEED.
 int run_minimize(const FuzzOptions& o, const std::vector<Target>& targets, const CompileOptions& compile) {
     const std::string flags = " --targets " + joined(o.targets, ",") + " --precision " + o.precision;
@@ -148,6 +166,7 @@ int run(const FuzzOptions& o) {
     std::cout << summary.programs << " programs: " << summary.same << " identical, " << summary.differs << " differ, " << summary.invalid
               << " invalid, " << summary.internal << " internal errors (" << format_duration(summary.seconds) << "; " << summary.raised
               << " of the identical raised the same error on every target)" << std::endl;
+    print_time_spent(summary, c);
     if (c.compile.precision == Precision::standard)
         std::cout << "precision standard: " << summary.checked << " output elements compared within their bounds, " << summary.unchecked
                   << " left unchecked (no finite bound: a comparison, an index or a division on values that may differ)" << std::endl;

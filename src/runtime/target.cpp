@@ -26,6 +26,14 @@ double TargetImpl::time_launch(const std::function<void()>& launch, bool flush_l
     launch();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+void TargetImpl::prepare_batch(const std::vector<Pending>& pending) {
+    for (const Pending& q : pending) {
+        try {
+            prepare(*q.program, *q.args, q.options, q.program->loc);
+        } catch (const std::exception&) {  // its launch compiles it again, and reports what went wrong
+        }
+    }
+}
 }  // namespace detail
 
 const std::string& Target::name() const { return impl_->name(); }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "fuzz/campaign.h"
 #include "tests/interop/interop_util.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/nvrtc.h"
@@ -558,4 +559,27 @@ TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {
     attention_variants::kernel_2d().launch(cuda(), std::as_const(q2d).view(), std::as_const(k2d).view(), std::as_const(v2d).view(), o2d.view());
     EXPECT_EQ(counts().last_block, 384u);
     EXPECT_EQ(counts().last_grid, 3u) << "ceil(300 / 128) CTAs";
+}
+
+// A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks
+// (TargetImpl::prepare_batch, one program at a time on this target), so that the
+// campaign's time report can tell NVRTC from the launches: every module of the
+// batch is loaded before its first program is checked, and the checks load none.
+TEST_F(FakeCuda, AFuzzBatchCompilesItsKernelsBeforeItsChecks) {
+    fuzz::CampaignOptions c;
+    c.seed = 7700001;
+    c.count = 4;
+    c.batch = 4;
+    c.targets = {interp(), cuda()};
+    c.limits.device = true;
+    long at_first_check = -1;
+    const fuzz::Summary s = fuzz::run_campaign(c, [&](const fuzz::Result&, std::int64_t done) {
+        if (done == 1) at_first_check = counts().module_loads;
+    });
+    EXPECT_EQ(s.programs, 4);
+    EXPECT_GE(at_first_check, 4) << "a module a program, loaded while the batch was prepared";
+    EXPECT_EQ(counts().module_loads, at_first_check) << "the launches compiled nothing more";
+    EXPECT_GT(s.prepare_seconds, 0.0);
+    ASSERT_EQ(s.target_seconds.size(), 2u);
+    EXPECT_GT(s.target_seconds[1], 0.0);
 }

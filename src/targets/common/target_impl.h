@@ -49,14 +49,15 @@ struct TargetImpl {
     // time where the target has one. flush_l2 evicts the cache first, untimed.
     virtual double time_launch(const std::function<void()>& launch, bool flush_l2);
     // Compiles several programs ahead of their launches, as one batch where the
-    // target can (the cpu target: one host-compiler run); launching them later
-    // compiles nothing more. Only a saving: a target may do nothing here.
+    // target can (the cpu target: one host-compiler run), else one by one with
+    // prepare(); launching them later compiles nothing more. Only a saving: a
+    // program that cannot be compiled here is left for its launch to report.
     struct Pending {
         const ir::Program* program = nullptr;
         const std::vector<Arg>* args = nullptr;
         CompileOptions options;
     };
-    virtual void prepare_batch(const std::vector<Pending>&) {}
+    virtual void prepare_batch(const std::vector<Pending>& pending);
 };
 
 // The targets kiln knows; each file under targets/ provides one factory.
