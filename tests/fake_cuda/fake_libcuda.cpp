@@ -5,6 +5,7 @@
  * points kiln binds are here, with the ABI of the symbols kiln binds them to. */
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -30,6 +31,14 @@ void fake_cuda_reset(void) { memset(&counts, 0, sizeof counts); }
 void fake_cuda_fail(CUresult at_next_sync, CUresult at_next_launch) {
     fail_next_sync = at_next_sync;
     fail_next_launch = at_next_launch;
+}
+
+/* FAKE_CUDA_REPORT=1: the counts on stderr when the process ends, for a tool run
+ * against the fake (how many modules a `kiln fuzz` campaign loads, say). */
+__attribute__((destructor)) static void report_counts(void) {
+    if (!getenv("FAKE_CUDA_REPORT")) return;
+    fprintf(stderr, "fake libcuda: %ld module loads, %ld launches, %ld context and %ld stream synchronisations, %ld+%ld copies (async+sync)\n",
+            counts.module_loads, counts.launches, counts.ctx_syncs, counts.stream_syncs, counts.async_copies, counts.sync_copies);
 }
 
 static void* context_of(int device) { return (void*)(uintptr_t)(0x1000 + device); }
