@@ -5,6 +5,7 @@
 // be the ones the grid loop derives).
 #include "cpu_diff.h"
 #include "cpu_source.h"
+#include "targets/cpu/emitter.h"
 
 using namespace kiln;
 using cpu_diff::Buffer;
@@ -123,7 +124,32 @@ TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
     EXPECT_TRUE(contains(src, "_0 = kiln_cpu::prefetch_window(args[0].view, 2, o, n, 4);")) << src;
     const std::size_t fold = src.find("for (int r = 1; r < 32; ++r) {");
     ASSERT_NE(fold, std::string::npos);
-    EXPECT_TRUE(contains(src.substr(fold, 200), "kiln_cpu::prefetch_step<false>(kiln_pf")) << src.substr(fold, 200);
+    // 32 rows of 1 KB: 32 KB, more than half of any L1d up to 64 KiB, so they go to L2
+    // two iterations ahead (the rows the iteration reads would be evicted otherwise).
+    ASSERT_LT(native::l1_data_cache_bytes(), 2 * 32 * 1024) << "a machine with a larger L1d than this test assumes";
+    EXPECT_TRUE(contains(src.substr(fold, 200), "kiln_cpu::prefetch_step<false, 2>(kiln_pf")) << src.substr(fold, 200);
+    EXPECT_TRUE(contains(src, "_ahead0 = l") && contains(src, "_i0 + 2 < l") && contains(src, "_i0 + 2 : l")) << src;
+}
+
+// A serial loop's windows that fit in half of L1 beside the iteration's own lines
+// are prefetched into L1 for the next iteration: 4 rows of 1 KB.
+TEST(CpuPrefetch, SmallSerialWindowsGoToL1ForTheNextIteration) {
+    auto kern = kernel("prefetched_column_sum_4", [](View<const f32, 2> x, View<f32, 1> y) {
+        auto r = axis("r", 4), c = axis("c", 256);
+        for (auto& nest : parallel(shape(axis("col_blocks", ceil_div(x.extent(1), 256))))) {
+            auto c0 = nest.index() * 256;
+            auto acc = zeros<f32>(shape(c));
+            for (auto& step : nest.serial(shape(axis("row_blocks", ceil_div(x.extent(0), 4)))))
+                acc = acc + reduce(x[coord(step.index() * 4, c0), shape(r, c)], r, add);
+            y(coord(c0), shape(c)).store(acc);
+        }
+    });
+    const std::vector<Buffer> bufs = {input(Kind::F32, {301, 512}, 97), output(Kind::F32, {512})};
+    expect_same(kern, bufs, {.precision = Precision::exact});
+    const std::string src = cpu_diff::cpu_source(kern, bufs);
+    ASSERT_GT(native::l1_data_cache_bytes(), 2 * 4 * 1024) << "a machine with a smaller L1d than this test assumes";
+    EXPECT_TRUE(contains(src, "kiln_cpu::prefetch_step<false>(kiln_pf")) << src;
+    EXPECT_FALSE(contains(src, "_i0 + 2")) << src;
 }
 
 }  // namespace

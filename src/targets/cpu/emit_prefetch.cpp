@@ -9,6 +9,8 @@
 // outside its view is skipped), so it is done in every precision.
 #include <algorithm>
 
+#include <unistd.h>
+
 #include "passes/loop_dependence.h"
 #include "targets/cpu/emit_expr.h"
 #include "targets/cpu/emitter.h"
@@ -50,7 +52,16 @@ bool varies_with_instance(const Node* v, const std::unordered_set<const Node*>& 
 
 }  // namespace
 
-std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& guard, const std::function<void()>& indices_ahead) {
+std::int64_t l1_data_cache_bytes() {
+    static const std::int64_t bytes = [] {
+        const long b = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+        return b > 0 ? static_cast<std::int64_t>(b) : std::int64_t{32 * 1024};
+    }();
+    return bytes;
+}
+
+std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& guard, bool may_reach_further,
+                                        const std::function<void(bool far)>& indices_ahead) {
     if (!opts_.prefetch) return "";
     const ir::Region& body = *loop.body;
     std::unordered_set<const Node*> inside, ok;
@@ -81,16 +92,24 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
         total += bytes;
     }
     if (windows.empty()) return "";
+    // The next iteration's windows, brought into L1 while this iteration reads its
+    // own, must fit there beside them. A column sum's 32 rows of 1 KB do not on a
+    // 32 KiB L1d (Zen 4): each evicted the other, and the kernel ran at half a plain
+    // loop's speed. Those go to L2 (prefetcht1) two iterations ahead, and the
+    // hardware brings each line the last step as it is read (0.50-0.62 -> 0.63-0.91
+    // of the loop there, bench/results/cpu-20261204.md, session 21).
+    const bool far = may_reach_further && 2 * total > l1_data_cache_bytes();
 
     const std::string prefix = "kiln_pf" + id(&loop) + "_";
     std::string step;
     for (std::size_t k = 0; k < windows.size(); ++k) {
         const std::string w = prefix + std::to_string(k);
         line("kiln_cpu::PrefetchLines " + w + "{nullptr, 0, 0, 0, 0};");
-        step += (k ? " " : "") + std::string("kiln_cpu::prefetch_step<") + (windows[k].access->op == OpCode::store ? "true" : "false") + ">(" + w + ");";
+        step += (k ? " " : "") + std::string("kiln_cpu::prefetch_step<") + (windows[k].access->op == OpCode::store ? "true" : "false") +
+                (far ? ", 2" : "") + ">(" + w + ");";
     }
     open("if (" + guard + ")");
-    indices_ahead();  // the loop's arguments now name the next iteration's indices
+    indices_ahead(far);  // the loop's arguments now name the indices ahead
     for (const Node* s : chain) {
         const std::string name = "v" + id(s) + "_ahead";
         line("const " + ctype(s->type.kind) + " " + name + " = " + element_expr(*s, "0") + ";");
@@ -122,7 +141,7 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
 
 std::string Emitter::emit_instance_prefetch(const Node& grid, const std::string& L) {
     // The next instance's indices, as the grid loop derives them from pid.
-    return emit_windows_ahead(grid, "pid + 1 < end", [&] {
+    return emit_windows_ahead(grid, "pid + 1 < end", /*may_reach_further=*/false, [&](bool) {
         const int rank = ir::loop_rank(grid);
         if (rank > 1) line("long long rest_ahead = pid + 1;");
         for (int k = rank - 1; k >= 0; --k) {
@@ -139,9 +158,10 @@ std::string Emitter::emit_iteration_prefetch(const Node& loop, const std::string
     // A serial loop of one dim: the next iteration is the index plus one. (Loops
     // of more dims and their carried slots are not looked into.)
     if (ir::loop_rank(loop) != 1) return "";
-    const std::string i = L + "_i0";
-    return emit_windows_ahead(loop, i + " + 1 < " + L + "_n0", [&] {
-        line("const long long " + L + "_ahead0 = " + i + " + 1;");
+    const std::string i = L + "_i0", n = L + "_n0";
+    return emit_windows_ahead(loop, i + " + 1 < " + n, /*may_reach_further=*/true, [&](bool far) {
+        // Two on where there is an iteration two on (the last but one prefetches the last).
+        line("const long long " + L + "_ahead0 = " + (far ? i + " + 2 < " + n + " ? " + i + " + 2 : " : std::string()) + i + " + 1;");
         for (const Node* a : loop.body->args)
             if (ir::slot(*a) == 0) storage_[a] = Storage{L + "_ahead0", false, 1};
     });

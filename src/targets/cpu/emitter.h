@@ -61,6 +61,11 @@ struct Index {
     std::vector<std::string> coords_along(const std::vector<std::int64_t>& along) const;
 };
 
+// The L1 data cache of this machine's cores in bytes (32 KiB where it cannot be
+// read): the kernels are compiled for this machine (-march=native), and a serial
+// loop's prefetch reaches further where its windows would crowd it (emit_prefetch.cpp).
+std::int64_t l1_data_cache_bytes();
+
 // The C++ spelling of a kind's tile element and its kiln_cpu::K_* class.
 std::string ctype(Kind k);
 std::string kind_class(Kind k);
@@ -184,8 +189,11 @@ private:
     // ... and at the top of a serial loop's iteration, the next iteration's.
     std::string emit_iteration_prefetch(const Node& loop, const std::string& L);
     // Both: the windows of `loop`'s body found computable ahead, declared, and set
-    // where `guard` holds after `indices_ahead` has named the next indices.
-    std::string emit_windows_ahead(const Node& loop, const std::string& guard, const std::function<void()>& indices_ahead);
+    // where `guard` holds after `indices_ahead` has named the indices ahead: the next
+    // ones, or, where `may_reach_further` and the windows would crowd L1
+    // (far_ahead), those two iterations on (indices_ahead's argument says which).
+    std::string emit_windows_ahead(const Node& loop, const std::string& guard, bool may_reach_further,
+                                   const std::function<void(bool far)>& indices_ahead);
     void copy_into(const Storage& dst, const Node* src);
     std::string access_context() const;  // "st, <access>, phase, pid" tail of an out_of_range call
     int access_number(const Node& n);
