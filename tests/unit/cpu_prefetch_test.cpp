@@ -127,7 +127,7 @@ TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
     // 32 rows of 1 KB: 32 KB, more than half of any L1d up to 64 KiB, so they go to L2
     // two iterations ahead (the rows the iteration reads would be evicted otherwise).
     ASSERT_LT(native::l1_data_cache_bytes(), 2 * 32 * 1024) << "a machine with a larger L1d than this test assumes";
-    EXPECT_TRUE(contains(src.substr(fold, 200), "kiln_cpu::prefetch_step<false, 2>(kiln_pf")) << src.substr(fold, 200);
+    EXPECT_TRUE(contains(src.substr(fold, 200), "kiln_cpu::prefetch_step<false, 2, 32>(kiln_pf")) << src.substr(fold, 200);
     EXPECT_TRUE(contains(src, "_ahead0 = l") && contains(src, "_i0 + 2 < l") && contains(src, "_i0 + 2 : l")) << src;
 }
 

@@ -349,10 +349,12 @@ inline __attribute__((always_inline)) PrefetchLines prefetch_window(const View& 
     const unsigned long long first = start & ~63ull, end = start + (unsigned long long)run * bytes;
     return {(const char*)first, 0, (long long)(end - first), stride, rows};
 }
-// The next prefetch_lines_per_step lines of a window (for writing: `write`), into L1
-// (locality 3) or, for windows too large to sit there beside the lines in use, L2 (2).
-template <bool write, int locality = 3> inline __attribute__((always_inline)) void prefetch_step(PrefetchLines& w) {
-    for (int i = 0; i < prefetch_lines_per_step && w.rows > 0; ++i) {
+// The next `lines` lines of a window (for writing: `write`), into L1 (locality 3) or,
+// for windows too large to sit there beside the lines in use, L2 (2), those taking
+// more lines a step so as to be issued early in the iteration (emit_prefetch.cpp).
+template <bool write, int locality = 3, int lines = prefetch_lines_per_step>
+inline __attribute__((always_inline)) void prefetch_step(PrefetchLines& w) {
+    for (int i = 0; i < lines && w.rows > 0; ++i) {
         __builtin_prefetch(w.row + w.offset, write, locality);
         w.offset += 64;
         if (w.offset >= w.row_bytes) w.offset = 0, w.row += w.stride, --w.rows;

@@ -95,9 +95,10 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
     // The next iteration's windows, brought into L1 while this iteration reads its
     // own, must fit there beside them. A column sum's 32 rows of 1 KB do not on a
     // 32 KiB L1d (Zen 4): each evicted the other, and the kernel ran at half a plain
-    // loop's speed. Those go to L2 (prefetcht1) two iterations ahead, and the
-    // hardware brings each line the last step as it is read (0.50-0.62 -> 0.63-0.91
-    // of the loop there, bench/results/cpu-20261204.md, session 21).
+    // loop's speed. Those go to L2 (prefetcht1) two iterations ahead, 32 lines a step
+    // (a column sum's 512 lines within its 31 fold steps; 16 left the last row out),
+    // and the hardware brings each line the last step as it is read (0.50-0.64 ->
+    // 0.69-0.83 of the loop there at 16 lines a step, bench/results/cpu-20261204.md).
     const bool far = may_reach_further && 2 * total > l1_data_cache_bytes();
 
     const std::string prefix = "kiln_pf" + id(&loop) + "_";
@@ -106,7 +107,7 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
         const std::string w = prefix + std::to_string(k);
         line("kiln_cpu::PrefetchLines " + w + "{nullptr, 0, 0, 0, 0};");
         step += (k ? " " : "") + std::string("kiln_cpu::prefetch_step<") + (windows[k].access->op == OpCode::store ? "true" : "false") +
-                (far ? ", 2" : "") + ">(" + w + ");";
+                (far ? ", 2, 32" : "") + ">(" + w + ");";
     }
     open("if (" + guard + ")");
     indices_ahead(far);  // the loop's arguments now name the indices ahead
