@@ -98,7 +98,7 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
     // loop's speed. Those go to L2 (prefetcht1) two iterations ahead, 32 lines a step
     // (a column sum's 512 lines within its 31 fold steps; 16 left the last row out),
     // and the hardware brings each line the last step as it is read (0.50-0.64 ->
-    // 0.69-0.83 of the loop there at 16 lines a step, bench/results/cpu-20261204.md).
+    // 0.83-1.03 of the loop there; 0.69-0.83 at 16 lines a step; bench/results/cpu-20261204.md).
     const bool far = may_reach_further && 2 * total > l1_data_cache_bytes();
 
     const std::string prefix = "kiln_pf" + id(&loop) + "_";
