@@ -248,16 +248,16 @@ TEST(AttentionKeyBlockDevice, EveryKeyBlockMatchesF64) {
 // value heads' indices live beside the query head's): 4-8 bytes, not asserted here.
 TEST(AttentionKeyBlock, TheCatalogKernelNeitherSpillsNorKeepsAStackFrame) {
     REQUIRE_NVRTC();
-    for (const std::int64_t d : {128})
-        for (const bool causal : {false, true}) {
-            SCOPED_TRACE("d" + std::to_string(d) + (causal ? " causal" : " full"));
-            Tensor<bf16> q({1, 4, 2048, d}), k({1, 4, 2048, d}), v({1, 4, 2048, d}), out({1, 4, 2048, d});
-            const Kernel att = catalog::make_attention_kernel<bf16>("attention_bf16", {128, 128, 1, causal, 0.125f, 0});
-            const auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), out.view());
-            const std::string plan = cuda_text(att, args, Precision::standard, What::plan);
-            const std::size_t at = plan.find("registers (attention kernel): ");
-            ASSERT_NE(at, std::string::npos) << plan;
-            const std::string line = plan.substr(at, plan.find('\n', at) - at);
-            EXPECT_NE(line.find("; stack 0 bytes; spills 0 bytes stored, 0 bytes loaded"), std::string::npos) << line;
-        }
+    constexpr std::int64_t d = 128;
+    for (const bool causal : {false, true}) {
+        SCOPED_TRACE(causal ? "causal" : "full");
+        Tensor<bf16> q({1, 4, 2048, d}), k({1, 4, 2048, d}), v({1, 4, 2048, d}), out({1, 4, 2048, d});
+        const Kernel att = catalog::make_attention_kernel<bf16>("attention_bf16", {128, 128, 1, causal, 0.125f, 0});
+        const auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), out.view());
+        const std::string plan = cuda_text(att, args, Precision::standard, What::plan);
+        const std::size_t at = plan.find("registers (attention kernel): ");
+        ASSERT_NE(at, std::string::npos) << plan;
+        const std::string line = plan.substr(at, plan.find('\n', at) - at);
+        EXPECT_NE(line.find("; stack 0 bytes; spills 0 bytes stored, 0 bytes loaded"), std::string::npos) << line;
+    }
 }

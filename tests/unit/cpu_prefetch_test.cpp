@@ -102,21 +102,26 @@ TEST(CpuPrefetch, OriginsFromLoadedValuesAreNotPrefetched) {
     EXPECT_TRUE(contains(src, "_0 = kiln_cpu::prefetch_window(args[2].view")) << src;
 }
 
-// A column sum written as users write it (one instance a block of columns, a serial
-// loop over blocks of rows): each iteration prefetches the next block of rows, one
-// row of it a step of the reduction's fold, and the rows' box spans the view's row
-// stride. 300 rows: the last block runs past the view (its box is not prefetched).
-TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
-    auto kern = kernel("prefetched_column_sum", [](View<const f32, 2> x, View<f32, 1> y) {
-        auto r = axis("r", 32), c = axis("c", 256);
+// A column sum written as users write it: one instance a block of 256 columns, a
+// serial loop over blocks of `rows` rows.
+Kernel column_sum(const std::string& name, std::int64_t rows) {
+    return kernel(name, [rows](View<const f32, 2> x, View<f32, 1> y) {
+        auto r = axis("r", rows), c = axis("c", 256);
         for (auto& nest : parallel(shape(axis("col_blocks", ceil_div(x.extent(1), 256))))) {
             auto c0 = nest.index() * 256;
             auto acc = zeros<f32>(shape(c));
-            for (auto& step : nest.serial(shape(axis("row_blocks", ceil_div(x.extent(0), 32)))))
-                acc = acc + reduce(x[coord(step.index() * 32, c0), shape(r, c)], r, add);
+            for (auto& step : nest.serial(shape(axis("row_blocks", ceil_div(x.extent(0), rows)))))
+                acc = acc + reduce(x[coord(step.index() * rows, c0), shape(r, c)], r, add);
             y(coord(c0), shape(c)).store(acc);
         }
     });
+}
+
+// Each iteration of the column sum prefetches a later block of rows, one row of it a
+// step of the reduction's fold, and the rows' box spans the view's row stride. 300
+// rows: the last block runs past the view (its box is not prefetched).
+TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
+    auto kern = column_sum("prefetched_column_sum", 32);
     const std::vector<Buffer> bufs = {input(Kind::F32, {300, 1024}, 96), output(Kind::F32, {1024})};
     expect_same(kern, bufs, {.precision = Precision::exact});
     expect_same(kern, bufs, {.precision = Precision::standard});
@@ -134,16 +139,7 @@ TEST(CpuPrefetch, SerialLoopsPrefetchTheNextIterationsRows) {
 // A serial loop's windows that fit in half of L1 beside the iteration's own lines
 // are prefetched into L1 for the next iteration: 4 rows of 1 KB.
 TEST(CpuPrefetch, SmallSerialWindowsGoToL1ForTheNextIteration) {
-    auto kern = kernel("prefetched_column_sum_4", [](View<const f32, 2> x, View<f32, 1> y) {
-        auto r = axis("r", 4), c = axis("c", 256);
-        for (auto& nest : parallel(shape(axis("col_blocks", ceil_div(x.extent(1), 256))))) {
-            auto c0 = nest.index() * 256;
-            auto acc = zeros<f32>(shape(c));
-            for (auto& step : nest.serial(shape(axis("row_blocks", ceil_div(x.extent(0), 4)))))
-                acc = acc + reduce(x[coord(step.index() * 4, c0), shape(r, c)], r, add);
-            y(coord(c0), shape(c)).store(acc);
-        }
-    });
+    auto kern = column_sum("prefetched_column_sum_4", 4);
     const std::vector<Buffer> bufs = {input(Kind::F32, {301, 512}, 97), output(Kind::F32, {512})};
     expect_same(kern, bufs, {.precision = Precision::exact});
     const std::string src = cpu_diff::cpu_source(kern, bufs);
