@@ -8,7 +8,7 @@
 # one (NVRTC scales: 4.38 -> 2.35 s for 32 programs, docs/fuzzing.md).
 # Then exact campaigns with the fastest layout to the call's end. Seeds carry on from
 # session 21's exact campaign (3801521..3817504): each process takes a range of its own.
-source bench/results/gpu-20261204-s21/common.sh
+source bench/results/gpu-20261204-s22/common.sh
 build kiln_tool
 # `procs` processes of `jobs` jobs each, for `secs` seconds, in precision $1, process i from
 # seed $2 + i * 20000; prints the programs a second of all of them together.
