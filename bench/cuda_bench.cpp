@@ -110,6 +110,15 @@ Kernel probe_kernel() {
         for (auto& nest : parallel(shape(axis("one", 1)))) y(coord(nest.index()), shape(1)).store(full<f32>(shape(1), 4.0f));
     });
 }
+// A second kernel of the warm-cache rows, launched after probe_kernel in the same
+// fresh process: its warm hit is what every kernel after a process's first pays
+// (the first also pays for code and data the process touches for the first time:
+// 0.44 ms against 0.13 ms on the 2-core machine against the stand-in driver).
+Kernel second_probe_kernel() {
+    return kernel("bench_probe_second", [](View<f32, 1> y) {
+        for (auto& nest : parallel(shape(axis("one", 1)))) y(coord(nest.index()), shape(1)).store(full<f32>(shape(1), 5.0f));
+    });
+}
 
 struct Row {
     std::string what;
@@ -177,19 +186,28 @@ std::vector<Row> cache_rows(const std::string& argv0) {
     double cold_ms = seconds_since(t0) * 1e3;
     rows.push_back({"first launch, empty cache (NVRTC compile)", cold_ms, 0, "ms", "", "-"});
 
-    probe_kernel().launch(cuda(), yd);  // fills the cache for the children
+    // Fill the cache for the children, each kernel checked.
+    second_probe_kernel().launch(cuda(), yd);
+    double got_second = yd.to(host())[0];
+    probe_kernel().launch(cuda(), yd);
     double got = yd.to(host())[0];
-    std::vector<double> fresh;
+    std::vector<double> fresh, fresh_second;
     for (int i = 0; i < 21; ++i) {
         FILE* p = ::popen((argv0 + " x --probe-cache").c_str(), "r");
-        double ms = -1;
-        if (p && std::fscanf(p, "%lf", &ms) == 1) fresh.push_back(ms);
+        double ms = -1, second_ms = -1;
+        if (p && std::fscanf(p, "%lf %lf", &ms, &second_ms) == 2) {
+            fresh.push_back(ms);
+            fresh_second.push_back(second_ms);
+        }
         if (p) ::pclose(p);
     }
+    auto least = [](const std::vector<double>& v) { return v.empty() ? -1.0 : *std::min_element(v.begin(), v.end()); };
     char check[96];
-    std::snprintf(check, sizeof check, "median of %zu processes, min %.3f ms; y = %.1f (want 4.0)", fresh.size(),
-                  fresh.empty() ? -1.0 : *std::min_element(fresh.begin(), fresh.end()), got);
+    std::snprintf(check, sizeof check, "median of %zu processes, min %.3f ms; y = %.1f (want 4.0)", fresh.size(), least(fresh), got);
     rows.push_back({"warm cache hit, fresh process (first launch)", median(fresh), 1.0, "ms", "issue #5 bar", check});
+    std::snprintf(check, sizeof check, "median of %zu processes, min %.3f ms; y = %.1f (want 5.0)", fresh_second.size(), least(fresh_second),
+                  got_second);
+    rows.push_back({"warm cache hit, fresh process (a second kernel)", median(fresh_second), 0.2, "ms", "issue #11 bar", check});
 
     std::vector<double> in_process;
     for (int i = 0; i < 50; ++i) {
@@ -226,7 +244,10 @@ int main(int argc, char** argv) {
         auto yd = y.to(cuda());
         auto t0 = Clock::now();
         probe_kernel().launch(cuda(), yd);
-        std::printf("%.6f\n", seconds_since(t0) * 1e3);
+        double first_ms = seconds_since(t0) * 1e3;
+        t0 = Clock::now();
+        second_probe_kernel().launch(cuda(), yd);
+        std::printf("%.6f %.6f\n", first_ms, seconds_since(t0) * 1e3);
         return 0;
     }
     std::vector<Row> rows;
