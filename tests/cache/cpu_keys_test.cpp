@@ -170,6 +170,28 @@ TEST_F(CpuKeys, AWrappersCompilerIsIdentifiedByItsOwnFile) {
     fs::remove_all(dir);
 }
 
+// GCC's kernels carry the flag that keeps its x86 backend from broadcasting a wide
+// constant from its first word (host_compiler.cpp: kGnuFlags; the regression is
+// tests/fuzz/cpu_regression_test.cpp); a compiler whose --version is not GCC's does
+// not get the GCC-only flag, which it could reject.
+TEST(HostCompilerFlags, OnlyGccGetsItsWideConstantWorkaround) {
+    namespace fs = std::filesystem;
+    const std::string workaround = "-mtune-ctrl=^inter_unit_moves_to_vec";
+    std::string why;
+    if (auto gcc = native::describe_compiler("g++", &why)) {
+        EXPECT_NE(gcc->flags_text().find(workaround), std::string::npos) << gcc->flags_text();
+    }
+    auto dir = fs::path(testing::TempDir()) / ("kiln-notgcc-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "otherc++") << "#!/bin/sh\necho 'Other clang version 99.0'\n";
+    fs::permissions(dir / "otherc++", fs::perms::owner_all);
+    auto other = native::describe_compiler((dir / "otherc++").string(), &why);
+    ASSERT_TRUE(other) << why;
+    EXPECT_EQ(other->flags_text().find(workaround), std::string::npos) << other->flags_text();
+    fs::remove_all(dir);
+}
+
 TEST(CpuIndexRecord, RoundTripsAndRejectsMalformedText) {
     native::IndexRecord r{std::string(64, 'a'), 4096};
     std::string text = native::format_record(r);

@@ -38,6 +38,17 @@ namespace {
 const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
                                          "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w"};
 
+// GCC only: its x86 backend (12.2, and so far every version seen) may load a
+// 256- or 512-bit constant as one 32- or 64-bit value broadcast to every lane when
+// the constant's stored words repeat: it compares the words the wide constant keeps
+// and forgets that the missing upper ones are zeros. {1, 1, 1, 1, 1, 1, 0, 0} as
+// eight floats, a folded `iota < 6` mask, became eight ones on an AVX-512 host
+// (kiln fuzz program 80239140, a loop's carried row initialised from such a mask;
+// tests/unit/cpu_gcc_wide_constant_test.cpp). GCC tries that broadcast only when it
+// may move a general register into a vector register directly, a tuning choice
+// this turns off (such moves go through memory, which costs nothing measurable here).
+const std::vector<std::string> kGnuFlags = {"-mtune-ctrl=^inter_unit_moves_to_vec"};
+
 // Runs argv, returning its exit status (-1 if it could not start) and its
 // combined stdout and stderr in *output.
 int run_process(const std::vector<std::string>& argv, std::string* output) {
@@ -178,6 +189,15 @@ std::string command_identity(const std::vector<std::string>& command, const std:
     return id;
 }
 
+// Whether the command is GCC's C++ compiler (under any name: c++, a ccache
+// wrapper): its --version names the Free Software Foundation; clang's does not.
+bool is_gnu_compiler(const std::vector<std::string>& command) {
+    std::vector<std::string> argv = command;
+    argv.push_back("--version");
+    std::string out;
+    return run_process(argv, &out) == 0 && out.find("Free Software Foundation") != std::string::npos;
+}
+
 }  // namespace
 
 const std::string& host_cpu_identity() {
@@ -215,6 +235,7 @@ std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string*
     c.command = command;
     c.identity = command_identity(command, executable);
     c.flags = kFlags;
+    if (is_gnu_compiler(command)) c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
     c.host_cpu = host_cpu_identity();
     return c;
 }

@@ -1,0 +1,27 @@
+// Programs the interp vs cpu fuzz campaigns found differing, replayed from their
+// seeds (docs/fuzzing.md). 80239140 (session 22, bench/results/fuzz-cpu-20261204.md):
+// a serial loop's carried f32 row initialised from cast<f32>(iota < 6) came out as
+// eight ones on an AVX-512 host. GCC's x86 backend loaded the folded constant
+// {1, 1, 1, 1, 1, 1, 0, 0} as 1.0 broadcast to every lane; the cpu target's GCC
+// flags now turn that path off (targets/common/host_compiler.cpp: kGnuFlags).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fuzz/differential.h"
+#include "fuzz/minimize.h"
+#include "fuzz/recipe.h"
+
+using namespace kiln;
+using namespace kiln::fuzz;
+
+TEST(CpuFuzzRegression, Seed80239140MaskRowIsNotBroadcastFromItsFirstWord) {
+    // The program as `kiln fuzz --minimize 80239140` shrank it (it differs in full too).
+    const Recipe r = apply_edits(make_recipe(80239140), {"view-:0", "scalar-:0", "trips=1", "serial", "grid=1:0", "axis/2:0", "axis/2:0",
+                                                          "extents/2:3", "extents/2:3", "extents/2:2", "extents/2:1", "extents/2:0", "plain:3",
+                                                          "plain:1", "ops_in_loop-1", "axis/2:0"});
+    const Result shrunk = check_recipe(r, {interp(), cpu()}, {.precision = Precision::exact});
+    EXPECT_EQ(shrunk.verdict, Verdict::same) << shrunk.detail;
+    const Result whole = check_program(80239140, {interp(), cpu()}, {.precision = Precision::exact});
+    EXPECT_EQ(whole.verdict, Verdict::same) << whole.detail;
+}
