@@ -113,6 +113,11 @@ struct EmitOptions {
     // The share of a row a thread holds is divided by this (cuda_layout.h):
     // kernel_cache.cpp doubles it while ptxas spills under the register cap.
     int layout_split = 1;
+    // Float division whose divisor is one value for a thread's run (softmax's
+    // e / sum) as kc::fdiv_shared: the same bits, the reciprocal once a run and no
+    // special-function-unit op a quotient (prelude). Off until measured on a device;
+    // KILN_CUDA_SHARED_DIVISOR=1 turns it on (A/B).
+    bool shared_divisor = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;

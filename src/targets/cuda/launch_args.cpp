@@ -71,6 +71,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.grid_prefetch = prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;
     o.cluster_rows = cluster;
+    static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
+    o.shared_divisor = shared_divisor;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && has_misaligned_rows(args);
     return o;

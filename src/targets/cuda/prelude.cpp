@@ -108,6 +108,35 @@ __device__ __forceinline__ float kmin(float a, float b) {
     const float r = a < b ? a : (a > b ? b : equal);
     return a != a || b != b ? a + b : r;
 }
+// ---- f32 division by a divisor many quotients share (softmax's e / sum: the
+// emitter calls this where the divisor is broadcast along a thread's run, when
+// EmitOptions::shared_divisor is on: KILN_CUDA_SHARED_DIVISOR=1 until an H200
+// A/B decides whether it pays; SASS: 6 instructions a quotient, none on the
+// special function unit, against div.rn.f32's 8 with a MUFU.RCP and an FCHK). The
+// same bits as a / b (div.rn.f32) in every case: y = RN(1/b) is computed once for
+// all the quotients with this divisor (NVVM merges and hoists the pure
+// __frcp_rn), then each quotient is q0 = RN(a y) corrected once by the exact
+// residual a - b q0 (Markstein): one multiply and two fmas, where div.rn.f32 takes
+// a reciprocal on the special function unit, four fmas and a range check per
+// quotient. The correction rounds correctly while nothing underflows or
+// overflows: with |a| and |b| in [2^-62, 2^62] every intermediate is a normal
+// float and the result scales exactly with the operands' exponents, so every
+// dividend significand against 21,200 divisor significands (all ones, near one,
+// near two and random: 1.8e11 pairs, bench/results/cuda-shared-divisor-20261204/;
+// tests/unit/cuda_shared_divisor_test.cpp runs 32 of them) stands for the range. Outside it (zeros, subnormals, huge values, inf,
+// NaN: the comparisons fail) the quotient is div.rn.f32's own.
+// (The divisor's test is its own value and the dividend's joins it with &, not &&,
+// so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
+__device__ __forceinline__ float fdiv_shared(float a, float b) {
+    const float y = __frcp_rn(b);
+    const float aa = fabsf(a), ab = fabsf(b);
+    const bool divisor_in_range = ab >= 0x1p-62f && ab <= 0x1p62f;
+    if (divisor_in_range & (aa >= 0x1p-62f) & (aa <= 0x1p62f)) {
+        const float q0 = __fmul_rn(a, y);
+        return __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0);
+    }
+    return __fdiv_rn(a, b);
+}
 // Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
 // unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
 // __expf). exp_fast_diff: e^(x - m) as 2^(x log2(e) - m log2(e)), one fma before the

@@ -181,6 +181,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
     key.add("cluster rows", o.cluster_rows ? "1" : "0");
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
+    key.add("shared divisor", o.shared_divisor ? "1" : "0");
     key.add("gemm tile", std::to_string(o.gemm_bm) + "x" + std::to_string(o.gemm_bn));
     key.add("gemm split k", o.gemm_split_k ? "1" : "0");
     key.add("gemm cluster", std::to_string(o.gemm_cluster));

@@ -128,11 +128,34 @@ std::string compare_expr(OpCode op, const std::string& a, const std::string& b) 
     return "(" + a + " " + std::string(ir::infix_operator(op)) + " " + b + ")";
 }
 
+namespace {
+
+// Whether the divisor of float division `n` is one value for a thread's whole run
+// of elements (runs lie along the last dimension): a scalar, or a value broadcast
+// along the last dimension (softmax's row sum). Then kc::fdiv_shared computes its
+// reciprocal once for the run (prelude). A divisor known at compile time is left
+// to NVVM, which turns a power of two into a multiplication.
+bool divisor_shared_along_run(const Node& n) {
+    const Node& d = *n.operands[1];
+    if (n.type.dims.empty() || compile_time_known(d)) return false;
+    if (d.type.dims.empty()) return true;
+    if (d.op != OpCode::broadcast) return false;
+    const std::int64_t last = static_cast<std::int64_t>(n.type.dims.size()) - 1;
+    for (std::int64_t to : ir::dim_map(d))
+        if (to == last) return false;
+    return true;
+}
+
+}  // namespace
+
 std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& x) {
     Kind k = n.type.kind;
     switch (ir::category(n.op)) {
         case ir::OpCategory::unary: return unary_expr(e, n.op, k, x[0]);
-        case ir::OpCategory::binary: return binary_expr(e, n.op, k, x[0], x[1]);
+        case ir::OpCategory::binary:
+            // The same bits as a / b, in fewer instructions a quotient (prelude: "f32 division by a divisor many quotients share").
+            if (n.op == OpCode::div && e.options().shared_divisor && held_in_float(k) && divisor_shared_along_run(n)) return round_float(k, call("kc::fdiv_shared", x[0], x[1]));
+            return binary_expr(e, n.op, k, x[0], x[1]);
         case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
         case ir::OpCategory::select:
             // Arms NVVM knows could become the select of -1.0 and -0.0 ptxas gets wrong (prelude: "ptxas and -0.0").
