@@ -47,6 +47,7 @@ const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "
 // tests/unit/cpu_gcc_wide_constant_test.cpp). GCC tries that broadcast only when it
 // may move a general register into a vector register directly, a tuning choice
 // this turns off (such moves go through memory, which costs nothing measurable here).
+// (x86 hosts only: kernels are built for this machine, -march=native.)
 const std::vector<std::string> kGnuFlags = {"-mtune-ctrl=^inter_unit_moves_to_vec"};
 
 // Runs argv, returning its exit status (-1 if it could not start) and its
@@ -235,7 +236,9 @@ std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string*
     c.command = command;
     c.identity = command_identity(command, executable);
     c.flags = kFlags;
+#if defined(__x86_64__) || defined(__i386__)  // -mtune-ctrl is an x86 option: GCC for other machines rejects it
     if (is_gnu_compiler(command)) c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
+#endif
     c.host_cpu = host_cpu_identity();
     return c;
 }
