@@ -17,7 +17,7 @@ KILN_CUDA_SHARED_DIVISOR=1 $k fuzz --count 1000000 --seed 5300001 --targets inte
 grep -E "time budget|^[0-9]+ programs:|^program [0-9]+" $r/fuzz-shared-divisor-5300001.log
 el "rows A/B"
 OUT=$r/ab KILN_BUILD_DIR=build-gpu ROWS_AB="KILN_CUDA_SHARED_DIVISOR=0|KILN_CUDA_SHARED_DIVISOR=1|KILN_CUDA_SHARED_DIVISOR=0|KILN_CUDA_SHARED_DIVISOR=1" \
-  ROWS_ARGS="--kernels softmax,cross_entropy --widths 8192,4000,1000" timeout 240 bash scripts/gpu-rows.sh > $r/ab.log 2>&1; echo "rc $?"; cat $r/ab/ab.md 2>/dev/null | head -30
+  ROWS_ARGS="--kernels softmax,cross_entropy --widths 8192,4000,1000" ROWS_STOP=120 timeout 300 bash scripts/gpu-rows.sh > $r/ab.log 2>&1; echo "rc $?"; cat $r/ab/ab.md 2>/dev/null | head -30
 secs=$(( $(left) - 20 ))
 el "fuzz exact: 2 processes x 8 jobs from 5280001 for $secs s"
 for s in 5280001 5320001; do
