@@ -38,15 +38,16 @@ namespace {
 const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
                                          "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w"};
 
-// GCC only: its x86 backend (12.2, and so far every version seen) may load a
+// GCC only: its x86 backend (12.2 here) may load a
 // 256- or 512-bit constant as one 32- or 64-bit value broadcast to every lane when
 // the constant's stored words repeat: it compares the words the wide constant keeps
 // and forgets that the missing upper ones are zeros. {1, 1, 1, 1, 1, 1, 0, 0} as
 // eight floats, a folded `iota < 6` mask, became eight ones on an AVX-512 host
 // (kiln fuzz program 80239140, a loop's carried row initialised from such a mask;
-// tests/unit/cpu_gcc_wide_constant_test.cpp). GCC tries that broadcast only when it
-// may move a general register into a vector register directly, a tuning choice
-// this turns off (such moves go through memory, which costs nothing measurable here).
+// tests/fuzz/cpu_regression_test.cpp). GCC tries that broadcast only when it may
+// move a general register into a vector register directly, a tuning choice this
+// turns off (such moves go through memory: the rows benchmark showed no loss,
+// bench/results/cpu-20261204.md).
 // (x86 hosts only: kernels are built for this machine, -march=native.)
 const std::vector<std::string> kGnuFlags = {"-mtune-ctrl=^inter_unit_moves_to_vec"};
 

@@ -154,7 +154,8 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
         case ir::OpCategory::unary: return unary_expr(e, n.op, k, x[0]);
         case ir::OpCategory::binary:
             // The same bits as a / b, in fewer instructions a quotient (prelude: "f32 division by a divisor many quotients share").
-            if (n.op == OpCode::div && e.options().shared_divisor && held_in_float(k) && divisor_shared_along_run(n)) return round_float(k, call("kc::fdiv_shared", x[0], x[1]));
+            if (n.op == OpCode::div && e.options().shared_divisor && held_in_float(k) && divisor_shared_along_run(n))
+                return round_float(k, call("kc::fdiv_shared", x[0], x[1]));
             return binary_expr(e, n.op, k, x[0], x[1]);
         case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
         case ir::OpCategory::select:
