@@ -53,7 +53,12 @@ std::string rewrite(const ir::Program& p, const cu::EmittedKernel& k) {
     if (gemm != std::string::npos) src.resize(gemm);
     std::size_t begin = src.find("namespace kc {"), end = src.find("}  // namespace kc\n");
     if (begin == std::string::npos || end == std::string::npos) throw std::runtime_error("emulator: no prelude helpers in the source");
-    src.replace(begin, end + std::strlen("}  // namespace kc\n") - begin, kEmulatedHelpers);
+    // The prelude's helpers written in plain C++ run as they are; the rest are replaced.
+    const std::string plain_begin = "// ---- plain C++ from here", plain_end = "// ---- end of plain C++\n";
+    std::string helpers = kEmulatedHelpers;
+    const std::size_t from = src.find(plain_begin, begin), to = src.find(plain_end, begin);
+    if (from < end && to < end && from < to) helpers.insert(helpers.rfind("}  // namespace kc"), src.substr(from, to + plain_end.size() - from));
+    src.replace(begin, end + std::strlen("}  // namespace kc\n") - begin, helpers);
     std::string call;
     auto types = parameter_types(p);
     for (std::size_t i = 0; i < types.size(); ++i) call += (i ? ", " : "") + ("*(" + types[i] + "*)p[" + std::to_string(i) + "]");

@@ -11,7 +11,6 @@
 #include <limits>
 
 #include "cuda_emulator.h"
-#include "emulation_header.h"
 #include "interp_bytes.h"
 #include "examples/row_kernels.h"
 #include "tests/unit/cpu_diff.h"
@@ -82,11 +81,15 @@ std::string helper_text(const std::string& text) {
 }  // namespace
 
 TEST(EmulatedSharedDivisor, TheEmulatorRunsThePreludesOwnHelper) {
-    // The emulator swaps the prelude's helpers for its own (emulation_header.h); this
-    // one must be the same code, or the tests below would check another function.
+    // The emulator swaps the prelude's helpers for its own (emulation_header.h) but
+    // for the plain C++ part, which holds this one: the source it compiles must carry
+    // the prelude's code, or the tests below would check another function.
     const std::string prelude = helper_text(cu::prelude(false));
     ASSERT_FALSE(prelude.empty());
-    EXPECT_EQ(prelude, helper_text(emulated::kEmulatedHelpers));
+    const std::vector<Buffer> bufs = {cpu_diff::input(Kind::F32, {2, 64}, 300), cpu_diff::output(Kind::F32, {2, 64})};
+    std::vector<detail::Arg> args;
+    for (const Buffer& b : bufs) args.push_back(b.arg);
+    EXPECT_EQ(prelude, helper_text(emulated::emulated_source(divide_by_row_norm(), args, Precision::exact)));
 }
 
 TEST(EmulatedSharedDivisor, RowNormsWithSpecialValuesMatchTheInterpreter) {

@@ -115,7 +115,7 @@ struct __attribute__((aligned(8))) uint2 { unsigned x, y; };
 )EMU";
 
 // Replaces the prelude's `namespace kc { ... }` (prelude.cpp): the same helpers in
-// plain C++ (bit-level conversions through kround.h, which the source pastes
+// plain C++ (the prelude's own plain C++ part is carried over: cuda_emulator.cpp) (bit-level conversions through kround.h, which the source pastes
 // before them), tensor-core instructions as traps.
 inline constexpr const char* kEmulatedHelpers = R"EMU(
 namespace kc {
@@ -141,17 +141,6 @@ __device__ __forceinline__ int neg32(int x) { return (int)(0u - (unsigned)x); }
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { return x != x ? h2f(0x7fff) : h2f(kiln_rt::f16_bits_from_double(x)); }
 __device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }
-// prelude.cpp's fdiv_shared, its text as there (plain C++; emulated_shared_divisor_test.cpp compares them).
-__device__ __forceinline__ float fdiv_shared(float a, float b) {
-    const float y = __frcp_rn(b);
-    const float aa = fabsf(a), ab = fabsf(b);
-    const bool divisor_in_range = ab >= 0x1p-62f && ab <= 0x1p62f;
-    if (divisor_in_range & (aa >= 0x1p-62f) & (aa <= 0x1p62f)) {
-        const float q0 = __fmul_rn(a, y);
-        return __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0);
-    }
-    return __fdiv_rn(a, b);
-}
 __device__ __forceinline__ float kmax(float a, float b) {
     if (a != a || b != b) return a + b;
     if (a == b) return (__float_as_uint(a) >> 31) ? b : a;

@@ -123,10 +123,12 @@ __device__ __forceinline__ float kmin(float a, float b) {
 // float and the result scales exactly with the operands' exponents, so every
 // dividend significand against 21,200 divisor significands (all ones, near one,
 // near two and random: 1.8e11 pairs, bench/results/cuda-shared-divisor-20261204/;
-// tests/unit/cuda_shared_divisor_test.cpp runs 32 of them) stands for the range. Outside it (zeros, subnormals, huge values, inf,
-// NaN: the comparisons fail) the quotient is div.rn.f32's own.
+// tests/unit/cuda_shared_divisor_test.cpp runs 32 of them) stands for the range.
+// Outside it (zeros, subnormals, huge values, inf, NaN: the comparisons fail) the
+// quotient is div.rn.f32's own.
 // (The divisor's test is its own value and the dividend's joins it with &, not &&,
 // so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
+// ---- plain C++ from here: the emulator (tests/emulated) keeps it as written
 __device__ __forceinline__ float fdiv_shared(float a, float b) {
     const float y = __frcp_rn(b);
     const float aa = fabsf(a), ab = fabsf(b);
@@ -137,6 +139,7 @@ __device__ __forceinline__ float fdiv_shared(float a, float b) {
     }
     return __fdiv_rn(a, b);
 }
+// ---- end of plain C++
 // Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
 // unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
 // __expf). exp_fast_diff: e^(x - m) as 2^(x log2(e) - m log2(e)), one fma before the
