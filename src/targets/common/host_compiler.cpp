@@ -191,9 +191,23 @@ std::string command_identity(const std::vector<std::string>& command, const std:
     return id;
 }
 
-// Whether the command is GCC's C++ compiler (under any name: c++, a ccache
-// wrapper): its --version names the Free Software Foundation; clang's does not.
-bool is_gnu_compiler(const std::vector<std::string>& command) {
+// Whether the command's compiler is GCC, from the name of the file it runs (symlinks
+// followed: c++ -> /etc/alternatives/c++ -> x86_64-linux-gnu-g++-12; behind a
+// ccache-style wrapper, the program the wrapper runs): "g++" or "gcc" and not
+// "clang". Only a name that says neither (another compiler, a script) asks
+// `--version`, whose text names the Free Software Foundation for GCC: that costs
+// milliseconds of a fresh process's first launch (stat_identity).
+bool is_gnu_compiler(const std::vector<std::string>& command, const std::string& executable) {
+    std::string program = executable;
+    if (is_wrapper(executable)) {
+        const std::string name = std::filesystem::path(command[0]).filename().string();
+        if (!is_wrapper(name)) program = behind_wrapper(name, executable);                 // masquerading as the compiler
+        else if (command.size() > 1 && !command[1].starts_with("-")) program = resolve(command[1]);  // "ccache g++"
+    }
+    std::error_code ec;
+    const std::string name = std::filesystem::canonical(program, ec).filename().string();
+    if (!ec && name.find("clang") != std::string::npos) return false;
+    if (!ec && (name.find("g++") != std::string::npos || name.find("gcc") != std::string::npos)) return true;
     std::vector<std::string> argv = command;
     argv.push_back("--version");
     std::string out;
@@ -238,7 +252,7 @@ std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string*
     c.identity = command_identity(command, executable);
     c.flags = kFlags;
 #if defined(__x86_64__) || defined(__i386__)  // -mtune-ctrl is an x86 option: GCC for other machines rejects it
-    if (is_gnu_compiler(command)) c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
+    if (is_gnu_compiler(command, executable)) c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
 #endif
     c.host_cpu = host_cpu_identity();
     return c;
