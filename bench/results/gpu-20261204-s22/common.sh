@@ -25,3 +25,18 @@ campaign() {
     KILN_DUMP_DIR=$r/dump-$s timeout 60 $k fuzz --count 1 --seed $s --targets interp,cuda --precision $1 > $r/p$s.log 2>&1
   done
 }
+# `procs` processes of `jobs` jobs each for `secs` seconds, in precision $1, process i
+# from seed $2 + i * 20000 (call 1 found 2 x 8 the fastest layout); prints the
+# summaries. (Added after calls 1-3, which define their own as they ran; the next
+# session's scripts use this one.)
+campaigns() {
+  local prec=$1 seed=$2 procs=$3 jobs=$4 secs=$5 name=$6
+  el "fuzz $prec: $procs processes x $jobs jobs from $seed for $secs s ($name)"
+  for ((i = 0; i < procs; i++)); do
+    local s=$((seed + i * 20000))
+    KILN_FUZZ_REPORT_SECONDS=60 $k fuzz --count 1000000 --seed $s --targets interp,cuda --precision $prec --jobs $jobs --batch 16 \
+      --seconds $secs > $r/fuzz-$name-$s.log 2>&1 &
+  done
+  wait
+  cat $r/fuzz-$name-*.log | grep -E "time budget|^[0-9]+ programs:|^precision standard|^time, summed|^program [0-9]+"
+}

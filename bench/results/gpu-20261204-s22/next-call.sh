@@ -5,7 +5,7 @@
 #    decides its default: softmax and cross_entropy (the row kernels that divide by a
 #    row's sum) at 8192, 4000 and 1000 columns, bf16 and f32, each configuration twice in
 #    alternation (later processes measured up to 13% lower in session 6's A/Bs).
-# 2. The rest of the call: exact campaigns, 2 processes x 8 jobs, on seeds carrying on
+# 2. The rest of the call: exact campaigns, 2 processes x 8 jobs (common.sh), on seeds carrying on
 #    from this session's (the generic kernels are still emitted as in a605f61 with the
 #    knob off, so these add to the 58,624 exact and 39,664 standard programs).
 source bench/results/gpu-20261204-s22/common.sh
@@ -18,12 +18,5 @@ grep -E "time budget|^[0-9]+ programs:|^program [0-9]+" $r/fuzz-shared-divisor-5
 el "rows A/B"
 OUT=$r/ab KILN_BUILD_DIR=build-gpu ROWS_AB="KILN_CUDA_SHARED_DIVISOR=0|KILN_CUDA_SHARED_DIVISOR=1|KILN_CUDA_SHARED_DIVISOR=0|KILN_CUDA_SHARED_DIVISOR=1" \
   ROWS_ARGS="--kernels softmax,cross_entropy --widths 8192,4000,1000" ROWS_STOP=120 timeout 300 bash scripts/gpu-rows.sh > $r/ab.log 2>&1; echo "rc $?"; cat $r/ab/ab.md 2>/dev/null | head -30
-secs=$(( $(left) - 20 ))
-el "fuzz exact: 2 processes x 8 jobs from 5280001 for $secs s"
-for s in 5280001 5320001; do
-  KILN_FUZZ_REPORT_SECONDS=60 $k fuzz --count 1000000 --seed $s --targets interp,cuda --precision exact --jobs 8 --batch 16 \
-    --seconds $secs > $r/fuzz-exact-$s.log 2>&1 &
-done
-wait
-cat $r/fuzz-exact-*.log | grep -E "time budget|^[0-9]+ programs:|^time, summed|^program [0-9]+"
+campaigns exact 5320001 2 8 $(( $(left) - 20 )) exact
 finish
