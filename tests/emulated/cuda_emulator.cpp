@@ -17,6 +17,7 @@
 #include "cta_fibers.h"
 #include "emulation_header.h"
 #include "passes/host_scalars.h"
+#include "support/environment.h"
 #include "targets/common/target_impl.h"
 #include "targets/common/host_compiler.h"
 #include "targets/cuda/emit.h"
@@ -113,9 +114,14 @@ Module load(const std::string& source) {
 
 // The emulator runs the program's generic kernel (a device prefers a GEMM or
 // attention kernel beside it, which no host can run): always in the module.
+// KILN_EMULATED_LAYOUT_SPLIT=2|4|8 lays kernels out as the device's spill feedback
+// would (kernel_cache.cpp: each thread holds 1/N of its share of the rows, with its
+// loads ahead kept), which the emulator, having no ptxas, never triggers itself.
 cu::EmitOptions generic_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     cu::EmitOptions o = cu::emit_options(args, opts);
     o.generic_kernel = true;
+    static const int split = static_cast<int>(support::env_integer("KILN_EMULATED_LAYOUT_SPLIT", 1, 8).value_or(1));
+    o.layout_split = split;
     return o;
 }
 

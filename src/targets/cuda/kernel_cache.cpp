@@ -382,6 +382,16 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     std::shared_ptr<const CompiledKernel> k;
     std::vector<std::string> gave_up;  // what each recompile for spills changed (CompiledKernel::spill_feedback)
     int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
+    // The first compile's facts while a compile with each thread holding half its
+    // share is tried before the first compile gives up its loads ahead or its
+    // shifted runs (EmitOptions::split_before_dropping); unset otherwise.
+    struct FirstCompile {
+        bool persistent;
+        int instance_threads, cluster;
+        std::string spilled;
+    };
+    std::optional<FirstCompile> split_probe;
+    bool split_probed = false;
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
         if (probe) {
@@ -420,6 +430,49 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
+            const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
+            // Loads ahead of their instance and shifted runs are worth more than a
+            // thread's share of the row: before either is given up, the kernel is tried
+            // once with each thread holding half as much (twice the threads an instance,
+            // the same resident threads). Where that spills too, or adds no thread, the
+            // ladder below goes on from the first compile.
+            if (split_probe) {
+                const FirstCompile first = *split_probe;
+                split_probe.reset();
+                // Kept: no spill, more threads an instance, and still one instance per
+                // CTA's own registers (a row spread over a cluster loads nothing ahead).
+                const bool kept = instance_threads > first.instance_threads && fresh->kernel.cluster == first.cluster &&
+                                  fresh->kernel.persistent == first.persistent;
+                if (!spills && kept) {
+                    gave_up.push_back("each thread holds 1/2 of its share of the rows, keeping " +
+                                      std::string(eo.misaligned_rows ? "the shifted runs of misaligned rows" : "the loads ahead of their instance") +
+                                      ", which spilled at the whole share" + first.spilled);
+                } else {
+                    eo.layout_split = 1;
+                    const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
+                                                         (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
+                                                   : ", and at half the share a thread" + spilled;
+                    if (eo.misaligned_rows) {
+                        eo.misaligned_rows = false;
+                        gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + first.spilled + half);
+                    } else {
+                        eo.grid_prefetch = 0;
+                        gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + first.spilled + half);
+                    }
+                    continue;
+                }
+            }
+            // Not where a row one warp holds would span two: its reductions, shuffles
+            // alone today, would exchange partials through shared memory at barriers.
+            const bool keeps_fast_code = eo.misaligned_rows || (fresh->kernel.persistent && eo.grid_prefetch != 0);
+            const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
+            if (spills && keeps_fast_code && eo.split_before_dropping && !split_probed && eo.layout_split == 1 && fresh->kernel.min_ctas > 1 &&
+                !leaves_its_warp) {
+                split_probed = true;
+                split_probe = FirstCompile{fresh->kernel.persistent, instance_threads, fresh->kernel.cluster, spilled};
+                eo.layout_split = 2;
+                continue;
+            }
             if (spills && eo.misaligned_rows) {
                 eo.misaligned_rows = false;
                 gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + spilled);
@@ -435,7 +488,6 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled" + spilled);
                 continue;
             }
-            const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
             const bool split_helped = instance_threads != split_threads;  // the last split gave each instance more threads
             split_threads = instance_threads;
             if (spills && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {

@@ -73,6 +73,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.cluster_rows = cluster;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
     o.shared_divisor = shared_divisor;
+    static const bool split_first = support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 1).value_or(1) != 0;
+    o.split_before_dropping = split_first;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && has_misaligned_rows(args);
     return o;
