@@ -80,8 +80,6 @@ std::vector<detail::Arg> abi_args(const kiln_abi_arg* args, int count);
 Target abi_target(const char* name, const std::vector<detail::Arg>& args, void* stream, int has_stream);
 // Runs f, turning a kiln::Error (or any exception) into a call of `error`: 1; else 0.
 int guarded(kiln_abi_text_sink error, void* context, const std::function<void()>& f);
-// Refuses a kernel the table cannot hold, or names that do not fit its parameters.
-void check_export(const Kernel& k, const std::vector<std::string>& names, int exported, Loc loc);
 // What describe() answers.
 std::string describe(const Kernel& k, int what, const std::vector<detail::Arg>& args, const Target& t, const CompileOptions& o);
 
@@ -89,7 +87,11 @@ std::string describe(const Kernel& k, int what, const std::vector<detail::Arg>& 
 struct Entry {
     Kernel kernel;
     std::vector<std::string> names;
+    Loc loc;  // the KILN_EXPORT_KERNEL line
 };
+// Refuses a kernel the table cannot hold, a name another exported kernel has, or
+// parameter names that do not fit its parameters.
+void check_export(const Kernel& k, const std::vector<std::string>& names, const std::vector<Entry>& exported, Loc loc);
 __attribute__((visibility("hidden"))) inline std::vector<Entry>& entries() {
     static std::vector<Entry> e;
     return e;
@@ -151,9 +153,9 @@ template <int... I> const kiln_abi_library* table(std::integer_sequence<int, I..
 // Registers a kernel (KILN_EXPORT_KERNEL); names default to arg0, arg1, ...
 inline bool add(const Kernel& k, std::vector<std::string> names, const char* file, unsigned line) {
     Loc loc{file, line};
-    check_export(k, names, static_cast<int>(entries().size()), loc);
+    check_export(k, names, entries(), loc);
     for (std::size_t p = names.size(); p < k.params().size(); ++p) names.push_back("arg" + std::to_string(p));
-    entries().push_back(Entry{k, std::move(names)});
+    entries().push_back(Entry{k, std::move(names), loc});
     return true;
 }
 
@@ -166,7 +168,8 @@ extern "C" __attribute__((visibility("default"), used)) inline const kiln_abi_li
 
 #define KILN_EXPORT_CONCAT2(a, b) a##b
 #define KILN_EXPORT_CONCAT(a, b) KILN_EXPORT_CONCAT2(a, b)
-// KILN_EXPORT_KERNEL(kernel, "param name", ...): exports a kiln::Kernel variable.
+// KILN_EXPORT_KERNEL(kernel, "param name", ...): exports a kiln::Kernel variable
+// under its kernel's name (several may share a line: each use declares its own flag).
 #define KILN_EXPORT_KERNEL(k, ...)                                                                 \
-    [[maybe_unused]] static const bool KILN_EXPORT_CONCAT(kiln_exported_, __LINE__) =             \
+    [[maybe_unused]] static const bool KILN_EXPORT_CONCAT(kiln_exported_, __COUNTER__) =          \
         ::kiln::exports::add((k), std::vector<std::string>{__VA_ARGS__}, __FILE__, __LINE__)

@@ -72,10 +72,17 @@ std::string describe(const Kernel& k, int what, const std::vector<detail::Arg>& 
     throw Error("describe: unknown request " + std::to_string(what) + " (0 ir, 1 plan, 2 source)");
 }
 
-void check_export(const Kernel& k, const std::vector<std::string>& names, int exported, Loc loc) {
+void check_export(const Kernel& k, const std::vector<std::string>& names, const std::vector<Entry>& exported, Loc loc) {
     if (!k.shared_impl()) fail(loc, "KILN_EXPORT_KERNEL", "an empty kernel handle (is the kernel defined before it is exported?)");
-    if (exported >= kMaxKernels)
+    if (exported.size() >= static_cast<std::size_t>(kMaxKernels))
         fail(loc, "KILN_EXPORT_KERNEL", "a library exports at most " + std::to_string(kMaxKernels) + " kernels");
+    // Callers find a library's kernels by name (kiln.load_library, `kiln run --library`):
+    // a second kernel of the same name could never be reached.
+    for (const Entry& e : exported)
+        if (e.kernel.name() == k.name())
+            fail(loc, "KILN_EXPORT_KERNEL", "a kernel named '" + k.name() + "' is already exported, at " + e.loc.str() +
+                                                "; each kernel of a library needs a name of its own (the first argument of kernel(), e.g. '" + k.name() +
+                                                "_f32' for another instantiation of a template)");
     if (names.size() > k.params().size())
         fail(loc, "KILN_EXPORT_KERNEL", "kernel '" + k.name() + "' has " + std::to_string(k.params().size()) + " parameters, " +
                                             std::to_string(names.size()) + " names were given");
