@@ -64,7 +64,12 @@ std::string MmaPlan::describe() const {
         case MmaLowering::ordered: s = "ordered (the contract's order)"; break;
         case MmaLowering::mma_sync: s = "tensor cores: " + std::string(shape_name(shape)); break;
         case MmaLowering::wgmma_gemm:
-            s = "canonical GEMM: TMA + wgmma kernel (" + std::string(shape_name(shape)) + " in the kernel for views TMA cannot take)";
+            // The ordinary kernel beside it computes the mma on tensor cores where it
+            // can (a[m, k] b[k, n]); a weight stored [N, K] it computes one output a thread.
+            s = "canonical GEMM: TMA + wgmma kernel (" +
+                (shape == TensorCoreShape::none ? std::string("the ordinary kernel, without tensor cores,")
+                                                : std::string(shape_name(shape)) + " in the kernel") +
+                " for views TMA cannot take)";
             break;
         case MmaLowering::wgmma_attention:
             s = "FlashAttention: TMA + wgmma kernel, the softmax on the accumulator fragments (the ordinary kernel for views TMA "
@@ -140,7 +145,7 @@ void contraction(Lowered& l) {
     const std::string& reason = l.contractions.mma.size() == 2 ? l.contractions.attention_why : l.contractions.gemm_why;
     for (auto& [node, plan] : l.contractions.mma) {
         if (plan.lowering != MmaLowering::ordered || plan.why.empty()) plan.why = reason;
-        else if (!l.contractions.attention_why.empty()) plan.why += "; " + reason;  // both: why no tensor cores, why not attention's kernel
+        else if (reason.find(plan.why) == std::string::npos) plan.why += "; " + reason;  // why no tensor cores, and why not the GEMM's or attention's kernel
     }
 }
 

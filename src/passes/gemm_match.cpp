@@ -1,6 +1,7 @@
 #include "passes/gemm_match.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,6 +29,20 @@ bool zero_tile(const Node* n) {
     }
     if (n->op != OpCode::constant || !n->data || n->data->floats.empty()) return false;
     return std::all_of(n->data->floats.begin(), n->data->floats.end(), [](double v) { return v == 0.0; });
+}
+
+// A scalar constant +0 (not -0: a fallback of -0 gives -0 products where the kernel's
+// fill gives +0).
+bool positive_zero(const Node* n) {
+    if (n->op != OpCode::constant || !n->data || n->type.rank() != 0) return false;
+    if (n->data->floats.size() == 1) return n->data->floats[0] == 0.0 && !std::signbit(n->data->floats[0]);
+    return n->data->ints.size() == 1 && n->data->ints[0] == 0;
+}
+
+// "a load", "an iota": the op's name with its article, for reasons.
+std::string a_or_an(std::string_view op) {
+    const bool vowel = !op.empty() && std::string_view("aeiou").find(op[0]) != std::string_view::npos;
+    return (vowel ? "an " : "a ") + std::string(op);
 }
 
 EpilogueVaries join(EpilogueVaries a, EpilogueVaries b) {
@@ -81,28 +96,45 @@ private:
         const Node *t = body.args[0], *acc = body.args[1];
         const Node *mma = nullptr, *yield = nullptr;
         for (const Node* n : body.nodes) {
-            if (n->op == OpCode::mma) mma = n;
-            else if (n->op == OpCode::yield) yield = n;
-            else if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
-                return no("the k loop has a " + std::string(detail::op_name(n->op)) + " besides the GEMM");
+            if (n->op == OpCode::mma) {
+                if (mma) return no("the k loop has more than one mma");
+                mma = n;
+            } else if (n->op == OpCode::yield) {
+                yield = n;
+            }
         }
-        if (!mma || !yield || yield->operands.size() != 1 || yield->operands[0] != mma) return no("the k loop is not acc = mma(load, load, acc)");
+        if (!mma || !yield || yield->operands.size() != 1) return no("the k loop is not acc = mma(load, load, acc)");
+        // acc = acc + mma(a, b, 0) (Triton's `acc += tl.dot(a, b)`): the product of the
+        // step from zero, added to the accumulator. With reassociation allowed the
+        // add is one more term of the mma's sum, so it is acc = mma(a, b, acc).
+        const Node* sum = yield->operands[0] == mma ? nullptr : yield->operands[0];
+        if (sum && !(sum->op == OpCode::add && sum->operands.size() == 2 && zero_tile(mma->operands[2]) && sum->type == mma->type &&
+                     ((sum->operands[0] == acc && sum->operands[1] == mma) || (sum->operands[0] == mma && sum->operands[1] == acc))))
+            return no("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
+        for (const Node* n : body.nodes) {
+            if (n == mma || n == yield || n == sum || (sum && n == mma->operands[2])) continue;
+            if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
+                return no("the k loop has " + a_or_an(detail::op_name(n->op)) + " besides the GEMM");
+        }
         if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
         ir::MmaDims dims = ir::mma_dims(*mma);
         bool bt = dims.is_matmul_bt();
         if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
         const Node *a = mma->operands[0], *b = mma->operands[1];
-        if (mma->operands[2] != acc || a->op != OpCode::load || b->op != OpCode::load || a == b)
+        if ((sum ? !zero_tile(mma->operands[2]) : mma->operands[2] != acc) || a->op != OpCode::load || b->op != OpCode::load || a == b)
             return no("the mma's operands are not the loop's loads and accumulator");
         for (const Node* n : body.nodes)
             if (n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
         if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
             return no("the operands are not both f16 or both bf16");
         if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
+        // A load with a fallback of +0 (`.load(0.0f)`) reads what the bounds policy's
+        // zero fill reads: the kernel's TMA fills out-of-range elements with +0.
         for (const Node* l : {a, b}) {
             const auto* q = view(l, 2, false);
-            if (ir::has_fallback(*l) || l->operands.size() != 2 || !q || q->kind != l->type.kind)
-                return no("a load is not a plain 2-D tile of a view");
+            const std::size_t coords = ir::has_fallback(*l) ? 3 : 2;
+            if (l->operands.size() != coords || !q || q->kind != l->type.kind) return no("a load is not a plain 2-D tile of a view");
+            if (ir::has_fallback(*l) && !positive_zero(l->operands.back())) return no("a load's fallback is not +0 (the kernel fills with +0)");
         }
         std::int64_t bm = a->type.dims[0].extent, bk = a->type.dims[1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
         // Origins: A at (m0, t * bk); B at (t * bk, n0), or (n0, t * bk) when stored [N, K].
@@ -208,7 +240,7 @@ private:
             if (n->type.dims != acc_dims) return no_v("the epilogue broadcasts to a shape other than the accumulator's");
             return x;  // the same value along the broadcast dims
         }
-        if (!ir::is_elementwise(n->op)) return no_v("the epilogue has a " + op + " that is not elementwise");
+        if (!ir::is_elementwise(n->op)) return no_v("the epilogue has " + a_or_an(op) + " that is not elementwise");
         EpilogueVaries v = EpilogueVaries::scalar;
         for (const Node* o : n->operands) {
             auto x = operand(o);

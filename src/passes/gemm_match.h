@@ -10,10 +10,13 @@
 //     m0 = i * bm; n0 = j * bn                    (i64 scalars)
 //     acc = zeros<f32>([bm, bn])
 //     serial or pipeline (kt) [t] carrying acc:
-//       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16, no fallback)
+//       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16; a fallback only of +0, the
+//                                                   kernel's fill for out-of-range elements)
 //       b = B[t * bk, n0] of [bk, bn]             or B[n0, t * bk] of [bn, bk] (B stored
 //                                                   [N, K], as a linear layer's weight)
-//       acc = mma(a, b, acc)                      (allow_reassociation)
+//       acc = mma(a, b, acc)                      (allow_reassociation), or
+//       acc = acc + mma(a, b, 0)                  (Triton's `acc += dot(a, b)`: the same
+//                                                   sum reassociated, docs/semantics.md)
 //     epilogue: elementwise ops (and broadcasts) over the accumulator and
 //       - scalars: constants, parameters, host-evaluable scalars;
 //       - vectors loaded along n: V[n0] of [bn] (a bias, a per-column scale);

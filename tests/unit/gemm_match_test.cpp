@@ -128,5 +128,73 @@ TEST(GemmMatch, ContractionPlanSaysWhyNotWgmma) {
     EXPECT_NE(plan_of(ampere).describe().find("not faster: not the canonical GEMM: wgmma needs sm_90a"), std::string::npos);
 }
 
+// The k loop's step as a user writes it (`gemm`'s signature, so that trace() fits).
+enum class Step { triton_add, triton_add_swapped, add_onto_accumulating_mma, fallback_zero, fallback_one, fallback_negative_zero, iota_mask };
+
+Kernel gemm_step(Step s) {
+    return kernel("gemm_step", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
+                                   View<bf16, 2>, Scalar<f32>) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                auto a = [&] { return A[coord(m0, k0), shape(m, k)]; };
+                auto b = [&] { return B[coord(k0, n0), shape(k, n)]; };
+                switch (s) {
+                    case Step::triton_add: acc = acc + mma(a(), b(), zeros<f32>(shape(m, n))); break;
+                    case Step::triton_add_swapped: acc = mma(a(), b(), zeros<f32>(shape(m, n))) + acc; break;
+                    case Step::add_onto_accumulating_mma: acc = acc + mma(a(), b(), acc); break;
+                    case Step::fallback_zero:
+                        acc = mma(A(coord(m0, k0), shape(m, k)).load(0.0f), B(coord(k0, n0), shape(k, n)).load(0.0f), acc);
+                        break;
+                    case Step::fallback_one: acc = mma(A(coord(m0, k0), shape(m, k)).load(1.0f), b(), acc); break;
+                    case Step::fallback_negative_zero: acc = mma(a(), B(coord(k0, n0), shape(k, n)).load(-0.0f), acc); break;
+                    case Step::iota_mask: acc = mma(ite(iota(k) < 32, a(), 0.0f), b(), acc); break;
+                }
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
+std::optional<passes::GemmMatch> match_step(Step s, std::string* why) {
+    static std::deque<Program> keep;
+    keep.push_back(trace(gemm_step(s)));
+    return passes::match_gemm(*keep.back().p, why);
+}
+
+// Triton's `acc += tl.dot(a, b)`: each step's product from zero, added to the
+// accumulator; with reassociation allowed the same sum as mma(a(), b(), acc).
+TEST(GemmMatch, AProductFromZeroAddedToTheAccumulatorIsTheGemm) {
+    for (Step s : {Step::triton_add, Step::triton_add_swapped}) {
+        std::string why;
+        auto m = match_step(s, &why);
+        ASSERT_TRUE(m) << why;
+        EXPECT_EQ(m->bm, 128);
+        EXPECT_EQ(m->bk, 64);
+        EXPECT_TRUE(m->plain_epilogue());
+    }
+    std::string why;
+    EXPECT_FALSE(match_step(Step::add_onto_accumulating_mma, &why));
+    EXPECT_EQ(why, "the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
+}
+
+// A load whose fallback is +0 reads what the kernel's zero fill reads; another value
+// (or -0) is the program's own, which the kernel does not reproduce.
+TEST(GemmMatch, OperandsLoadedWithAFallbackOfZeroAreTheGemms) {
+    std::string why;
+    EXPECT_TRUE(match_step(Step::fallback_zero, &why)) << why;
+    EXPECT_FALSE(match_step(Step::fallback_one, &why));
+    EXPECT_EQ(why, "a load's fallback is not +0 (the kernel fills with +0)");
+    EXPECT_FALSE(match_step(Step::fallback_negative_zero, &why));
+    EXPECT_EQ(why, "a load's fallback is not +0 (the kernel fills with +0)");
+    EXPECT_FALSE(match_step(Step::iota_mask, &why));
+    EXPECT_EQ(why, "the k loop has an iota besides the GEMM");
+}
+
 }  // namespace
 }  // namespace kiln
