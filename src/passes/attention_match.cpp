@@ -63,7 +63,8 @@ std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
 class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
-    Matcher(const ir::Program& p, bool reblock_minus_infinity) : DataflowMatcher(p), reblock_minus_infinity_(reblock_minus_infinity) {}
+    Matcher(const ir::Program& p, bool reblock_minus_infinity, const LiveNodes* live)
+        : DataflowMatcher(p, live), reblock_minus_infinity_(reblock_minus_infinity) {}
 
     std::optional<AttentionMatch> run(std::string* why) { return verdict(match(), why); }
 
@@ -87,12 +88,12 @@ private:
         if (!grid || !ir::loop_inits(*grid).empty()) return no("no parallel nest");
         m_.grid = grid;
         for (const Node* n : p_.body.nodes)
-            if (n != grid && (!scalar(n) || ir::category(n->op) == ir::OpCategory::memory)) return no("work outside the parallel nest");
+            if (n != grid && !dead(n) && (!scalar(n) || ir::category(n->op) == ir::OpCategory::memory)) return no("work outside the parallel nest");
         const ir::Region& g = *grid->body;
         for (const Node* a : g.args) grid_indices_.insert(a);
         const Node* loop = nullptr;
         for (std::size_t i = 0; i < g.nodes.size(); ++i)
-            if (g.nodes[i]->op == OpCode::loop) {
+            if (g.nodes[i]->op == OpCode::loop && !dead(g.nodes[i])) {
                 if (loop) return no("more than one loop in the nest");
                 loop = g.nodes[i];
                 m_.loop_position = static_cast<int>(i);
@@ -111,13 +112,29 @@ private:
         std::vector<const Node*> mmas;
         const Node* yield = nullptr;
         for (const Node* n : body.nodes) {
+            if (dead(n)) continue;
             if (n->op == OpCode::mma) mmas.push_back(n);
             else if (n->op == OpCode::yield) yield = n;
         }
         if (mmas.size() != 2 || !yield || yield->operands.size() != 3) return no("the loop does not hold exactly two mma (scores, then output)");
-        // The output product accumulates into the carried accumulator; the score product starts from zeros.
-        const Node *score = nullptr, *output = nullptr;
+        // The output product accumulates into the carried accumulator; the score product
+        // starts from zeros. The accumulation is mma(P, V, acc * alpha), or acc * alpha +
+        // mma(P, V, 0) (FlashAttention-2's and Triton's `acc = acc * alpha + dot(p, v)`):
+        // with reassociation allowed the same sum (docs/semantics.md), which the kernel
+        // computes as the first.
+        const Node *score = nullptr, *output = nullptr, *output_sum = nullptr;
         for (const Node* x : mmas) (depends(x->operands[2], carried_) ? output : score) = x;
+        if (!output)
+            for (const Node* y : yield->operands)
+                for (int i = 0; i < 2 && !output && y->op == OpCode::add && y->operands.size() == 2; ++i) {
+                    const Node *product = y->operands[static_cast<std::size_t>(i)], *rest = y->operands[static_cast<std::size_t>(1 - i)];
+                    if (product->op == OpCode::mma && product->operands[2]->op == OpCode::full && float_constant(product->operands[2]) == 0.0 &&
+                        product->type == y->type && depends(rest, carried_)) {
+                        output = product;
+                        output_sum = y;
+                        score = mmas[0] == product ? mmas[1] : mmas[0];
+                    }
+                }
         if (!score || !output) return no("no mma that starts from zeros (the scores) and one that accumulates the output");
         for (const Node* x : {score, output}) {
             if (!ir::mma_options(*x).allow_reassociation) return no("an mma does not allow reassociation");
@@ -148,7 +165,8 @@ private:
         m_.load_k = k;
 
         // The output product: mma(P or cast(P), V, acc * alpha).
-        const Node *pa = output->operands[0], *v = output->operands[1], *c = output->operands[2];
+        const Node *pa = output->operands[0], *v = output->operands[1];
+        const Node* c = output_sum ? (output_sum->operands[0] == output ? output_sum->operands[1] : output_sum->operands[0]) : output->operands[2];
         if (v->op != OpCode::load || v->type.kind != m_.in) return no("the output mma's second operand is not a load of the operands' kind");
         auto va = axes_of(v);
         if (va.size() != 2 || va[0] != m_.axis_keys) return no("the value tile is not [keys, value channels]");
@@ -164,14 +182,14 @@ private:
         if (wa != std::vector<int>{m_.axis_rows, m_.axis_keys} && wa != std::vector<int>{m_.axis_keys, m_.axis_rows})
             return no("the output mma's first operand is not [rows, keys]");
         for (const Node* x : body.nodes)
-            if (x->op == OpCode::mma) continue;
+            if (x->op == OpCode::mma || dead(x)) continue;
             else if (x->op == OpCode::load && x != q && x != k && x != v) return no("the loop loads more than the query, key and value tiles");
 
         // Carried slots from the yield: the accumulator's is the output mma.
         int acc = -1, mx = -1, sum = -1;
         for (int s = 0; s < 3; ++s) {
             const Node* y = yield->operands[static_cast<std::size_t>(s)];
-            if (y == output) acc = s;
+            if (y == (output_sum ? output_sum : output)) acc = s;
             else if (y->op == OpCode::maximum) mx = s;
             else if (y->op == OpCode::add) sum = s;
         }
@@ -239,7 +257,7 @@ private:
         state.insert(rmax);
         state.insert(rsum);
         for (const Node* n : body.nodes) {
-            if (n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load) continue;
+            if (dead(n) || n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load) continue;
             if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast && n->op != OpCode::full && n->op != OpCode::iota &&
                 n->op != OpCode::constant && !scalar(n))
                 return no("the loop has a " + std::string(detail::op_name(n->op)) + " besides the online softmax's ops");
@@ -372,13 +390,14 @@ private:
         std::unordered_set<const Node*> results;
         for (int i = 0; i < m_.loop_position; ++i) {
             const Node* n = g.nodes[static_cast<std::size_t>(i)];
-            if (before.count(n) || (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) || n->op == OpCode::constant) continue;
+            if (dead(n) || before.count(n) || (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) || n->op == OpCode::constant) continue;
             if (n->op == OpCode::full && scalar(n->operands[0])) continue;
             return no("the nest computes a " + std::string(detail::op_name(n->op)) + " before the loop besides the query tile");
         }
         std::unordered_set<const Node*> epilogue;
         for (std::size_t i = static_cast<std::size_t>(m_.loop_position) + 1; i < g.nodes.size(); ++i) {
             const Node* n = g.nodes[i];
+            if (dead(n)) continue;
             if (n->op == OpCode::loop_result) {
                 results.insert(n);
                 epilogue.insert(n);
@@ -430,8 +449,8 @@ bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int6
     return bk == 64 || (bk == 128 && attention_kernel_key_block(d, dv) == 128);
 }
 
-std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity) {
-    return Matcher(p, reblock_minus_infinity).run(why);
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity, const LiveNodes* live) {
+    return Matcher(p, reblock_minus_infinity, live).run(why);
 }
 
 }  // namespace kiln::passes

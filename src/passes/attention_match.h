@@ -22,7 +22,9 @@
 //       P = exp(X - m')  or  ite(c, exp(X - m'), 0)   c: any boolean mask; the same s as alpha's
 //                                                      (values written twice are matched as one)
 //       l' = l * alpha + reduce_add(P, keys)
-//       acc' = mma(P or cast(P), V, acc * alpha)       contracting the keys
+//       acc' = mma(P or cast(P), V, acc * alpha)       contracting the keys; or
+//       acc' = acc * alpha + mma(P or cast(P), V, 0)   (the same sum reassociated)
+//     (values nothing stores or yields are passed over, with the program's liveness)
 //     epilogue: elementwise ops of (acc, l, m) and scalars, cast, stored to
 //       o[..., q0, 0] of [1.., bq, dv] (one or more stores)
 // Why the target may block differently from the program. Rows are independent
@@ -53,6 +55,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "passes/dataflow_match.h"
 
 namespace kiln::passes {
 
@@ -97,6 +100,7 @@ bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int6
 
 // The match, or nullopt with `why` saying which part differs.
 // `reblock_minus_infinity`: LowerOptions::attention_reblock_minus_infinity.
-std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity = true);
+std::optional<AttentionMatch> match_attention(const ir::Program& p, std::string* why, bool reblock_minus_infinity = true,
+                                             const LiveNodes* live = nullptr);
 
 }  // namespace kiln::passes

@@ -121,7 +121,8 @@ void contraction(Lowered& l) {
     if (o.target == TargetKind::metal) l.contractions.metal = metal_lowering(l);
     if (!any || o.target != TargetKind::cuda) return;
     std::string why;
-    auto m = match_gemm(*l.program, &why);
+    const LiveNodes* live = l.dce_done ? &l.live : nullptr;
+    auto m = match_gemm(*l.program, &why, live);
     if (m && wgmma_ready(o, why)) {
         l.contractions.gemm = m;
         MmaPlan& plan = l.contractions.mma[m->mma];
@@ -131,7 +132,7 @@ void contraction(Lowered& l) {
     }
     l.contractions.gemm_why = "not the canonical GEMM: " + why;
     std::string attention_why;
-    auto a = l.contractions.mma.size() == 2 ? match_attention(*l.program, &attention_why, o.attention_reblock_minus_infinity) : std::nullopt;
+    auto a = l.contractions.mma.size() == 2 ? match_attention(*l.program, &attention_why, o.attention_reblock_minus_infinity, live) : std::nullopt;
     if (a && wgmma_ready(o, attention_why)) {
         l.contractions.attention = a;
         for (const Node* x : {a->score_mma, a->output_mma}) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/attrs.h"
@@ -24,13 +25,20 @@ bool index_times(const ir::Node* n, const ir::Node* index, std::int64_t extent);
 // The tile's dims other than unit ones, as axis ids.
 std::vector<int> non_unit_axes(const ir::Node* n);
 
+// The nodes a program needs (passes/dce.h's `live`); a matcher given them passes over
+// the rest, so that a value computed and never used (a debugging leftover) does not
+// keep a program off a fast path whose kernel would not compute it either.
+using LiveNodes = std::unordered_set<const ir::Node*>;
+
 // The parts of a matcher over one program: its verdict and the reason a program
 // is not matched ("" when it is), and the view a load or store accesses.
 template <class Match> class DataflowMatcher {
 public:
-    explicit DataflowMatcher(const ir::Program& p) : p_(p) {}
+    explicit DataflowMatcher(const ir::Program& p, const LiveNodes* live = nullptr) : p_(p), live_(live) {}
 
 protected:
+    // A node nothing the program stores or yields reads (false when liveness is unknown).
+    bool dead(const ir::Node* n) const { return live_ && live_->count(n) == 0; }
     // The match, or nullopt with `why` set to the first part that differed.
     std::optional<Match> verdict(bool ok, std::string* why) const {
         if (why) *why = ok ? "" : why_;
@@ -46,6 +54,7 @@ protected:
     const detail::ParamSig* view(const ir::Node* access, int rank, bool writable) const;
 
     const ir::Program& p_;
+    const LiveNodes* live_;
     Match m_;
     std::string why_;
 };

@@ -63,10 +63,11 @@ private:
         if (!grid || ir::loop_rank(*grid) != 2 || !ir::loop_inits(*grid).empty()) return no("no 2-D parallel nest");
         m_.grid = grid;
         for (const Node* n : p_.body.nodes)
-            if (n != grid && !harmless_scalar(n)) return no("work outside the parallel nest");
+            if (n != grid && !dead(n) && !harmless_scalar(n)) return no("work outside the parallel nest");
         const ir::Region& g = *grid->body;
         const Node *loop = nullptr, *result = nullptr;
         for (const Node* n : g.nodes) {
+            if (dead(n)) continue;
             if (n->op == OpCode::loop) {
                 if (loop) return no("more than one loop in the nest");
                 loop = n;
@@ -96,6 +97,7 @@ private:
         const Node *t = body.args[0], *acc = body.args[1];
         const Node *mma = nullptr, *yield = nullptr;
         for (const Node* n : body.nodes) {
+            if (dead(n)) continue;
             if (n->op == OpCode::mma) {
                 if (mma) return no("the k loop has more than one mma");
                 mma = n;
@@ -112,7 +114,7 @@ private:
                      ((sum->operands[0] == acc && sum->operands[1] == mma) || (sum->operands[0] == mma && sum->operands[1] == acc))))
             return no("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
         for (const Node* n : body.nodes) {
-            if (n == mma || n == yield || n == sum || (sum && n == mma->operands[2])) continue;
+            if (dead(n) || n == mma || n == yield || n == sum || (sum && n == mma->operands[2])) continue;
             if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
                 return no("the k loop has " + a_or_an(detail::op_name(n->op)) + " besides the GEMM");
         }
@@ -124,7 +126,7 @@ private:
         if ((sum ? !zero_tile(mma->operands[2]) : mma->operands[2] != acc) || a->op != OpCode::load || b->op != OpCode::load || a == b)
             return no("the mma's operands are not the loop's loads and accumulator");
         for (const Node* n : body.nodes)
-            if (n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
+            if (!dead(n) && n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
         if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
             return no("the operands are not both f16 or both bf16");
         if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
@@ -173,7 +175,7 @@ private:
         std::unordered_set<const Node*> in_nest(g.nodes.begin(), g.nodes.end());
         // Program order: operands come before their uses.
         for (const Node* n : g.nodes) {
-            if (n == m_.loop || n == m_.result || n == init_ || n->op == OpCode::yield) continue;
+            if (dead(n) || n == m_.loop || n == m_.result || n == init_ || n->op == OpCode::yield) continue;
             if (n->op == OpCode::store) {
                 if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
                 if (!is_origin(n->operands[0], true) || !is_origin(n->operands[1], false)) return no("a store is not at the tile's block origin");
@@ -265,6 +267,6 @@ bool GemmMatch::plain_epilogue() const {
     return std::all_of(epilogue.begin(), epilogue.end(), [](const EpilogueValue& v) { return v.node->op == OpCode::cast; });
 }
 
-std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why) { return Matcher(p).run(why); }
+std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why, const LiveNodes* live) { return Matcher(p, live).run(why); }
 
 }  // namespace kiln::passes

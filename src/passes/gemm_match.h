@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "passes/dataflow_match.h"
 
 namespace kiln::passes {
 
@@ -70,7 +71,8 @@ struct GemmMatch {
     bool plain_epilogue() const;
 };
 
-// The match, or nullopt with `why` saying which part differs.
-std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why);
+// The match, or nullopt with `why` saying which part differs; with `live`
+// (passes/dce.h), nodes outside it are passed over.
+std::optional<GemmMatch> match_gemm(const ir::Program& p, std::string* why, const LiveNodes* live = nullptr);
 
 }  // namespace kiln::passes

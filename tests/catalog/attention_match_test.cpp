@@ -108,6 +108,14 @@ TEST(AttentionMatch, FormsUsersWriteBesidesTheCatalogs) {
         ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
         EXPECT_EQ(l.contractions.attention->alphas.size(), f == Form::alpha_twice ? 2u : 1u);
     }
+    // The product from zero added to the rescaled accumulator is the same sum
+    // reassociated; values nothing reads are passed over (the kernel computes neither).
+    for (Form f : {Form::product_added, Form::dead_values}) {
+        auto p = trace(attention_variants::kernel_4d(f), 64);  // the match points into it
+        auto l = lower(p);
+        ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+        EXPECT_EQ(l.contractions.attention->output_mma->operands[2]->op, f == Form::product_added ? detail::OpCode::full : detail::OpCode::mul);
+    }
     auto bad = lower(trace(attention_variants::kernel_4d(Form::mismatched_scales), 64));
     EXPECT_EQ(bad.contractions.attention_why, "not FlashAttention: the probabilities and the rescale factor scale the exponent differently");
 

@@ -547,7 +547,7 @@ TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {
     using attention_variants::Form;
     Tensor<bf16> q({1, 2, 200, 64}), kk({1, 2, 300, 64}), v({1, 2, 300, 64}), o({1, 2, 200, 64});
     auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
-    for (Form f : {Form::alpha_twice, Form::scale_in_exponent}) {
+    for (Form f : {Form::alpha_twice, Form::scale_in_exponent, Form::product_added, Form::dead_values}) {
         fake()->reset();
         attention_variants::kernel_4d(f).launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
         EXPECT_EQ(counts().last_block, 384u);

@@ -12,7 +12,9 @@
 
 namespace kiln::attention_variants {
 
-enum class Form { alpha_twice, scale_in_exponent, two_d_views, mismatched_scales };
+// product_added: acc = acc * alpha + mma(p, v, 0), as FlashAttention-2 and Triton write
+// it; dead_values: a value of the carried state and a load computed and never used.
+enum class Form { alpha_twice, scale_in_exponent, two_d_views, mismatched_scales, product_added, dead_values };
 
 // q [n, d] or [1, 1, n, d] (two_d_views: [n, d]); key and value blocks of 64, query blocks of 64.
 inline Kernel kernel_4d(Form form) {
@@ -45,7 +47,15 @@ inline Kernel kernel_4d(Form form) {
                     auto p = exp((masked - next_max) * p_scale);
                     auto alpha = exp((row_max - next_max) * scale);
                     row_sum = row_sum * alpha + reduce(p, s, add);
-                    acc = mma(cast<bf16>(p), value, acc * alpha);
+                    if (form == Form::product_added) {
+                        acc = acc * alpha + mma(cast<bf16>(p), value, zeros<f32>(shape(b1, h1, m, dv)));
+                    } else {
+                        acc = mma(cast<bf16>(p), value, acc * alpha);
+                    }
+                    if (form == Form::dead_values) {
+                        [[maybe_unused]] auto unused = alpha * 2.0f + row_sum;
+                        [[maybe_unused]] auto unread = v[coord(b0, h0, 0, 0), shape(b1, h1, s, dv)];
+                    }
                 }
                 row_max = next_max;
             }

@@ -196,5 +196,38 @@ TEST(GemmMatch, OperandsLoadedWithAFallbackOfZeroAreTheGemms) {
     EXPECT_EQ(why, "the k loop has an iota besides the GEMM");
 }
 
+// A tile loaded and never used (a leftover of debugging) is dead: the contraction
+// pass matches with the program's liveness and passes over it; the matcher alone,
+// without liveness, sees a third load.
+TEST(GemmMatch, ValuesNothingReadsDoNotKeepTheGemmOffItsKernel) {
+    auto k = kernel("gemm_with_leftovers", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2> R, View<bf16, 2> C,
+                                              View<bf16, 2>, Scalar<f32>) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                auto a = A[coord(m0, k0), shape(m, kk)];
+                [[maybe_unused]] auto peek = R[coord(m0, k0), shape(m, kk)];
+                acc = mma(a, B[coord(k0, n0), shape(kk, n)], acc);
+            }
+            [[maybe_unused]] auto unused = acc * 2.0f;
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+    auto p = trace(k);
+    std::string why;
+    EXPECT_FALSE(passes::match_gemm(*p.p, &why));
+    EXPECT_EQ(why, "the k loop loads more than the mma's operands");
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    auto l = passes::lower(*p.p, o);
+    ASSERT_TRUE(l.contractions.gemm.has_value()) << l.contractions.gemm_why;
+    EXPECT_TRUE(l.contractions.gemm->plain_epilogue());
+}
+
 }  // namespace
 }  // namespace kiln
