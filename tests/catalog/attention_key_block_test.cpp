@@ -176,6 +176,32 @@ TEST(AttentionKeyBlock, MinusInfinityReblocksOntoWholeProgramBlocks) {
     EXPECT_NE(contractions.find("KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0 keeps a -inf program's blocks"), std::string::npos) << contractions;
 }
 
+// A program the attention kernel does not take (128-key blocks from -inf at 256
+// channels: the kernel's own blocks of 64 keys cannot reproduce its NaN rows) whose
+// ordinary kernel would stage more shared memory than a CTA has: the error names the
+// op, and why the attention kernel missed it, which is where the fix is (a finite
+// floor for the row maximum, or 64-key blocks), not only smaller tiles.
+TEST(AttentionKeyBlock, AnOrdinaryKernelTooLargeForSharedMemorySaysWhyTheAttentionKernelMissed) {
+    Problem p(200, 333, 256, 1);
+    Tensor<bf16> out({1, 4, 200, 256});
+    const auto args = p.args(out);
+    Kernel att = attention_variants::padded(128, 128, -std::numeric_limits<float>::infinity());
+    auto program = detail::specialize(*att.shared_impl(), args, Loc::here());
+    const cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+    try {
+        cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+        FAIL() << "the ordinary kernel fits";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("attention_variants.h:"), std::string::npos) << what;
+        EXPECT_NE(what.find("bytes through shared memory on cuda, more than the 232448 a CTA can have; use smaller tiles (the program is not "
+                            "FlashAttention: the kernel's key block must be the program's"),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(what.find("a row maximum starting at a finite floor (-1e30, say) would let the kernel take its own"), std::string::npos) << what;
+    }
+}
+
 // The left-padded program on the device against the interpreter: with 40 keys of
 // padding every output is NaN (the first 32-key block is all masked), with 20 none is,
 // whichever kernel runs it (by default the FlashAttention kernel on 128-key blocks;

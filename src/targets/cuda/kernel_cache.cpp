@@ -136,9 +136,17 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
     // could, and needs it only for a launch the specialised kernel refuses.
     if (k->kernel.generic && k->kernel.shared_bytes > shared_limit) {
         const bool at_op = k->kernel.shared_loc.known();
+        // A program that missed the GEMM or attention kernel, which would not have
+        // staged it so, hears why it missed (the fix may be there, not in the tiles).
+        std::string missed;
+        if (k->kernel.gemm.entry.empty() && k->kernel.attention.entry.empty())
+            for (const std::string& c : k->kernel.contractions)
+                if (auto at = c.find("not the canonical GEMM: "); at != std::string::npos && missed.empty()) missed = c.substr(at);
+                else if (auto fa = c.find("not FlashAttention: "); fa != std::string::npos) missed = c.substr(fa);
         fail(at_op ? k->kernel.shared_loc : p.loc, at_op ? k->kernel.shared_op : "cuda",
              (at_op ? "" : "kernel '" + p.name + "': ") + "stages " + std::to_string(k->kernel.shared_bytes) +
-                 " bytes through shared memory on cuda, more than the " + std::to_string(shared_limit) + " a CTA can have; use smaller tiles");
+                 " bytes through shared memory on cuda, more than the " + std::to_string(shared_limit) + " a CTA can have; use smaller tiles" +
+                 (missed.empty() ? "" : " (the program is " + missed + ")"));
     }
     std::string why;
     std::string nvrtc = nvrtc_identity(&why);
