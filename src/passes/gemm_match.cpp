@@ -90,9 +90,13 @@ private:
     bool match_loop(const Node* loop) {
         if (ir::loop_kind(*loop) == detail::LoopKind::parallel || ir::loop_rank(*loop) != 1 || ir::loop_inits(*loop).size() != 1)
             return no("the k loop is not a 1-D loop carrying one value");
+        // The accumulator may start from a tile other than zeros (C += A B; a bias
+        // broadcast): with reassociation allowed its start is one more term of the
+        // sum, which the kernel adds in the epilogue (match_epilogue classifies it).
         const Node* init = ir::loop_inits(*loop)[0];
-        if (init->type.kind != Kind::F32 || init->type.rank() != 2 || !zero_tile(init)) return no("the accumulator does not start as f32 zeros");
+        if (init->type.kind != Kind::F32 || init->type.rank() != 2) return no("the accumulator is not an f32 tile");
         init_ = init;
+        if (!zero_tile(init)) m_.init = init;
         const ir::Region& body = *loop->body;
         const Node *t = body.args[0], *acc = body.args[1];
         const Node *mma = nullptr, *yield = nullptr;
@@ -175,7 +179,7 @@ private:
         std::unordered_set<const Node*> in_nest(g.nodes.begin(), g.nodes.end());
         // Program order: operands come before their uses.
         for (const Node* n : g.nodes) {
-            if (dead(n) || n == m_.loop || n == m_.result || n == init_ || n->op == OpCode::yield) continue;
+            if (dead(n) || n == m_.loop || n == m_.result || (n == init_ && !m_.init) || n->op == OpCode::yield) continue;
             if (n->op == OpCode::store) {
                 if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
                 if (!is_origin(n->operands[0], true) || !is_origin(n->operands[1], false)) return no("a store is not at the tile's block origin");

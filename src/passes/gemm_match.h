@@ -8,7 +8,9 @@
 // The pattern (every part is checked; anything else keeps the ordinary lowering):
 //   parallel(gm, gn) [i, j]                       (either axis order)
 //     m0 = i * bm; n0 = j * bn                    (i64 scalars)
-//     acc = zeros<f32>([bm, bn])
+//     acc = zeros<f32>([bm, bn])                  or any [bm, bn] f32 start the epilogue
+//                                                   could compute (C += A B: a loaded tile,
+//                                                   a broadcast bias), added after the sum
 //     serial or pipeline (kt) [t] carrying acc:
 //       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16; a fallback only of +0, the
 //                                                   kernel's fill for out-of-range elements)
@@ -57,6 +59,9 @@ struct GemmMatch {
     const ir::Node* load_a = nullptr;
     const ir::Node* load_b = nullptr;
     bool b_kmajor = false;            // B is stored [N, K] and loaded [bn, bk]
+    // The accumulator's start where it is not zeros: an epilogue value (it is in
+    // `epilogue`), added to the sum from zero (null: zeros).
+    const ir::Node* init = nullptr;
     // The epilogue's values in program order, from the loop's result to the stored
     // values (loads, broadcasts, elementwise ops); scalars it reads that are not in
     // this list are host-evaluable (constants, parameters, their arithmetic).

@@ -71,6 +71,44 @@ TEST(CudaGemmEpilogue, ResidualTileAndScalarParameter) {
     expect_wgmma_kernel(Epilogue::residual_scale, false, {"(kiln_in || (r < a3_e0 && c < a3_e1))", "re <= a3_e0 && ce <= a3_e1", "x0 * a6"}, "1 load(s) fused into the epilogue");
 }
 
+// C += A B: the residual the accumulator starts from is read at the output's element
+// and added to the sum from zero.
+TEST(CudaGemmEpilogue, AnAccumulatorStartingFromATileAddsItAfterTheSum) {
+    REQUIRE_NVRTC();
+    expect_wgmma_kernel(Epilogue::start_from_residual, false, {"(kiln_in || (r < a3_e0 && c < a3_e1))", "(x0 + e1_0)", "(x1 + e1_1)"},
+                        "1 load(s) fused into the epilogue");
+}
+
+// A column value (the bias along n) added to a fill of a constant: the fill, the
+// same for every element, is computed where the column values are too. Once as the
+// accumulator's start (zeros + bias), once in the epilogue (0.5 + bias): NVRTC
+// rejected both while the fill was computed in the element functor only.
+TEST(CudaGemmEpilogue, AConstantFillBesideAColumnVectorCompiles) {
+    REQUIRE_NVRTC();
+    for (bool as_start : {true, false}) {
+        SCOPED_TRACE(as_start);
+        auto k = kernel("gemm_fill_and_bias", [as_start](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1> bias, View<const bf16, 2>,
+                                                         View<bf16, 2> C, View<bf16, 2>, Scalar<f32>) {
+            auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+            auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+            auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+            for (auto& nest : parallel(shape(gm, gn))) {
+                auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+                auto b = cast<f32>(bias[coord(n0), shape(n)]);
+                auto acc = as_start ? zeros<f32>(shape(m, n)) + b : zeros<f32>(shape(m, n));
+                for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                    auto k0 = step.index() * 64;
+                    acc = mma(A[coord(m0, k0), shape(m, kk)], B[coord(k0, n0), shape(kk, n)], acc);
+                }
+                C(coord(m0, n0), shape(m, n)).store(cast<bf16>(as_start ? acc : acc + (full<f32>(shape(m, n), 0.5f) + b)));
+            }
+        });
+        auto args = args_for(false);
+        std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+        EXPECT_TRUE(contains(ptx, ".entry kiln_gemm_fill_and_bias_sm90")) << ptx.substr(0, 1500);
+    }
+}
+
 TEST(CudaGemmEpilogue, PerRowScaleIsReadOncePerRow) {
     REQUIRE_NVRTC();
     expect_wgmma_kernel(Epilogue::row_scale, false, {"(kiln_in || (r < a2_e0)) ? kc::b2f(a2[r * a2_s0])", "&& re <= a2_e0 &&"}, "1 load(s) fused into the epilogue");

@@ -65,6 +65,7 @@ void check(Epilogue e, bool b_nk, std::int64_t M, std::int64_t N, std::int64_t K
                 case Epilogue::plain: out = acc; break;
                 case Epilogue::bias_relu: out = std::max(acc + bj, 0.0); break;
                 case Epilogue::residual_scale: out = acc * alpha + double(r[i * N + j]); break;
+                case Epilogue::start_from_residual: out = acc + double(r[i * N + j]); break;
                 case Epilogue::two_outputs: out = acc + bj, out2 = std::max(acc + bj, 0.0); break;
                 case Epilogue::row_scale: out = acc * (i < N ? double(bias[i]) : 0.0); break;
                 default: FAIL() << "not a GEMM of the pattern";
@@ -86,6 +87,12 @@ TEST(CudaGemmEpilogueDevice, BiasAndRelu) {
 TEST(CudaGemmEpilogueDevice, ResidualTileAndScale) {
     REQUIRE_DEVICE();
     check(Epilogue::residual_scale, false, 300, 264, 200);
+}
+
+// C += A B: the accumulator starts from R, added after the sum in the epilogue.
+TEST(CudaGemmEpilogueDevice, AccumulatorStartingFromATile) {
+    REQUIRE_DEVICE();
+    check(Epilogue::start_from_residual, false, 300, 264, 200);
 }
 
 TEST(CudaGemmEpilogueDevice, PerRowScaleShorterThanTheRows) {

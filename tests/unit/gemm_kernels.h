@@ -9,7 +9,8 @@
 
 namespace kiln::gemm_test {
 
-enum class Epilogue { plain, bias_relu, residual_scale, two_outputs, row_scale, reduction, wrong_origin, scalar_of_index };
+// start_from_residual: C = A B + R written as C += A B, the accumulator starting from R.
+enum class Epilogue { plain, bias_relu, residual_scale, two_outputs, row_scale, reduction, wrong_origin, scalar_of_index, start_from_residual };
 
 // C = cast<bf16>(A B + shift) at a bm x bn x bk tile, B [K, N]: the plain GEMM (shift
 // 0), or with a constant of the caller's that makes its source one of a kind.
@@ -42,7 +43,7 @@ inline Kernel gemm(Epilogue e, bool b_nk = false, std::int64_t bm = 128, std::in
         auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
         for (auto& nest : parallel(shape(gm, gn))) {
             auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
-            auto acc = zeros<f32>(shape(m, n));
+            auto acc = e == Epilogue::start_from_residual ? cast<f32>(R[coord(m0, n0), shape(m, n)]) : zeros<f32>(shape(m, n));
             for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
                 auto k0 = step.index() * bk;
                 auto a = A[coord(m0, k0), shape(m, k)];
@@ -50,7 +51,8 @@ inline Kernel gemm(Epilogue e, bool b_nk = false, std::int64_t bm = 128, std::in
                 acc = mma(a, b, acc);
             }
             switch (e) {
-                case Epilogue::plain: C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc)); break;
+                case Epilogue::plain:
+                case Epilogue::start_from_residual: C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc)); break;
                 case Epilogue::bias_relu: {
                     auto b = cast<f32>(bias[coord(n0), shape(n)]);
                     C(coord(m0, n0), shape(m, n)).store(cast<bf16>(max(acc + b, 0.0f)));

@@ -81,6 +81,18 @@ TEST(GemmMatch, RowVectorAlongMIsARowValue) {
     EXPECT_EQ(loads_varying(*m, passes::EpilogueVaries::rows), 1);
 }
 
+// C += A B: the accumulator starts from the residual tile, which the kernel adds
+// to the sum in the epilogue (the start is one more term of a reassociable sum).
+TEST(GemmMatch, AnAccumulatorStartingFromATileIsAddedInTheEpilogue) {
+    auto m = match(Epilogue::start_from_residual);
+    ASSERT_TRUE(m);
+    ASSERT_NE(m->init, nullptr);
+    EXPECT_EQ(m->init->op, detail::OpCode::cast);
+    EXPECT_EQ(loads_varying(*m, passes::EpilogueVaries::tile), 1) << "the residual, read in the epilogue";
+    EXPECT_FALSE(m->plain_epilogue());
+    EXPECT_EQ(match(Epilogue::plain)->init, nullptr) << "zeros: nothing to add";
+}
+
 TEST(GemmMatch, PreAndPostActivationOutputs) {
     auto m = match(Epilogue::two_outputs);
     ASSERT_TRUE(m);

@@ -84,8 +84,12 @@ public:
                     fields_ += ctype(v.node->type.kind) + " " + name + "; ";
                     copies_ += "v." + name + " = " + name + "; ";
                     column_names_[q][v.node] = name;
+                } else {
+                    body_ += line;
+                    // A value the same for every element (a fill of a constant) may be read
+                    // by column values too: the column functor computes it as well.
+                    if (v.varies == passes::EpilogueVaries::scalar) columns_ += line;
                 }
-                else body_ += line;
                 std::string ref = column_only ? "cv." + name : name;
                 at_[q][v.node] = ref;
                 if (!per_column) at_[1][v.node] = ref;
@@ -130,7 +134,8 @@ private:
     // The expression of operand o at column c + q, in the body (or, with
     // in_columns, inside the column functor, where column values have local names).
     std::string operand(const Node* o, int q, bool in_columns = false) {
-        if (o == m_.result) return q ? "x1" : "x0";
+        // The sum from zero, plus the accumulator's start where the program gave one.
+        if (o == m_.result) return m_.init ? "(" + std::string(q ? "x1" : "x0") + " + " + operand(m_.init, q, in_columns) + ")" : q ? "x1" : "x0";
         if (in_columns)
             if (auto it = column_names_[q].find(o); it != column_names_[q].end()) return it->second;
         if (auto it = at_[q].find(o); it != at_[q].end()) return it->second;
