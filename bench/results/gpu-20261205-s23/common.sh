@@ -1,0 +1,42 @@
+# Shared preamble of session 23's device calls: build-gpu from the working tree
+# (.deps carried), a deadline for the call, the results packed at the end.
+set -u
+r=$OUT/r; mkdir -p "$r"
+export PATH=/usr/local/cuda/bin:$PATH
+deps=(-DOPENSSL_ROOT_DIR="$PWD/.deps" -DOPENSSL_USE_STATIC_LIBS=TRUE -DKILN_GTEST_SOURCE="$PWD/.deps/googletest" -DCMAKE_CXX_FLAGS="-isystem $PWD/.deps/include")
+t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+left() { echo $(( ${CALL_SECONDS:-570} - ($(date +%s) - t0) )); }  # seconds left before the call's end
+finish() { el done; tar czf "$OUT/r.tgz" -C "$OUT" r && rm -rf "$r"; }
+build() {
+  el "build $*"
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release "${deps[@]}" >$r/cfg.log 2>&1 &&
+    cmake --build build-gpu -j 16 --target "$@" >$r/build.log 2>&1; echo "build rc $?"; grep -E "error:" $r/build.log | head
+}
+k=build-gpu/tools/kiln
+# A campaign of interp vs cuda from seed $2 in precision $1 for at most $3 seconds
+# (--seconds: the programs checked are the first ones and the summary names them);
+# the first difference dumped (its source) for the offline tools.
+campaign() {
+  el "fuzz $1 from $2 for $3 s"
+  KILN_FUZZ_REPORT_SECONDS=60 KILN_CACHE_DIR=/tmp/kf-$2 $k fuzz --count 1000000 --seed $2 --targets interp,cuda --precision $1 --jobs 16 --batch 16 \
+    --seconds $3 > $r/fuzz-cuda-$1-$2.log 2>&1; echo "rc $?"
+  grep -E "time budget|^[0-9]+ programs:|^precision standard" $r/fuzz-cuda-$1-$2.log; grep -E "^program [0-9]+" $r/fuzz-cuda-$1-$2.log | head -5
+  for s in $(grep -oE "^program [0-9]+" $r/fuzz-cuda-$1-$2.log | awk '{print $2}' | head -2); do
+    KILN_DUMP_DIR=$r/dump-$s timeout 60 $k fuzz --count 1 --seed $s --targets interp,cuda --precision $1 > $r/p$s.log 2>&1
+  done
+}
+# `procs` processes of `jobs` jobs each for `secs` seconds, in precision $1, process i
+# from seed $2 + i * 20000 (call 1 found 2 x 8 the fastest layout); prints the
+# summaries. (Added after calls 1-3, which define their own as they ran; the next
+# session's scripts use this one.)
+campaigns() {
+  local prec=$1 seed=$2 procs=$3 jobs=$4 secs=$5 name=$6
+  el "fuzz $prec: $procs processes x $jobs jobs from $seed for $secs s ($name)"
+  for ((i = 0; i < procs; i++)); do
+    local s=$((seed + i * 20000))
+    KILN_FUZZ_REPORT_SECONDS=60 $k fuzz --count 1000000 --seed $s --targets interp,cuda --precision $prec --jobs $jobs --batch 16 \
+      --seconds $secs > $r/fuzz-$name-$s.log 2>&1 &
+  done
+  wait
+  cat $r/fuzz-$name-*.log | grep -E "time budget|^[0-9]+ programs:|^precision standard|^time, summed|^program [0-9]+"
+}
