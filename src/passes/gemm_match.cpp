@@ -45,6 +45,56 @@ std::string a_or_an(std::string_view op) {
     return (vowel ? "an " : "a ") + std::string(op);
 }
 
+// x unless it is a tile of +0 (a fill of the constant: zeros<T>(...), or 0.0f beside a tile).
+bool positive_zero_tile(const Node* x) {
+    if (x->op == OpCode::full) return positive_zero(x->operands[0]);
+    return positive_zero(x);
+}
+
+// The conditions of a mask: through broadcasts and logical ands.
+void conditions(const Node* c, std::vector<const Node*>& out, std::unordered_set<const Node*>& parts) {
+    parts.insert(c);
+    if (c->op == OpCode::broadcast) return conditions(c->operands[0], out, parts);
+    if (c->op == OpCode::logical_and && c->type.kind == Kind::Bool) {
+        for (const Node* o : c->operands) conditions(o, out, parts);
+        return;
+    }
+    out.push_back(c);
+}
+
+// `x` read through select(mask, load, +0) with every condition of the mask
+// `iota(a) + origin < limit` (or `limit > iota(a) + origin`), a one of the load's
+// axes and origin its origin along it: the load, with the masks appended; x when
+// it is no select; null when it is masked some other way.
+const Node* unmasked(const Node* x, std::vector<GemmMask>& masks, std::unordered_set<const Node*>& parts) {
+    if (x->op != OpCode::select) return x;
+    const Node *load = x->operands[1], *other = x->operands[2];
+    if (load->op != OpCode::load || !positive_zero_tile(other) || ir::access_rank(*load) != load->type.rank()) return nullptr;
+    std::vector<const Node*> conds;
+    std::unordered_set<const Node*> seen{x, other};
+    if (other->op == OpCode::full) seen.insert(other->operands[0]);
+    conditions(x->operands[0], conds, seen);
+    std::vector<GemmMask> found;
+    for (const Node* c : conds) {
+        const bool less = c->op == OpCode::lt;
+        if ((!less && c->op != OpCode::gt) || c->operands.size() != 2) return nullptr;
+        const Node *index = c->operands[less ? 0 : 1], *limit = c->operands[less ? 1 : 0];
+        if (index->op != OpCode::add || index->operands.size() != 2 || !is_scalar(limit) || !host_evaluable(*limit)) return nullptr;
+        const Node* iota = index->operands[0]->op == OpCode::iota ? index->operands[0] : index->operands[1];
+        const Node* origin = iota == index->operands[0] ? index->operands[1] : index->operands[0];
+        if (iota->op != OpCode::iota || iota->type.rank() != 1 || !is_scalar(origin)) return nullptr;
+        int dim = -1;
+        for (int d = 0; d < load->type.rank(); ++d)
+            if (load->type.dims[static_cast<std::size_t>(d)].axis == iota->type.dims[0].axis) dim = d;
+        if (dim < 0 || load->operands[static_cast<std::size_t>(dim)] != origin) return nullptr;
+        found.push_back({ir::param_index(*load), dim, limit});
+        seen.insert({c, index, iota});
+    }
+    masks.insert(masks.end(), found.begin(), found.end());
+    parts.insert(seen.begin(), seen.end());
+    return load;
+}
+
 EpilogueVaries join(EpilogueVaries a, EpilogueVaries b) {
     if (a == b || b == EpilogueVaries::scalar) return a;
     if (a == EpilogueVaries::scalar) return b;
@@ -117,8 +167,11 @@ private:
         if (sum && !(sum->op == OpCode::add && sum->operands.size() == 2 && zero_tile(mma->operands[2]) && sum->type == mma->type &&
                      ((sum->operands[0] == acc && sum->operands[1] == mma) || (sum->operands[0] == mma && sum->operands[1] == acc))))
             return no("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
+        // Operands read under masks the views' zero fill makes redundant (unmasked()).
+        const Node *a = unmasked(mma->operands[0], m_.masks, mask_parts_), *b = unmasked(mma->operands[1], m_.masks, mask_parts_);
+        if (!a || !b) return no("an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
         for (const Node* n : body.nodes) {
-            if (dead(n) || n == mma || n == yield || n == sum || (sum && n == mma->operands[2])) continue;
+            if (dead(n) || n == mma || n == yield || n == sum || (sum && n == mma->operands[2]) || mask_parts_.count(n)) continue;
             if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
                 return no("the k loop has " + a_or_an(detail::op_name(n->op)) + " besides the GEMM");
         }
@@ -126,7 +179,6 @@ private:
         ir::MmaDims dims = ir::mma_dims(*mma);
         bool bt = dims.is_matmul_bt();
         if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
-        const Node *a = mma->operands[0], *b = mma->operands[1];
         if ((sum ? !zero_tile(mma->operands[2]) : mma->operands[2] != acc) || a->op != OpCode::load || b->op != OpCode::load || a == b)
             return no("the mma's operands are not the loop's loads and accumulator");
         for (const Node* n : body.nodes)
@@ -179,7 +231,7 @@ private:
         std::unordered_set<const Node*> in_nest(g.nodes.begin(), g.nodes.end());
         // Program order: operands come before their uses.
         for (const Node* n : g.nodes) {
-            if (dead(n) || n == m_.loop || n == m_.result || (n == init_ && !m_.init) || n->op == OpCode::yield) continue;
+            if (dead(n) || n == m_.loop || n == m_.result || (n == init_ && !m_.init) || n->op == OpCode::yield || mask_parts_.count(n)) continue;
             if (n->op == OpCode::store) {
                 if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
                 if (!is_origin(n->operands[0], true) || !is_origin(n->operands[1], false)) return no("a store is not at the tile's block origin");
@@ -263,9 +315,17 @@ private:
     }
 
     const Node* init_ = nullptr;
+    std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
 };
 
 }  // namespace
+
+std::vector<GemmMask> gemm_operand_masks(const ir::Node& mma) {
+    std::vector<GemmMask> masks;
+    std::unordered_set<const Node*> parts;
+    for (int i = 0; i < 2; ++i) unmasked(mma.operands[static_cast<std::size_t>(i)], masks, parts);
+    return masks;
+}
 
 bool GemmMatch::plain_epilogue() const {
     return std::all_of(epilogue.begin(), epilogue.end(), [](const EpilogueValue& v) { return v.node->op == OpCode::cast; });

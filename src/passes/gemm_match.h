@@ -13,7 +13,9 @@
 //                                                   a broadcast bias), added after the sum
 //     serial or pipeline (kt) [t] carrying acc:
 //       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16; a fallback only of +0, the
-//                                                   kernel's fill for out-of-range elements)
+//                                                   kernel's fill for out-of-range elements;
+//                                                   or ite(iota + origin < limit, load, 0):
+//                                                   GemmMask, checked at launch)
 //       b = B[t * bk, n0] of [bk, bn]             or B[n0, t * bk] of [bn, bk] (B stored
 //                                                   [N, K], as a linear layer's weight)
 //       acc = mma(a, b, acc)                      (allow_reassociation), or
@@ -50,6 +52,17 @@ struct EpilogueValue {
     EpilogueVaries varies = EpilogueVaries::scalar;
 };
 
+// A mask on a GEMM operand's load that hides only elements the view's zero fill
+// hides already, where its limit is at least the view's extent along the masked dim
+// (Triton's `tl.load(p, mask=offs_k < K, other=0)`, written ite(iota(k) + k0 < K,
+// A[m0, k0], 0)). The limit is a host scalar: the launch checks it against the view
+// (targets/cuda/launch_args.cpp: gemm_problem) and runs the ordinary kernel, which
+// computes the mask as written, where it hides more.
+struct GemmMask {
+    int param = -1;                   // the view the load reads
+    int dim = 0;                      // elements whose index along it is >= limit are masked
+    const ir::Node* limit = nullptr;  // a host-evaluable scalar
+};
 // The matched nodes of one program.
 struct GemmMatch {
     const ir::Node* grid = nullptr;   // the parallel nest over (m-block, n-block)
@@ -72,9 +85,14 @@ struct GemmMatch {
     int k_loop = -1;                         // the k loop's position in the parallel nest's body
     const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
     const ir::Node* n0 = nullptr;
+    // The masks on A's and B's loads (GemmMask): nodes the kernel does not compute.
+    std::vector<GemmMask> masks;
     // The epilogue only stores the accumulator (possibly converted).
     bool plain_epilogue() const;
 };
+
+// The masks of the mma's two operands (each a load, or a load under masks of that form).
+std::vector<GemmMask> gemm_operand_masks(const ir::Node& mma);
 
 // The match, or nullopt with `why` saying which part differs; with `live`
 // (passes/dce.h), nodes outside it are passed over.

@@ -62,7 +62,8 @@ void check(Epilogue e, bool b_nk, std::int64_t M, std::int64_t N, std::int64_t K
             for (std::int64_t k = 0; k < K; ++k) acc += double(a[i * K + k]) * double(b_nk ? b[j * K + k] : b[k * N + j]);
             double bj = double(bias[j]), out = 0, out2 = 0;
             switch (e) {
-                case Epilogue::plain: out = acc; break;
+                case Epilogue::plain:
+                case Epilogue::masked_operands: out = acc; break;
                 case Epilogue::bias_relu: out = std::max(acc + bj, 0.0); break;
                 case Epilogue::residual_scale: out = acc * alpha + double(r[i * N + j]); break;
                 case Epilogue::start_from_residual: out = acc + double(r[i * N + j]); break;
@@ -87,6 +88,13 @@ TEST(CudaGemmEpilogueDevice, BiasAndRelu) {
 TEST(CudaGemmEpilogueDevice, ResidualTileAndScale) {
     REQUIRE_DEVICE();
     check(Epilogue::residual_scale, false, 300, 264, 200);
+}
+
+// Operands masked by k < K (Triton's tl.load mask): the masks hide only the zero fill's
+// elements, so the TMA kernel runs them (ragged K: 200 of 4 k steps of 64).
+TEST(CudaGemmEpilogueDevice, OperandsMaskedByTheirOwnBounds) {
+    REQUIRE_DEVICE();
+    check(Epilogue::masked_operands, false, 300, 264, 200);
 }
 
 // C += A B: the accumulator starts from R, added after the sum in the epilogue.

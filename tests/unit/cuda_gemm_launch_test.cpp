@@ -384,6 +384,40 @@ TEST(CudaGemmLaunch, LaunchScalarsCoverTheProgramsTiles) {
     EXPECT_EQ(L->pointers[2], static_cast<const void*>(&s[0]));
 }
 
+// B masked along k by a launch scalar (passes/gemm_match.h: GemmMask): while the
+// scalar is at least B's k extent the mask hides only what the zero fill hides and
+// the GEMM kernel takes the launch; a smaller one hides elements inside B, so the
+// launch refuses the GEMM kernel, saying why, and the ordinary kernel computes the
+// mask as written.
+TEST(CudaGemmLaunch, AMaskHidingElementsInsideItsViewKeepsTheOrdinaryKernel) {
+    auto k = kernel("masked_by_scalar", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C, Scalar<i64> limit) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, kk)], ite(iota(kk) + k0 < limit, B[coord(k0, n0), shape(kk, n)], 0.0f), acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+    Tensor<bf16> a({300, 200}), b({200, 260}), c({300, 260});
+    for (std::int64_t limit : {200, 1000, 150}) {
+        SCOPED_TRACE(limit);
+        const auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view(), limit);
+        const auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+        const cu::EmittedKernel e = cu::emit_kernel(*program, cu::emit_options(args, CompileOptions{}));
+        ASSERT_FALSE(e.gemm.entry.empty()) << "the program is the canonical GEMM";
+        std::string why;
+        const auto problem = cu::gemm_problem(*program, args, e.gemm, &why);
+        EXPECT_EQ(problem.has_value(), limit >= 200) << why;
+        if (limit < 200) EXPECT_EQ(why, "a mask on argument 1 hides elements inside it (index < 150 along dim 0, whose extent is 200)");
+    }
+}
+
 TEST(CudaGemmLaunch, TensorMapCacheEvictsTheLeastRecentlyUsed) {
     cu::TensorMapCache cache(2);
     cu::Device d = fake_device();

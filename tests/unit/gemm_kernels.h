@@ -10,7 +10,19 @@
 namespace kiln::gemm_test {
 
 // start_from_residual: C = A B + R written as C += A B, the accumulator starting from R.
-enum class Epilogue { plain, bias_relu, residual_scale, two_outputs, row_scale, reduction, wrong_origin, scalar_of_index, start_from_residual };
+// masked_operands: C = A B with each operand's load masked by k < K as Triton ports write it.
+enum class Epilogue {
+    plain,
+    bias_relu,
+    residual_scale,
+    two_outputs,
+    row_scale,
+    reduction,
+    wrong_origin,
+    scalar_of_index,
+    start_from_residual,
+    masked_operands
+};
 
 // C = cast<bf16>(A B + shift) at a bm x bn x bk tile, B [K, N]: the plain GEMM (shift
 // 0), or with a constant of the caller's that makes its source one of a kind.
@@ -48,11 +60,17 @@ inline Kernel gemm(Epilogue e, bool b_nk = false, std::int64_t bm = 128, std::in
                 auto k0 = step.index() * bk;
                 auto a = A[coord(m0, k0), shape(m, k)];
                 auto b = b_nk ? B[coord(n0, k0), shape(n, k)] : B[coord(k0, n0), shape(k, n)];
-                acc = mma(a, b, acc);
+                if (e == Epilogue::masked_operands) {
+                    auto inside = iota(k) + k0 < A.extent(1);
+                    acc = mma(ite(inside, a, 0.0f), ite(inside, b, 0.0f), acc);
+                } else {
+                    acc = mma(a, b, acc);
+                }
             }
             switch (e) {
                 case Epilogue::plain:
-                case Epilogue::start_from_residual: C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc)); break;
+                case Epilogue::start_from_residual:
+                case Epilogue::masked_operands: C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc)); break;
                 case Epilogue::bias_relu: {
                     auto b = cast<f32>(bias[coord(n0), shape(n)]);
                     C(coord(m0, n0), shape(m, n)).store(cast<bf16>(max(acc + b, 0.0f)));

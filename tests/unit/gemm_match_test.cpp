@@ -205,7 +205,66 @@ TEST(GemmMatch, OperandsLoadedWithAFallbackOfZeroAreTheGemms) {
     EXPECT_FALSE(match_step(Step::fallback_negative_zero, &why));
     EXPECT_EQ(why, "a load's fallback is not +0 (the kernel fills with +0)");
     EXPECT_FALSE(match_step(Step::iota_mask, &why));
-    EXPECT_EQ(why, "the k loop has an iota besides the GEMM");
+    EXPECT_EQ(why, "an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
+}
+
+// Masks as Triton ports write them, tl.load(p, mask=offs < K, other=0): each
+// condition `iota(axis) + the load's origin along it < a scalar`, +0 elsewhere. They
+// hide only what the zero fill hides where the scalar is at least the view's extent,
+// which the launch checks (GemmMask); a mask of any other form keeps the ordinary kernel.
+enum class Mask { k_on_both, m_and_k_on_a, shifted_origin, greater_than_form, mask_fills_one };
+
+Kernel masked_gemm(Mask form) {
+    return kernel("masked_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
+                                     View<bf16, 2>, Scalar<f32>) {
+        auto M = A.extent(0), K = A.extent(1);
+        auto gm = axis("block_m", ceil_div(M, 128)), gn = axis("block_n", ceil_div(B.extent(1), 128)), kt = axis("k_tiles", ceil_div(K, 64));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                auto offs_k = iota(k) + k0;
+                auto a = A[coord(m0, k0), shape(m, k)];
+                auto b = B[coord(k0, n0), shape(k, n)];
+                switch (form) {
+                    case Mask::k_on_both: acc = mma(ite(offs_k < K, a, 0.0f), ite(offs_k < K, b, 0.0f), acc); break;
+                    case Mask::m_and_k_on_a: acc = mma(ite(iota(m) + m0 < M && offs_k < K, a, 0.0f), b, acc); break;
+                    case Mask::shifted_origin: acc = mma(ite(offs_k + 1 < K, a, 0.0f), b, acc); break;
+                    case Mask::greater_than_form: acc = mma(ite(K > offs_k, a, 0.0f), b, acc); break;
+                    case Mask::mask_fills_one: acc = mma(ite(offs_k < K, a, 1.0f), b, acc); break;
+                }
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
+TEST(GemmMatch, OperandsUnderMasksOfTheirOwnBoundsAreTheGemms) {
+    static std::deque<Program> keep;
+    auto matched = [&](Mask f, std::string* why) {
+        keep.push_back(trace(masked_gemm(f)));
+        return passes::match_gemm(*keep.back().p, why);
+    };
+    std::string why;
+    auto both = matched(Mask::k_on_both, &why);
+    ASSERT_TRUE(both) << why;
+    ASSERT_EQ(both->masks.size(), 2u);
+    EXPECT_EQ(both->masks[0].param, 0);
+    EXPECT_EQ(both->masks[0].dim, 1) << "A's k";
+    EXPECT_EQ(both->masks[1].param, 1);
+    EXPECT_EQ(both->masks[1].dim, 0) << "B's k, under A's extent: the launch compares it with B's";
+    auto two = matched(Mask::m_and_k_on_a, &why);
+    ASSERT_TRUE(two) << why;
+    ASSERT_EQ(two->masks.size(), 2u);
+    EXPECT_EQ(two->masks[0].dim, 0);
+    EXPECT_EQ(two->masks[1].dim, 1);
+    EXPECT_TRUE(matched(Mask::greater_than_form, &why)) << why;
+    for (Mask f : {Mask::shifted_origin, Mask::mask_fills_one}) {
+        EXPECT_FALSE(matched(f, &why));
+        EXPECT_EQ(why, "an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
+    }
 }
 
 // A tile loaded and never used (a leftover of debugging) is dead: the contraction

@@ -188,6 +188,17 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     pr.depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
     if (pr.rows == 0 || pr.cols == 0 || pr.depth == 0 || pr.rows > kMax || pr.cols > kMax || pr.depth > kMax)
         return reject("an empty or too large problem");
+    // Masks on the operands' loads hide only what the zero fill hides where each limit
+    // is at least the view's extent along its dim (passes/gemm_match.h: GemmMask).
+    for (const Node* n : loop.body->nodes)
+        if (n->op == OpCode::mma)
+            for (const passes::GemmMask& m : passes::gemm_operand_masks(*n)) {
+                const std::int64_t limit = scalars.integer(m.limit, loop);
+                const std::int64_t extent = args[static_cast<std::size_t>(m.param)].extents[static_cast<std::size_t>(m.dim)];
+                if (limit < extent)
+                    return reject("a mask on argument " + std::to_string(m.param) + " hides elements inside it (index < " + std::to_string(limit) +
+                                  " along dim " + std::to_string(m.dim) + ", whose extent is " + std::to_string(extent) + ")");
+            }
     return pr;
 }
 
