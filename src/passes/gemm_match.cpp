@@ -110,7 +110,8 @@ public:
 private:
     bool match() {
         const Node* grid = p_.grid;
-        if (!grid || ir::loop_rank(*grid) != 2 || !ir::loop_inits(*grid).empty()) return no("no 2-D parallel nest");
+        if (!grid || (ir::loop_rank(*grid) != 2 && ir::loop_rank(*grid) != 1) || !ir::loop_inits(*grid).empty())
+            return no("no 2-D parallel nest (or 1-D over the tiles)");
         m_.grid = grid;
         for (const Node* n : p_.body.nodes)
             if (n != grid && !dead(n) && !harmless_scalar(n)) return no("work outside the parallel nest");
@@ -198,11 +199,17 @@ private:
         // Origins: A at (m0, t * bk); B at (t * bk, n0), or (n0, t * bk) when stored [N, K].
         const Node *b_k = b->operands[bt ? 1 : 0], *b_n = b->operands[bt ? 0 : 1];
         if (!index_times(a->operands[1], t, bk) || !index_times(b_k, t, bk)) return no("the k origins are not t * bk");
-        const Node* gi = m_.grid->body->args[0];
-        const Node* gj = m_.grid->body->args[1];
-        if (index_times(a->operands[0], gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
-        else if (index_times(a->operands[0], gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
-        else return no("the block origins are not grid index * tile extent");
+        if (ir::loop_rank(*m_.grid) == 2) {
+            const Node* gi = m_.grid->body->args[0];
+            const Node* gj = m_.grid->body->args[1];
+            if (index_times(a->operands[0], gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
+            else if (index_times(a->operands[0], gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
+            else return no("the block origins are not grid index * tile extent");
+            m_index_ = m_.grid->body->args[static_cast<std::size_t>(m_.m_axis)];
+            n_index_ = m_.grid->body->args[static_cast<std::size_t>(1 - m_.m_axis)];
+        } else if (!match_flat_grid(times(a->operands[0], bm), times(b_n, bn))) {
+            return false;
+        }
         m_.load_a = a;
         m_.load_b = b;
         m_.mma = mma;
@@ -215,12 +222,38 @@ private:
         return true;
     }
 
+    // A 1-D grid over the tiles (a Triton port's pid): the m-block pid / G and the
+    // n-block pid % G, or the other way round, with G a host scalar (the tiles a
+    // row of blocks has). The kernel orders tiles its own way; the launch checks the
+    // grid is whole rows of G (launch_args.cpp: gemm_problem).
+    bool match_flat_grid(const Node* mi, const Node* ni) {
+        const Node* pid = m_.grid->body->args[0];
+        auto part = [&](const Node* x, OpCode op) {
+            return x && x->op == op && x->operands.size() == 2 && x->operands[0] == pid && scalar(x->operands[1]) && host_evaluable(*x->operands[1]);
+        };
+        const bool m_by_div = part(mi, OpCode::div) && part(ni, OpCode::mod);
+        if ((!m_by_div && !(part(mi, OpCode::mod) && part(ni, OpCode::div))) || mi->operands[1] != ni->operands[1])
+            return no("the block origins of a 1-D grid are not (pid / G) * bm and (pid % G) * bn (or the other way round)");
+        m_.flat_m_by_div = m_by_div;
+        m_.tiles_per_row = mi->operands[1];
+        m_index_ = mi;
+        n_index_ = ni;
+        return true;
+    }
+
+    // x where n = x * extent (either operand order), else null.
+    static const Node* times(const Node* n, std::int64_t extent) {
+        if (n->op != OpCode::mul || n->operands.size() != 2) return nullptr;
+        if (int_constant(n->operands[1]) == extent) return n->operands[0];
+        if (int_constant(n->operands[0]) == extent) return n->operands[1];
+        return nullptr;
+    }
+
     // Origin `o` is the block's m (or n) origin: the same node the loads use, or
-    // the same grid index times the same tile extent.
+    // the same block index times the same tile extent.
     bool is_origin(const Node* o, bool m) const {
         const Node* ref = m ? m_.m0 : m_.n0;
-        const Node* index = m_.grid->body->args[static_cast<std::size_t>(m ? m_.m_axis : 1 - m_.m_axis)];
-        return o == ref || index_times(o, index, m ? m_.bm : m_.bn);
+        return o == ref || index_times(o, m ? m_index_ : n_index_, m ? m_.bm : m_.bn);
     }
 
     // Classifies the epilogue: every value the stores read, back to the loop's
@@ -315,6 +348,7 @@ private:
     }
 
     const Node* init_ = nullptr;
+    const Node *m_index_ = nullptr, *n_index_ = nullptr;  // the block indices: grid indices, or a 1-D grid's pid / G and pid % G
     std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
 };
 

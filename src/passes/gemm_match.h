@@ -8,6 +8,9 @@
 // The pattern (every part is checked; anything else keeps the ordinary lowering):
 //   parallel(gm, gn) [i, j]                       (either axis order)
 //     m0 = i * bm; n0 = j * bn                    (i64 scalars)
+//   or parallel(tiles) [pid], a Triton port's 1-D grid:
+//     m0 = (pid / G) * bm; n0 = (pid % G) * bn    (or the other way round; G a host
+//                                                   scalar, tiles a multiple of it at launch)
 //     acc = zeros<f32>([bm, bn])                  or any [bm, bn] f32 start the epilogue
 //                                                   could compute (C += A B: a loaded tile,
 //                                                   a broadcast bias), added after the sum
@@ -82,6 +85,10 @@ struct GemmMatch {
     std::vector<const ir::Node*> stores;     // each C[m0, n0] of [bm, bn]
     std::int64_t bm = 0, bn = 0, bk = 0;     // the program's tile
     int m_axis = 0;                          // the grid axis of the m-blocks (the other: n-blocks)
+    // A 1-D grid over the tiles: pid's m-block is pid / tiles_per_row and its n-block
+    // pid % tiles_per_row (flat_m_by_div), or the other way round (null: a 2-D grid).
+    const ir::Node* tiles_per_row = nullptr;
+    bool flat_m_by_div = true;
     int k_loop = -1;                         // the k loop's position in the parallel nest's body
     const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
     const ir::Node* n0 = nullptr;

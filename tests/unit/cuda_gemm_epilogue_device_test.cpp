@@ -39,7 +39,7 @@ double rel_l2(const Tensor<bf16>& got, const std::vector<double>& ref, std::int6
     return std::sqrt(num / std::max(den, 1e-300));
 }
 
-void check(Epilogue e, bool b_nk, std::int64_t M, std::int64_t N, std::int64_t K) {
+void check(Epilogue e, bool b_nk, std::int64_t M, std::int64_t N, std::int64_t K, const Kernel* kernel = nullptr) {
     const float alpha = 1.5f;
     auto a = random_tensor<bf16>({M, K}, 1), b = random_tensor<bf16>(b_nk ? std::vector<std::int64_t>{N, K} : std::vector<std::int64_t>{K, N}, 2);
     auto bias = random_tensor<bf16>({N}, 3), r = random_tensor<bf16>({M, N}, 4);
@@ -52,7 +52,7 @@ void check(Epilogue e, bool b_nk, std::int64_t M, std::int64_t N, std::int64_t K
     // a freed buffer's address comes back with the same shape); the fallback does not.
     auto lookups = [] { return cu::tensor_map_cache().counts().encodes + cu::tensor_map_cache().counts().hits; };
     const auto before = lookups();
-    gemm_test::gemm(e, b_nk).launch(cuda(), ad.view(), bd.view(), biasd.view(), rd.view(), cd.view(), dd.view(), alpha);
+    (kernel ? *kernel : gemm_test::gemm(e, b_nk)).launch(cuda(), ad.view(), bd.view(), biasd.view(), rd.view(), cd.view(), dd.view(), alpha);
     EXPECT_EQ(lookups(), before + 2) << "the TMA + wgmma kernel did not run";
     auto gc = cd.to(host()), gd = dd.to(host());
     std::vector<double> rc(static_cast<std::size_t>(M * N)), rdv(rc.size());
@@ -95,6 +95,16 @@ TEST(CudaGemmEpilogueDevice, ResidualTileAndScale) {
 TEST(CudaGemmEpilogueDevice, OperandsMaskedByTheirOwnBounds) {
     REQUIRE_DEVICE();
     check(Epilogue::masked_operands, false, 300, 264, 200);
+}
+
+// A Triton port's 1-D grid over the tiles, row- and column-major: the TMA kernel runs
+// every tile, in its own order.
+TEST(CudaGemmEpilogueDevice, AOneDimensionalGridOverTheTiles) {
+    REQUIRE_DEVICE();
+    for (bool row_major : {true, false}) {
+        const Kernel k = gemm_test::flat_gemm(row_major);
+        check(Epilogue::plain, false, 300, 264, 200, &k);
+    }
 }
 
 // C += A B: the accumulator starts from R, added after the sum in the epilogue.

@@ -418,6 +418,34 @@ TEST(CudaGemmLaunch, AMaskHidingElementsInsideItsViewKeepsTheOrdinaryKernel) {
     }
 }
 
+// A 1-D grid over the tiles covers the rectangle of its rows of tiles: the launch
+// finds the blocks from the grid's extent and the program's tiles a row; a grid that
+// is not whole rows keeps the ordinary kernel, saying why.
+TEST(CudaGemmLaunch, AOneDimensionalGridCoversWholeRowsOfTiles) {
+    Tensor<bf16> a({300, 200}), b({200, 260}), bias({260}), r({300, 260}), c({300, 260}), d({300, 260});
+    const auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), std::as_const(bias).view(), std::as_const(r).view(), c.view(),
+                              d.view(), 1.5f);
+    for (bool row_major : {true, false})
+        for (std::int64_t extra : {0, 1}) {
+            SCOPED_TRACE(std::to_string(row_major) + " " + std::to_string(extra));
+            const auto program = detail::specialize(*gemm_test::flat_gemm(row_major, extra).shared_impl(), args, Loc::here());
+            const cu::EmittedKernel e = cu::emit_kernel(*program, cu::emit_options(args, CompileOptions{}));
+            ASSERT_FALSE(e.gemm.entry.empty());
+            EXPECT_EQ(e.gemm.flat_grid, row_major ? 1 : 2);
+            std::string why;
+            const auto problem = cu::gemm_problem(*program, args, e.gemm, &why);
+            if (extra == 0) {
+                ASSERT_TRUE(problem) << why;
+                EXPECT_EQ(problem->rows, 300);  // 3 x 3 tiles of 128 x 128, clipped to the output
+                EXPECT_EQ(problem->cols, 260);
+                EXPECT_EQ(problem->depth, 200);
+            } else {
+                EXPECT_FALSE(problem);
+                EXPECT_EQ(why, "a 1-D grid of 10 tiles is not whole rows of 3");
+            }
+        }
+}
+
 TEST(CudaGemmLaunch, TensorMapCacheEvictsTheLeastRecentlyUsed) {
     cu::TensorMapCache cache(2);
     cu::Device d = fake_device();

@@ -102,4 +102,27 @@ inline Kernel gemm(Epilogue e, bool b_nk = false, std::int64_t bm = 128, std::in
     });
 }
 
+// The plain GEMM on a 1-D grid over the tiles, as a Triton port numbers them: tile pid
+// at m-block pid / tiles_n and n-block pid % tiles_n (row-major), or pid % tiles_m and
+// pid / tiles_m (column-major); `extra` tiles past the whole rectangle (a grid that is
+// not whole rows). The same parameters as gemm().
+inline Kernel flat_gemm(bool row_major, std::int64_t extra = 0) {
+    return kernel("flat_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
+                                   View<bf16, 2>, Scalar<f32>) {
+        auto tiles_m = ceil_div(A.extent(0), 128), tiles_n = ceil_div(B.extent(1), 128);
+        auto tiles = axis("tiles", tiles_m * tiles_n + extra), kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+        for (auto& nest : parallel(shape(tiles))) {
+            auto pid = nest.index();
+            auto m0 = (row_major ? pid / tiles_n : pid % tiles_m) * 128, n0 = (row_major ? pid % tiles_n : pid / tiles_m) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
 }  // namespace kiln::gemm_test

@@ -93,6 +93,20 @@ TEST(GemmMatch, AnAccumulatorStartingFromATileIsAddedInTheEpilogue) {
     EXPECT_EQ(match(Epilogue::plain)->init, nullptr) << "zeros: nothing to add";
 }
 
+// A Triton port's 1-D grid over the tiles: (pid / tiles_n, pid % tiles_n), or
+// column-major (pid % tiles_m, pid / tiles_m). The kernel orders tiles its own way.
+TEST(GemmMatch, AOneDimensionalGridOverTheTilesIsTheGemm) {
+    static std::deque<Program> keep;
+    for (bool row_major : {true, false}) {
+        keep.push_back(trace(gemm_test::flat_gemm(row_major)));
+        std::string why;
+        auto m = passes::match_gemm(*keep.back().p, &why);
+        ASSERT_TRUE(m) << why;
+        ASSERT_NE(m->tiles_per_row, nullptr);
+        EXPECT_EQ(m->flat_m_by_div, row_major);
+    }
+}
+
 TEST(GemmMatch, PreAndPostActivationOutputs) {
     auto m = match(Epilogue::two_outputs);
     ASSERT_TRUE(m);

@@ -179,6 +179,9 @@ struct GemmKernel {
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     int m_axis = 0;                    // the parallel nest's axis of the m-blocks
+    // A 1-D grid over the tiles (passes/gemm_match.h: tiles_per_row): 0 none (2-D),
+    // 1 m-block pid / G and n-block pid % G, 2 the other way round.
+    int flat_grid = 0;
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the
                                        // launch evaluates its extent without matching again)
     Kind in = Kind::BF16;

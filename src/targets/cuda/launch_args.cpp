@@ -166,8 +166,27 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
         internal_fail("cuda: a GEMM kernel for a program without its k loop");
     const Node& loop = *grid->body->nodes[static_cast<std::size_t>(g.k_loop)];
     passes::HostScalars scalars(args);
-    std::int64_t grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
-    std::int64_t grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
+    std::int64_t grid_m = 0, grid_n = 0;
+    if (g.flat_grid == 0) {
+        grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
+        grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
+    } else {
+        // A 1-D grid over the tiles: its blocks are (pid / G, pid % G) for pid below its
+        // extent, a rectangle of whole rows of G (the matcher's pattern, found again).
+        const Node* pid = grid->body->args[0];
+        const auto& nodes = grid->body->nodes;
+        auto of_pid = [&](const Node* n, OpCode op, const Node* by) { return n->op == op && n->operands[0] == pid && (!by || n->operands[1] == by); };
+        const auto split = std::find_if(nodes.begin(), nodes.end(), [&](const Node* n) {
+            return of_pid(n, OpCode::div, nullptr) &&
+                   std::any_of(nodes.begin(), nodes.end(), [&](const Node* x) { return of_pid(x, OpCode::mod, n->operands[1]); });
+        });
+        if (split == nodes.end()) internal_fail("cuda: a GEMM kernel for a 1-D grid without its pid / G");
+        const std::int64_t tiles = scalars.integer(grid->operands[0], *grid), per_row = scalars.integer((*split)->operands[1], *grid);
+        if (per_row <= 0 || tiles % per_row != 0)
+            return reject("a 1-D grid of " + std::to_string(tiles) + " tiles is not whole rows of " + std::to_string(per_row));
+        grid_m = g.flat_grid == 1 ? tiles / per_row : per_row;
+        grid_n = g.flat_grid == 1 ? per_row : tiles / per_row;
+    }
     std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
     const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
