@@ -4,6 +4,7 @@
 // strings are passes/attention_match.h's, through the contraction pass's
 // attention_why).
 #include <cmath>
+#include <string>
 
 #include "attention_variants.h"
 #include "variant_suite.h"
@@ -19,6 +20,28 @@ constexpr Kind bf = Kind::BF16;
 Dims at(std::int64_t d, std::int64_t queries = 256, std::int64_t keys = 384, std::int64_t heads = 4, std::int64_t kv_heads = 4, std::int64_t dv = 0) {
     return {.batch = 1, .heads = heads, .kv_heads = kv_heads, .queries = queries, .keys = keys, .d = d, .dv = dv ? dv : d};
 }
+// The plan's reasons for missing the Hopper kernel (attention_why).
+std::string attention_why(const std::string& reason) { return "not FlashAttention: " + reason; }
+std::string head_dims(int d) {
+    return attention_why("head dimensions " + std::to_string(d) + " and " + std::to_string(d) + " are not 64, 128, 192 or 256");
+}
+// A key block the kernel cannot take from a row maximum starting at -inf.
+std::string key_block(int keys, int kernel_keys, int d) {
+    const std::string k = std::to_string(keys), dd = std::to_string(d);
+    return attention_why("the kernel's key block must be the program's (its row maximum starts at -inf: a first key block whose keys are all masked "
+                         "gives NaN, which the kernel reproduces only on blocks holding whole program blocks, and " +
+                         k + " keys do not divide its " + std::to_string(kernel_keys) + "), and " + k + " keys is not one it takes with head dimensions " +
+                         dd + " and " + dd +
+                         " (64, or 128 with at most 128 value channels and at most 256 channels in all); a row maximum starting at a finite floor "
+                         "(-1e30, say) would let the kernel take its own");
+}
+const std::string operands_not_loads = attention_why("the score mma's operands are not loads");
+const std::string rescale_not_exp = attention_why("the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0)");
+const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
+const std::string load_before_loop = attention_why("the nest computes a load before the loop besides the query tile");
+const std::string stores_statistics = attention_why("a stored tile is not [rows, value channels]");
+const std::string loads_more = attention_why("the loop loads more than the query, key and value tiles");
+
 std::vector<Trace> both(const std::string& expected, std::int64_t d = 128) { return {{at(d), expected}, {at(d, 200, 333), expected}}; }
 // The cpu problem: one head, 150 queries and 200 keys (two query blocks of 128, a
 // ragged last key block), d 64.
@@ -87,30 +110,31 @@ std::vector<Variant> attention_table() {
         // ---- fa_blocks: block sizes, causal, head dimensions
         attention_variant("fa_q128_k64", a::fa_q128_k64, plain,
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(64), fast}, {at(256), fast}, {at(192), fast},
-                           {at(96), "?"}, {at(32), "?"}, {at(80), "?"}, {at(160), "?"}}),
-        attention_variant("fa_q64_k64", a::fa_q64_k64, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), fast}, {at(96), "?"}}),
-        attention_variant("fa_q128_k128", a::fa_q128_k128, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), "?"}}),
+                           {at(96), head_dims(96)}, {at(32), head_dims(32)}, {at(80), head_dims(80)}, {at(160), head_dims(160)}}),
+        attention_variant("fa_q64_k64", a::fa_q64_k64, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), fast}, {at(96), head_dims(96)}}),
+        attention_variant("fa_q128_k128", a::fa_q128_k128, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), key_block(128, 64, 256)}}),
         attention_variant("fa_q128_k32", a::fa_q128_k32, plain, both(fast)),
         attention_variant("fa_q64_k32", a::fa_q64_k32, plain, both(fast)),
         attention_variant("fa_q64_k128", a::fa_q64_k128, plain, both(fast)),
         attention_variant("fa_causal_q128_k64", a::fa_causal_q128_k64, plain,
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(64), fast}, {at(256), fast}}),
         attention_variant("fa_causal_q64_k64", a::fa_causal_q64_k64, plain, both(fast)),
-        attention_variant("fa_causal_q128_k128", a::fa_causal_q128_k128, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), "?"}}),
+        attention_variant("fa_causal_q128_k128", a::fa_causal_q128_k128, plain,
+                          {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), key_block(128, 64, 256)}}),
         attention_variant("fa_causal_q128_k32", a::fa_causal_q128_k32, plain, both(fast)),
         // ---- fa_flags: one change each to a plain forward
-        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both("?")),
-        attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both("?")),
+        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both(operands_not_loads)),
+        attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both(operands_not_loads)),
         attention_variant("fa_scale_in_exp", a::fa_scale_in_exp, plain, both(fast)),
-        attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both("?")),
+        attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both(rescale_not_exp)),
         attention_variant("fa_causal_ite", a::fa_causal_ite, plain, both(fast)),
         attention_variant("fa_causal_where_not", a::fa_causal_where_not, plain, both(fast)),
         attention_variant("fa_causal_bias", a::fa_causal_bias, plain, both(fast)),
         attention_variant("fa_causal_noskip", a::fa_causal_noskip, plain, both(fast)),
-        attention_variant("fa_causal_exp2", a::fa_causal_exp2, plain, both("?")),
+        attention_variant("fa_causal_exp2", a::fa_causal_exp2, plain, both(rescale_not_exp)),
         attention_variant("fa_softcap", a::fa_softcap, plain, both(fast)),
-        attention_variant("fa_rescale_alt", a::fa_rescale_alt, plain, both("?")),
-        attention_variant("fa_rescale_alt2", a::fa_rescale_alt2, plain, both("?")),
+        attention_variant("fa_rescale_alt", a::fa_rescale_alt, plain, both(fast)),
+        attention_variant("fa_rescale_alt2", a::fa_rescale_alt2, plain, both(rescale_not_exp)),
         attention_variant("fa_norm_recip", a::fa_norm_recip, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(192, 256, 384, 4, 4, 128), fast}}),
         attention_variant("fa_serial", a::fa_serial, plain, both(fast)),
         attention_variant("fa_no_tail_mask", a::fa_no_tail_mask, plain, both(fast)),
@@ -120,48 +144,48 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_f16_causal", a::fa_f16_causal, qkvo<Kind::F16, Kind::F16>, both(fast)),
         // ---- extra parameters and layouts
         attention_variant("fa_causal_offset", a::fa_causal_offset, plain, both(fast)),
-        attention_variant("fa_window", a::fa_window, plain, both(fast)),
-        attention_variant("fa_alibi", a::fa_alibi, with_slopes, both("?")),
-        attention_variant("fa_padmask", a::fa_padmask, with_lengths, both("?")),
+        attention_variant("fa_window", a::fa_window, plain, both(origin_not_blocked)),
+        attention_variant("fa_alibi", a::fa_alibi, with_slopes, both(load_before_loop)),
+        attention_variant("fa_padmask", a::fa_padmask, with_lengths, both(load_before_loop)),
         attention_variant("fa_gqa", a::fa_gqa, plain,
                           {{at(128, 256, 384, 4, 2), fast}, {at(128, 200, 333, 4, 2), fast}, {at(128, 256, 384, 4, 1), fast}}, gqa_cpu),
-        attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both("?")),
+        attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both(stores_statistics)),
         attention_variant("fa_out_f32", a::fa_out_f32, qkvo<bf, Kind::F32>, both(fast)),
-        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both("?")),
+        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both(stores_statistics)),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
-        attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both("?")),
-        attention_variant("fa_vT", a::fa_vT, v_transposed, both("?")),
-        attention_variant("fa_bshd", a::fa_bshd, sequence_major, both("?")),
+        attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(operands_not_loads)),
+        attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),
+        attention_variant("fa_bshd", a::fa_bshd, sequence_major, both(attention_why("the scores are not [rows, keys]"))),
         // ---- fa_flags2: the online softmax's spellings, one change each
-        attention_variant("fa_acc_add", a::fa_acc_add, plain, both("?")),
-        attention_variant("fa_acc_add_split", a::fa_acc_add_split, plain, both("?")),
+        attention_variant("fa_acc_add", a::fa_acc_add, plain, both(fast)),
+        attention_variant("fa_acc_add_split", a::fa_acc_add_split, plain, both(fast)),
         attention_variant("fa_max_swapped", a::fa_max_swapped, plain, both(fast)),
         attention_variant("fa_operand_order", a::fa_operand_order, plain, both(fast)),
-        attention_variant("fa_alpha_recip", a::fa_alpha_recip, plain, both("?")),
-        attention_variant("fa_l_after", a::fa_l_after, plain, both("?")),
+        attention_variant("fa_alpha_recip", a::fa_alpha_recip, plain, both(rescale_not_exp)),
+        attention_variant("fa_l_after", a::fa_l_after, plain, both(fast)),
         attention_variant("fa_scale_left", a::fa_scale_left, plain, both(fast)),
         attention_variant("fa_scale_div", a::fa_scale_div, plain, both(fast)),
         // ---- fa_tiles: other block sizes
         attention_variant("fa_q256_k64", a::fa_q256_k64, plain, both(fast)),
         attention_variant("fa_q32_k64", a::fa_q32_k64, plain, both(fast)),
         attention_variant("fa_q128_k16", a::fa_q128_k16, plain, both(fast)),
-        attention_variant("fa_q128_k256", a::fa_q128_k256, plain, {{at(128), "?"}, {at(128, 200, 333), "?"}, {at(64), "?"}}),
-        attention_variant("fa_q128_k96", a::fa_q128_k96, plain, both("?")),
+        attention_variant("fa_q128_k256", a::fa_q128_k256, plain, {{at(128), key_block(256, 128, 128)}, {at(128, 200, 333), key_block(256, 128, 128)}, {at(64), key_block(256, 128, 64)}}),
+        attention_variant("fa_q128_k96", a::fa_q128_k96, plain, both(key_block(96, 128, 128))),
         // ---- hand-written: parameters loaded in the loop, masks, layouts, statistics
-        attention_variant("fa_scale_param", a::fa_scale_param, with_scale, both("?")),
-        attention_variant("fa_alibi_inloop", a::fa_alibi_inloop, with_slopes, both("?")),
-        attention_variant("fa_padmask_inloop", a::fa_padmask_inloop, with_lengths, both("?")),
-        attention_variant("fa_attn_mask", a::fa_attn_mask, with_mask, both("?")),
-        attention_variant("fa_window_masked", a::fa_window_masked, plain, both("?")),
-        attention_variant("fa_window_offset", a::fa_window_offset, plain, both("?")),
-        attention_variant("fa_kT", a::fa_kT, k_transposed, both("?")),
+        attention_variant("fa_scale_param", a::fa_scale_param, with_scale, both(fast)),
+        attention_variant("fa_alibi_inloop", a::fa_alibi_inloop, with_slopes, both(loads_more)),
+        attention_variant("fa_padmask_inloop", a::fa_padmask_inloop, with_lengths, both(loads_more)),
+        attention_variant("fa_attn_mask", a::fa_attn_mask, with_mask, both(loads_more)),
+        attention_variant("fa_window_masked", a::fa_window_masked, plain, both(fast)),
+        attention_variant("fa_window_offset", a::fa_window_offset, plain, both(origin_not_blocked)),
+        attention_variant("fa_kT", a::fa_kT, k_transposed, both(attention_why("the score mma does not contract the query's and key's last axis"))),
         // h / 4: four query heads a kv head.
-        attention_variant("fa_gqa_const", a::fa_gqa_const, plain, {{at(128, 256, 384, 8, 2), "?"}, {at(128, 200, 333, 8, 2), "?"}},
+        attention_variant("fa_gqa_const", a::fa_gqa_const, plain, {{at(128, 256, 384, 8, 2), fast}, {at(128, 200, 333, 8, 2), fast}},
                           at(64, 150, 200, 4, 1)),
-        attention_variant("fa_stats", a::fa_stats, with_stats<bf, 2>, both("?")),
+        attention_variant("fa_stats", a::fa_stats, with_stats<bf, 2>, both(stores_statistics)),
         // ---- fa3: dead values, a finite start at d 256, model combinations
-        attention_variant("fa_l_after_clean", a::fa_l_after_clean, plain, both("?")),
-        attention_variant("fa_dead_value", a::fa_dead_value, plain, both("?")),
+        attention_variant("fa_l_after_clean", a::fa_l_after_clean, plain, both(fast)),
+        attention_variant("fa_dead_value", a::fa_dead_value, plain, both(fast)),
         attention_variant("fa_q128_k128_finite", a::fa_q128_k128_finite, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), fast}}),
         attention_variant("fa_gemma2", a::fa_gemma2, plain, {{at(256, 256, 384, 4, 2), fast}, {at(128, 200, 333, 4, 2), fast}}, gqa_cpu),
         attention_variant("fa_llama_f32", a::fa_llama_f32, qkvo<bf, Kind::F32>, {{at(128, 256, 384, 4, 2), fast}, {at(128, 200, 333, 4, 2), fast}},

@@ -18,6 +18,12 @@ const Dims ragged{.m = 200, .n = 300, .k = 77};
 // The cpu problem: small and ragged.
 const Dims small{.m = 100, .n = 130, .k = 70};
 
+// The plan's reasons for missing the Hopper kernel (gemm_why).
+std::string gemm_why(const std::string& reason) { return "not the canonical GEMM: " + reason; }
+const std::string no_2d_nest = gemm_why("no 2-D parallel nest (or 1-D over the tiles)");
+const std::string not_ab = gemm_why("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
+const std::string no_k_loop = gemm_why("no k loop with a carried accumulator and a store");
+
 std::vector<Trace> both(const std::string& expected) { return {{even, expected}, {ragged, expected}}; }
 
 // A [m, k], B [k, n] -> C [m, n], of the given kinds.
@@ -45,12 +51,12 @@ std::vector<Variant> gemm_table() {
         gemm_variant("out_f32", g::out_f32, abc<bf, Kind::F32>, both(fast)),
         gemm_variant("out_bf16_serial", g::out_bf16_serial, plain, both(fast)),
         gemm_variant("kloop_pipeline_stages", g::kloop_pipeline_stages, plain, both(fast)),
-        gemm_variant("kloop_dot_f32", g::kloop_dot_f32, plain, both("?")),
+        gemm_variant("kloop_dot_f32", g::kloop_dot_f32, plain, both(gemm_why("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)"))),
         gemm_variant("kloop_mma_add", g::kloop_mma_add, plain, both(fast)),
         gemm_variant("kloop_pipeline_default", g::kloop_pipeline_default, plain, both(fast)),
         gemm_variant("i8_i32", g::i8_i32,
                      [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.k, d.n}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
-                     both("?")),
+                     both(gemm_why("the accumulator is not an f32 tile"))),
         // ---- epilogues
         gemm_variant("bias_n", g::bias_n, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),
@@ -78,13 +84,13 @@ std::vector<Variant> gemm_table() {
         gemm_variant("acc_from_c", g::acc_from_c, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), InOut(Kind::F32, {d.m, d.n})}; },
                      both(fast)),
         // ---- layouts and ragged shapes
-        gemm_variant("a_trans", g::a_trans, at_b, both("?")),
-        gemm_variant("a_trans_op", g::a_trans_op, at_b, both("?")),
+        gemm_variant("a_trans", g::a_trans, at_b, both(not_ab)),
+        gemm_variant("a_trans_op", g::a_trans_op, at_b, both(gemm_why("the k loop has a permute besides the GEMM"))),
         gemm_variant("linear_bnk", g::linear_bnk, xw, both(fast)),
-        gemm_variant("both_trans", g::both_trans, [](const Dims& d) { return V{In(bf, {d.k, d.m}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; }, both("?")),
+        gemm_variant("both_trans", g::both_trans, [](const Dims& d) { return V{In(bf, {d.k, d.m}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; }, both(not_ab)),
         gemm_variant("batched", g::batched,
                      [](const Dims& d) { return V{In(bf, {d.batch, d.m, d.k}), In(bf, {d.batch, d.k, d.n}), Out(bf, {d.batch, d.m, d.n})}; },
-                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, "?"}, {{.m = 200, .n = 300, .k = 77, .batch = 3}, "?"}},
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, no_2d_nest}, {{.m = 200, .n = 300, .k = 77, .batch = 3}, no_2d_nest}},
                      {.m = 100, .n = 130, .k = 70, .batch = 2}),
         gemm_variant("ragged", g::ragged, plain, both(fast)),
         gemm_variant("ragged_fallback", g::ragged_fallback, plain, both(fast)),
@@ -92,7 +98,7 @@ std::vector<Variant> gemm_table() {
         gemm_variant("linear_bias_gelu_res", g::linear_bias_gelu_res,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.n, d.k}), In(bf, {d.n}), In(bf, {d.m, d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),
-        gemm_variant("ragged_mask", g::ragged_mask, plain, both("?")),
+        gemm_variant("ragged_mask", g::ragged_mask, plain, both(fast)),
         // ---- more tiles, batches, grids, accumulator starts
         gemm_variant("t128x192x64", g::t128x192x64, plain, both(fast)),
         gemm_variant("t128x128x128", g::t128x128x128, plain, both(fast)),
@@ -101,21 +107,22 @@ std::vector<Variant> gemm_table() {
         // Batches of whole 128-row tiles (a ragged m would reach into the next batch's rows).
         gemm_variant("batched_flat", g::batched_flat,
                      [](const Dims& d) { return V{In(bf, {d.batch * d.m, d.k}), In(bf, {d.batch * d.k, d.n}), Out(bf, {d.batch * d.m, d.n})}; },
-                     {{{.m = 256, .n = 384, .k = 256, .batch = 2}, "?"}, {{.m = 128, .n = 300, .k = 77, .batch = 3}, "?"}},
+                     {{{.m = 256, .n = 384, .k = 256, .batch = 2}, no_2d_nest}, {{.m = 128, .n = 300, .k = 77, .batch = 3}, no_2d_nest}},
                      {.m = 128, .n = 130, .k = 70, .batch = 2}),
         gemm_variant("store_transposed", g::store_transposed, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(bf, {d.n, d.m})}; },
-                     both("?")),
+                     both(gemm_why("the epilogue has a permute that is not elementwise"))),
         gemm_variant("acc_init_bias", g::acc_init_bias,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; }, both(fast)),
         gemm_variant("swiglu_dual", g::swiglu_dual,
-                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.n, d.k}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; }, both("?")),
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.n, d.k}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; },
+                     both(gemm_why("the k loop is not a 1-D loop carrying one value"))),
         gemm_variant("mma_options", g::mma_options, plain, both(fast)),
         gemm_variant("grid_nm", g::grid_nm, plain, both(fast)),
-        gemm_variant("grid_flat", g::grid_flat, plain, both("?")),
-        gemm_variant("kloop_none", g::kloop_none, plain, {{{.m = 512, .n = 384, .k = 128}, "?"}, {ragged, "?"}}),
+        gemm_variant("grid_flat", g::grid_flat, plain, both(fast)),
+        gemm_variant("kloop_none", g::kloop_none, plain, {{{.m = 512, .n = 384, .k = 128}, no_k_loop}, {ragged, no_k_loop}}),
         gemm_variant("epi_rowmax", g::epi_rowmax,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(bf, {d.m, d.n}), Out(Kind::F32, {d.m, (d.n + 127) / 128})}; },
-                     both("?")),
+                     both(gemm_why("the epilogue has a reduce_max that is not elementwise"))),
         // ---- writable operands, static k, bf16 epilogue, split k
         gemm_variant("nonconst_full0", g::nonconst_full0, [](const Dims& d) { return V{InOut(bf, {d.m, d.k}), InOut(bf, {d.k, d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),
@@ -126,7 +133,7 @@ std::vector<Variant> gemm_table() {
         // P [splits, m, n] (batch: the splits).
         gemm_variant("split_k", g::split_k,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(Kind::F32, {d.batch, d.m, d.n})}; },
-                     {{{.m = 512, .n = 384, .k = 256, .batch = 4}, "?"}, {{.m = 200, .n = 300, .k = 77, .batch = 2}, "?"}},
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 4}, no_2d_nest}, {{.m = 200, .n = 300, .k = 77, .batch = 2}, no_2d_nest}},
                      {.m = 100, .n = 130, .k = 300, .batch = 3}),
     };
 }

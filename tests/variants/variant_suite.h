@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,9 @@ inline std::vector<detail::Arg> args_of(std::vector<cpu_diff::Buffer>& bufs) {
 class VariantPlan : public ::testing::TestWithParam<Variant> {};
 class VariantCpu : public ::testing::TestWithParam<Variant> {};
 class VariantDevice : public ::testing::TestWithParam<Variant> {};
+
+// gtest prints a failing instance's parameter by its name (not its bytes).
+inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 
 inline std::string variant_name(const ::testing::TestParamInfo<Variant>& info) { return info.param.name; }
 
