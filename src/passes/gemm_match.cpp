@@ -128,6 +128,7 @@ private:
                 result = n;
             }
         }
+        if (!loop && !m_.stores.empty()) return match_single(g);
         if (!loop || !result || m_.stores.empty()) return no("no k loop with a carried accumulator and a store");
         if (!match_loop(loop)) return false;
         if (result->operands[0] != loop || ir::slot(*result) != 0) return no("the stored value is not the k loop's result");
@@ -176,14 +177,45 @@ private:
             if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
                 return no("the k loop has " + a_or_an(detail::op_name(n->op)) + " besides the GEMM");
         }
-        if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
-        ir::MmaDims dims = ir::mma_dims(*mma);
-        bool bt = dims.is_matmul_bt();
-        if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
         if ((sum ? !zero_tile(mma->operands[2]) : mma->operands[2] != acc) || a->op != OpCode::load || b->op != OpCode::load || a == b)
             return no("the mma's operands are not the loop's loads and accumulator");
         for (const Node* n : body.nodes)
             if (!dead(n) && n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
+        return match_product(mma, a, b, t);
+    }
+
+    // No k loop: the whole k range in one tile, acc = mma(A[m0, 0], B[0, n0], start)
+    // in the nest itself (the start zeros, or a tile the epilogue adds, as a loop's).
+    // The kernel takes it as a k loop of one step (the launch: k_loop < 0).
+    bool match_single(const ir::Region& g) {
+        const Node* mma = nullptr;
+        for (const Node* n : g.nodes)
+            if (!dead(n) && n->op == OpCode::mma) {
+                if (mma) return no("no k loop, and more than one mma in the nest");
+                mma = n;
+            }
+        if (!mma) return no("no k loop with a carried accumulator and a store");
+        const Node* start = mma->operands[2];
+        if (start->type.kind != Kind::F32 || start->type.rank() != 2) return no("the accumulator is not an f32 tile");
+        init_ = start;
+        if (!zero_tile(start)) m_.init = start;
+        const Node *a = unmasked(mma->operands[0], m_.masks, mask_parts_), *b = unmasked(mma->operands[1], m_.masks, mask_parts_);
+        if (!a || !b) return no("an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
+        if (a->op != OpCode::load || b->op != OpCode::load || a == b) return no("the mma's operands are not loads");
+        mask_parts_.insert({a, b});  // the product's own nodes, which the epilogue does not compute
+        if (!match_product(mma, a, b, nullptr)) return false;
+        m_.result = mma;
+        m_.k_loop = -1;
+        return match_epilogue(g);
+    }
+
+    // The product's operands and their origins: A at (m0, t * bk), B at (t * bk, n0)
+    // or (n0, t * bk) when stored [N, K]; with no k loop (t null), at k 0.
+    bool match_product(const Node* mma, const Node* a, const Node* b, const Node* t) {
+        if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
+        ir::MmaDims dims = ir::mma_dims(*mma);
+        bool bt = dims.is_matmul_bt();
+        if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
         if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
             return no("the operands are not both f16 or both bf16");
         if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
@@ -198,7 +230,8 @@ private:
         std::int64_t bm = a->type.dims[0].extent, bk = a->type.dims[1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
         // Origins: A at (m0, t * bk); B at (t * bk, n0), or (n0, t * bk) when stored [N, K].
         const Node *b_k = b->operands[bt ? 1 : 0], *b_n = b->operands[bt ? 0 : 1];
-        if (!index_times(a->operands[1], t, bk) || !index_times(b_k, t, bk)) return no("the k origins are not t * bk");
+        if (t ? !index_times(a->operands[1], t, bk) || !index_times(b_k, t, bk) : int_constant(a->operands[1]) != 0 || int_constant(b_k) != 0)
+            return no(t ? "the k origins are not t * bk" : "no k loop, and the operands' k origins are not 0");
         if (ir::loop_rank(*m_.grid) == 2) {
             const Node* gi = m_.grid->body->args[0];
             const Node* gj = m_.grid->body->args[1];

@@ -14,7 +14,8 @@
 //     acc = zeros<f32>([bm, bn])                  or any [bm, bn] f32 start the epilogue
 //                                                   could compute (C += A B: a loaded tile,
 //                                                   a broadcast bias), added after the sum
-//     serial or pipeline (kt) [t] carrying acc:
+//     serial or pipeline (kt) [t] carrying acc:   (or no loop: acc = mma(A[m0, 0], B[0, n0], acc)
+//                                                   with the whole k range in one tile)
 //       a = A[m0, t * bk] of [bm, bk]             (f16 or bf16; a fallback only of +0, the
 //                                                   kernel's fill for out-of-range elements;
 //                                                   or ite(iota + origin < limit, load, 0):
@@ -69,8 +70,8 @@ struct GemmMask {
 // The matched nodes of one program.
 struct GemmMatch {
     const ir::Node* grid = nullptr;   // the parallel nest over (m-block, n-block)
-    const ir::Node* loop = nullptr;   // the k loop
-    const ir::Node* result = nullptr; // its final accumulator
+    const ir::Node* loop = nullptr;   // the k loop (null: none, the whole k range in one tile)
+    const ir::Node* result = nullptr; // its final accumulator (the mma itself with no k loop)
     const ir::Node* mma = nullptr;
     const ir::Node* load_a = nullptr;
     const ir::Node* load_b = nullptr;
@@ -89,7 +90,7 @@ struct GemmMatch {
     // pid % tiles_per_row (flat_m_by_div), or the other way round (null: a 2-D grid).
     const ir::Node* tiles_per_row = nullptr;
     bool flat_m_by_div = true;
-    int k_loop = -1;                         // the k loop's position in the parallel nest's body
+    int k_loop = -1;                         // the k loop's position in the parallel nest's body (-1: no k loop)
     const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
     const ir::Node* n0 = nullptr;
     // The masks on A's and B's loads (GemmMask): nodes the kernel does not compute.

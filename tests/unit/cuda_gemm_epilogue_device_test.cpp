@@ -107,6 +107,13 @@ TEST(CudaGemmEpilogueDevice, AOneDimensionalGridOverTheTiles) {
     }
 }
 
+// No k loop: one mma over the whole (ragged) k range, run by the TMA kernel in 64-deep steps.
+TEST(CudaGemmEpilogueDevice, OneMmaOverTheWholeKRange) {
+    REQUIRE_DEVICE();
+    const Kernel k = gemm_test::single_step_gemm();
+    check(Epilogue::plain, false, 300, 264, 200, &k);
+}
+
 // C += A B: the accumulator starts from R, added after the sum in the epilogue.
 TEST(CudaGemmEpilogueDevice, AccumulatorStartingFromATile) {
     REQUIRE_DEVICE();

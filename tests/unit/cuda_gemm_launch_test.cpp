@@ -446,6 +446,24 @@ TEST(CudaGemmLaunch, AOneDimensionalGridCoversWholeRowsOfTiles) {
         }
 }
 
+// No k loop: the launch takes the program's one step over the whole k range.
+TEST(CudaGemmLaunch, OneMmaOverTheWholeKRangeIsOneStep) {
+    Tensor<bf16> a({300, 200}), b({200, 260}), bias({260}), r({300, 260}), c({300, 260}), d({300, 260});
+    const auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), std::as_const(bias).view(), std::as_const(r).view(), c.view(),
+                              d.view(), 1.5f);
+    const auto program = detail::specialize(*gemm_test::single_step_gemm().shared_impl(), args, Loc::here());
+    const cu::EmittedKernel e = cu::emit_kernel(*program, cu::emit_options(args, CompileOptions{}));
+    ASSERT_FALSE(e.gemm.entry.empty());
+    EXPECT_EQ(e.gemm.k_loop, -1);
+    EXPECT_EQ(e.gemm.bk, 64) << "a 200-deep tile is the kernel's 64-deep steps";
+    std::string why;
+    const auto problem = cu::gemm_problem(*program, args, e.gemm, &why);
+    ASSERT_TRUE(problem) << why;
+    EXPECT_EQ(problem->rows, 300);
+    EXPECT_EQ(problem->cols, 260);
+    EXPECT_EQ(problem->depth, 200);
+}
+
 TEST(CudaGemmLaunch, TensorMapCacheEvictsTheLeastRecentlyUsed) {
     cu::TensorMapCache cache(2);
     cu::Device d = fake_device();

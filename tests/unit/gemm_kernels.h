@@ -125,4 +125,19 @@ inline Kernel flat_gemm(bool row_major, std::int64_t extra = 0) {
     });
 }
 
+// The plain GEMM with no k loop: the whole k range (the view's extent) in one tile,
+// one mma from zeros in the nest. The same parameters as gemm().
+inline Kernel single_step_gemm() {
+    return kernel("single_step_gemm", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
+                                         View<bf16, 2>, Scalar<f32>) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), 128)), gn = axis("block_n", ceil_div(B.extent(1), 128));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", A.extent(1));
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = mma(A[coord(m0, 0), shape(m, k)], B[coord(0, n0), shape(k, n)], zeros<f32>(shape(m, n)));
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
 }  // namespace kiln::gemm_test

@@ -107,6 +107,21 @@ TEST(GemmMatch, AOneDimensionalGridOverTheTilesIsTheGemm) {
     }
 }
 
+// No k loop: the whole k range in one tile, one mma in the nest. The kernel takes it
+// as a loop of one step.
+TEST(GemmMatch, OneMmaOverTheWholeKRangeIsTheGemm) {
+    static std::deque<Program> keep;
+    keep.push_back(trace(gemm_test::single_step_gemm()));
+    std::string why;
+    auto m = passes::match_gemm(*keep.back().p, &why);
+    ASSERT_TRUE(m) << why;
+    EXPECT_EQ(m->loop, nullptr);
+    EXPECT_EQ(m->k_loop, -1);
+    EXPECT_EQ(m->result, m->mma);
+    EXPECT_EQ(m->bk, 200) << "A's k extent, the tile";
+    EXPECT_TRUE(m->plain_epilogue()) << "the operands' loads are the product's, not the epilogue's";
+}
+
 TEST(GemmMatch, PreAndPostActivationOutputs) {
     auto m = match(Epilogue::two_outputs);
     ASSERT_TRUE(m);

@@ -160,11 +160,13 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     if (g.entry.empty()) return reject("the program is not the canonical GEMM");
     // The nodes the emitter matched (emit_gemm.h): the parallel nest, and the k loop
     // at the position it recorded. The compiled kernel was built from this program.
+    // (k_loop < 0: no k loop, the whole k range in one tile: one step.)
     const Node* grid = p.grid;
-    if (!grid || g.k_loop < 0 || static_cast<std::size_t>(g.k_loop) >= grid->body->nodes.size() ||
-        grid->body->nodes[static_cast<std::size_t>(g.k_loop)]->op != OpCode::loop)
+    if (!grid || (g.k_loop >= 0 && (static_cast<std::size_t>(g.k_loop) >= grid->body->nodes.size() ||
+                                    grid->body->nodes[static_cast<std::size_t>(g.k_loop)]->op != OpCode::loop)))
         internal_fail("cuda: a GEMM kernel for a program without its k loop");
-    const Node& loop = *grid->body->nodes[static_cast<std::size_t>(g.k_loop)];
+    const Node* k_loop = g.k_loop >= 0 ? grid->body->nodes[static_cast<std::size_t>(g.k_loop)] : nullptr;
+    const Node& loop = k_loop ? *k_loop : *grid;  // the node host scalars are evaluated for
     passes::HostScalars scalars(args);
     std::int64_t grid_m = 0, grid_n = 0;
     if (g.flat_grid == 0) {
@@ -187,7 +189,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
         grid_m = g.flat_grid == 1 ? tiles / per_row : per_row;
         grid_n = g.flat_grid == 1 ? per_row : tiles / per_row;
     }
-    std::int64_t k_steps = scalars.integer(loop.operands[0], loop);
+    std::int64_t k_steps = k_loop ? scalars.integer(k_loop->operands[0], *k_loop) : 1;
     const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
     auto covered = [&](std::int64_t blocks, std::int64_t tile, std::int64_t extent) {
@@ -210,7 +212,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     // Masks on the operands' loads hide only what the zero fill hides where each limit
     // is at least the view's extent along its dim (passes/gemm_match.h: GemmMask).
     for (const Node* n : loop.body->nodes)
-        if (n->op == OpCode::mma)
+        if (n->op == OpCode::mma)  // (with no k loop, the nest's own)
             for (const passes::GemmMask& m : passes::gemm_operand_masks(*n)) {
                 const std::int64_t limit = scalars.integer(m.limit, loop);
                 const std::int64_t extent = args[static_cast<std::size_t>(m.param)].extents[static_cast<std::size_t>(m.dim)];
