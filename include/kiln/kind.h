@@ -89,13 +89,15 @@ template <class T> concept FloatElement =
 template <class T> concept IntElement = std::is_same_v<T, i8> || std::is_same_v<T, i32> || std::is_same_v<T, i64>;
 
 // A C++ literal may stand beside a tile of kind T: any number beside a float tile
-// (rounded once to T, the narrow-mode rule), an integer beside an integer tile, a
+// (rounded once to T, the narrow-mode rule), an f16 or bf16 value too (the number it
+// holds: `x.load(bf16(0))`, `t * bf16(0.5f)`), an integer beside an integer tile, a
 // bool beside a bool tile. A float literal beside an integer tile is refused.
 template <class T, class L> concept LiteralFor =
-    std::is_arithmetic_v<L> &&
-    ((FloatElement<T> && !std::is_same_v<L, bool>) ||
-     (IntElement<T> && std::is_integral_v<L> && !std::is_same_v<L, bool>) ||
-     (std::is_same_v<T, bool> && std::is_same_v<L, bool>));
+    (std::is_arithmetic_v<L> &&
+     ((FloatElement<T> && !std::is_same_v<L, bool>) ||
+      (IntElement<T> && std::is_integral_v<L> && !std::is_same_v<L, bool>) ||
+      (std::is_same_v<T, bool> && std::is_same_v<L, bool>))) ||
+    (FloatElement<T> && (std::is_same_v<L, f16> || std::is_same_v<L, bf16>));
 
 // The kind a lone literal takes (ite(c, 1.0f, 0.0f), filled(r, c, 7)).
 template <class L> struct LiteralKind { using type = std::conditional_t<std::is_same_v<L, bool>, bool,

@@ -30,6 +30,24 @@ TEST(CpuMemory, RaggedBlocksFallbacksAndNegativeOrigins) {
         expect_same(kern, {input(Kind::F32, {rows, cols}, 31), output(Kind::F32, {rows, cols}), output(Kind::F32, {rows, cols})});
 }
 
+// A fallback and an operand spelled in the view's own narrow kind (bf16(1.5f)), as
+// a float literal may be: elements past the view read 1.5, and the product doubles.
+TEST(CpuMemory, NarrowFloatValuesStandBesideTilesLikeNumbers) {
+    auto kern = kernel("narrow_values", [](View<const bf16, 1> x, View<f32, 1> y) {
+        auto n = axis("n", 8);
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            y(coord(0), shape(n)).store(cast<f32>(x(coord(0), shape(n)).load(bf16(1.5f)) * bf16(2.0f)));
+        }
+    });
+    Tensor<bf16> x({5});
+    for (int i = 0; i < 5; ++i) x.values()[static_cast<std::size_t>(i)] = bf16(0.25 * i - 0.5);
+    Tensor<f32> y({8});
+    kern.launch(interp(), std::as_const(x).view(), y.view());
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(y.values()[static_cast<std::size_t>(i)], i < 5 ? 2 * (0.25f * i - 0.5f) : 3.0f) << i;
+    expect_same(kern, {input(Kind::BF16, {5}, 35), output(Kind::F32, {8})});
+}
+
 // Views that are not row-major: a transposed view (inner stride != 1), a view
 // with padded rows and every other column, and a rank-3 view.
 TEST(CpuMemory, StridedViews) {
