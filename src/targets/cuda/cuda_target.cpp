@@ -291,8 +291,11 @@ public:
         if (!k->kernel.gemm.entry.empty()) {
             const auto& r = k->gemm_resources;
             s << "  lowering: " << k->kernel.gemm.describe() << "\n";
-            // The work division these shapes get (gemm_schedule.h), as the launch computes it.
-            if (auto pr = cu::gemm_problem(p, args, k->kernel.gemm)) {
+            // The work division these shapes get (gemm_schedule.h), as the launch computes
+            // it; or why these arguments take the ordinary kernel instead (a mask hiding
+            // elements inside its view, a 1-D grid that is not whole rows of tiles).
+            std::string refused;
+            if (auto pr = cu::gemm_problem(p, args, k->kernel.gemm, &refused)) {
                 const auto& g = k->kernel.gemm;
                 s << "  GEMM schedule: "
                   << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, g.split_k,
@@ -308,6 +311,8 @@ public:
                 // How each operand reaches TMA, as the launch decides it (the module has its packing kernel).
                 const auto operands = cu::gemm_operands(*pr, args, g, /*can_pack=*/true);
                 s << "  GEMM operands: A " << operands[0].route.why << "; B " << operands[1].route.why << "\n";
+            } else {
+                s << "  GEMM kernel not taken by these arguments: " << refused << "; the ordinary kernel runs them\n";
             }
             if (r.known)
                 s << "  registers (GEMM kernel): " << r.registers << " per thread; stack " << r.stack_bytes << " bytes; spills "
