@@ -241,6 +241,9 @@ struct EmittedKernel {
     GemmKernel gemm;                  // the Hopper GEMM kernel, when the program is one
     AttentionKernel attention;        // the Hopper FlashAttention kernel, when the program is one
     std::vector<std::string> contractions;  // how each mma is computed, and why not faster
+    // Why no GEMM or attention kernel took the program ("not FlashAttention: ...";
+    // empty when one did, or when it has no mma): errors about the ordinary kernel add it.
+    std::string specialised_why;
 };
 
 // Fails with kiln::Error naming the user's line for programs the target cannot

@@ -314,6 +314,10 @@ EmittedKernel Emitter::emit() {
     k.shared_bytes = per_instance * instances_;
     k.values = notes_;
     k.contractions = passes::contraction_report(lowered_);
+    if (gemm.empty()) {
+        const auto& c = lowered_.contractions;
+        k.specialised_why = !c.attention_why.empty() ? c.attention_why : c.gemm_why;
+    }
     k.tensor_core_mmas = tensor_core_mmas_;
     std::ostringstream src;
     src << "// kiln: kernel '" << support::source_text(p_.name) << "' for the cuda target (" << precision_name(o_.precision) << " precision, "

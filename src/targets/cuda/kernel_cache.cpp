@@ -138,11 +138,7 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
         const bool at_op = k->kernel.shared_loc.known();
         // A program that missed the GEMM or attention kernel, which would not have
         // staged it so, hears why it missed (the fix may be there, not in the tiles).
-        std::string missed;
-        if (k->kernel.gemm.entry.empty() && k->kernel.attention.entry.empty())
-            for (const std::string& c : k->kernel.contractions)
-                if (auto at = c.find("not the canonical GEMM: "); at != std::string::npos && missed.empty()) missed = c.substr(at);
-                else if (auto fa = c.find("not FlashAttention: "); fa != std::string::npos) missed = c.substr(fa);
+        const std::string& missed = k->kernel.specialised_why;
         fail(at_op ? k->kernel.shared_loc : p.loc, at_op ? k->kernel.shared_op : "cuda",
              (at_op ? "" : "kernel '" + p.name + "': ") + "stages " + std::to_string(k->kernel.shared_bytes) +
                  " bytes through shared memory on cuda, more than the " + std::to_string(shared_limit) + " a CTA can have; use smaller tiles" +
@@ -400,6 +396,16 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     };
     std::optional<FirstCompile> split_probe;
     bool split_probed = false;
+    // Giving up, for spills, the shifted runs of misaligned rows or the loads ahead of
+    // their instance, and saying why (`why`: how much spilled).
+    auto drop_shifted_runs = [&](const std::string& why) {
+        eo.misaligned_rows = false;
+        gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + why);
+    };
+    auto drop_loads_ahead = [&](const std::string& why) {
+        eo.grid_prefetch = 0;
+        gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + why);
+    };
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
         if (probe) {
@@ -460,13 +466,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                     const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
                                                          (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
                                                    : ", and at half the share a thread" + spilled;
-                    if (eo.misaligned_rows) {
-                        eo.misaligned_rows = false;
-                        gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + first.spilled + half);
-                    } else {
-                        eo.grid_prefetch = 0;
-                        gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + first.spilled + half);
-                    }
+                    if (eo.misaligned_rows) drop_shifted_runs(first.spilled + half);
+                    else drop_loads_ahead(first.spilled + half);
                     continue;
                 }
             }
@@ -482,13 +483,11 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 continue;
             }
             if (spills && eo.misaligned_rows) {
-                eo.misaligned_rows = false;
-                gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + spilled);
+                drop_shifted_runs(spilled);
                 continue;
             }
             if (spills && fresh->kernel.persistent && eo.grid_prefetch != 0) {
-                eo.grid_prefetch = 0;
-                gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + spilled);
+                drop_loads_ahead(spilled);
                 continue;
             }
             if (spills && fresh->kernel.nan_by_minimum) {
