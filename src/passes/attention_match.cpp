@@ -61,6 +61,16 @@ std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node
 bool scalar(const Node* n) { return is_scalar(n); }
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
+// A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
+// [m, d], or the output written back as [1, m, dv]): the same elements on the same
+// axes, which the kernel, addressing elements by axis, reads as its operand.
+bool unit_reshape(const Node* n) { return n->op == OpCode::reshape && axes_of(n) == axes_of(n->operands[0]); }
+// n, or the operand of the unit reshapes around it.
+const Node* through_unit_reshapes(const Node* n) {
+    while (unit_reshape(n)) n = n->operands[0];
+    return n;
+}
+
 class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
     Matcher(const ir::Program& p, bool reblock_minus_infinity, const LiveNodes* live)
@@ -142,7 +152,8 @@ private:
         }
         m_.score_mma = score;
         m_.output_mma = output;
-        const Node *q = score->operands[0], *k = score->operands[1];
+        const Node *q = through_unit_reshapes(score->operands[0]), *k = through_unit_reshapes(score->operands[1]);
+        for (const Node* x : {score->operands[0], score->operands[1]}) mark_reshapes(x);
         if (q->op != OpCode::load || k->op != OpCode::load) return no("the score mma's operands are not loads");
         if (q->type.kind != k->type.kind || (q->type.kind != Kind::F16 && q->type.kind != Kind::BF16))
             return no("the score mma's operands are not both f16 or both bf16");
@@ -165,7 +176,8 @@ private:
         m_.load_k = k;
 
         // The output product: mma(P or cast(P), V, acc * alpha).
-        const Node *pa = output->operands[0], *v = output->operands[1];
+        const Node *pa = output->operands[0], *v = through_unit_reshapes(output->operands[1]);
+        mark_reshapes(output->operands[1]);
         const Node* c = output_sum ? (output_sum->operands[0] == output ? output_sum->operands[1] : output_sum->operands[0]) : output->operands[2];
         if (v->op != OpCode::load || v->type.kind != m_.in) return no("the output mma's second operand is not a load of the operands' kind");
         auto va = axes_of(v);
@@ -257,7 +269,9 @@ private:
         state.insert(rmax);
         state.insert(rsum);
         for (const Node* n : body.nodes) {
-            if (dead(n) || n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load) continue;
+            if (dead(n) || n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load ||
+                operand_reshapes_.count(n))
+                continue;
             if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast && n->op != OpCode::full && n->op != OpCode::iota &&
                 n->op != OpCode::constant && !scalar(n))
                 return no("the loop has a " + std::string(detail::op_name(n->op)) + " besides the online softmax's ops");
@@ -386,6 +400,7 @@ private:
     // it, an elementwise epilogue of the loop's results stored at (lead.., q0, 0).
     bool match_nest(const ir::Region& g) {
         std::unordered_set<const Node*> before = {m_.load_q, m_.loop};
+        before.insert(operand_reshapes_.begin(), operand_reshapes_.end());
         for (const Node* x : ir::loop_inits(*m_.loop)) before.insert(x);
         std::unordered_set<const Node*> results;
         for (int i = 0; i < m_.loop_position; ++i) {
@@ -422,7 +437,7 @@ private:
                 continue;
             }
             if (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) continue;  // index arithmetic
-            bool ok = ir::is_elementwise(n->op) || n->op == OpCode::broadcast || n->op == OpCode::full || n->op == OpCode::constant;
+            bool ok = ir::is_elementwise(n->op) || n->op == OpCode::broadcast || n->op == OpCode::full || n->op == OpCode::constant || unit_reshape(n);
             if (!ok) return no("the epilogue has a " + std::string(detail::op_name(n->op)) + " that is not elementwise");
             for (const auto& dim : n->type.dims)
                 if (dim.extent != 1 && dim.axis != m_.axis_rows && dim.axis != m_.axis_values) return no("an epilogue value has an axis other than rows and value channels");
@@ -435,8 +450,13 @@ private:
         return true;
     }
 
+    // The unit reshapes between the Q, K and V loads and the products (unit_reshape).
+    void mark_reshapes(const Node* n) {
+        for (; unit_reshape(n); n = n->operands[0]) operand_reshapes_.insert(n);
+    }
+
     bool reblock_minus_infinity_ = false;
-    std::unordered_set<const Node*> carried_, grid_indices_;
+    std::unordered_set<const Node*> carried_, grid_indices_, operand_reshapes_;
     const Node* t_ = nullptr;
     const Node* q0_ = nullptr;
 };

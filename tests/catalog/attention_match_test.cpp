@@ -116,6 +116,18 @@ TEST(AttentionMatch, FormsUsersWriteBesidesTheCatalogs) {
         ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
         EXPECT_EQ(l.contractions.attention->output_mma->operands[2]->op, f == Form::product_added ? detail::OpCode::full : detail::OpCode::mul);
     }
+    // 3-D views whose tiles are reshaped to 2-D for the products and back for the store.
+    {
+        static std::deque<std::shared_ptr<Tensor<bf16>>> tensors;
+        auto t3 = [&](std::vector<std::int64_t> e) { return tensors.emplace_back(std::make_shared<Tensor<bf16>>(e)); };
+        auto q3 = t3({8, 200, 64}), k3 = t3({8, 333, 64}), v3 = t3({8, 333, 64}), o3 = t3({8, 200, 64});
+        std::vector<detail::Arg> a3{detail::to_arg(std::as_const(*q3).view()), detail::to_arg(std::as_const(*k3).view()),
+                                    detail::to_arg(std::as_const(*v3).view()), detail::to_arg(o3->view())};
+        auto p = detail::specialize(*attention_variants::reshaped_3d().shared_impl(), a3, Loc::here());
+        auto l = lower(p);
+        ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+        EXPECT_EQ(l.contractions.attention->load_q->op, detail::OpCode::load) << "the reshape's operand";
+    }
     auto bad = lower(trace(attention_variants::kernel_4d(Form::mismatched_scales), 64));
     EXPECT_EQ(bad.contractions.attention_why, "not FlashAttention: the probabilities and the rescale factor scale the exponent differently");
 

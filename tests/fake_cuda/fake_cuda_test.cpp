@@ -553,6 +553,11 @@ TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {
         EXPECT_EQ(counts().last_block, 384u);
         EXPECT_EQ(counts().last_grid, 2u * 2u);
     }
+    Tensor<bf16> q3({4, 200, 64}), k3({4, 300, 64}), v3({4, 300, 64}), o3({4, 200, 64});
+    auto q3d = q3.to(cuda()), k3d = k3.to(cuda()), v3d = v3.to(cuda()), o3d = o3.to(cuda());
+    fake()->reset();
+    attention_variants::reshaped_3d().launch(cuda(), std::as_const(q3d).view(), std::as_const(k3d).view(), std::as_const(v3d).view(), o3d.view());
+    EXPECT_EQ(counts().last_block, 384u) << "3-D views reshaped to 2-D tiles";
     Tensor<bf16> q2({300, 128}), k2({300, 128}), v2({300, 128}), o2({300, 128});
     auto q2d = q2.to(cuda()), k2d = k2.to(cuda()), v2d = v2.to(cuda()), o2d = o2.to(cuda());
     fake()->reset();

@@ -64,6 +64,39 @@ inline Kernel kernel_4d(Form form) {
     });
 }
 
+// 3-D views [batch * heads, n, d] whose [1, m, d] tiles are reshaped to [m, d] for the
+// products, and the output reshaped back to [1, m, dv] to be stored (unit dims only).
+inline Kernel reshaped_3d() {
+    return kernel("attention_reshaped_3d", [](View<const bf16, 3> q, View<const bf16, 3> k, View<const bf16, 3> v, View<bf16, 3> out) {
+        const std::int64_t block = 64;
+        const float minus_infinity = -std::numeric_limits<float>::infinity();
+        auto heads = axis("heads", q.extent<0>()), blocks = axis("query_blocks", ceil_div(q.extent<1>(), block));
+        auto one = axis("one", 1), m = axis("m", block), s = axis("s", block), d = axis("d", q.extent<2>()), dv = axis("dv", v.extent<2>());
+        auto key_blocks = axis("key_blocks", ceil_div(k.extent<1>(), block));
+        for (auto& nest : parallel(shape(heads, blocks))) {
+            auto h = nest.index(heads), q0 = nest.index(blocks) * block;
+            auto query = reshape(q[coord(h, q0, 0), shape(one, m, d)], shape(m, d));
+            auto row_max = full<f32>(shape(m), minus_infinity);
+            auto row_sum = zeros<f32>(shape(m));
+            auto acc = zeros<f32>(shape(m, dv));
+            for (auto& step : nest.pipeline(shape(key_blocks), {.window = 2})) {
+                auto k0 = step.index() * block;
+                auto keys = reshape(k[coord(h, k0, 0), shape(one, s, d)], shape(s, d));
+                auto values = reshape(v[coord(h, k0, 0), shape(one, s, dv)], shape(s, dv));
+                auto score = mma(query, keys, zeros<f32>(shape(m, s))) * 0.125f;
+                auto masked = ite(iota(s) + k0 < k.extent<1>(), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto alpha = exp(row_max - next_max);
+                auto p = exp(masked - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), values, acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(h, q0, 0), shape(one, m, dv)).store(reshape(cast<bf16>(acc / row_sum), shape(one, m, dv)));
+        }
+    });
+}
+
 // 2-D views [n, d] (one head), causal by trip count as the catalog's f32 attention writes it.
 inline Kernel kernel_2d() {
     return kernel("attention_variant_2d", [](View<const bf16, 2> q, View<const bf16, 2> k, View<const bf16, 2> v, View<bf16, 2> out) {

@@ -153,7 +153,7 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_out_f32", a::fa_out_f32, qkvo<bf, Kind::F32>, both(fast)),
         attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both(stores_statistics)),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
-        attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(operands_not_loads)),
+        attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(fast)),
         attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),
         attention_variant("fa_bshd", a::fa_bshd, sequence_major, both(attention_why("the scores are not [rows, keys]"))),
         // ---- fa_flags2: the online softmax's spellings, one change each

@@ -160,6 +160,9 @@ std::string FragmentValues::expr(const Node* n, Where w) {
         case OpCode::view_stride: return view_access::argument(*n);
         case OpCode::full:
         case OpCode::broadcast: return expr(n->operands[0], w);
+        // Only reshapes of unit dims reach the kernel (passes/attention_match.cpp: unit_reshape):
+        // the same elements on the same axes.
+        case OpCode::reshape: return expr(n->operands[0], w);
         default: break;
     }
     if (n == m_.score_mma) return "kiln_s[j]";
