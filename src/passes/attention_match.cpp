@@ -65,11 +65,6 @@ std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 // [m, d], or the output written back as [1, m, dv]): the same elements on the same
 // axes, which the kernel, addressing elements by axis, reads as its operand.
 bool unit_reshape(const Node* n) { return n->op == OpCode::reshape && axes_of(n) == axes_of(n->operands[0]); }
-// n, or the operand of the unit reshapes around it.
-const Node* through_unit_reshapes(const Node* n) {
-    while (unit_reshape(n)) n = n->operands[0];
-    return n;
-}
 
 class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
@@ -152,8 +147,7 @@ private:
         }
         m_.score_mma = score;
         m_.output_mma = output;
-        const Node *q = through_unit_reshapes(score->operands[0]), *k = through_unit_reshapes(score->operands[1]);
-        for (const Node* x : {score->operands[0], score->operands[1]}) mark_reshapes(x);
+        const Node *q = operand_load(score->operands[0]), *k = operand_load(score->operands[1]);
         if (q->op != OpCode::load || k->op != OpCode::load) return no("the score mma's operands are not loads");
         if (q->type.kind != k->type.kind || (q->type.kind != Kind::F16 && q->type.kind != Kind::BF16))
             return no("the score mma's operands are not both f16 or both bf16");
@@ -176,8 +170,7 @@ private:
         m_.load_k = k;
 
         // The output product: mma(P or cast(P), V, acc * alpha).
-        const Node *pa = output->operands[0], *v = through_unit_reshapes(output->operands[1]);
-        mark_reshapes(output->operands[1]);
+        const Node *pa = output->operands[0], *v = operand_load(output->operands[1]);
         const Node* c = output_sum ? (output_sum->operands[0] == output ? output_sum->operands[1] : output_sum->operands[0]) : output->operands[2];
         if (v->op != OpCode::load || v->type.kind != m_.in) return no("the output mma's second operand is not a load of the operands' kind");
         auto va = axes_of(v);
@@ -450,9 +443,11 @@ private:
         return true;
     }
 
-    // The unit reshapes between the Q, K and V loads and the products (unit_reshape).
-    void mark_reshapes(const Node* n) {
+    // An operand of a product through the unit reshapes around it (unit_reshape), which
+    // are kept in operand_reshapes_: the kernel reads the load itself.
+    const Node* operand_load(const Node* n) {
         for (; unit_reshape(n); n = n->operands[0]) operand_reshapes_.insert(n);
+        return n;
     }
 
     bool reblock_minus_infinity_ = false;

@@ -269,6 +269,9 @@ private:
             return no("the block origins of a 1-D grid are not (pid / G) * bm and (pid % G) * bn (or the other way round)");
         m_.flat_m_by_div = m_by_div;
         m_.tiles_per_row = mi->operands[1];
+        const auto& nodes = m_.grid->body->nodes;
+        m_.flat_split = static_cast<int>(std::find(nodes.begin(), nodes.end(), mi) - nodes.begin());
+        if (m_.flat_split == static_cast<int>(nodes.size())) return no("the block index of a 1-D grid is not computed in its nest");
         m_index_ = mi;
         n_index_ = ni;
         return true;

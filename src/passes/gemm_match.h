@@ -90,6 +90,7 @@ struct GemmMatch {
     // pid % tiles_per_row (flat_m_by_div), or the other way round (null: a 2-D grid).
     const ir::Node* tiles_per_row = nullptr;
     bool flat_m_by_div = true;
+    int flat_split = -1;  // the position of pid / G (or pid % G: the m-block's) in the nest's body
     int k_loop = -1;                         // the k loop's position in the parallel nest's body (-1: no k loop)
     const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
     const ir::Node* n0 = nullptr;

@@ -182,6 +182,7 @@ struct GemmKernel {
     // A 1-D grid over the tiles (passes/gemm_match.h: tiles_per_row): 0 none (2-D),
     // 1 m-block pid / G and n-block pid % G, 2 the other way round.
     int flat_grid = 0;
+    int flat_split = -1;               // with flat_grid: the position of the m-block's pid / G or pid % G in the nest's body
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the
                                        // launch evaluates its extent without matching again)
     Kind in = Kind::BF16;

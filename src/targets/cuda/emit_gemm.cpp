@@ -282,6 +282,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
     g.m_axis = m.m_axis;
     g.flat_grid = m.tiles_per_row ? (m.flat_m_by_div ? 1 : 2) : 0;
+    g.flat_split = m.flat_split;
     g.k_loop = m.k_loop;
     g.in = m.load_a->type.kind;
 

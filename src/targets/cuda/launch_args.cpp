@@ -174,16 +174,14 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
         grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
     } else {
         // A 1-D grid over the tiles: its blocks are (pid / G, pid % G) for pid below its
-        // extent, a rectangle of whole rows of G (the matcher's pattern, found again).
-        const Node* pid = grid->body->args[0];
+        // extent, a rectangle of whole rows of G (G: the matched pid / G's, at its position).
         const auto& nodes = grid->body->nodes;
-        auto of_pid = [&](const Node* n, OpCode op, const Node* by) { return n->op == op && n->operands[0] == pid && (!by || n->operands[1] == by); };
-        const auto split = std::find_if(nodes.begin(), nodes.end(), [&](const Node* n) {
-            return of_pid(n, OpCode::div, nullptr) &&
-                   std::any_of(nodes.begin(), nodes.end(), [&](const Node* x) { return of_pid(x, OpCode::mod, n->operands[1]); });
-        });
-        if (split == nodes.end()) internal_fail("cuda: a GEMM kernel for a 1-D grid without its pid / G");
-        const std::int64_t tiles = scalars.integer(grid->operands[0], *grid), per_row = scalars.integer((*split)->operands[1], *grid);
+        if (g.flat_split < 0 || static_cast<std::size_t>(g.flat_split) >= nodes.size() ||
+            nodes[static_cast<std::size_t>(g.flat_split)]->operands.size() != 2 ||
+            nodes[static_cast<std::size_t>(g.flat_split)]->operands[0] != grid->body->args[0])
+            internal_fail("cuda: a GEMM kernel for a 1-D grid without its pid / G");
+        const Node* split = nodes[static_cast<std::size_t>(g.flat_split)];
+        const std::int64_t tiles = scalars.integer(grid->operands[0], *grid), per_row = scalars.integer(split->operands[1], *grid);
         if (per_row <= 0 || tiles % per_row != 0)
             return reject("a 1-D grid of " + std::to_string(tiles) + " tiles is not whole rows of " + std::to_string(per_row));
         grid_m = g.flat_grid == 1 ? tiles / per_row : per_row;

@@ -48,6 +48,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_outputs", g.outputs);
     v("gemm_m_axis", g.m_axis);
     v("gemm_flat_grid", g.flat_grid);
+    v("gemm_flat_split", g.flat_split);
     v("gemm_k_loop", g.k_loop);
     v("gemm_in", g.in);
     v("gemm_epilogue_loads", g.epilogue_loads);
