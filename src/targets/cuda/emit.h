@@ -113,13 +113,11 @@ struct EmitOptions {
     // The share of a row a thread holds is divided by this (cuda_layout.h):
     // kernel_cache.cpp doubles it while ptxas spills under the register cap.
     int layout_split = 1;
-    // Where the first compile spills, try it once with layout_split 2 before giving up
-    // the loads ahead of their instance or the shifted runs of misaligned rows
-    // (kernel_cache.cpp). At a width of 8192 that turns bf16 softmax, log-softmax,
-    // cross-entropy and SwiGLU from 256 threads a row without loads ahead (they spilled
-    // at 64 registers) into 512 threads with them, the form of the bf16 LayerNorm and
-    // RMSNorm that held 0.88-0.90 of copy bandwidth on an H200 (bench/results/rows-20261202).
-    // KILN_CUDA_SPLIT_FIRST=0: the ladder without it (A/B).
+    // Where the first compile spilled and giving up the shifted runs of misaligned rows
+    // alone made it fit, try it once more with them at layout_split 2 and keep that if
+    // it fits (kernel_cache.cpp says what the H200 showed). At 5123 columns that kept
+    // bf16 LayerNorm and residual LayerNorm's shifted runs: 1.5x and 1.9x
+    // (bench/results/gpu-20261205-s24/). KILN_CUDA_SPLIT_FIRST=0: the ladder without it (A/B).
     bool split_before_dropping = true;
     // Float division whose divisor is one value for a thread's run (softmax's
     // e / sum) as kc::fdiv_shared: the same bits, the reciprocal once a run and no

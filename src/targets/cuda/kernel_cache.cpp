@@ -386,16 +386,19 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     std::shared_ptr<const CompiledKernel> k;
     std::vector<std::string> gave_up;  // what each recompile for spills changed (CompiledKernel::spill_feedback)
     int split_threads = -1;  // threads per instance of the last compile (a split that adds none stops splitting)
-    // The first compile's facts while a compile with each thread holding half its
-    // share is tried before the first compile gives up its loads ahead or its
-    // shifted runs (EmitOptions::split_before_dropping); unset otherwise.
-    struct FirstCompile {
-        bool persistent;
-        int instance_threads, cluster;
-        std::string spilled;
+    // The half-share try (EmitOptions::split_before_dropping): where giving up the
+    // shifted runs of misaligned rows alone made the kernel fit, `fitted` holds that
+    // compile while the kernel is compiled once more with the shifted runs and each
+    // thread holding half its share of the row; the try keeps whichever fits with
+    // the shifted runs, else `fitted`.
+    struct Fitted {
+        std::shared_ptr<CompiledKernel> kernel;
+        int instance_threads;
+        std::string spilled;  // how much the first compile spilled with the shifted runs
     };
-    std::optional<FirstCompile> split_probe;
+    std::optional<Fitted> split_probe;
     bool split_probed = false;
+    std::string shifted_spilled;  // set when the first compile gave up the shifted runs for spills
     // Giving up, for spills, the shifted runs of misaligned rows or the loads ahead of
     // their instance, and saying why (`why`: how much spilled).
     auto drop_shifted_runs = [&](const std::string& why) {
@@ -445,43 +448,52 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
-            // Loads ahead of their instance and shifted runs are worth more than a
-            // thread's share of the row: before either is given up, the kernel is tried
-            // once with each thread holding half as much (twice the threads an instance,
-            // the same resident threads). Where that spills too, or adds no thread, the
-            // ladder below goes on from the first compile.
+            // The shifted runs of misaligned rows are worth more than a thread's share of
+            // the row: where giving them up alone made the kernel fit, it is tried once
+            // more with them and each thread holding half as much (twice the threads an
+            // instance, the same resident threads). Not where the loads ahead of the
+            // instance had to go too, nor for the loads ahead alone: measured on an H200
+            // (bench/results/gpu-20261205-s24/), halving the share to keep loads ahead
+            // lost as often as it won (geomean 0.99 over 48 row problems; bf16 SwiGLU at
+            // 4000 columns 0.66x, softmax at 8192 0.84x, f32 residual LayerNorm at 5123,
+            // which gave up both, 0.82x), while keeping the shifted runs alone won 1.5x
+            // and 1.9x (bf16 LayerNorm and residual LayerNorm at 5123 columns).
             if (split_probe) {
-                const FirstCompile first = *split_probe;
+                Fitted fitted = std::move(*split_probe);
                 split_probe.reset();
                 // Kept: no spill, more threads an instance, and still one instance per
                 // CTA's own registers (a row spread over a cluster loads nothing ahead).
-                const bool kept = instance_threads > first.instance_threads && fresh->kernel.cluster == first.cluster &&
-                                  fresh->kernel.persistent == first.persistent;
-                if (!spills && kept) {
-                    gave_up.push_back("each thread holds 1/2 of its share of the rows, keeping " +
-                                      std::string(eo.misaligned_rows ? "the shifted runs of misaligned rows" : "the loads ahead of their instance") +
-                                      ", which spilled at the whole share" + first.spilled);
-                } else {
-                    eo.layout_split = 1;
+                const bool kept = instance_threads > fitted.instance_threads && fresh->kernel.cluster == fitted.kernel->kernel.cluster &&
+                                  fresh->kernel.persistent == fitted.kernel->kernel.persistent;
+                if (spills || !kept) {
                     const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
                                                          (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
                                                    : ", and at half the share a thread" + spilled;
-                    if (eo.misaligned_rows) drop_shifted_runs(first.spilled + half);
-                    else drop_loads_ahead(first.spilled + half);
-                    continue;
+                    gave_up.back() += half;
+                    eo.misaligned_rows = false;
+                    eo.layout_split = 1;
+                    fresh = std::move(fitted.kernel);
+                } else {
+                    gave_up.back() = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
+                                     fitted.spilled;
                 }
+                fresh->spill_feedback = gave_up;
+                if (dev) load(*fresh, p, *dev);
+                k = file(fresh);
+                break;
             }
             // Not where a row one warp holds would span two: its reductions, shuffles
             // alone today, would exchange partials through shared memory at barriers.
-            const bool keeps_fast_code = eo.misaligned_rows || (fresh->kernel.persistent && eo.grid_prefetch != 0);
             const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
-            if (spills && keeps_fast_code && eo.split_before_dropping && !split_probed && eo.layout_split == 1 && fresh->kernel.min_ctas > 1 &&
-                !leaves_its_warp) {
+            if (!spills && !shifted_spilled.empty() && gave_up.size() == 1 && eo.split_before_dropping && !split_probed && eo.layout_split == 1 &&
+                fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
                 split_probed = true;
-                split_probe = FirstCompile{fresh->kernel.persistent, instance_threads, fresh->kernel.cluster, spilled};
+                split_probe = Fitted{fresh, instance_threads, shifted_spilled};
+                eo.misaligned_rows = true;
                 eo.layout_split = 2;
                 continue;
             }
+            if (spills && eo.misaligned_rows && gave_up.empty()) shifted_spilled = spilled;
             if (spills && eo.misaligned_rows) {
                 drop_shifted_runs(spilled);
                 continue;
