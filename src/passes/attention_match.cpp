@@ -40,12 +40,9 @@ bool same_value(const Node* a, const Node* b) {
     return true;
 }
 
-// When e is exp(c (a' - b')) with a' the value a, b' the value b or a broadcast of
-// it, and c > 0 a float constant (absent: 1), returns c. This is the family the
-// online softmax is invariant under: exp(c (x - m')) exp(c (m' - m'')) = exp(c (x - m'')).
-std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node* b) {
-    if (e->op != OpCode::exp) return std::nullopt;
-    const Node* t = e->operands[0];
+// When t is c (a' - b') (or a' - b', c = 1) with a' the value a, b' the value b, either
+// possibly broadcast, and c > 0 a float constant, returns c.
+std::optional<double> scaled_difference(const Node* t, const Node* a, const Node* b) {
     double c = 1;
     if (t->op == OpCode::mul) {
         auto k0 = float_constant(unbroadcast(t->operands[0])), k1 = float_constant(unbroadcast(t->operands[1]));
@@ -54,9 +51,33 @@ std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node
         else return std::nullopt;
         if (!(c > 0)) return std::nullopt;
     }
-    if (t->op != OpCode::sub || !same_value(t->operands[0], a) || !same_value(unbroadcast(t->operands[1]), b)) return std::nullopt;
+    if (t->op != OpCode::sub || !same_value(unbroadcast(t->operands[0]), a) || !same_value(unbroadcast(t->operands[1]), b)) return std::nullopt;
     return c;
 }
+
+// When e is exp(c (a - b)) (see scaled_difference), returns c. This is the family the
+// online softmax is invariant under: exp(c (x - m')) exp(c (m' - m'')) = exp(c (x - m'')).
+// Also the spellings of the same value users write: B^(c (a - b)) with a constant base
+// B > 1 (Triton's exp2 with log2(e) folded into the scale, written pow(2, ..)), which is
+// exp(c ln(B) (a - b)), and 1 / exp(c (b - a)). The kernel computes each value as
+// written (cuda/attention_values.cpp); the match needs only the invariance.
+std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node* b) {
+    if (e->op == OpCode::exp) return scaled_difference(e->operands[0], a, b);
+    if (e->op == OpCode::pow) {
+        auto base = float_constant(unbroadcast(e->operands[0]));
+        if (!base || !(*base > 1) || !std::isfinite(*base)) return std::nullopt;
+        auto c = scaled_difference(e->operands[1], a, b);
+        if (!c) return std::nullopt;
+        return *c * std::log(*base);
+    }
+    if (e->op == OpCode::div && float_constant(unbroadcast(e->operands[0])) == 1.0 && e->operands[1]->op == OpCode::exp)
+        return scaled_difference(e->operands[1]->operands[0], b, a);
+    return std::nullopt;
+}
+
+// Whether two exponent scales are one constant (each is a float constant, or one
+// times ln(B) computed here: distinct f32 constants differ far more).
+bool same_scale(double x, double y) { return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y)); }
 
 bool scalar(const Node* n) { return is_scalar(n); }
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
@@ -222,7 +243,7 @@ private:
         const Node* alpha = scaled->operands[0] == l_arg ? scaled->operands[1] : scaled->operands[0];
         if (!is_pair(scaled, OpCode::mul, l_arg, alpha)) return no("the new row sum is not l * alpha + reduce_add(p)");
         const auto c_alpha = exp_of_difference(alpha, m_arg, next_max);
-        if (!c_alpha) return no("the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0)");
+        if (!c_alpha) return no("the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0, B^(c (m - m')) with a constant B > 1, or 1 / exp(c (m' - m)))");
         // P = exp(X - m') or ite(c, exp(X - m'), 0) (the scale as alpha's), the values the output mma reads.
         if (!same_value(rsum->operands[0], weights)) return no("the output mma does not read the probabilities the row sum adds");
         const Node* e = weights;
@@ -233,7 +254,7 @@ private:
         }
         const auto c_p = exp_of_difference(e, x, next_max);
         if (!c_p) return no("the probabilities are not exp(scores - m') (with the scores the maximum reduces)");
-        if (*c_p != *c_alpha) return no("the probabilities and the rescale factor scale the exponent differently");
+        if (!same_scale(*c_p, *c_alpha)) return no("the probabilities and the rescale factor scale the exponent differently");
         if (depends(x, carried_)) return no("the scores depend on the carried state");
         // acc * alpha.
         const Node* bal = c->operands.size() == 2 ? (c->operands[0] == acc_arg ? c->operands[1] : c->operands[0]) : nullptr;

@@ -128,6 +128,17 @@ TEST(AttentionMatch, FormsUsersWriteBesidesTheCatalogs) {
         ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
         EXPECT_EQ(l.contractions.attention->load_q->op, detail::OpCode::load) << "the reshape's operand";
     }
+    // Triton's exp2 with log2(e) folded into the scale (written pow(2, ..): the same
+    // invariance, exp(c ln 2 (x - m))), and the rescale as a reciprocal; a base below
+    // one or a reciprocal of the wrong difference is no online softmax.
+    for (Form f : {Form::power_of_two, Form::reciprocal_alpha}) {
+        auto l = lower(trace(attention_variants::kernel_4d(f), 64));
+        EXPECT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+    }
+    for (Form f : {Form::power_below_one, Form::reciprocal_wrong_way})
+        EXPECT_EQ(lower(trace(attention_variants::kernel_4d(f), 64)).contractions.attention_why,
+                  "not FlashAttention: the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0, B^(c (m - m')) with a constant "
+                  "B > 1, or 1 / exp(c (m' - m)))");
     auto bad = lower(trace(attention_variants::kernel_4d(Form::mismatched_scales), 64));
     EXPECT_EQ(bad.contractions.attention_why, "not FlashAttention: the probabilities and the rescale factor scale the exponent differently");
 

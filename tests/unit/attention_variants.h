@@ -14,7 +14,21 @@ namespace kiln::attention_variants {
 
 // product_added: acc = acc * alpha + mma(p, v, 0), as FlashAttention-2 and Triton write
 // it; dead_values: a value of the carried state and a load computed and never used.
-enum class Form { alpha_twice, scale_in_exponent, two_d_views, mismatched_scales, product_added, dead_values };
+// power_of_two: pow(2, c log2(e) (x - m)) for both exponents (Triton's exp2);
+// reciprocal_alpha: alpha = 1 / exp(c (m' - m)); power_below_one: pow(0.5, ..) and
+// reciprocal_wrong_way: 1 / exp(c (m - m')), neither an online softmax's rescale.
+enum class Form {
+    alpha_twice,
+    scale_in_exponent,
+    two_d_views,
+    mismatched_scales,
+    product_added,
+    dead_values,
+    power_of_two,
+    reciprocal_alpha,
+    power_below_one,
+    reciprocal_wrong_way
+};
 
 // q [n, d] or [1, 1, n, d] (two_d_views: [n, d]); key and value blocks of 64, query blocks of 64.
 inline Kernel kernel_4d(Form form) {
@@ -44,8 +58,15 @@ inline Kernel kernel_4d(Form form) {
                     acc = mma(cast<bf16>(p), value, acc * exp(row_max - next_max));
                 } else {
                     const float p_scale = form == Form::mismatched_scales ? 2 * scale : scale;
-                    auto p = exp((masked - next_max) * p_scale);
-                    auto alpha = exp((row_max - next_max) * scale);
+                    const float log2e = 1.4426950408889634f;
+                    auto p = form == Form::power_of_two      ? pow(2.0f, (masked - next_max) * (scale * log2e))
+                             : form == Form::power_below_one ? pow(0.5f, (masked - next_max) * (scale * log2e))
+                                                             : exp((masked - next_max) * p_scale);
+                    auto alpha = form == Form::power_of_two         ? pow(2.0f, (row_max - next_max) * (scale * log2e))
+                                 : form == Form::power_below_one    ? pow(0.5f, (row_max - next_max) * (scale * log2e))
+                                 : form == Form::reciprocal_alpha     ? 1.0f / exp((next_max - row_max) * scale)
+                                 : form == Form::reciprocal_wrong_way ? 1.0f / exp((row_max - next_max) * scale)
+                                                                      : exp((row_max - next_max) * scale);
                     row_sum = row_sum * alpha + reduce(p, s, add);
                     if (form == Form::product_added) {
                         acc = acc * alpha + mma(cast<bf16>(p), value, zeros<f32>(shape(b1, h1, m, dv)));

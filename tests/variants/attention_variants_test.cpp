@@ -36,7 +36,6 @@ std::string key_block(int keys, int kernel_keys, int d) {
                          "(-1e30, say) would let the kernel take its own");
 }
 const std::string operands_not_loads = attention_why("the score mma's operands are not loads");
-const std::string rescale_not_exp = attention_why("the rescale factor is not exp(m - m') (or exp(c (m - m')) with a constant c > 0)");
 const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
 const std::string load_before_loop = attention_why("the nest computes a load before the loop besides the query tile");
 const std::string stores_statistics = attention_why("a stored tile is not [rows, value channels]");
@@ -126,15 +125,15 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both(operands_not_loads)),
         attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both(operands_not_loads)),
         attention_variant("fa_scale_in_exp", a::fa_scale_in_exp, plain, both(fast)),
-        attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both(rescale_not_exp)),
+        attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both(fast)),
         attention_variant("fa_causal_ite", a::fa_causal_ite, plain, both(fast)),
         attention_variant("fa_causal_where_not", a::fa_causal_where_not, plain, both(fast)),
         attention_variant("fa_causal_bias", a::fa_causal_bias, plain, both(fast)),
         attention_variant("fa_causal_noskip", a::fa_causal_noskip, plain, both(fast)),
-        attention_variant("fa_causal_exp2", a::fa_causal_exp2, plain, both(rescale_not_exp)),
+        attention_variant("fa_causal_exp2", a::fa_causal_exp2, plain, both(fast)),
         attention_variant("fa_softcap", a::fa_softcap, plain, both(fast)),
         attention_variant("fa_rescale_alt", a::fa_rescale_alt, plain, both(fast)),
-        attention_variant("fa_rescale_alt2", a::fa_rescale_alt2, plain, both(rescale_not_exp)),
+        attention_variant("fa_rescale_alt2", a::fa_rescale_alt2, plain, both(fast)),
         attention_variant("fa_norm_recip", a::fa_norm_recip, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(192, 256, 384, 4, 4, 128), fast}}),
         attention_variant("fa_serial", a::fa_serial, plain, both(fast)),
         attention_variant("fa_no_tail_mask", a::fa_no_tail_mask, plain, both(fast)),
@@ -161,7 +160,7 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_acc_add_split", a::fa_acc_add_split, plain, both(fast)),
         attention_variant("fa_max_swapped", a::fa_max_swapped, plain, both(fast)),
         attention_variant("fa_operand_order", a::fa_operand_order, plain, both(fast)),
-        attention_variant("fa_alpha_recip", a::fa_alpha_recip, plain, both(rescale_not_exp)),
+        attention_variant("fa_alpha_recip", a::fa_alpha_recip, plain, both(fast)),
         attention_variant("fa_l_after", a::fa_l_after, plain, both(fast)),
         attention_variant("fa_scale_left", a::fa_scale_left, plain, both(fast)),
         attention_variant("fa_scale_div", a::fa_scale_div, plain, both(fast)),
