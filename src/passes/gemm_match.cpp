@@ -95,6 +95,21 @@ const Node* unmasked(const Node* x, std::vector<GemmMask>& masks, std::unordered
     return load;
 }
 
+// An mma operand's load: x unmasked, or, where x is a transpose of a 2-D tile (a
+// user's `transpose(At[k0, m0])`, A stored [K, M]), the transposed tile unmasked;
+// `swapped` says which. The transpose joins `parts` (the kernel reads the tile
+// transposed: it computes no permute).
+const Node* operand_load(const Node* x, std::vector<GemmMask>& masks, std::unordered_set<const Node*>& parts, bool& swapped) {
+    swapped = false;
+    const Node* u = unmasked(x, masks, parts);
+    if (u && u->op == OpCode::permute && u->type.rank() == 2 && ir::dim_map(*u)[0] == 1) {  // the only 2-D permute besides the identity
+        parts.insert(u);
+        swapped = true;
+        u = unmasked(u->operands[0], masks, parts);
+    }
+    return u;
+}
+
 EpilogueVaries join(EpilogueVaries a, EpilogueVaries b) {
     if (a == b || b == EpilogueVaries::scalar) return a;
     if (a == EpilogueVaries::scalar) return b;
@@ -169,8 +184,10 @@ private:
         if (sum && !(sum->op == OpCode::add && sum->operands.size() == 2 && zero_tile(mma->operands[2]) && sum->type == mma->type &&
                      ((sum->operands[0] == acc && sum->operands[1] == mma) || (sum->operands[0] == mma && sum->operands[1] == acc))))
             return no("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
-        // Operands read under masks the views' zero fill makes redundant (unmasked()).
-        const Node *a = unmasked(mma->operands[0], m_.masks, mask_parts_), *b = unmasked(mma->operands[1], m_.masks, mask_parts_);
+        // Operands read under masks the views' zero fill makes redundant, or transposed
+        // (operand_load()).
+        bool a_swapped = false, b_swapped = false;
+        const Node *a = operand_load(mma->operands[0], m_.masks, mask_parts_, a_swapped), *b = operand_load(mma->operands[1], m_.masks, mask_parts_, b_swapped);
         if (!a || !b) return no("an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
         for (const Node* n : body.nodes) {
             if (dead(n) || n == mma || n == yield || n == sum || (sum && n == mma->operands[2]) || mask_parts_.count(n)) continue;
@@ -181,7 +198,7 @@ private:
             return no("the mma's operands are not the loop's loads and accumulator");
         for (const Node* n : body.nodes)
             if (!dead(n) && n->op == OpCode::load && n != a && n != b) return no("the k loop loads more than the mma's operands");
-        return match_product(mma, a, b, t);
+        return match_product(mma, a, b, t, a_swapped, b_swapped);
     }
 
     // No k loop: the whole k range in one tile, acc = mma(A[m0, 0], B[0, n0], start)
@@ -199,23 +216,32 @@ private:
         if (start->type.kind != Kind::F32 || start->type.rank() != 2) return no("the accumulator is not an f32 tile");
         init_ = start;
         if (!zero_tile(start)) m_.init = start;
-        const Node *a = unmasked(mma->operands[0], m_.masks, mask_parts_), *b = unmasked(mma->operands[1], m_.masks, mask_parts_);
+        bool a_swapped = false, b_swapped = false;
+        const Node *a = operand_load(mma->operands[0], m_.masks, mask_parts_, a_swapped), *b = operand_load(mma->operands[1], m_.masks, mask_parts_, b_swapped);
         if (!a || !b) return no("an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
         if (a->op != OpCode::load || b->op != OpCode::load || a == b) return no("the mma's operands are not loads");
         mask_parts_.insert({a, b});  // the product's own nodes, which the epilogue does not compute
-        if (!match_product(mma, a, b, nullptr)) return false;
+        if (!match_product(mma, a, b, nullptr, a_swapped, b_swapped)) return false;
         m_.result = mma;
         m_.k_loop = -1;
         return match_epilogue(g);
     }
 
-    // The product's operands and their origins: A at (m0, t * bk), B at (t * bk, n0)
-    // or (n0, t * bk) when stored [N, K]; with no k loop (t null), at k 0.
-    bool match_product(const Node* mma, const Node* a, const Node* b, const Node* t) {
+    // The product's operands and their origins: A at (m0, t * bk), or (t * bk, m0) when
+    // stored [K, M]; B at (t * bk, n0), or (n0, t * bk) when stored [N, K]; with no k
+    // loop (t null), at k 0. The mma reads each load, or its transpose (`a_swapped`,
+    // `b_swapped`: operand_load()).
+    bool match_product(const Node* mma, const Node* a, const Node* b, const Node* t, bool a_swapped, bool b_swapped) {
         if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
-        ir::MmaDims dims = ir::mma_dims(*mma);
-        bool bt = dims.is_matmul_bt();
-        if (!dims.is_matmul() && !bt) return no("the mma is not A[m, k] B[k, n] or A[m, k] B[n, k]");
+        const ir::MmaDims dims = ir::mma_dims(*mma);
+        // Which dim of each operand is the contracted one (`mma` contracts by the shared
+        // axis, so a user writes A^T B as mma(A[k0, m0] of [k, m], B[k0, n0] of [k, n])).
+        if (dims.out.size() != 2 || dims.contract.size() != 1 || dims.out[0].b != -1 || dims.out[1].a != -1)
+            return no("the mma is not a product of A[m, k] (or [k, m]) and B[k, n] (or [n, k])");
+        const bool a_operand_t = dims.contract[0].a == 0, b_operand_t = dims.contract[0].b == 1;
+        if (dims.out[0].a != (a_operand_t ? 1 : 0) || dims.out[1].b != (b_operand_t ? 0 : 1))
+            return no("the mma is not a product of A[m, k] (or [k, m]) and B[k, n] (or [n, k])");
+        const bool at = a_operand_t != a_swapped, bt = b_operand_t != b_swapped;  // how the loads lie in memory
         if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
             return no("the operands are not both f16 or both bf16");
         if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
@@ -227,30 +253,31 @@ private:
             if (l->operands.size() != coords || !q || q->kind != l->type.kind) return no("a load is not a plain 2-D tile of a view");
             if (ir::has_fallback(*l) && !positive_zero(l->operands.back())) return no("a load's fallback is not +0 (the kernel fills with +0)");
         }
-        std::int64_t bm = a->type.dims[0].extent, bk = a->type.dims[1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
-        // Origins: A at (m0, t * bk); B at (t * bk, n0), or (n0, t * bk) when stored [N, K].
+        std::int64_t bm = a->type.dims[at ? 1 : 0].extent, bk = a->type.dims[at ? 0 : 1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
+        const Node *a_m = a->operands[at ? 1 : 0], *a_k = a->operands[at ? 0 : 1];
         const Node *b_k = b->operands[bt ? 1 : 0], *b_n = b->operands[bt ? 0 : 1];
-        if (t ? !index_times(a->operands[1], t, bk) || !index_times(b_k, t, bk) : int_constant(a->operands[1]) != 0 || int_constant(b_k) != 0)
+        if (t ? !index_times(a_k, t, bk) || !index_times(b_k, t, bk) : int_constant(a_k) != 0 || int_constant(b_k) != 0)
             return no(t ? "the k origins are not t * bk" : "no k loop, and the operands' k origins are not 0");
         if (ir::loop_rank(*m_.grid) == 2) {
             const Node* gi = m_.grid->body->args[0];
             const Node* gj = m_.grid->body->args[1];
-            if (index_times(a->operands[0], gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
-            else if (index_times(a->operands[0], gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
+            if (index_times(a_m, gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
+            else if (index_times(a_m, gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
             else return no("the block origins are not grid index * tile extent");
             m_index_ = m_.grid->body->args[static_cast<std::size_t>(m_.m_axis)];
             n_index_ = m_.grid->body->args[static_cast<std::size_t>(1 - m_.m_axis)];
-        } else if (!match_flat_grid(times(a->operands[0], bm), times(b_n, bn))) {
+        } else if (!match_flat_grid(times(a_m, bm), times(b_n, bn))) {
             return false;
         }
         m_.load_a = a;
         m_.load_b = b;
         m_.mma = mma;
+        m_.a_mmajor = at;
         m_.b_kmajor = bt;
         m_.bm = bm;
         m_.bn = bn;
         m_.bk = bk;
-        m_.m0 = a->operands[0];
+        m_.m0 = a_m;
         m_.n0 = b_n;
         return true;
     }
@@ -393,7 +420,8 @@ private:
 std::vector<GemmMask> gemm_operand_masks(const ir::Node& mma) {
     std::vector<GemmMask> masks;
     std::unordered_set<const Node*> parts;
-    for (int i = 0; i < 2; ++i) unmasked(mma.operands[static_cast<std::size_t>(i)], masks, parts);
+    bool swapped = false;
+    for (int i = 0; i < 2; ++i) operand_load(mma.operands[static_cast<std::size_t>(i)], masks, parts, swapped);
     return masks;
 }
 

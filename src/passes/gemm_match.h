@@ -75,6 +75,7 @@ struct GemmMatch {
     const ir::Node* mma = nullptr;
     const ir::Node* load_a = nullptr;
     const ir::Node* load_b = nullptr;
+    bool a_mmajor = false;            // A is stored [K, M] and loaded [bk, bm]
     bool b_kmajor = false;            // B is stored [N, K] and loaded [bn, bk]
     // The accumulator's start where it is not zeros: an epilogue value (it is in
     // `epilogue`), added to the sum from zero (null: zeros).

@@ -156,11 +156,54 @@ TEST(CudaGemmEpilogue, TwoByteOutputsStoreWholeSixteenByteChunks) {
 
 TEST(CudaGemmEpilogue, WeightStoredNByKRunsKMajorOnWgmma) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, true, false, 1, kg::Wgmma>"}, "B stored [N, K] (K-major)");
+    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, false, true, false, 1, kg::Wgmma>"}, "B stored [N, K] (K-major)");
     auto args = args_for(true);
     std::string ptx = cuda_text(gemm_test::gemm(Epilogue::bias_relu, true), args, Precision::standard, What::ptx);
     // imm-trans-b = 0: B is read K-major, like A.
     EXPECT_TRUE(contains(ptx, "p, 1, 1, 0, 0;")) << ptx.substr(0, 1000);
+}
+
+// A stored [K, M] (a gradient's X^T dY), written as `mma` contracting the shared axis
+// of an At[k0, m0] tile of [k, m], or as transpose() of it: the kernel loads A in
+// boxes of [bk][64 m] and the wgmma reads it transposed (imm-trans-a = 1); with B
+// stored [N, K] too, both flags flip.
+TEST(CudaGemmEpilogue, AStoredKByMRunsMMajorOnWgmma) {
+    REQUIRE_NVRTC();
+    auto make = [](bool spelled_transpose, bool b_nk) {
+        return kernel("gemm_at", [spelled_transpose, b_nk](View<const bf16, 2> At, View<const bf16, 2> B, View<bf16, 2> C) {
+            auto M = At.extent(1), K = At.extent(0), N = C.extent(1);
+            auto gm = axis("gm", ceil_div(M, 128)), gn = axis("gn", ceil_div(N, 128)), kt = axis("kt", ceil_div(K, 64));
+            auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+            for (auto& nest : parallel(shape(gm, gn))) {
+                auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+                auto acc = zeros<f32>(shape(m, n));
+                for (auto& step : nest.pipeline(shape(kt))) {
+                    auto k0 = step.index() * 64;
+                    auto b = b_nk ? B[coord(n0, k0), shape(n, k)] : B[coord(k0, n0), shape(k, n)];
+                    if (spelled_transpose) acc = mma(transpose(At[coord(k0, m0), shape(k, m)]), b, acc);
+                    else acc = mma(At[coord(k0, m0), shape(k, m)], b, acc);
+                }
+                C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+            }
+        });
+    };
+    Tensor<bf16> at({320, 512}), b({320, 384}), bt({384, 320}), c({512, 384});
+    for (bool b_nk : {false, true})
+        for (bool spelled_transpose : {false, true}) {
+            SCOPED_TRACE(std::string(spelled_transpose ? "transpose(At tile)" : "At tile") + (b_nk ? ", B [N, K]" : ""));
+            auto args = args_of(std::as_const(at).view(), std::as_const(b_nk ? bt : b).view(), c.view());
+            const Kernel k = make(spelled_transpose, b_nk);
+            const std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+            EXPECT_TRUE(contains(plan, "A stored [K, M] (M-major)")) << plan;
+            EXPECT_EQ(contains(plan, "B stored [N, K] (K-major)"), b_nk) << plan;
+            const std::string src = gemm_part(cuda_text(k, args, Precision::standard, What::source));
+            // <bm, bn, bk, stages, A_MMAJOR, B_KMAJOR, SPLIT_K, CLUSTER, Mma>
+            EXPECT_TRUE(contains(src, std::string(", true, ") + (b_nk ? "true" : "false") + ", false, 1, kg::Wgmma>("))
+                << src.substr(src.find("kg::gemm_sm90<") == std::string::npos ? 0 : src.find("kg::gemm_sm90<"), 200);
+            EXPECT_FALSE(contains(src, "permute")) << "the kernel reads the tile transposed";
+            const std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+            EXPECT_TRUE(contains(ptx, b_nk ? "p, 1, 1, 1, 0;" : "p, 1, 1, 1, 1;")) << "imm-trans-a = 1";
+        }
 }
 
 }  // namespace

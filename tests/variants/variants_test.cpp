@@ -1,6 +1,7 @@
 // The three suites over the variant tables (variant_suite.h says what each checks);
 // gemm_variants_test.cpp and attention_variants_test.cpp instantiate them.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -51,6 +52,23 @@ TEST_P(VariantCpu, TheCpuTargetWritesTheInterpretersBitsInExactPrecision) {
     SCOPED_TRACE(describe(v.family, v.cpu));
     const Kernel k = v.make();
     cpu_diff::expect_same(k, buffers(v.args(v.cpu), 2), CompileOptions{.precision = Precision::exact});
+}
+
+// The fast variants' modules compiled by NVRTC without a device, each holding its
+// Hopper kernel's wgmma: what a device run would compile, found here before device time
+// is spent. About 1.5 s a variant, so asked for: KILN_VARIANTS_NVRTC=1.
+TEST_P(VariantDevice, TheHopperKernelCompilesOffline) {
+    REQUIRE_NVRTC();
+    if (!std::getenv("KILN_VARIANTS_NVRTC")) GTEST_SKIP() << "KILN_VARIANTS_NVRTC=1 compiles every fast variant with NVRTC (minutes)";
+    const Variant& v = GetParam();
+    const Kernel k = v.make();
+    for (const Trace& t : v.traces) {
+        if (t.expected != fast) continue;
+        SCOPED_TRACE(describe(v.family, t.dims));
+        auto bufs = buffers(v.args(t.dims), 1);
+        const std::string ptx = cuda_test::cuda_text(k, args_of(bufs), Precision::standard, cuda_test::What::ptx);
+        EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos) << "no wgmma in the module";
+    }
 }
 
 TEST_P(VariantDevice, TheHopperKernelIsWithinTheDerivedBoundOfTheInterpreter) {

@@ -172,6 +172,7 @@ struct GemmKernel {
     int stages = 0;                    // depth of the shared-memory ring
     std::int64_t program_bm = 0, program_bn = 0, program_bk = 0;  // the program's tile
     int a = -1, b = -1;                // the view parameters A and B
+    bool a_mmajor = false;             // A stored [K, M] (its TMA boxes are [bk][64 m], like B's)
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)

@@ -625,7 +625,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += embedded::attention_sm90_cuh();
-    s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*b_kmajor=*/true, /*accumulate_operand=*/true);
+    s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*a_mmajor=*/false, /*b_kmajor=*/true, /*accumulate_operand=*/true);
     s += wgmma_register_a_wrapper("KilnOutput", k.dv, m.in);
     std::string extents;
     for (int a = 0; a < k.grid_rank; ++a) extents += "long long kiln_ge" + num(a) + ", ";

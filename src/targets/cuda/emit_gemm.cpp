@@ -49,8 +49,8 @@ void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
 
 // kg::Wgmma::run(d, a_desc, b_desc) (wgmma_text.h): A K-major, B N-major or, for B
 // stored [N, K], K-major, always accumulating.
-std::string wgmma_wrapper(int n, Kind in, bool b_kmajor) {
-    return "namespace kg {\n" + wgmma_smem_wrapper("Wgmma", n, in, b_kmajor, false) + "}  // namespace kg\n";
+std::string wgmma_wrapper(int n, Kind in, bool a_mmajor, bool b_kmajor) {
+    return "namespace kg {\n" + wgmma_smem_wrapper("Wgmma", n, in, a_mmajor, b_kmajor, false) + "}  // namespace kg\n";
 }
 
 }  // namespace
@@ -276,6 +276,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.program_bk = m.bk;
     g.a = ir::param_index(*m.load_a);
     g.b = ir::param_index(*m.load_b);
+    g.a_mmajor = m.a_mmajor;
     g.b_kmajor = m.b_kmajor;
     g.split_k = E.options().gemm_split_k;
     g.cluster = E.options().gemm_cluster == 2 && !g.split_k ? 2 : 1;
@@ -293,7 +294,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
     if (E.options().uniform_warpgroup) s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
-    s += wgmma_wrapper(g.bn, g.in, g.b_kmajor);
+    s += wgmma_wrapper(g.bn, g.in, g.a_mmajor, g.b_kmajor);
     const std::string cluster_dims = g.cluster > 1 ? "__cluster_dims__(" + num(g.cluster) + ", 1, 1) " : "";
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + cluster_dims + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
@@ -312,7 +313,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.quad_stores = !quads.empty();
     s += "    [&](long long re, long long ce) { return " + epi.inside() + "; }" + (quads.empty() ? "" : ",\n    " + quads) + ");\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
+         (g.a_mmajor ? "true" : "false") + ", " + (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue);\n";
     s += "}\n";
@@ -332,7 +333,7 @@ std::string GemmKernel::describe() const {
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
-           (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
+           (a_mmajor ? ", A stored [K, M] (M-major)" : "") + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            (quad_stores ? ", output stores in whole 16-byte chunks (a transpose inside each quad of lanes) where rows are 16-byte aligned"
                         : ", output stores in pairs of elements (an output of 4-byte elements, or KILN_GEMM_QUAD_STORES=0)") +

@@ -17,7 +17,8 @@
 // kernel applies the user's elementwise ops and its masked store.
 //
 // Shared-memory layouts (128-byte swizzle, the TMA and wgmma agree on it): the A
-// stage is BK/64 boxes of [BM rows][64 k] (128 bytes a row); the B stage is
+// stage is BK/64 boxes of [BM rows][64 k] (128 bytes a row) or, when A is stored
+// [K, M] (A_MMAJOR), BM/64 boxes of [BK rows][64 m] like an N-major B's; the B stage is
 // BN/64 boxes of [BK rows][64 n] or, when B is stored [N, K] (B_KMAJOR: a linear
 // layer's weight), BK/64 boxes of [BN rows][64 k] like A's. Every box starts
 // 1024-byte aligned, the period of the swizzle pattern, so descriptors need no
@@ -155,7 +156,9 @@ template <int BM, int BN, int BK, int STAGES> struct GemmShape {
 // A K-major and B N-major (for the B descriptor the leading byte offset is the
 // distance between 64-column boxes, the stride byte offset that between groups
 // of 8 k rows: checked on an H200, the swapped reading gives wrong sums), or B
-// K-major (B_KMAJOR: described like A, 8 n rows of 128 bytes per 1024).
+// K-major (B_KMAJOR: described like A, 8 n rows of 128 bytes per 1024). A M-major
+// (A_MMAJOR) is described as an N-major B: each consumer warpgroup's 64 rows are one
+// box of [BK rows][64 m], and the wgmma reads it transposed (imm-trans-a = 1).
 // epi(in, row, col, cols, v0, v1) receives every accumulator element of each tile
 // once, in pairs at (row, col) and (row, col + 1), absolute coordinates, col even,
 // with cols = epi.columns(in, col), the epilogue's values that vary only with the
@@ -434,7 +437,7 @@ __device__ __forceinline__ void store_tile_quads(Epi& epi, const float (&d)[BN /
 // last m-tile (an odd count) is read as zeros by TMA and not stored. Neither CTA
 // leaves while the other may still signal its barriers (a cluster barrier at the
 // end). Split-K does not combine with it (the host never asks for both).
-template <int BM, int BN, int BK, int STAGES, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi>
+template <int BM, int BN, int BK, int STAGES, bool A_MMAJOR, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           const SplitK& sk, unsigned char* smem_raw, Epi& epi) {
     const int splits = SPLIT_K ? sk.splits : 1;
@@ -488,8 +491,13 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                     mbar_expect_tx(&full[s], S::stage_bytes);
                     unsigned char* a = ring + s * S::stage_bytes;
                     unsigned char* b = a + S::a_bytes;
+                    if constexpr (A_MMAJOR) {
 #pragma unroll
-                    for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+                        for (int x = 0; x < BM / 64; ++x) tma_load_2d(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK);
+                    } else {
+#pragma unroll
+                        for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+                    }
                     if constexpr (CLUSTER > 1) {
                         const unsigned rank = cluster_rank();
                         // Half of each box's rows (the host's B box is that half): at a
@@ -556,9 +564,11 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
 #pragma unroll
             for (int k = 0; k < BK / 16; ++k) {
                 // A: box k / 4, this warpgroup's 64 rows, 32 bytes per k step inside
-                // the 128-byte row. B: 16 k rows of 128 bytes per step; boxes of 64
+                // the 128-byte row; M-major, this warpgroup's box, 16 k rows of 128
+                // bytes per step. B: 16 k rows of 128 bytes per step; boxes of 64
                 // columns BK * 128 bytes apart.
-                const unsigned long long da = smem_desc(a + (k / 4) * BM * 128 + c * 64 * 128 + (k % 4) * 32, 16, 1024);
+                const unsigned long long da = A_MMAJOR ? smem_desc(a + c * BK * 128 + k * 16 * 128, BK * 128, 1024)
+                                                       : smem_desc(a + (k / 4) * BM * 128 + c * 64 * 128 + (k % 4) * 32, 16, 1024);
                 const unsigned long long db = B_KMAJOR ? smem_desc(b + (k / 4) * BN * 128 + (k % 4) * 32, 16, 1024)
                                                        : smem_desc(b + k * 16 * 128, BK * 128, 1024);
                 Mma::run(d, da, db);

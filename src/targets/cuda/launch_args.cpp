@@ -204,7 +204,8 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     pr.rows = covered(grid_m, g.program_bm, out_rows);
     pr.cols = covered(grid_n, g.program_bn, out_cols);
     std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
-    pr.depth = covered(k_steps, g.program_bk, std::max(A.extents[1], b_k_extent));
+    const std::int64_t a_k_extent = g.a_mmajor ? A.extents[0] : A.extents[1];
+    pr.depth = covered(k_steps, g.program_bk, std::max(a_k_extent, b_k_extent));
     if (pr.rows == 0 || pr.cols == 0 || pr.depth == 0 || pr.rows > kMax || pr.cols > kMax || pr.depth > kMax)
         return reject("an empty or too large problem");
     // Masks on the operands' loads hide only what the zero fill hides where each limit
@@ -239,7 +240,7 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
         const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer);
         return GemmOperand{inner, outer, operand_route(v.data, v.extents, v.strides, 2, bytes, flops, can_pack)};
     };
-    return {operand(A, std::min(A.extents[1], pr.depth), A.extents[0]),
+    return {g.a_mmajor ? operand(A, A.extents[1], std::min(A.extents[0], pr.depth)) : operand(A, std::min(A.extents[1], pr.depth), A.extents[0]),
             g.b_kmajor ? operand(B, std::min(B.extents[1], pr.depth), B.extents[0]) : operand(B, B.extents[1], std::min(B.extents[0], pr.depth))};
 }
 
@@ -256,8 +257,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     const std::int64_t rows = problem->rows, cols = problem->cols, depth = problem->depth;
     const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     auto L = std::make_unique<GemmLaunch>();
-    // A is [rows of m][k] read in boxes of 64 k x bm rows; B is [k][n] in boxes of
-    // 64 n x bk, or, stored [n][k], in boxes of 64 k x bn. The k extent is clipped
+    // A is [rows of m][k] read in boxes of 64 k x bm rows, or, stored [k][m], in boxes
+    // of 64 m x bk; B is [k][n] in boxes of 64 n x bk, or, stored [n][k], in boxes of
+    // 64 k x bn. The k extent is clipped
     // to what the program's k loop covers. An operand TMA cannot read in place is
     // read from a staged copy (gemm_staging.h), and so is one whose rows straddle
     // 128-byte lines where packing it pays.
@@ -298,7 +300,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(A, operands[0], g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
+    std::string refused = operand(A, operands[0], g.a_mmajor ? g.bk : g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
     // In a cluster each CTA loads its share of every B box's rows (multicast to all).
     if (refused.empty())
         refused = operand(B, operands[1], (g.b_kmajor ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b);

@@ -42,6 +42,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_program_bk", g.program_bk);
     v("gemm_a", g.a);
     v("gemm_b", g.b);
+    v("gemm_a_mmajor", g.a_mmajor);
     v("gemm_b_kmajor", g.b_kmajor);
     v("gemm_split_k", g.split_k);
     v("gemm_cluster", g.cluster);

@@ -16,7 +16,7 @@ void accumulators(int regs, std::string& list, std::string& operands) {
 
 std::string wgmma_kind(Kind in) { return in == Kind::BF16 ? "bf16" : "f16"; }
 
-std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool b_kmajor, bool accumulate_operand) {
+std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool a_mmajor, bool b_kmajor, bool accumulate_operand) {
     const int regs = n / 2;
     std::string list, operands;
     accumulators(regs, list, operands);
@@ -26,7 +26,7 @@ std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool b_k
            (accumulate_operand ? ", int accumulate" : "") + ") {\n"
            "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
            "            \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + k + "." + k + " {" + list + "}, %" + r +
-           ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, " + (b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
+           ", %" + std::to_string(regs + 1) + ", p, 1, 1, " + (a_mmajor ? "1" : "0") + ", " + (b_kmajor ? "0" : "1") + ";\\n}\\n\"\n"
            "            :" + operands + "\n"
            "            : \"l\"(a), \"l\"(b), \"r\"(" + (accumulate_operand ? "accumulate" : "1") + "));\n"
            "    }\n"

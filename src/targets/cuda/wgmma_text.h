@@ -13,10 +13,11 @@ namespace kiln::cu {
 std::string wgmma_kind(Kind in);
 
 // `name`::run(d, a_desc, b_desc[, accumulate]): one wgmma.mma_async m64nNk16 with f32
-// accumulators, A K-major and B from shared memory, N-major (imm-trans-b = 1) or
-// K-major (b_kmajor). With `accumulate_operand` run() takes an int that, when 0,
-// makes it compute D = A B (scale-d false); without, it always accumulates.
-std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool b_kmajor, bool accumulate_operand);
+// accumulators, A and B from shared memory: A K-major, or M-major (a_mmajor:
+// imm-trans-a = 1); B N-major (imm-trans-b = 1) or K-major (b_kmajor). With
+// `accumulate_operand` run() takes an int that, when 0, makes it compute D = A B
+// (scale-d false); without, it always accumulates.
+std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool a_mmajor, bool b_kmajor, bool accumulate_operand);
 
 // `name`::run(d, a, b_desc): one wgmma.mma_async m64nNk16 accumulating, A from
 // registers (four packed pairs, the m64nNk16 A fragment), B N-major in shared memory.
