@@ -1,7 +1,7 @@
 // GEMM benchmark (issue 11): kiln's GEMMs written as users write them (bf16 in, f32
 // accumulate, bf16 out; tile 128x256x64 unless a row says otherwise) against cuBLAS
-// in the same process, over the issue's shapes, a bias + relu epilogue and X W^T
-// (the weight stored [N, K]). Each row checks kiln's output against cuBLAS's
+// in the same process, over the issue's shapes, a bias + relu epilogue, X W^T
+// (the weight stored [N, K]) and A^T B (A stored [K, M], as a weight gradient's X^T dY). Each row checks kiln's output against cuBLAS's
 // (relative L2 over a sample; for the epilogue the host applies bias and relu to
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
@@ -34,14 +34,15 @@ namespace {
 
 
 
-enum class Form { plain, bias_relu, linear };
+enum class Form { plain, bias_relu, linear, a_transposed };
 
-// C = A B (B [K, N]) or A B^T (B [N, K]), optionally relu(A B + bias[n]).
+// C = A B (B [K, N]), A B^T (B [N, K]) or A^T B (A [K, M]: `mma` contracts the shared
+// axis), optionally relu(A B + bias[n]).
 Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
-    bool nk = f == Form::linear;
+    bool nk = f == Form::linear, km = f == Form::a_transposed;
     return kernel("bench_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1> bias, View<bf16, 2> C) {
-        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(nk ? B.extent(0) : B.extent(1), bn));
-        auto kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto gm = axis("block_m", ceil_div(A.extent(km ? 1 : 0), bm)), gn = axis("block_n", ceil_div(nk ? B.extent(0) : B.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(km ? 0 : 1), bk));
         auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
         for (auto& nest : parallel(shape(gm, gn))) {
             auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
@@ -49,7 +50,8 @@ Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
             for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
                 auto k0 = step.index() * bk;
                 auto b = nk ? B[coord(n0, k0), shape(n, k)] : B[coord(k0, n0), shape(k, n)];
-                acc = mma(A[coord(m0, k0), shape(m, k)], b, acc);
+                auto a = km ? A[coord(k0, m0), shape(k, m)] : A[coord(m0, k0), shape(m, k)];
+                acc = mma(a, b, acc);
             }
             if (f == Form::bias_relu) acc = max(acc + cast<f32>(bias[coord(n0), shape(n)]), 0.0f);
             C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
@@ -101,12 +103,14 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     std::mt19937 g(M * 31 + N * 7 + K);
     std::uniform_real_distribution<double> d(-1, 1);
     auto ld = [&](std::int64_t x) { return lead == Lead::padded ? (x + 63) / 64 * 64 : x; };
-    const std::int64_t lda = ld(K), ldb = f == Form::linear ? ld(K) : ld(N);
-    Tensor<bf16> A({M, lda}), B(f == Form::linear ? std::vector<std::int64_t>{N, ldb} : std::vector<std::int64_t>{K, ldb}), bias({N}), C({M, N});
+    const bool km = f == Form::a_transposed;
+    const std::int64_t lda = km ? ld(M) : ld(K), ldb = f == Form::linear ? ld(K) : ld(N);
+    Tensor<bf16> A(km ? std::vector<std::int64_t>{K, lda} : std::vector<std::int64_t>{M, lda}), B(f == Form::linear ? std::vector<std::int64_t>{N, ldb} : std::vector<std::int64_t>{K, ldb}), bias({N}), C({M, N});
     for (auto* t : {&A, &B, &bias})
         for (auto& x : t->values()) x = bf16(d(g));
     const auto Ap = A.to(cuda()), Bp = B.to(cuda()), biasd = bias.to(cuda());
-    const HostView<const bf16> Ad{Ap.data(), {M, K}, {lda, 1}, Device::cuda, 0};
+    const HostView<const bf16> Ad = km ? HostView<const bf16>{Ap.data(), {K, M}, {lda, 1}, Device::cuda, 0}
+                                       : HostView<const bf16>{Ap.data(), {M, K}, {lda, 1}, Device::cuda, 0};
     const HostView<const bf16> Bd = f == Form::linear ? HostView<const bf16>{Bp.data(), {N, K}, {ldb, 1}, Device::cuda, 0}
                                                       : HostView<const bf16>{Bp.data(), {K, N}, {ldb, 1}, Device::cuda, 0};
     auto Cd = C.to(cuda()), Cref = C.to(cuda());
@@ -133,9 +137,13 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     cublasCreate(&h);
     cublasSetStream(h, stream);
     float one = 1, zero = 0;
-    // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T.
+    // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T;
+    // with A [K, M] (column-major A^T), C^T = B^T A.
     auto cublas = [&] {
-        if (f == Form::linear)
+        if (km)
+            cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
+                         CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        else if (f == Form::linear)
             cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         else
@@ -219,6 +227,9 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
+    rows.push_back(run("4096^3 A^T B (A [K, M])", Form::a_transposed, 4096, 4096, 4096));
+    rows.push_back(run("3000x5000x7000 A^T B (A [K, M])", Form::a_transposed, 3000, 5000, 7000));
+    rows.push_back(run("4096x14336x4096 A^T B (A [K, M])", Form::a_transposed, 4096, 14336, 4096));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows) {
         if (r.name.empty()) continue;
