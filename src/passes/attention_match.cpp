@@ -80,6 +80,12 @@ std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node
 bool same_scale(double x, double y) { return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y)); }
 
 bool scalar(const Node* n) { return is_scalar(n); }
+// The dim of n's tile along `axis` (its non-unit one there), else -1.
+int dim_of(const Node* n, int axis) {
+    for (int d = 0; d < n->type.rank(); ++d)
+        if (n->type.dims[static_cast<std::size_t>(d)].axis == axis && n->type.dims[static_cast<std::size_t>(d)].extent != 1) return d;
+    return -1;
+}
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
 // A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
@@ -175,18 +181,22 @@ private:
         m_.in = q->type.kind;
         const auto sz = score->operands[2];
         if (!(sz->op == OpCode::full && float_constant(sz) == 0.0)) return no("the score mma does not start from zeros");
-        // Axes: Q [.., rows, channels], K [.., keys, channels], S [.., rows, keys].
+        // Axes: Q [.., rows, .., channels], K [.., keys, .., channels], S [.., rows, keys]
+        // (besides unit dims: the sequence-major layout has the head between).
         auto qa = axes_of(q), ka = axes_of(k), sa = axes_of(score);
         if (qa.size() != 2 || ka.size() != 2 || sa.size() != 2) return no("the score mma is not a product of two 2-D tiles (besides unit dims)");
-        if (q->type.dims.back().axis != k->type.dims.back().axis) return no("the score mma does not contract the query's and key's last axis");
-        m_.axis_rows = q->type.dims[q->type.rank() - 2].axis;
-        m_.axis_channels = q->type.dims.back().axis;
-        m_.axis_keys = k->type.dims[k->type.rank() - 2].axis;
+        if (q->type.dims.back().axis != qa[1] || k->type.dims.back().axis != qa[1])
+            return no("the score mma does not contract the query's and key's last axis");
+        m_.axis_rows = qa[0];
+        m_.axis_channels = qa[1];
+        m_.axis_keys = ka[0];
         if (sa != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the scores are not [rows, keys]");
         if (ir::mma_dims(*score).contract.size() != 1) return no("the score mma contracts more than the channels");
-        m_.bq = q->type.dims[q->type.rank() - 2].extent;
+        m_.q_row_dim = dim_of(q, m_.axis_rows);
+        m_.k_row_dim = dim_of(k, m_.axis_keys);
+        m_.bq = q->type.dims[static_cast<std::size_t>(m_.q_row_dim)].extent;
         m_.d = q->type.dims.back().extent;
-        m_.bk = k->type.dims[k->type.rank() - 2].extent;
+        m_.bk = k->type.dims[static_cast<std::size_t>(m_.k_row_dim)].extent;
         m_.load_q = q;
         m_.load_k = k;
 
@@ -195,8 +205,9 @@ private:
         const Node* c = output_sum ? (output_sum->operands[0] == output ? output_sum->operands[1] : output_sum->operands[0]) : output->operands[2];
         if (v->op != OpCode::load || v->type.kind != m_.in) return no("the output mma's second operand is not a load of the operands' kind");
         auto va = axes_of(v);
-        if (va.size() != 2 || va[0] != m_.axis_keys) return no("the value tile is not [keys, value channels]");
+        if (va.size() != 2 || va[0] != m_.axis_keys || v->type.dims.back().axis != va[1]) return no("the value tile is not [keys, value channels]");
         m_.axis_values = va[1];
+        m_.v_row_dim = dim_of(v, m_.axis_keys);
         m_.dv = v->type.dims.back().extent;
         m_.load_v = v;
         if (axes_of(output) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("the output is not [rows, value channels]");
@@ -362,21 +373,21 @@ private:
         if (m_.d % 64 != 0 || m_.d > 256 || m_.dv % 64 != 0 || m_.dv > 256)
             return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not 64, 128, 192 or 256");
         std::unordered_set<const Node*> row_index, t_set{t_};
-        for (const Node* l : {m_.load_q, m_.load_k, m_.load_v}) {
+        const std::pair<const Node*, int> loads[] = {{m_.load_q, m_.q_row_dim}, {m_.load_k, m_.k_row_dim}, {m_.load_v, m_.v_row_dim}};
+        for (const auto& [l, row_dim] : loads) {
             const auto* q = view(l, -1, false);
             const int rank = ir::access_rank(*l);
             if (!q || q->kind != m_.in || rank < 2 || rank > 5 || ir::has_fallback(*l) || ir::bounds_policy(*l) == bounds::check)
                 return no("a load is not a tile of an f16/bf16 view of rank 2 to 5 with zero fill or assumed bounds");
-            for (int i = 0; i + 2 < l->type.rank(); ++i)
-                if (l->type.dims[static_cast<std::size_t>(i)].extent != 1) return no("a load's leading dims are not 1");
             if (l->type.rank() != rank) return no("a load's tile rank differs from its view's");
             if (int_constant(l->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a load does not start at channel 0");
-            for (int i = 0; i + 2 < rank; ++i) {
+            for (int i = 0; i + 1 < rank; ++i) {
+                if (i == row_dim) continue;
                 const Node* o = l->operands[static_cast<std::size_t>(i)];
                 if (!scalar(o) || depends(o, t_set) || depends(o, carried_)) return no("a load's leading coordinates are not indices of the nest");
             }
         }
-        const Node* q0 = m_.load_q->operands[static_cast<std::size_t>(ir::access_rank(*m_.load_q) - 2)];
+        const Node* q0 = m_.load_q->operands[static_cast<std::size_t>(m_.q_row_dim)];
         bool found = false;
         for (std::size_t a = 0; a < m_.grid->body->args.size(); ++a)
             if (index_times(q0, m_.grid->body->args[a], m_.bq)) {
@@ -386,13 +397,14 @@ private:
         if (!found) return no("the query tile's row origin is not a grid index * the query block");
         q0_ = q0;
         row_index.insert(m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)]);
-        for (const Node* l : {m_.load_k, m_.load_v}) {
-            if (!index_times(l->operands[static_cast<std::size_t>(ir::access_rank(*l) - 2)], t_, m_.bk)) return no("a key or value tile's origin is not t * the key block");
-            for (int i = 0; i + 2 < ir::access_rank(*l); ++i)
-                if (depends(l->operands[static_cast<std::size_t>(i)], row_index)) return no("a key or value tile depends on the query block");
+        for (const auto& [l, row_dim] : {loads[1], loads[2]}) {
+            if (!index_times(l->operands[static_cast<std::size_t>(row_dim)], t_, m_.bk)) return no("a key or value tile's origin is not t * the key block");
+            for (int i = 0; i + 1 < ir::access_rank(*l); ++i)
+                if (i != row_dim && depends(l->operands[static_cast<std::size_t>(i)], row_index)) return no("a key or value tile depends on the query block");
         }
-        for (int i = 0; i + 2 < ir::access_rank(*m_.load_q); ++i)
-            if (depends(m_.load_q->operands[static_cast<std::size_t>(i)], row_index)) return no("the query tile's leading coordinates depend on the query block");
+        for (int i = 0; i + 1 < ir::access_rank(*m_.load_q); ++i)
+            if (i != m_.q_row_dim && depends(m_.load_q->operands[static_cast<std::size_t>(i)], row_index))
+                return no("the query tile's leading coordinates depend on the query block");
         return true;
     }
 
@@ -436,18 +448,20 @@ private:
                 const Node* v = n->operands.back();
                 const int rank = ir::access_rank(*n);
                 const auto* q = view(n, -1, true);
-                if (!q || rank < 2 || n->operands.size() != static_cast<std::size_t>(rank) + 1) return no("a store is not into a writable view");
-                if (v->type.rank() != rank || axes_of(v) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("a stored tile is not [rows, value channels]");
-                if (n->operands[static_cast<std::size_t>(rank - 2)] != q0_ && !index_times(n->operands[static_cast<std::size_t>(rank - 2)], m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq))
-                    return no("a store's row origin is not the query tile's");
-                if (int_constant(n->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a store does not start at channel 0");
+                if (!q || n->operands.size() != static_cast<std::size_t>(rank) + 1) return no("a store is not into a writable view");
                 if (!epilogue.count(v)) return no("a stored value is not computed from the loop's results");
-                Kind k = v->type.kind;
-                if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
-                int o = ir::param_index(*n);
-                for (const Node* l : {m_.load_q, m_.load_k, m_.load_v})
-                    if (ir::param_index(*l) == o) return no("the output view is also read by the loop");
+                if (v->type.rank() == rank && axes_of(v) == std::vector<int>{m_.axis_rows}) {
+                    if (!match_row_store(n, rank)) return false;
+                    continue;
+                }
+                if (rank < 2 || v->type.rank() != rank || axes_of(v) != std::vector<int>{m_.axis_rows, m_.axis_values} || v->type.dims.back().axis != m_.axis_values)
+                    return no("a stored tile is not [rows, value channels] nor a value per row");
+                const int row_dim = dim_of(v, m_.axis_rows);
+                if (!row_origin(n->operands[static_cast<std::size_t>(row_dim)])) return no("a store's row origin is not the query tile's");
+                if (int_constant(n->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a store does not start at channel 0");
+                if (!stored_kind_and_view(n)) return false;
                 m_.stores.push_back(n);
+                m_.store_row_dims.push_back(row_dim);
                 continue;
             }
             if (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) continue;  // index arithmetic
@@ -461,6 +475,34 @@ private:
         if (m_.stores.empty()) return no("nothing is stored after the loop");
         for (const Node* r : results)
             if (r->operands[0] != m_.loop) return no("the epilogue reads another loop's result");
+        return true;
+    }
+
+    // Whether a store's row coordinate is the query tile's row origin.
+    bool row_origin(const Node* o) const {
+        return o == q0_ || index_times(o, m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq);
+    }
+
+    // A store's kind and view: f32, f16 or bf16, into a view the loop does not read.
+    bool stored_kind_and_view(const Node* st) {
+        const Kind k = st->operands.back()->type.kind;
+        if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
+        const int o = ir::param_index(*st);
+        for (const Node* l : {m_.load_q, m_.load_k, m_.load_v})
+            if (ir::param_index(*l) == o) return no("the output view is also read by the loop");
+        return true;
+    }
+
+    // A value per query row stored (AttentionMatch::RowStore): its tile's one non-unit
+    // dim at the query tile's row origin.
+    bool match_row_store(const Node* st, int rank) {
+        const Node* v = st->operands.back();
+        int row_dim = -1;
+        for (int d = 0; d < rank; ++d)
+            if (v->type.dims[static_cast<std::size_t>(d)].axis == m_.axis_rows && v->type.dims[static_cast<std::size_t>(d)].extent != 1) row_dim = d;
+        if (row_dim < 0 || !row_origin(st->operands[static_cast<std::size_t>(row_dim)])) return no("a store's row origin is not the query tile's");
+        if (!stored_kind_and_view(st)) return false;
+        m_.row_stores.push_back({st, row_dim});
         return true;
     }
 

@@ -74,6 +74,19 @@ struct AttentionMatch {
     const ir::Node* scaled_acc = nullptr;  // acc * alpha, the second mma's accumulator operand
     const ir::Node* weights = nullptr;     // P: reduce_sum's operand (the second mma reads it, or its cast)
     std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)
+    // The dim of each view that holds the rows (Q, the stores) or the keys (K, V): the
+    // second-to-last in [batch, head, sequence, channel], the second in the
+    // sequence-major [batch, sequence, head, channel]. The channels are always last.
+    int q_row_dim = 0, k_row_dim = 0, v_row_dim = 0;
+    std::vector<int> store_row_dims;       // one per store
+    // Stores of a value per query row (a log-sum-exp m + log(l), the row statistics for
+    // a backward pass): into a view whose coordinate `row_dim` is the query tile's row
+    // origin, every other dim of the stored tile a unit one.
+    struct RowStore {
+        const ir::Node* store = nullptr;
+        int row_dim = 0;
+    };
+    std::vector<RowStore> row_stores;
     std::vector<const ir::Node*> epilogue; // the nest's nodes after the loop the stores read, in order
     std::int64_t bq = 0, bk = 0, d = 0, dv = 0;
     // The key block index t reaches only the key and value loads and values over the

@@ -10,6 +10,7 @@
 #include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/launch_args.h"
 #include "targets/cuda/nvrtc.h"
+#include "tests/unit/attention_variants.h"
 #include "tests/unit/cuda_test_util.h"
 
 namespace kiln {
@@ -105,6 +106,35 @@ TEST(CudaAttentionText, WarpgroupsTakeTurnsAboveHeadDimension64) {
 // measured): a tile's output is packed at its end and stored in the next tile once its
 // first S = Q K^T is issued, or before the CTA stops. The kernel compiles (NVRTC, offline)
 // without ptxas serialising the products or spilling more than by default.
+// A value per query row (the log-sum-exp of a forward pass for training) leaves from
+// one lane of each quad, which holds the row's final maximum and sum as its three
+// neighbours do, for each of its two rows; with the output deferred to the next tile,
+// at the tile's end, while they are still the tile's.
+TEST(CudaAttentionText, AValuePerRowLeavesFromOneLaneOfEachQuad) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 4, 512, 128}), k({1, 4, 512, 128}), v({1, 4, 512, 128}), o({1, 4, 512, 128});
+    Tensor<f32> lse({1, 4, 512});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view(), lse.view());
+    for (bool defer : {false, true}) {
+        SCOPED_TRACE(defer ? "deferred output" : "output at the tile's end");
+        // (A kernel each: this process keeps one kernel a program and precision.)
+        auto program = detail::specialize(*attention_variants::with_log_sum_exp().shared_impl(), args, Loc::here());
+        cu::EmitOptions options = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+        options.attention_defer_output = defer;
+        const auto kernel = cu::compiled_kernel(*program, options, nullptr, /*need_text=*/true);
+        ASSERT_FALSE(kernel->kernel.attention.entry.empty()) << kernel->log;
+        ASSERT_EQ(kernel->kernel.attention.defer_output, defer);
+        const std::string& src = kernel->kernel.source;
+        const std::size_t at = src.find("    if ((lane & 3) == 0) {\n");
+        ASSERT_NE(at, std::string::npos) << src.substr(src.size() > 6000 ? src.size() - 6000 : 0);
+        const std::string stores = src.substr(at, 800);
+        EXPECT_TRUE(contains(stores, "a4[")) << stores;
+        EXPECT_TRUE(contains(stores, "kiln_m[h]")) << stores;
+        EXPECT_TRUE(contains(stores, "kiln_l[h]")) << stores;
+        if (defer) EXPECT_LT(src.find("kiln_pend = kiln_tile;"), at) << "stored with the tile's own maximum and sum, at its end";
+    }
+}
+
 TEST(CudaAttentionText, ADeferredOutputIsStoredUnderTheNextTilesFirstProduct) {
     REQUIRE_NVRTC();
     Tensor<bf16> q({1, 4, 512, 128}), k({1, 4, 512, 128}), v({1, 4, 512, 128}), o({1, 4, 512, 128});

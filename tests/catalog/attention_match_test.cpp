@@ -152,5 +152,46 @@ TEST(AttentionMatch, FormsUsersWriteBesidesTheCatalogs) {
     EXPECT_EQ(two_d.contractions.attention->row_axis, 0);
 }
 
+// The sequence-major layout [batch, sequence, head, channel]: the rows (and keys)
+// are each view's second dim; the channels stay last.
+TEST(AttentionMatch, SequenceMajorViewsReachTheHopperKernel) {
+    static std::deque<std::shared_ptr<Tensor<bf16>>> keep;
+    auto t = [&](std::vector<std::int64_t> e) { return keep.emplace_back(std::make_shared<Tensor<bf16>>(e)); };
+    auto q = t({2, 200, 4, 64}), k = t({2, 333, 4, 64}), v = t({2, 333, 4, 64}), o = t({2, 200, 4, 64});
+    std::vector<detail::Arg> args{detail::to_arg(std::as_const(*q).view()), detail::to_arg(std::as_const(*k).view()),
+                                  detail::to_arg(std::as_const(*v).view()), detail::to_arg(o->view())};
+    auto p = detail::specialize(*attention_variants::sequence_major().shared_impl(), args, Loc::here());
+    auto l = lower(p);
+    ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+    const passes::AttentionMatch& m = *l.contractions.attention;
+    EXPECT_EQ(m.q_row_dim, 1);
+    EXPECT_EQ(m.k_row_dim, 1);
+    EXPECT_EQ(m.v_row_dim, 1);
+    EXPECT_EQ(m.store_row_dims, std::vector<int>{1});
+    EXPECT_EQ(m.bq, 64);
+    EXPECT_EQ(m.d, 64);
+}
+
+// The forward pass for training stores each query row's log-sum-exp beside the
+// output: a value per row, stored at the query tile's row origin (a RowStore); stored
+// anywhere else, the kernel would not know which of its rows to write.
+TEST(AttentionMatch, AValuePerQueryRowIsStoredBesideTheOutput) {
+    static std::deque<std::shared_ptr<Tensor<bf16>>> keep;
+    static std::deque<std::shared_ptr<Tensor<f32>>> keep_f32;
+    auto t = [&](std::vector<std::int64_t> e) { return keep.emplace_back(std::make_shared<Tensor<bf16>>(e)); };
+    auto q = t({1, 4, 200, 64}), k = t({1, 4, 333, 64}), v = t({1, 4, 333, 64}), o = t({1, 4, 200, 64});
+    auto lse = keep_f32.emplace_back(std::make_shared<Tensor<f32>>(std::vector<std::int64_t>{1, 4, 200}));
+    std::vector<detail::Arg> args{detail::to_arg(std::as_const(*q).view()), detail::to_arg(std::as_const(*k).view()),
+                                  detail::to_arg(std::as_const(*v).view()), detail::to_arg(o->view()), detail::to_arg(lse->view())};
+    auto p = detail::specialize(*attention_variants::with_log_sum_exp().shared_impl(), args, Loc::here());
+    auto l = lower(p);
+    ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
+    ASSERT_EQ(l.contractions.attention->row_stores.size(), 1u);
+    EXPECT_EQ(l.contractions.attention->row_stores[0].row_dim, 2) << "lse [batch, head, row]";
+    EXPECT_EQ(l.contractions.attention->stores.size(), 1u) << "the output, apart";
+    auto wrong = detail::specialize(*attention_variants::with_log_sum_exp(/*at_row_zero=*/true).shared_impl(), args, Loc::here());
+    EXPECT_EQ(lower(wrong).contractions.attention_why, "not FlashAttention: a store's row origin is not the query tile's");
+}
+
 }  // namespace
 }  // namespace kiln

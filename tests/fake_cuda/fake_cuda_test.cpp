@@ -51,11 +51,18 @@ struct Counts {
     unsigned last_grid, last_block;
 };
 
+struct TensorMap {
+    unsigned rank;
+    std::uint64_t dims[5], strides[4];
+    unsigned box[5];
+};
+
 // The fake's controls, from the libcuda.so.1 kiln loaded.
 struct Fake {
     void (*counts)(Counts*);
     void (*reset)();
     void (*fail)(int at_sync, int at_launch);
+    long (*tensor_maps)(TensorMap*, long capacity);
 };
 const Fake* fake() {
     static const Fake* f = [] () -> const Fake* {
@@ -66,6 +73,7 @@ const Fake* fake() {
         f->counts = reinterpret_cast<void (*)(Counts*)>(dlsym(lib, "fake_cuda_counts"));
         f->reset = reinterpret_cast<void (*)()>(dlsym(lib, "fake_cuda_reset"));
         f->fail = reinterpret_cast<void (*)(int, int)>(dlsym(lib, "fake_cuda_fail"));
+        f->tensor_maps = reinterpret_cast<long (*)(TensorMap*, long)>(dlsym(lib, "fake_cuda_tensor_maps"));
         return f->counts ? f : nullptr;
     }();
     return f;
@@ -564,6 +572,31 @@ TEST_F(FakeCuda, AttentionWrittenOtherWaysLaunchesTheHopperAttentionKernel) {
     attention_variants::kernel_2d().launch(cuda(), std::as_const(q2d).view(), std::as_const(k2d).view(), std::as_const(v2d).view(), o2d.view());
     EXPECT_EQ(counts().last_block, 384u);
     EXPECT_EQ(counts().last_grid, 3u) << "ceil(300 / 128) CTAs";
+}
+
+// The sequence-major layout [batch, sequence, head, channel] (q, k and v as a linear
+// layer leaves them, no transpose) takes the attention kernel: each view's tensor
+// map has the channels, then the sequence, then the head and the batch, with the
+// view's strides (the head 64 channels apart, the sequence all heads apart).
+TEST_F(FakeCuda, SequenceMajorAttentionReadsEachViewInItsOwnStrides) {
+    Tensor<bf16> q({1, 200, 2, 64}), kk({1, 300, 2, 64}), v({1, 300, 2, 64}), o({1, 200, 2, 64});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    fake()->reset();
+    attention_variants::sequence_major().launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    TensorMap maps[16];
+    const long n = fake()->tensor_maps(maps, 16);
+    ASSERT_EQ(n, 3) << "Q, K and V";
+    for (long i = 0; i < n; ++i) {
+        const std::uint64_t seq = i == 0 ? 200 : 300;
+        SCOPED_TRACE(i);
+        ASSERT_EQ(maps[i].rank, 4u);
+        EXPECT_EQ(std::vector<std::uint64_t>(maps[i].dims, maps[i].dims + 4), (std::vector<std::uint64_t>{64, seq, 2, 1}));
+        EXPECT_EQ(std::vector<std::uint64_t>(maps[i].strides, maps[i].strides + 3), (std::vector<std::uint64_t>{2 * 64 * 2, 64 * 2, seq * 2 * 64 * 2}));
+        EXPECT_EQ(maps[i].box[0], 64u);
+        EXPECT_EQ(maps[i].box[2], 1u);
+        EXPECT_EQ(maps[i].box[3], 1u);
+    }
 }
 
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks

@@ -21,13 +21,30 @@ struct fake_cuda_counts {
     unsigned last_grid, last_block;
 };
 static struct fake_cuda_counts counts;
+/* The tensor maps encoded since the last reset, the first 16 (what a test launched
+ * asked TMA to read). */
+struct fake_cuda_tensor_map {
+    unsigned rank;
+    uint64_t dims[5], strides[4];
+    unsigned box[5];
+};
+static struct fake_cuda_tensor_map tensor_maps[16];
+static long tensor_map_count;
 static int devices = 1;
 static CUresult fail_next_sync = 0, fail_next_launch = 0;
 static thread_local int current_device = -1;
 
 /* The test's controls. */
 void fake_cuda_counts(struct fake_cuda_counts* out) { *out = counts; }
-void fake_cuda_reset(void) { memset(&counts, 0, sizeof counts); }
+void fake_cuda_reset(void) {
+    memset(&counts, 0, sizeof counts);
+    tensor_map_count = 0;
+}
+long fake_cuda_tensor_maps(struct fake_cuda_tensor_map* out, long capacity) {
+    const long n = tensor_map_count < 16 ? tensor_map_count : 16;
+    for (long i = 0; i < n && i < capacity; ++i) out[i] = tensor_maps[i];
+    return n;
+}
 void fake_cuda_fail(CUresult at_next_sync, CUresult at_next_launch) {
     fail_next_sync = at_next_sync;
     fail_next_launch = at_next_launch;
@@ -128,8 +145,19 @@ CUresult cuGetExportTable(const void** table, const void* id) {
 }
 CUresult cuTensorMapEncodeTiled(void* map, int type, unsigned rank, void* base, const uint64_t* dims, const uint64_t* strides,
                                 const unsigned* box, const unsigned* element_strides, int interleave, int swizzle, int l2, int oob) {
-    (void)type; (void)rank; (void)base; (void)dims; (void)strides; (void)box; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
+    (void)type; (void)base; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
     memset(map, 0, 128);
+    if (tensor_map_count < 16 && rank >= 1 && rank <= 5) {
+        struct fake_cuda_tensor_map* m = &tensor_maps[tensor_map_count];
+        memset(m, 0, sizeof *m);
+        m->rank = rank;
+        for (unsigned i = 0; i < rank; ++i) {
+            m->dims[i] = dims[i];
+            m->box[i] = box[i];
+            if (i + 1 < rank) m->strides[i] = strides[i];
+        }
+    }
+    ++tensor_map_count;
     return 0;
 }
 

@@ -217,4 +217,69 @@ inline Kernel block_causal(std::int64_t bk) {
     });
 }
 
+// The sequence-major layout: q, k, v and the output [batch, sequence, head, channel],
+// as a linear layer leaves them (no transpose to [batch, head, sequence, channel]).
+inline Kernel sequence_major() {
+    return kernel("attention_bshd", [](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out) {
+        const std::int64_t bq = 64, bk = 64;
+        const float scale = 0.125f, minus_infinity = -std::numeric_limits<float>::infinity();
+        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<2>());
+        auto blocks = axis("query_blocks", ceil_div(q.extent<1>(), bq));
+        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()), dv = axis("dv", v.extent<3>());
+        for (auto& nest : parallel(shape(batch, head, blocks))) {
+            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
+            auto query = q[coord(b0, q0, h0, 0), shape(b1, m, h1, d)];
+            auto row_max = full<f32>(shape(b1, m, h1), minus_infinity);
+            auto row_sum = zeros<f32>(shape(b1, m, h1));
+            auto acc = zeros<f32>(shape(b1, m, h1, dv));
+            for (auto& step : nest.pipeline(shape(axis("key_blocks", ceil_div(k.extent<1>(), bk))), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                auto score = mma(query, k[coord(b0, k0, h0, 0), shape(b1, s, h1, d)], zeros<f32>(shape(b1, m, h1, s))) * scale;
+                auto masked = ite(iota(s) + k0 < k.extent<1>(), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto p = exp(masked - next_max);
+                auto alpha = exp(row_max - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), v[coord(b0, k0, h0, 0), shape(b1, s, h1, dv)], acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(b0, q0, h0, 0), shape(b1, m, h1, dv)).store(cast<bf16>(acc / row_sum));
+        }
+    });
+}
+
+// The forward pass for training: the output and the log-sum-exp m + log(l) of each
+// query row, lse [batch, head, row] in f32 (`at_row_zero`: every tile's values stored from row 0,
+// a user's mistake the match refuses).
+inline Kernel with_log_sum_exp(bool at_row_zero = false) {
+    return kernel("attention_lse", [at_row_zero](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> out,
+                                                 View<f32, 3> lse) {
+        const std::int64_t bq = 64, bk = 64;
+        const float scale = 0.125f, minus_infinity = -std::numeric_limits<float>::infinity();
+        auto batch = axis("batch", q.extent<0>()), head = axis("head", q.extent<1>());
+        auto blocks = axis("query_blocks", ceil_div(q.extent<2>(), bq));
+        auto b1 = axis("b1", 1), h1 = axis("h1", 1), m = axis("m", bq), s = axis("s", bk), d = axis("d", q.extent<3>()), dv = axis("dv", v.extent<3>());
+        for (auto& nest : parallel(shape(batch, head, blocks))) {
+            auto b0 = nest.index(batch), h0 = nest.index(head), q0 = nest.index(blocks) * bq;
+            auto query = q[coord(b0, h0, q0, 0), shape(b1, h1, m, d)];
+            auto row_max = full<f32>(shape(b1, h1, m), minus_infinity);
+            auto row_sum = zeros<f32>(shape(b1, h1, m));
+            auto acc = zeros<f32>(shape(b1, h1, m, dv));
+            for (auto& step : nest.pipeline(shape(axis("key_blocks", ceil_div(k.extent<2>(), bk))), {.window = 2})) {
+                auto k0 = step.index() * bk;
+                auto score = mma(query, k[coord(b0, h0, k0, 0), shape(b1, h1, s, d)], zeros<f32>(shape(b1, h1, m, s))) * scale;
+                auto masked = ite(iota(s) + k0 < k.extent<2>(), score, minus_infinity);
+                auto next_max = max(row_max, reduce(masked, s, maximum));
+                auto p = exp(masked - next_max);
+                auto alpha = exp(row_max - next_max);
+                row_sum = row_sum * alpha + reduce(p, s, add);
+                acc = mma(cast<bf16>(p), v[coord(b0, h0, k0, 0), shape(b1, h1, s, dv)], acc * alpha);
+                row_max = next_max;
+            }
+            out(coord(b0, h0, q0, 0), shape(b1, h1, m, dv)).store(cast<bf16>(acc / row_sum));
+            lse(coord(b0, h0, at_row_zero ? q0 * 0 : q0), shape(b1, h1, m)).store(row_max + log(row_sum));
+        }
+    });
+}
+
 }  // namespace kiln::attention_variants

@@ -38,7 +38,6 @@ std::string key_block(int keys, int kernel_keys, int d) {
 const std::string operands_not_loads = attention_why("the score mma's operands are not loads");
 const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
 const std::string load_before_loop = attention_why("the nest computes a load before the loop besides the query tile");
-const std::string stores_statistics = attention_why("a stored tile is not [rows, value channels]");
 const std::string loads_more = attention_why("the loop loads more than the query, key and value tiles");
 
 std::vector<Trace> both(const std::string& expected, std::int64_t d = 128) { return {{at(d), expected}, {at(d, 200, 333), expected}}; }
@@ -148,13 +147,13 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_padmask", a::fa_padmask, with_lengths, both(load_before_loop)),
         attention_variant("fa_gqa", a::fa_gqa, plain,
                           {{at(128, 256, 384, 4, 2), fast}, {at(128, 200, 333, 4, 2), fast}, {at(128, 256, 384, 4, 1), fast}}, gqa_cpu),
-        attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both(stores_statistics)),
+        attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both(fast)),
         attention_variant("fa_out_f32", a::fa_out_f32, qkvo<bf, Kind::F32>, both(fast)),
-        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both(stores_statistics)),
+        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both(fast)),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
         attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(fast)),
         attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),
-        attention_variant("fa_bshd", a::fa_bshd, sequence_major, both(attention_why("the scores are not [rows, keys]"))),
+        attention_variant("fa_bshd", a::fa_bshd, sequence_major, both(fast)),
         // ---- fa_flags2: the online softmax's spellings, one change each
         attention_variant("fa_acc_add", a::fa_acc_add, plain, both(fast)),
         attention_variant("fa_acc_add_split", a::fa_acc_add_split, plain, both(fast)),
@@ -181,7 +180,7 @@ std::vector<Variant> attention_table() {
         // h / 4: four query heads a kv head.
         attention_variant("fa_gqa_const", a::fa_gqa_const, plain, {{at(128, 256, 384, 8, 2), fast}, {at(128, 200, 333, 8, 2), fast}},
                           at(64, 150, 200, 4, 1)),
-        attention_variant("fa_stats", a::fa_stats, with_stats<bf, 2>, both(stores_statistics)),
+        attention_variant("fa_stats", a::fa_stats, with_stats<bf, 2>, both(fast)),
         // ---- fa3: dead values, a finite start at d 256, model combinations
         attention_variant("fa_l_after_clean", a::fa_l_after_clean, plain, both(fast)),
         attention_variant("fa_dead_value", a::fa_dead_value, plain, both(fast)),

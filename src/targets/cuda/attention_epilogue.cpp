@@ -12,7 +12,8 @@ using ir::Node;
 
 namespace {
 
-// A store's bounds and element offset for row `r`, without its last (column) coordinate.
+// A store's bounds and element offset for row `r` (its coordinate `row_dim`), without
+// its last (column) coordinate.
 struct RowAccess {
     std::string array;  // "a3"
     std::string ok;     // the row and the per-CTA coordinates in bounds
@@ -20,14 +21,15 @@ struct RowAccess {
     std::string last;   // the column dimension's suffix: a3_e<last>, a3_s<last>
 };
 
-RowAccess row_access(FragmentValues& values, const Node* st) {
+RowAccess row_access(FragmentValues& values, const Node* st, int row_dim) {
     const int rank = ir::access_rank(*st);
     RowAccess a;
     a.array = "a" + num(ir::param_index(*st));
-    // The row is the store's second-to-last coordinate; the leading ones are per CTA.
-    a.ok = "r < " + a.array + "_e" + num(rank - 2);
-    a.off = "r * " + a.array + "_s" + num(rank - 2);
-    for (int i = 0; i + 2 < rank; ++i) {
+    // The other coordinates but the last are per CTA.
+    a.ok = "r < " + a.array + "_e" + num(row_dim);
+    a.off = "r * " + a.array + "_s" + num(row_dim);
+    for (int i = 0; i + 1 < rank; ++i) {
+        if (i == row_dim) continue;
         std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
         a.ok += " && " + c + " < " + a.array + "_e" + num(i);
         a.off += " + " + c + " * " + a.array + "_s" + num(i);
@@ -45,9 +47,10 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
     s += "        const int h = (jp >> 1) & 1;\n";
     s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
     s += "        if (r >= kiln_rows) continue;\n";
-    for (const Node* st : m.stores) {
+    for (std::size_t i = 0; i < m.stores.size(); ++i) {
+        const Node* st = m.stores[i];
         const Node* v = st->operands.back();
-        const RowAccess a = row_access(values, st);
+        const RowAccess a = row_access(values, st, m.store_row_dims[i]);
         s += "#pragma unroll\n";
         s += "        for (int e = 0; e < 2; ++e) {\n";
         s += "            const int j = jp + e;\n";
@@ -68,7 +71,7 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
 std::string staged_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
     const Node* st = m.stores[0];
     const Node* v = st->operands.back();
-    const RowAccess a = row_access(values, st);
+    const RowAccess a = row_access(values, st, m.store_row_dims[0]);
     const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
     const std::string chunks = num(m.dv / 8);  // 16-byte chunks per row
     // Byte offset of (row rr, chunk) in the warp's rows: 64-column boxes of [128 rows][128 bytes].
@@ -172,11 +175,39 @@ std::string quad_loops(const passes::AttentionMatch& m, const std::string& row, 
 }
 
 std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
-    const RowAccess a = row_access(values, m.stores[0]);
+    const RowAccess a = row_access(values, m.stores[0], m.store_row_dims[0]);
     return quad_loops(m, quad_row(a), quad_words(values, m) + quad_store_chunk(a, [](const std::string& i) { return "kiln_w[" + i + "]"; }));
 }
 
 }  // namespace
+
+std::string attention_row_stores(FragmentValues& values, const passes::AttentionMatch& m) {
+    if (m.row_stores.empty()) return "";
+    std::string s;
+    s += "    // Values per query row (a log-sum-exp, row statistics): one lane of each quad\n";
+    s += "    // (the four hold a row's maximum and sum alike), each of its two rows.\n";
+    s += "    if ((lane & 3) == 0) {\n";
+    s += "#pragma unroll\n";
+    s += "    for (int h = 0; h < 2; ++h) {\n";
+    s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
+    s += "        if (r >= kiln_rows) continue;\n";
+    for (const passes::AttentionMatch::RowStore& rs : m.row_stores) {
+        const Node* st = rs.store;
+        const std::string array = "a" + num(ir::param_index(*st));
+        std::string ok = "r < " + array + "_e" + num(rs.row_dim), off = "r * " + array + "_s" + num(rs.row_dim);
+        for (int i = 0; i < ir::access_rank(*st); ++i) {
+            if (i == rs.row_dim) continue;
+            const std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+            ok += " && " + c + " < " + array + "_e" + num(i);
+            off += " + " + c + " * " + array + "_s" + num(i);
+        }
+        s += "        if (" + ok + ") " + array + "[" + off + "] = " + to_storage(st->operands.back()->type.kind, values.expr(st->operands.back(), Where::out)) +
+             ";\n";
+    }
+    s += "    }\n";
+    s += "    }\n";
+    return s;
+}
 
 // kiln_out holds row half h's words from h * DV / 8 on, group g's at + g.
 std::string attention_quad_pack(FragmentValues& values, const passes::AttentionMatch& m) {
@@ -185,7 +216,7 @@ std::string attention_quad_pack(FragmentValues& values, const passes::AttentionM
 }
 
 std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m) {
-    const RowAccess a = row_access(values, m.stores[0]);
+    const RowAccess a = row_access(values, m.stores[0], m.store_row_dims[0]);
     const std::string words = num(m.dv / 8);
     return quad_loops(m, quad_row(a), quad_store_chunk(a, [&](const std::string& i) { return "kiln_out[h * " + words + " + g + " + i + "]"; }));
 }

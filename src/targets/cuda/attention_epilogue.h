@@ -28,6 +28,9 @@ std::string attention_epilogue(FragmentValues& values, const passes::AttentionMa
 // the tile's coordinates in scope, once the next tile's first S = Q K^T is issued.
 std::string attention_quad_pack(FragmentValues& values, const passes::AttentionMatch& m);
 std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m);
+// The stores of values per query row (AttentionMatch::row_stores), with the tile's
+// coordinates and its final row maximum and sum in scope ("" when there are none).
+std::string attention_row_stores(FragmentValues& values, const passes::AttentionMatch& m);
 // Whether the output can leave in 16-byte chunks through registers (one store of
 // 16-bit elements, DV a multiple of 32: whole groups of four 8-column chunks).
 bool attention_output_quads(const passes::AttentionMatch& m);

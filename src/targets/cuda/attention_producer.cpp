@@ -12,12 +12,14 @@ using ir::Node;
 
 namespace {
 
-// The TMA coordinates of a tile load: innermost (channel) first, then the row,
-// then the leading indices from the innermost out.
-std::string coords(FragmentValues& values, const Node* load, const std::string& channel, const std::string& row) {
+// The TMA coordinates of a tile load: innermost (channel) first, then the row (dim
+// `row_dim` of the view), then the other indices from the innermost out: the order of
+// the tensor map's dims (launch_args.cpp: attention_launch).
+std::string coords(FragmentValues& values, const Node* load, int row_dim, const std::string& channel, const std::string& row) {
     const int rank = ir::access_rank(*load);
     std::string c = channel + ", " + row;
-    for (int i = rank - 3; i >= 0; --i) c += ", (int)(" + values.expr(load->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+    for (int i = rank - 2; i >= 0; --i)
+        if (i != row_dim) c += ", (int)(" + values.expr(load->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
     return c;
 }
 
@@ -28,11 +30,12 @@ std::string coords(FragmentValues& values, const Node* load, const std::string& 
 struct Leading {
     std::string declare, suffix;
 };
-Leading leading(FragmentValues& values, const Node* load, const std::string& prefix) {
+Leading leading(FragmentValues& values, const Node* load, int row_dim, const std::string& prefix) {
     const int rank = ir::access_rank(*load);
     Leading l;
-    for (int i = rank - 3, j = 0; i >= 0; --i, ++j) {
-        const std::string name = prefix + num(j);
+    for (int i = rank - 2, j = 0; i >= 0; --i) {
+        if (i == row_dim) continue;
+        const std::string name = prefix + num(j++);
         l.declare += "        const int " + name + " = (int)(" + values.expr(load->operands[static_cast<std::size_t>(i)], Where::cta) + ");\n";
         l.suffix += ", " + name;
     }
@@ -166,14 +169,14 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "        if (kiln_tile >= kiln_ctas) break;\n";
     s += attention_tile(values, m, k);
     s += attention_tile_limits(values, m, k);
-    const Leading lk = leading(values, m.load_k, "kiln_kc"), lv = leading(values, m.load_v, "kiln_vc");
+    const Leading lk = leading(values, m.load_k, m.k_row_dim, "kiln_kc"), lv = leading(values, m.load_v, m.v_row_dim, "kiln_vc");
     s += lk.declare + lv.declare;
     s += "        auto kiln_load_q = [&] {\n";
     s += "            for (int h = 0; h < 2; ++h) {\n";
     s += "                kg::mbar_wait(&kiln_qempty[h], (kiln_ti & 1) ^ 1);  // once a tile\n";
     s += "                kg::mbar_expect_tx(&kiln_qfull[h], " + num(q_bytes / 2) + ");\n";
     s += "                for (int x = 0; x < " + num(m.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + " + h * " + num(kRows / 2 * 128) +
-         ", &kiln_tq, &kiln_qfull[h], " + coords(values, m.load_q, "x * 64", "(int)kiln_R0 + 64 * h") + ");\n";
+         ", &kiln_tq, &kiln_qfull[h], " + coords(values, m.load_q, m.q_row_dim, "x * 64", "(int)kiln_R0 + 64 * h") + ");\n";
     s += "            }\n";
     s += "        };\n";
     // The query rows after the key/value blocks the ring can take before the previous

@@ -206,6 +206,7 @@ struct AttentionKernel {
     int stages = 0;                    // depth of the key/value ring
     std::int64_t program_bq = 0;       // the program's query block
     int q = -1, k = -1, v = -1;        // the view parameters
+    int q_row_dim = 0, k_row_dim = 0, v_row_dim = 0;  // each view's dim of rows or keys (AttentionMatch), the second in its tensor map
     int row_axis = 0, grid_rank = 0;   // the parallel nest's axis of query blocks, and its rank
     Kind in = Kind::BF16;
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t

@@ -193,6 +193,7 @@ public:
         } else {
             s += attention_epilogue(values_, m_, stores());
         }
+        s += attention_row_stores(values_, m_);
         s += "    }\n";
         // The query rows' memory back to the producer for the next tile (if the
         // epilogue staged the output there: now), and the tile's slot.
@@ -593,6 +594,9 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.q = ir::param_index(*m.load_q);
     k.k = ir::param_index(*m.load_k);
     k.v = ir::param_index(*m.load_v);
+    k.q_row_dim = m.q_row_dim;
+    k.k_row_dim = m.k_row_dim;
+    k.v_row_dim = m.v_row_dim;
     k.row_axis = m.row_axis;
     k.grid_rank = static_cast<int>(m.grid->operands.size());
     k.in = m.in;

@@ -354,9 +354,11 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
     if (rows > kMax || row_ctas * others > kMax) return reject("a nest too large for the attention kernel's grid");
     auto L = std::make_unique<AttentionLaunch>();
     TensorMapCache& maps = tensor_map_cache();
-    // Each view as a tensor map of its own rank, dims innermost first, boxes of
-    // [rows][64 channels] with 128-byte swizzle (the layout wgmma reads).
-    auto operand = [&](int index, unsigned box_rows, TensorMap& map, const char* name) -> std::string {
+    // Each view as a tensor map of its own rank, boxes of [rows][64 channels] with
+    // 128-byte swizzle (the layout wgmma reads): its dims the channels, the rows (or
+    // keys: the view's dim `row_dim`), then the others innermost first, in the order
+    // of the kernel's coordinates (attention_producer.cpp: coords).
+    auto operand = [&](int index, int row_dim, unsigned box_rows, TensorMap& map, const char* name) -> std::string {
         const Arg& v = args[static_cast<std::size_t>(index)];
         const int rank = static_cast<int>(v.extents.size());
         if (rank < 2 || rank > TiledMapRequest::kMaxRank) return std::string(name) + " has a rank TMA cannot take";
@@ -366,13 +368,18 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
         r.data_type = a.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         r.rank = rank;
         r.base = v.data;
+        if (row_dim < 0 || row_dim >= rank - 1) internal_fail("cuda: an attention view's row dim out of range");
+        std::vector<int> order{rank - 1, row_dim};  // view dims, the map's innermost first
+        for (int i = rank - 2; i >= 0; --i)
+            if (i != row_dim) order.push_back(i);
         for (int i = 0; i < rank; ++i) {
-            const std::int64_t e = v.extents[static_cast<std::size_t>(rank - 1 - i)];
+            const std::size_t dim = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
+            const std::int64_t e = v.extents[dim];
             if (e <= 0 || e > kMax) return std::string(name) + " has an extent TMA cannot take";
             r.dims[i] = static_cast<std::uint64_t>(e);
             r.box[i] = i == 0 ? 64u : i == 1 ? box_rows : 1u;
             if (i > 0) {
-                const std::int64_t s = v.strides[static_cast<std::size_t>(rank - 1 - i)] * 2;
+                const std::int64_t s = v.strides[dim] * 2;
                 if (s <= 0 || s % 16 != 0 || s >= (std::int64_t{1} << 40)) return std::string(name) + " has a stride that is not a positive multiple of 16 bytes";
                 r.strides[i - 1] = static_cast<std::uint64_t>(s);
             }
@@ -386,9 +393,9 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
     };
     // Q in boxes of 64 rows: each consumer warpgroup's rows are loaded (and refilled
     // for the next tile) on their own barrier.
-    std::string refused = operand(a.q, static_cast<unsigned>(a.bm / 2), L->maps[0], "the query view");
-    if (refused.empty()) refused = operand(a.k, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
-    if (refused.empty()) refused = operand(a.v, static_cast<unsigned>(a.bn), L->maps[2], "the value view");
+    std::string refused = operand(a.q, a.q_row_dim, static_cast<unsigned>(a.bm / 2), L->maps[0], "the query view");
+    if (refused.empty()) refused = operand(a.k, a.k_row_dim, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
+    if (refused.empty()) refused = operand(a.v, a.v_row_dim, static_cast<unsigned>(a.bn), L->maps[2], "the value view");
     if (!refused.empty()) return reject(refused);
     // The kernel runs tiles blockIdx.x, + gridDim.x, ...: a persistent grid has one
     // CTA per multiprocessor (one fits: its shared memory), at most one per tile.
