@@ -220,7 +220,10 @@ private:
             return no("the output mma's first operand is not [rows, keys]");
         for (const Node* x : body.nodes)
             if (x->op == OpCode::mma || dead(x)) continue;
-            else if (x->op == OpCode::load && x != q && x != k && x != v) return no("the loop loads more than the query, key and value tiles");
+            else if (x->op == OpCode::load && x != q && x != k && x != v) {
+                if (!cta_load(x, t)) return no("the loop loads more than the query, key and value tiles and elements the same for every key block");
+                m_.tile_loads.push_back(x);
+            }
 
         // Carried slots from the yield: the accumulator's is the output mma.
         int acc = -1, mx = -1, sum = -1;
@@ -429,11 +432,25 @@ private:
         before.insert(operand_reshapes_.begin(), operand_reshapes_.end());
         for (const Node* x : ir::loop_inits(*m_.loop)) before.insert(x);
         std::unordered_set<const Node*> results;
+        // Before the loop: the query tile, the inits, index arithmetic, and values of one
+        // element a tile (cta_load, and what is computed from them alone).
+        std::unordered_set<const Node*> per_tile;
         for (int i = 0; i < m_.loop_position; ++i) {
             const Node* n = g.nodes[static_cast<std::size_t>(i)];
             if (dead(n) || before.count(n) || (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) || n->op == OpCode::constant) continue;
             if (n->op == OpCode::full && scalar(n->operands[0])) continue;
-            return no("the nest computes a " + std::string(detail::op_name(n->op)) + " before the loop besides the query tile");
+            if (cta_load(n, nullptr)) {
+                per_tile.insert(n);
+                m_.tile_loads.push_back(n);
+                continue;
+            }
+            const bool from_tile_values = n->type.count() == 1 && (ir::is_elementwise(n->op) || n->op == OpCode::broadcast || unit_reshape(n)) &&
+                                          std::all_of(n->operands.begin(), n->operands.end(), [&](const Node* o) { return per_tile.count(o) || scalar(o); });
+            if (from_tile_values) {
+                per_tile.insert(n);
+                continue;
+            }
+            return no("the nest computes a " + std::string(detail::op_name(n->op)) + " before the loop besides the query tile and values of one element");
         }
         std::unordered_set<const Node*> epilogue;
         for (std::size_t i = static_cast<std::size_t>(m_.loop_position) + 1; i < g.nodes.size(); ++i) {
@@ -478,6 +495,20 @@ private:
         return true;
     }
 
+    // A load of one element the same for a whole query tile (a head's ALiBi slope, a
+    // batch's key length): every dim of its tile a unit one, its coordinates indices of
+    // the nest (not of the key block `t`), zero fill, a fallback or assumed bounds. The
+    // kernel reads it where the program uses it (cuda/attention_values.cpp).
+    bool cta_load(const Node* n, const Node* t) const {
+        if (n->op != OpCode::load || n->type.count() != 1 || ir::bounds_policy(*n) == bounds::check) return false;
+        const std::unordered_set<const Node*> t_set{t};
+        for (int i = 0; i < ir::access_rank(*n); ++i) {
+            const Node* o = n->operands[static_cast<std::size_t>(i)];
+            if (!scalar(o) || (t && depends(o, t_set)) || depends(o, carried_)) return false;
+        }
+        return true;
+    }
+
     // Whether a store's row coordinate is the query tile's row origin.
     bool row_origin(const Node* o) const {
         return o == q0_ || index_times(o, m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq);
@@ -490,6 +521,8 @@ private:
         const int o = ir::param_index(*st);
         for (const Node* l : {m_.load_q, m_.load_k, m_.load_v})
             if (ir::param_index(*l) == o) return no("the output view is also read by the loop");
+        for (const Node* l : m_.tile_loads)
+            if (ir::param_index(*l) == o) return no("a stored view is also read before the loop");
         return true;
     }
 

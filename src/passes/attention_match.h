@@ -74,6 +74,9 @@ struct AttentionMatch {
     const ir::Node* scaled_acc = nullptr;  // acc * alpha, the second mma's accumulator operand
     const ir::Node* weights = nullptr;     // P: reduce_sum's operand (the second mma reads it, or its cast)
     std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)
+    // Loads of one element the same for the whole query tile, before the loop or in it (a
+    // head's ALiBi slope, a batch's key length): the kernel reads them where they are used.
+    std::vector<const ir::Node*> tile_loads;
     // The dim of each view that holds the rows (Q, the stores) or the keys (K, V): the
     // second-to-last in [batch, head, sequence, channel], the second in the
     // sequence-major [batch, sequence, head, channel]. The channels are always last.

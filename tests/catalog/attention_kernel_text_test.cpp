@@ -12,6 +12,7 @@
 #include "targets/cuda/nvrtc.h"
 #include "tests/unit/attention_variants.h"
 #include "tests/unit/cuda_test_util.h"
+#include "tests/variants/attention_variants.h"
 
 namespace kiln {
 namespace {
@@ -132,6 +133,23 @@ TEST(CudaAttentionText, AValuePerRowLeavesFromOneLaneOfEachQuad) {
         EXPECT_TRUE(contains(stores, "kiln_m[h]")) << stores;
         EXPECT_TRUE(contains(stores, "kiln_l[h]")) << stores;
         if (defer) EXPECT_LT(src.find("kiln_pend = kiln_tile;"), at) << "stored with the tile's own maximum and sum, at its end";
+    }
+}
+
+// One element the same for a whole query tile (ALiBi's slope of the head), loaded
+// before the loop or in it: read where the score uses it, with the view's bounds
+// (zero fill), not staged like the query, key and value tiles.
+TEST(CudaAttentionText, AnElementTheSameForTheTileIsReadWhereItIsUsed) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 2, 256, 64}), k({1, 2, 256, 64}), v({1, 2, 256, 64}), o({1, 2, 256, 64});
+    Tensor<f32> slopes({2});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), std::as_const(slopes).view(), o.view());
+    for (Kernel att : {variants::attention::fa_alibi(), variants::attention::fa_alibi_inloop()}) {
+        SCOPED_TRACE(att.name());
+        const Texts t{cuda_text(att, args, Precision::standard, What::source), cuda_text(att, args, Precision::standard, What::plan)};
+        ASSERT_TRUE(contains(t.plan, "FlashAttention (")) << t.plan;
+        EXPECT_TRUE(contains(t.source, "(unsigned long long)(long long)(kiln_g1) < (unsigned long long)a3_e0 ? a3[(long long)(kiln_g1) * a3_s0] : 0x0p+0f"))
+            << "the slope of head kiln_g1, 0 past the view's end";
     }
 }
 

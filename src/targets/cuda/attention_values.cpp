@@ -163,6 +163,7 @@ std::string FragmentValues::expr(const Node* n, Where w) {
         // Only reshapes of unit dims reach the kernel (passes/attention_match.cpp: unit_reshape):
         // the same elements on the same axes.
         case OpCode::reshape: return expr(n->operands[0], w);
+        case OpCode::load: return tile_load(n);
         default: break;
     }
     if (n == m_.score_mma) return "kiln_s[j]";
@@ -180,6 +181,25 @@ std::string FragmentValues::expr(const Node* n, Where w) {
     std::vector<std::string> args;
     for (const Node* o : n->operands) args.push_back(expr(o, w));
     return element_expr(E_, *n, args);
+}
+
+std::string FragmentValues::tile_load(const Node* n) {
+    if (std::find(m_.tile_loads.begin(), m_.tile_loads.end(), n) == m_.tile_loads.end())
+        internal_fail("cuda attention: a load that is not one element of a tile");
+    // One element the same for the whole tile (AttentionMatch::tile_loads), read where it
+    // is used: an L1 hit after the first, and the compiler keeps what it can in registers.
+    const int rank = ir::access_rank(*n);
+    const std::string a = "a" + num(ir::param_index(*n));
+    std::string ok, off;
+    for (int i = 0; i < rank; ++i) {
+        const std::string c = "(long long)(" + expr(n->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+        ok += (i ? " && " : "") + std::string("(unsigned long long)") + c + " < (unsigned long long)" + a + "_e" + num(i);
+        off += (i ? " + " : "") + c + " * " + a + "_s" + num(i);
+    }
+    const std::string value = from_storage(n->type.kind, a + "[" + off + "]");
+    if (ir::bounds_policy(*n) == bounds::assume) return value;
+    const std::string fill = ir::has_fallback(*n) ? expr(n->operands.back(), Where::cta) : literal(n->type.kind, 0, 0);
+    return "(" + ok + " ? " + value + " : " + fill + ")";
 }
 
 namespace {

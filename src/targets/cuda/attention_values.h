@@ -78,6 +78,9 @@ private:
     // box (a sufficient condition), or nullopt.
     std::optional<std::string> proven(const ir::Node* n);
     std::string argument(const ir::Node* n, Where w) const;
+    // A load of one element the same for the whole tile (AttentionMatch::tile_loads),
+    // read from its view with its bounds policy.
+    std::string tile_load(const ir::Node* n);
     // Whether the kernel's key blocks are the program's.
     bool program_key_blocks() const { return block_keys_ == m_.bk; }
     // A score element's key index (kernel key blocks differing from the program's).
