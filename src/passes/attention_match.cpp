@@ -174,11 +174,12 @@ private:
         }
         m_.score_mma = score;
         m_.output_mma = output;
-        const Node *q = operand_load(score->operands[0]), *k = operand_load(score->operands[1]);
+        const Node *q = query_load(score->operands[0]), *k = operand_load(score->operands[1]);
         if (q->op != OpCode::load || k->op != OpCode::load) return no("the score mma's operands are not loads");
         if (q->type.kind != k->type.kind || (q->type.kind != Kind::F16 && q->type.kind != Kind::BF16))
             return no("the score mma's operands are not both f16 or both bf16");
         m_.in = q->type.kind;
+        if (m_.q_prologue && m_.q_prologue->type.kind != m_.in) return no("the query tile's own ops change its kind");
         const auto sz = score->operands[2];
         if (!(sz->op == OpCode::full && float_constant(sz) == 0.0)) return no("the score mma does not start from zeros");
         // Axes: Q [.., rows, .., channels], K [.., keys, .., channels], S [.., rows, keys]
@@ -430,6 +431,7 @@ private:
     bool match_nest(const ir::Region& g) {
         std::unordered_set<const Node*> before = {m_.load_q, m_.loop};
         before.insert(operand_reshapes_.begin(), operand_reshapes_.end());
+        before.insert(q_prologue_.begin(), q_prologue_.end());
         for (const Node* x : ir::loop_inits(*m_.loop)) before.insert(x);
         std::unordered_set<const Node*> results;
         // Before the loop: the query tile, the inits, index arithmetic, and values of one
@@ -539,6 +541,33 @@ private:
         return true;
     }
 
+    // The query operand through the elementwise ops the program applies to the query
+    // tile alone before the loop (`q * scale`, `cast<bf16>(cast<f32>(q) * scale)`: each
+    // op's other operands constants or scalars of the nest), which the kernel applies to
+    // the tile in shared memory (AttentionMatch::q_prologue); else as operand_load.
+    const Node* query_load(const Node* root) {
+        std::vector<const Node*> chain;
+        const Node* n = operand_load(root);
+        while (n->op != OpCode::load && ir::is_elementwise(n->op) && !n->type.dims.empty()) {
+            const Node* tile = nullptr;
+            for (const Node* o : n->operands) {
+                const bool per_nest = scalar(o) || float_constant(unbroadcast(o)) || (o->op == OpCode::full && scalar(o->operands[0])) ||
+                                      (o->op == OpCode::broadcast && scalar(o->operands[0]));
+                if (per_nest) continue;
+                if (tile) return n;  // two tiles: not the query's own ops
+                tile = o;
+            }
+            if (!tile || axes_of(tile) != axes_of(n)) return n;
+            chain.push_back(n);
+            n = operand_load(tile);
+        }
+        if (n->op == OpCode::load && !chain.empty()) {
+            m_.q_prologue = root;
+            q_prologue_.insert(chain.begin(), chain.end());
+        }
+        return n;
+    }
+
     // An operand of a product through the unit reshapes around it (unit_reshape), which
     // are kept in operand_reshapes_: the kernel reads the load itself.
     const Node* operand_load(const Node* n) {
@@ -548,6 +577,7 @@ private:
 
     bool reblock_minus_infinity_ = false;
     std::unordered_set<const Node*> carried_, grid_indices_, operand_reshapes_;
+    std::unordered_set<const Node*> q_prologue_;  // the query tile's own ops (query_load)
     const Node* t_ = nullptr;
     const Node* q0_ = nullptr;
 };

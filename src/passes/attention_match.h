@@ -73,6 +73,10 @@ struct AttentionMatch {
     std::vector<const ir::Node*> alphas;   // alpha and the nodes computing the same value (the rescale written twice)
     const ir::Node* scaled_acc = nullptr;  // acc * alpha, the second mma's accumulator operand
     const ir::Node* weights = nullptr;     // P: reduce_sum's operand (the second mma reads it, or its cast)
+    // The score product's query operand where the program applies elementwise ops to
+    // the query tile alone before the loop (`q * scale`; null: the load itself): the
+    // kernel applies them to the tile in shared memory once it has arrived.
+    const ir::Node* q_prologue = nullptr;
     std::vector<const ir::Node*> stores;   // into o at (..., q0, 0)
     // Loads of one element the same for the whole query tile, before the loop or in it (a
     // head's ALiBi slope, a batch's key length): the kernel reads them where they are used.

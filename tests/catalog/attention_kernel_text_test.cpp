@@ -153,6 +153,27 @@ TEST(CudaAttentionText, AnElementTheSameForTheTileIsReadWhereItIsUsed) {
     }
 }
 
+// The scale applied to the query tile before the loop (`cast<bf16>(cast<f32>(q) * c)`)
+// is applied by each consumer warpgroup to its rows of Q in shared memory once they
+// arrive, with the program's rounding, then fenced for the wgmma's async proxy and
+// waited for by the warpgroup's four warps, before the first S = Q K^T.
+TEST(CudaAttentionText, TheQuerysOwnOpsApplyToItsRowsInSharedMemory) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 2, 256, 64}), k({1, 2, 256, 64}), v({1, 2, 256, 64}), o({1, 2, 256, 64});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
+    for (Kernel att : {variants::attention::fa_scale_q_f32(), variants::attention::fa_scale_q_bf16()}) {
+        SCOPED_TRACE(att.name());
+        const std::string src = cuda_text(att, args, Precision::standard, What::source);
+        const std::size_t at = src.find("kiln_e[u] = kc::f2b(kc::rb16((kiln_qx[j] * 0x1p-3f)));");
+        ASSERT_NE(at, std::string::npos) << src.substr(src.find("kiln_qfull[kiln_wgc], kiln_ti & 1);"), 1500);
+        const std::size_t fence = src.find("kg::fence_proxy_async_shared();", at), barrier = src.find("bar.sync %0, 128;", at);
+        const std::size_t first_s = src.find("KilnScore::run(", at);
+        EXPECT_LT(fence, barrier);
+        EXPECT_LT(barrier, first_s) << "the warpgroup's rows are done before its first product reads them";
+        EXPECT_LT(src.find("kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);"), at) << "once the rows have arrived";
+    }
+}
+
 TEST(CudaAttentionText, ADeferredOutputIsStoredUnderTheNextTilesFirstProduct) {
     REQUIRE_NVRTC();
     Tensor<bf16> q({1, 4, 512, 128}), k({1, 4, 512, 128}), v({1, 4, 512, 128}), o({1, 4, 512, 128});

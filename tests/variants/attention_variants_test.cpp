@@ -35,7 +35,6 @@ std::string key_block(int keys, int kernel_keys, int d) {
                          " (64, or 128 with at most 128 value channels and at most 256 channels in all); a row maximum starting at a finite floor "
                          "(-1e30, say) would let the kernel take its own");
 }
-const std::string operands_not_loads = attention_why("the score mma's operands are not loads");
 const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
 const std::string loads_more = attention_why("the loop loads more than the query, key and value tiles and elements the same for every key block");
 
@@ -120,8 +119,8 @@ std::vector<Variant> attention_table() {
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), key_block(128, 64, 256)}}),
         attention_variant("fa_causal_q128_k32", a::fa_causal_q128_k32, plain, both(fast)),
         // ---- fa_flags: one change each to a plain forward
-        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both(operands_not_loads)),
-        attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both(operands_not_loads)),
+        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both(fast)),
+        attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both(fast)),
         attention_variant("fa_scale_in_exp", a::fa_scale_in_exp, plain, both(fast)),
         attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both(fast)),
         attention_variant("fa_causal_ite", a::fa_causal_ite, plain, both(fast)),

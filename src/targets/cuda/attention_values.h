@@ -48,6 +48,10 @@ public:
         rows_.clear();
         tiles_.clear();
     }
+    void forget(const ir::Node* n) {
+        rows_.erase(n);
+        tiles_.erase(n);
+    }
 
     // A block-uniform condition under which every select of the loop body whose mask
     // the interval proofs cover takes its first branch ("" when none is covered).

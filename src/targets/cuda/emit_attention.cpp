@@ -93,6 +93,7 @@ public:
         // The maximum over the program's first key block (AttentionKernel::first_block_nan).
         if (k_.first_block_nan) s += "    float kiln_first_max[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};\n";
         s += "    kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);\n";
+        s += query_prologue();
         if (!k_.overlap) {
             // One block after the other: S = Q K^T, the softmax, O += P V, each waited for.
             s += "    for (int kiln_kb = 0; kiln_kb < kiln_blocks; ++kiln_kb) {\n";
@@ -207,6 +208,39 @@ public:
     }
 
 private:
+    // The program's own ops on the query tile (AttentionMatch::q_prologue: `q * scale`),
+    // applied to this warpgroup's rows of Q in shared memory once they have arrived:
+    // elementwise, so each 16-byte chunk as it lies under the swizzle, then made visible
+    // to the wgmma's async proxy and waited for by the warpgroup's four warps.
+    std::string query_prologue() {
+        if (!m_.q_prologue) return "";
+        constexpr int kRows = kAttentionRows;
+        const int chunks = kRows / 2 * 128 / 16;  // a warpgroup's half of one 64-channel box
+        values_.set_tile(m_.load_q, "kiln_qx");
+        const std::string value = to_storage(m_.in, expr(m_.q_prologue, Where::score));
+        values_.forget(m_.load_q);
+        std::string s;
+        s += "    {\n";
+        s += "        unsigned char* const kiln_qw = kiln_q + kiln_wgc * " + num(kRows / 2 * 128) + ";\n";
+        s += "        for (int i = threadIdx.x % 128; i < " + num(m_.d / 64 * chunks) + "; i += 128) {\n";
+        s += "            uint4* const kiln_c = reinterpret_cast<uint4*>(kiln_qw + (i / " + num(chunks) + ") * " + num(kRows * 128) + " + (i % " + num(chunks) +
+             ") * 16);\n";
+        s += "            uint4 kiln_w = *kiln_c;\n";
+        s += "            unsigned short* const kiln_e = reinterpret_cast<unsigned short*>(&kiln_w);\n";
+        s += "#pragma unroll\n";
+        s += "            for (int u = 0; u < 8; ++u) {\n";
+        s += "                const int j = 0;\n";
+        s += "                const float kiln_qx[1] = {" + from_storage(m_.in, "kiln_e[u]") + "};\n";
+        s += "                kiln_e[u] = " + value + ";\n";
+        s += "            }\n";
+        s += "            *kiln_c = kiln_w;\n";
+        s += "        }\n";
+        s += "        kg::fence_proxy_async_shared();\n";
+        s += "        asm volatile(\"bar.sync %0, 128;\" ::\"r\"(3 + kiln_wgc) : \"memory\");  // barriers 1 and 2: the turns\n";
+        s += "    }\n";
+        return s;
+    }
+
     // Re-blocked from a -inf row maximum (AttentionKernel::first_block_nan): the program's
     // rows whose first key block had every score at -inf end with their row sum and
     // accumulator NaN (exp(-inf - -inf) in its first step); the kernel's own first block,
