@@ -193,15 +193,14 @@ std::string attention_row_stores(FragmentValues& values, const passes::Attention
     s += "        if (r >= kiln_rows) continue;\n";
     for (const passes::AttentionMatch::RowStore& rs : m.row_stores) {
         const Node* st = rs.store;
-        const std::string array = "a" + num(ir::param_index(*st));
-        std::string ok = "r < " + array + "_e" + num(rs.row_dim), off = "r * " + array + "_s" + num(rs.row_dim);
-        for (int i = 0; i < ir::access_rank(*st); ++i) {
-            if (i == rs.row_dim) continue;
-            const std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
-            ok += " && " + c + " < " + array + "_e" + num(i);
-            off += " + " + c + " * " + array + "_s" + num(i);
+        const int rank = ir::access_rank(*st);
+        RowAccess a = row_access(values, st, rs.row_dim);  // every coordinate but the row's and the last
+        if (rs.row_dim != rank - 1) {                      // the last is a unit dim of its own ([rows, 1])
+            const std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(rank - 1)], Where::cta) + ")";
+            a.ok += " && " + c + " < " + a.array + "_e" + a.last;
+            a.off += " + " + c + " * " + a.array + "_s" + a.last;
         }
-        s += "        if (" + ok + ") " + array + "[" + off + "] = " + to_storage(st->operands.back()->type.kind, values.expr(st->operands.back(), Where::out)) +
+        s += "        if (" + a.ok + ") " + a.array + "[" + a.off + "] = " + to_storage(st->operands.back()->type.kind, values.expr(st->operands.back(), Where::out)) +
              ";\n";
     }
     s += "    }\n";
