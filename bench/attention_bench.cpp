@@ -10,7 +10,12 @@
 //     kiln_attention_bench out.json [FILTER [PRECISION]]
 // FILTER: rows whose label holds it ("bf16", "d128", "causal"; "" for all); PRECISION:
 // standard (the default) or fast (exp on the SFU with the scale folded in, docs/semantics.md).
+// FILTER "forms": instead, the same attention written other ways (tests/variants/: exp2,
+// a reciprocal rescale, Q scaled first, a log-sum-exp stored too, the sequence-major
+// layout; ALiBi) at bf16 4x32x4096x4096 d128, each checked against the plain form's output
+// and timed beside it.
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -21,6 +26,7 @@
 
 #include "cuda_timing.h"
 #include "examples/attention_bf16.h"
+#include "tests/variants/attention_variants.h"
 
 using namespace kiln;
 
@@ -101,6 +107,85 @@ template <class T> double run(const Problem& s, const char* kind, FILE* json, bo
     return rel_l2;
 }
 
+// The forms (FILTER "forms"): each launched once and compared with the plain form's
+// output (relative L2; the ALiBi form's scores differ, so it is timed only), then timed.
+bool forms(FILE* json, bool& first, Precision precision) {
+    namespace va = variants::attention;
+    const std::int64_t B = 4, H = 32, S = 4096, D = 128;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<float> wide(-2, 2), unit(-1, 1);
+    Tensor<bf16> q({B, H, S, D}), k({B, H, S, D}), v({B, H, S, D}), o({B, H, S, D});
+    for (auto* t : {&q, &k}) for (auto& x : t->values()) x = bf16(wide(rng));
+    for (auto& x : v.values()) x = bf16(unit(rng));
+    // The same tensors in the sequence-major layout [B, S, H, D].
+    auto sequence_major = [&](const Tensor<bf16>& t) {
+        Tensor<bf16> s({B, S, H, D});
+        for (std::int64_t b = 0; b < B; ++b)
+            for (std::int64_t h = 0; h < H; ++h)
+                for (std::int64_t i = 0; i < S; ++i)
+                    for (std::int64_t e = 0; e < D; ++e) s.values()[((b * S + i) * H + h) * D + e] = t.values()[((b * H + h) * S + i) * D + e];
+        return s;
+    };
+    Tensor<f32> lse({B, H, S}), slopes({H});
+    for (std::int64_t h = 0; h < H; ++h) slopes.values()[h] = std::exp2(-8.0f * static_cast<float>(h + 1) / static_cast<float>(H));
+    const auto qd = q.to(cuda()), kd = k.to(cuda()), vd = v.to(cuda());
+    const auto sd = slopes.to(cuda());
+    const auto qs = sequence_major(q).to(cuda()), ks = sequence_major(k).to(cuda()), vs = sequence_major(v).to(cuda());
+    auto od = o.to(cuda()), os = sequence_major(o).to(cuda());
+    auto lsed = lse.to(cuda());
+    const Kernel plain = va::fa_q128_k64(), exp2 = va::fa_scale_in_exp2(), recip = va::fa_alpha_recip(), scaled_q = va::fa_scale_q_bf16(),
+                 with_lse = va::fa_lse(), bshd = va::fa_bshd(), alibi = va::fa_alibi();
+    struct Form {
+        const char* name;
+        std::function<void()> launch;
+        bool compared, sequence_major, causal;
+    };
+    const std::vector<Form> all = {
+        {"plain", [&] { plain.launch(cuda(), precision, qd, kd, vd, od); }, true, false, false},
+        {"exp2 (pow(2, ..))", [&] { exp2.launch(cuda(), precision, qd, kd, vd, od); }, true, false, false},
+        {"rescale 1 / exp", [&] { recip.launch(cuda(), precision, qd, kd, vd, od); }, true, false, false},
+        {"Q scaled first", [&] { scaled_q.launch(cuda(), precision, qd, kd, vd, od); }, true, false, false},
+        {"log-sum-exp stored", [&] { with_lse.launch(cuda(), precision, qd, kd, vd, od, lsed); }, true, false, false},
+        {"sequence-major", [&] { bshd.launch(cuda(), precision, qs, ks, vs, os); }, true, true, false},
+        {"ALiBi, causal (timed only)", [&] { alibi.launch(cuda(), precision, qd, kd, vd, sd, od); }, false, false, true}};
+    std::vector<float> reference;
+    double plain_ms = 0;
+    bool ok = true;
+    for (const Form& f : all) {
+        f.launch();
+        std::vector<float> got;
+        const Tensor<bf16> out = f.sequence_major ? os.to(host()) : od.to(host());
+        got.reserve(static_cast<std::size_t>(out.values().size()));
+        for (std::int64_t b = 0; b < B; ++b)
+            for (std::int64_t h = 0; h < H; ++h)
+                for (std::int64_t i = 0; i < S; ++i)
+                    for (std::int64_t e = 0; e < D; ++e)
+                        got.push_back(float(out.values()[f.sequence_major ? ((b * S + i) * H + h) * D + e : ((b * H + h) * S + i) * D + e]));
+        double rel_l2 = 0;
+        if (reference.empty()) {
+            reference = got;
+        } else if (f.compared) {
+            double num = 0, den = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                num += (double(got[i]) - reference[i]) * (double(got[i]) - reference[i]);
+                den += double(reference[i]) * reference[i];
+            }
+            rel_l2 = std::sqrt(num / den);
+            ok &= rel_l2 <= 1e-2;
+        }
+        const double ms = median_ms(f.launch, 3, 20);
+        if (plain_ms == 0) plain_ms = ms;
+        const double tflops = 4.0 * B * H * S * S * D / (f.causal ? 2 : 1) / ms / 1e9;
+        std::printf("forms bf16 %-8s 4x32x4096x4096 d128 %-28s %8.3f ms  %6.1f TFLOP/s  %.3fx the plain form's time  rel_l2 vs plain %.2e\n",
+                    std::string(precision_name(precision)).c_str(), f.name, ms, tflops, ms / plain_ms, rel_l2);
+        std::fflush(stdout);
+        std::fprintf(json, "%s{\"form\": \"%s\", \"precision\": \"%s\", \"shape\": \"4x32x4096x4096 d128\", \"ms\": %.5f, \"tflops\": %.2f, \"rel_l2_vs_plain\": %.3e}",
+                     first ? "" : ",\n", f.name, std::string(precision_name(precision)).c_str(), ms, tflops, rel_l2);
+        first = false;
+    }
+    return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,8 +215,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "precision '%s': exact, standard or fast\n", argv[3]);
         return 2;
     }
-    for (const auto& s : shapes) ok &= run<bf16>(s, "bf16", json, first, filter, *precision) <= 1e-2;
-    for (const auto& s : shapes) ok &= run<f16>(s, "f16", json, first, filter, *precision) <= 1e-2;
+    if (filter && std::string(filter) == "forms") {
+        ok = forms(json, first, *precision);
+    } else {
+        for (const auto& s : shapes) ok &= run<bf16>(s, "bf16", json, first, filter, *precision) <= 1e-2;
+        for (const auto& s : shapes) ok &= run<f16>(s, "f16", json, first, filter, *precision) <= 1e-2;
+    }
     std::fprintf(json, "\n]}\n");
     std::fclose(json);
     return ok ? 0 : 1;

@@ -6,7 +6,10 @@
 #    variant again, four shards of 200 s: one shard took about 140 s in call 2).
 # 2. The attention benchmark's headline rows (bf16 d128 at 4096 keys, full and causal) in
 #    standard and fast precision: the kernel's speed after session 24's changes to its
-#    matcher, epilogue and producer (the catalog's program takes the same code path).
+#    matcher, epilogue and producer (the catalog's program takes the same code path); and
+#    its "forms" rows: the forms session 24 brought onto the kernel (exp2, the reciprocal
+#    rescale, Q scaled first, a log-sum-exp stored, the sequence-major layout, ALiBi),
+#    each checked against the plain form's output and timed beside it.
 # 3. Session 22's shared-divisor A/B (cut off in session 24's call 1).
 # 4. The rest: exact and standard interp-vs-cuda campaigns.
 source bench/results/gpu-20261205-s23/common.sh
@@ -20,6 +23,7 @@ wait
 for f in $r/tests-*.log; do echo "$(basename $f): $(grep -E '^\[  (PASSED|FAILED) ' $f | tr '\n' ' ')"; grep -E '^\[  FAILED  \] [A-Za-z]' $f | head -8; done
 el "attention: headline rows"
 for p in standard fast; do timeout 90 build-gpu/bench/kiln_attention_bench $r/attention-$p.json "bf16 4x32x4096x4096 d128" $p > $r/attention-$p.log 2>&1; cat $r/attention-$p.log; done
+for p in standard fast; do timeout 90 build-gpu/bench/kiln_attention_bench $r/forms-$p.json forms $p > $r/forms-$p.log 2>&1; echo "rc $?"; cat $r/forms-$p.log; done
 el "rows A/B: KILN_CUDA_SHARED_DIVISOR"
 for cfg in 0 1 0 1; do
   KILN_CUDA_SHARED_DIVISOR=$cfg timeout 60 python3 bench/rows_bench.py --lib build-gpu/bench/libkiln_rows_bench.so --no-peers --kernels softmax,cross_entropy \
