@@ -202,19 +202,6 @@ std::string FragmentValues::tile_load(const Node* n) {
     return "(" + ok + " ? " + value + " : " + fill + ")";
 }
 
-namespace {
-const Node* through_broadcasts(const Node* n) {
-    while (n->op == OpCode::full || n->op == OpCode::broadcast) n = n->operands[0];
-    return n;
-}
-// The value of a one-element float constant (through broadcasts), or nullopt.
-std::optional<double> float_constant(const Node* n) {
-    n = through_broadcasts(n);
-    if (n->op != OpCode::constant || n->type.count() != 1 || !is_float(n->type.kind) || n->data->floats.size() != 1) return std::nullopt;
-    return n->data->floats[0];
-}
-}  // namespace
-
 bool FragmentValues::depends_on_rows(const Node* n) const {
     std::vector<const Node*> work{n};
     std::unordered_set<const Node*> seen;
@@ -240,14 +227,14 @@ std::optional<double> FragmentValues::folded_scale(const Node* x) {
     if (row_independent_only && depends_on_rows(m_.loop->operands[0])) return std::nullopt;
     if (x->op == OpCode::select) {
         if (interior_ && resolved_.count(x)) return folded_scale(x->operands[1]);
-        auto fill = float_constant(x->operands[2]);
+        auto fill = float_constant(*x->operands[2]);
         if (!fill || !(std::isinf(*fill) && *fill < 0) || (row_independent_only && depends_on_rows(x->operands[0]))) return std::nullopt;
         return folded_scale(x->operands[1]);
     }
     if (x->op != OpCode::mul) return std::nullopt;
     for (int side = 0; side < 2; ++side) {
         if (x->operands[side] != m_.score_mma) continue;
-        auto c = float_constant(x->operands[1 - side]);
+        auto c = float_constant(*x->operands[1 - side]);
         // A normal positive f32: c * max S is then max c S bit for bit.
         if (c && *c > 0 && std::isfinite(*c) && std::fabs(*c) >= 0x1p-126) return c;
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <set>
 #include <string>
@@ -198,6 +199,8 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
 std::string cast_expr(Kind from, Kind to, const std::string& x);
+// The value of a one-element float constant, through fills and broadcasts, or nullopt.
+std::optional<double> float_constant(const Node& n);
 // A value of kind k between its storage type in device memory and its register type.
 std::string from_storage(Kind k, const std::string& x);
 std::string to_storage(Kind k, const std::string& x);

@@ -146,17 +146,14 @@ bool divisor_shared_along_run(const Node& n) {
     return true;
 }
 
-// Whether n is the float constant 2 (through broadcasts and fills): pow(2, y) is then
-// exp2(y), which CUDA computes in one special-function op within its 2 ulp
-// (Triton-style attention writes its exp2 this way; powf is a long sequence).
-bool is_two(const Node& n) {
+}  // namespace
+
+std::optional<double> float_constant(const Node& n) {
     const Node* c = &n;
     while (c->op == OpCode::full || c->op == OpCode::broadcast) c = c->operands[0];
-    return c->op == OpCode::constant && c->type.count() == 1 && is_float(c->type.kind) && c->data && c->data->floats.size() == 1 &&
-           c->data->floats[0] == 2.0;
+    if (c->op != OpCode::constant || c->type.count() != 1 || !is_float(c->type.kind) || !c->data || c->data->floats.size() != 1) return std::nullopt;
+    return c->data->floats[0];
 }
-
-}  // namespace
 
 std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& x) {
     Kind k = n.type.kind;
@@ -166,8 +163,10 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
             // The same bits as a / b, in fewer instructions a quotient (prelude: "f32 division by a divisor many quotients share").
             if (n.op == OpCode::div && e.options().shared_divisor && held_in_float(k) && divisor_shared_along_run(n))
                 return round_float(k, call("kc::fdiv_shared", x[0], x[1]));
-            // 2^y as exp2 (standard: CUDA's exp2f, 2 ulp; fast: the SFU's ex2.approx.ftz).
-            if (n.op == OpCode::pow && !e.exact() && held_in_float(k) && is_two(*n.operands[0]))
+            // 2^y as exp2, one special-function op where powf is a long sequence (Triton-style
+            // attention writes its exp2 this way): standard, CUDA's exp2f within its 2 ulp;
+            // fast, the SFU's ex2.approx.ftz.
+            if (n.op == OpCode::pow && !e.exact() && held_in_float(k) && float_constant(*n.operands[0]) == 2.0)
                 return round_float(k, call(e.fast() ? "kc::ex2_approx" : "exp2f", x[1]));
             return binary_expr(e, n.op, k, x[0], x[1]);
         case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
