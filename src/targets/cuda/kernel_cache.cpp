@@ -396,8 +396,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         int instance_threads;
         std::string spilled;  // how much the first compile spilled with the shifted runs
     };
-    std::optional<Fitted> split_probe;
-    bool split_probed = false;
+    std::optional<Fitted> split_probe;  // (the compile after it ends the ladder: at most one try)
     std::string shifted_spilled;  // set when the first compile gave up the shifted runs for spills
     // Giving up, for spills, the shifted runs of misaligned rows or the loads ahead of
     // their instance, and saying why (`why`: how much spilled).
@@ -485,9 +484,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             // Not where a row one warp holds would span two: its reductions, shuffles
             // alone today, would exchange partials through shared memory at barriers.
             const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
-            if (!spills && !shifted_spilled.empty() && gave_up.size() == 1 && eo.split_before_dropping && !split_probed && eo.layout_split == 1 &&
-                fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
-                split_probed = true;
+            // (gave_up holds one change: the shifted runs given up, the first compile's.)
+            if (!spills && !shifted_spilled.empty() && gave_up.size() == 1 && eo.split_before_dropping && fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
                 split_probe = Fitted{fresh, instance_threads, shifted_spilled};
                 eo.misaligned_rows = true;
                 eo.layout_split = 2;
