@@ -80,12 +80,6 @@ std::optional<double> exp_of_difference(const Node* e, const Node* a, const Node
 bool same_scale(double x, double y) { return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y)); }
 
 bool scalar(const Node* n) { return is_scalar(n); }
-// The dim of n's tile along `axis` (its non-unit one there), else -1.
-int dim_of(const Node* n, int axis) {
-    for (int d = 0; d < n->type.rank(); ++d)
-        if (n->type.dims[static_cast<std::size_t>(d)].axis == axis && n->type.dims[static_cast<std::size_t>(d)].extent != 1) return d;
-    return -1;
-}
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
 // A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
@@ -193,8 +187,8 @@ private:
         m_.axis_keys = ka[0];
         if (sa != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the scores are not [rows, keys]");
         if (ir::mma_dims(*score).contract.size() != 1) return no("the score mma contracts more than the channels");
-        m_.q_row_dim = dim_of(q, m_.axis_rows);
-        m_.k_row_dim = dim_of(k, m_.axis_keys);
+        m_.q_row_dim = tile_dim(q, m_.axis_rows);
+        m_.k_row_dim = tile_dim(k, m_.axis_keys);
         m_.bq = q->type.dims[static_cast<std::size_t>(m_.q_row_dim)].extent;
         m_.d = q->type.dims.back().extent;
         m_.bk = k->type.dims[static_cast<std::size_t>(m_.k_row_dim)].extent;
@@ -208,7 +202,7 @@ private:
         auto va = axes_of(v);
         if (va.size() != 2 || va[0] != m_.axis_keys || v->type.dims.back().axis != va[1]) return no("the value tile is not [keys, value channels]");
         m_.axis_values = va[1];
-        m_.v_row_dim = dim_of(v, m_.axis_keys);
+        m_.v_row_dim = tile_dim(v, m_.axis_keys);
         m_.dv = v->type.dims.back().extent;
         m_.load_v = v;
         if (axes_of(output) != std::vector<int>{m_.axis_rows, m_.axis_values}) return no("the output is not [rows, value channels]");
@@ -470,17 +464,16 @@ private:
                 if (!q || n->operands.size() != static_cast<std::size_t>(rank) + 1) return no("a store is not into a writable view");
                 if (!epilogue.count(v)) return no("a stored value is not computed from the loop's results");
                 if (v->type.rank() == rank && axes_of(v) == std::vector<int>{m_.axis_rows}) {
-                    if (!match_row_store(n, rank)) return false;
+                    if (!match_row_store(n)) return false;
                     continue;
                 }
                 if (rank < 2 || v->type.rank() != rank || axes_of(v) != std::vector<int>{m_.axis_rows, m_.axis_values} || v->type.dims.back().axis != m_.axis_values)
                     return no("a stored tile is not [rows, value channels] nor a value per row");
-                const int row_dim = dim_of(v, m_.axis_rows);
+                const int row_dim = tile_dim(v, m_.axis_rows);
                 if (!row_origin(n->operands[static_cast<std::size_t>(row_dim)])) return no("a store's row origin is not the query tile's");
                 if (int_constant(n->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a store does not start at channel 0");
                 if (!stored_kind_and_view(n)) return false;
                 m_.stores.push_back(n);
-                m_.store_row_dims.push_back(row_dim);
                 continue;
             }
             if (scalar(n) && ir::category(n->op) != ir::OpCategory::memory) continue;  // index arithmetic
@@ -528,16 +521,13 @@ private:
         return true;
     }
 
-    // A value per query row stored (AttentionMatch::RowStore): its tile's one non-unit
+    // A value per query row stored (AttentionMatch::row_stores): its tile's one non-unit
     // dim at the query tile's row origin.
-    bool match_row_store(const Node* st, int rank) {
-        const Node* v = st->operands.back();
-        int row_dim = -1;
-        for (int d = 0; d < rank; ++d)
-            if (v->type.dims[static_cast<std::size_t>(d)].axis == m_.axis_rows && v->type.dims[static_cast<std::size_t>(d)].extent != 1) row_dim = d;
+    bool match_row_store(const Node* st) {
+        const int row_dim = tile_dim(st->operands.back(), m_.axis_rows);
         if (row_dim < 0 || !row_origin(st->operands[static_cast<std::size_t>(row_dim)])) return no("a store's row origin is not the query tile's");
         if (!stored_kind_and_view(st)) return false;
-        m_.row_stores.push_back({st, row_dim});
+        m_.row_stores.push_back(st);
         return true;
     }
 
@@ -583,6 +573,12 @@ private:
 };
 
 }  // namespace
+
+int tile_dim(const Node* n, int axis) {
+    for (int d = 0; d < n->type.rank(); ++d)
+        if (n->type.dims[static_cast<std::size_t>(d)].axis == axis && n->type.dims[static_cast<std::size_t>(d)].extent != 1) return d;
+    return -1;
+}
 
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv) { return dv <= 128 && d + dv <= 256 ? 128 : 64; }
 

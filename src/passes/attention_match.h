@@ -84,16 +84,12 @@ struct AttentionMatch {
     // The dim of each view that holds the rows (Q, the stores) or the keys (K, V): the
     // second-to-last in [batch, head, sequence, channel], the second in the
     // sequence-major [batch, sequence, head, channel]. The channels are always last.
+    // (A store's row dim: tile_dim of its value along axis_rows.)
     int q_row_dim = 0, k_row_dim = 0, v_row_dim = 0;
-    std::vector<int> store_row_dims;       // one per store
     // Stores of a value per query row (a log-sum-exp m + log(l), the row statistics for
-    // a backward pass): into a view whose coordinate `row_dim` is the query tile's row
-    // origin, every other dim of the stored tile a unit one.
-    struct RowStore {
-        const ir::Node* store = nullptr;
-        int row_dim = 0;
-    };
-    std::vector<RowStore> row_stores;
+    // a backward pass): at the query tile's row origin, every other dim of the stored
+    // tile a unit one.
+    std::vector<const ir::Node*> row_stores;
     std::vector<const ir::Node*> epilogue; // the nest's nodes after the loop the stores read, in order
     std::int64_t bq = 0, bk = 0, d = 0, dv = 0;
     // The key block index t reaches only the key and value loads and values over the
@@ -108,6 +104,10 @@ struct AttentionMatch {
     Kind in = Kind::BF16;
     int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids
 };
+
+// The dim of a tile (a load's, a stored value's) along `axis` where it is not a unit
+// one (an attention view's rows or keys), or -1.
+int tile_dim(const ir::Node* n, int axis);
 
 // The key block of the Hopper kernel (targets/cuda/emit_attention.h) where the
 // program leaves it free: 128 keys while the value channels' accumulator leaves

@@ -167,13 +167,14 @@ TEST(AttentionMatch, SequenceMajorViewsReachTheHopperKernel) {
     EXPECT_EQ(m.q_row_dim, 1);
     EXPECT_EQ(m.k_row_dim, 1);
     EXPECT_EQ(m.v_row_dim, 1);
-    EXPECT_EQ(m.store_row_dims, std::vector<int>{1});
+    ASSERT_EQ(m.stores.size(), 1u);
+    EXPECT_EQ(passes::tile_dim(m.stores[0]->operands.back(), m.axis_rows), 1);
     EXPECT_EQ(m.bq, 64);
     EXPECT_EQ(m.d, 64);
 }
 
 // The forward pass for training stores each query row's log-sum-exp beside the
-// output: a value per row, stored at the query tile's row origin (a RowStore); stored
+// output: a value per row, stored at the query tile's row origin (AttentionMatch::row_stores); stored
 // anywhere else, the kernel would not know which of its rows to write.
 TEST(AttentionMatch, AValuePerQueryRowIsStoredBesideTheOutput) {
     static std::deque<std::shared_ptr<Tensor<bf16>>> keep;
@@ -187,7 +188,8 @@ TEST(AttentionMatch, AValuePerQueryRowIsStoredBesideTheOutput) {
     auto l = lower(p);
     ASSERT_TRUE(l.contractions.attention.has_value()) << l.contractions.attention_why;
     ASSERT_EQ(l.contractions.attention->row_stores.size(), 1u);
-    EXPECT_EQ(l.contractions.attention->row_stores[0].row_dim, 2) << "lse [batch, head, row]";
+    EXPECT_EQ(passes::tile_dim(l.contractions.attention->row_stores[0]->operands.back(), l.contractions.attention->axis_rows), 2)
+        << "lse [batch, head, row]";
     EXPECT_EQ(l.contractions.attention->stores.size(), 1u) << "the output, apart";
     auto wrong = detail::specialize(*attention_variants::with_log_sum_exp(/*at_row_zero=*/true).shared_impl(), args, Loc::here());
     EXPECT_EQ(lower(wrong).contractions.attention_why, "not FlashAttention: a store's row origin is not the query tile's");

@@ -12,8 +12,8 @@ using ir::Node;
 
 namespace {
 
-// A store's bounds and element offset for row `r` (its coordinate `row_dim`), without
-// its last (column) coordinate.
+// A store's bounds and element offset for row `r` (its coordinate along the rows:
+// passes::tile_dim), without its last (column) coordinate.
 struct RowAccess {
     std::string array;  // "a3"
     std::string ok;     // the row and the per-CTA coordinates in bounds
@@ -21,7 +21,8 @@ struct RowAccess {
     std::string last;   // the column dimension's suffix: a3_e<last>, a3_s<last>
 };
 
-RowAccess row_access(FragmentValues& values, const Node* st, int row_dim) {
+RowAccess row_access(FragmentValues& values, const passes::AttentionMatch& m, const Node* st) {
+    const int row_dim = passes::tile_dim(st->operands.back(), m.axis_rows);
     const int rank = ir::access_rank(*st);
     RowAccess a;
     a.array = "a" + num(ir::param_index(*st));
@@ -47,10 +48,9 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
     s += "        const int h = (jp >> 1) & 1;\n";
     s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
     s += "        if (r >= kiln_rows) continue;\n";
-    for (std::size_t i = 0; i < m.stores.size(); ++i) {
-        const Node* st = m.stores[i];
+    for (const Node* st : m.stores) {
         const Node* v = st->operands.back();
-        const RowAccess a = row_access(values, st, m.store_row_dims[i]);
+        const RowAccess a = row_access(values, m, st);
         s += "#pragma unroll\n";
         s += "        for (int e = 0; e < 2; ++e) {\n";
         s += "            const int j = jp + e;\n";
@@ -71,7 +71,7 @@ std::string direct_epilogue(FragmentValues& values, const passes::AttentionMatch
 std::string staged_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
     const Node* st = m.stores[0];
     const Node* v = st->operands.back();
-    const RowAccess a = row_access(values, st, m.store_row_dims[0]);
+    const RowAccess a = row_access(values, m, st);
     const std::string e_last = a.array + "_e" + a.last, s_last = a.array + "_s" + a.last;
     const std::string chunks = num(m.dv / 8);  // 16-byte chunks per row
     // Byte offset of (row rr, chunk) in the warp's rows: 64-column boxes of [128 rows][128 bytes].
@@ -175,7 +175,7 @@ std::string quad_loops(const passes::AttentionMatch& m, const std::string& row, 
 }
 
 std::string quad_epilogue(FragmentValues& values, const passes::AttentionMatch& m) {
-    const RowAccess a = row_access(values, m.stores[0], m.store_row_dims[0]);
+    const RowAccess a = row_access(values, m, m.stores[0]);
     return quad_loops(m, quad_row(a), quad_words(values, m) + quad_store_chunk(a, [](const std::string& i) { return "kiln_w[" + i + "]"; }));
 }
 
@@ -191,11 +191,10 @@ std::string attention_row_stores(FragmentValues& values, const passes::Attention
     s += "    for (int h = 0; h < 2; ++h) {\n";
     s += "        const long long r = kiln_R0 + kiln_wgc * 64 + kiln_warp * 16 + lane / 4 + 8 * h;\n";
     s += "        if (r >= kiln_rows) continue;\n";
-    for (const passes::AttentionMatch::RowStore& rs : m.row_stores) {
-        const Node* st = rs.store;
+    for (const Node* st : m.row_stores) {
         const int rank = ir::access_rank(*st);
-        RowAccess a = row_access(values, st, rs.row_dim);  // every coordinate but the row's and the last
-        if (rs.row_dim != rank - 1) {                      // the last is a unit dim of its own ([rows, 1])
+        RowAccess a = row_access(values, m, st);  // every coordinate but the row's and the last
+        if (passes::tile_dim(st->operands.back(), m.axis_rows) != rank - 1) {  // the last is a unit dim of its own ([rows, 1])
             const std::string c = "(long long)(" + values.expr(st->operands[static_cast<std::size_t>(rank - 1)], Where::cta) + ")";
             a.ok += " && " + c + " < " + a.array + "_e" + a.last;
             a.off += " + " + c + " * " + a.array + "_s" + a.last;
@@ -215,7 +214,7 @@ std::string attention_quad_pack(FragmentValues& values, const passes::AttentionM
 }
 
 std::string attention_quad_store(FragmentValues& values, const passes::AttentionMatch& m) {
-    const RowAccess a = row_access(values, m.stores[0], m.store_row_dims[0]);
+    const RowAccess a = row_access(values, m, m.stores[0]);
     const std::string words = num(m.dv / 8);
     return quad_loops(m, quad_row(a), quad_store_chunk(a, [&](const std::string& i) { return "kiln_out[h * " + words + " + g + " + i + "]"; }));
 }
