@@ -164,7 +164,7 @@ TEST(CudaAttentionText, TheQuerysOwnOpsApplyToItsRowsInSharedMemory) {
     for (Kernel att : {variants::attention::fa_scale_q_f32(), variants::attention::fa_scale_q_bf16()}) {
         SCOPED_TRACE(att.name());
         const std::string src = cuda_text(att, args, Precision::standard, What::source);
-        const std::size_t at = src.find("kiln_e[u] = kc::f2b(kc::rb16((kiln_qx[j] * 0x1p-3f)));");
+        const std::size_t at = src.find("kiln_e[u] = kc::f2b(kc::rb16((kiln_qx * 0x1p-3f)));");
         ASSERT_NE(at, std::string::npos) << src.substr(src.find("kiln_qfull[kiln_wgc], kiln_ti & 1);"), 1500);
         const std::size_t fence = src.find("kg::fence_proxy_async_shared();", at), barrier = src.find("bar.sync %0, 128;", at);
         const std::size_t first_s = src.find("KilnScore::run(", at);

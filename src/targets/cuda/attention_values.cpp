@@ -135,6 +135,7 @@ std::optional<std::string> FragmentValues::proven(const Node* n) {
 std::string FragmentValues::expr(const Node* n, Where w) {
     if (auto it = rows_.find(n); it != rows_.end()) return it->second + "[h]";
     if (auto it = tiles_.find(n); it != tiles_.end()) return it->second + "[j]";
+    if (auto it = values_.find(n); it != values_.end()) return it->second;
     switch (n->op) {
         case OpCode::region_arg: return argument(n, w);
         case OpCode::loop_result: {

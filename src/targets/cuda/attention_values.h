@@ -42,15 +42,19 @@ public:
     // Values a block holds in register arrays: per row (name[h]) or per score element (name[j]).
     void set_row(const ir::Node* n, std::string array) { rows_[n] = std::move(array); }
     void set_tile(const ir::Node* n, std::string array) { tiles_[n] = std::move(array); }
+    // A value held in one variable (`name`) wherever it is read.
+    void set_value(const ir::Node* n, std::string name) { values_[n] = std::move(name); }
     bool has_row(const ir::Node* n) const { return rows_.count(n) != 0; }
     const std::string& row(const ir::Node* n) const { return rows_.at(n); }
     void clear() {
         rows_.clear();
         tiles_.clear();
+        values_.clear();
     }
     void forget(const ir::Node* n) {
         rows_.erase(n);
         tiles_.erase(n);
+        values_.erase(n);
     }
 
     // A block-uniform condition under which every select of the loop body whose mask
@@ -97,7 +101,7 @@ private:
     Emitter& E_;
     const passes::AttentionMatch& m_;
     int block_keys_;
-    std::unordered_map<const ir::Node*, std::string> rows_, tiles_;
+    std::unordered_map<const ir::Node*, std::string> rows_, tiles_, values_;
     bool interior_ = false;
     int fold_scale_ = 0;
     std::unordered_set<const ir::Node*> resolved_;  // selects whose condition interior_condition() proves

@@ -216,7 +216,7 @@ private:
         if (!m_.q_prologue) return "";
         constexpr int kRows = kAttentionRows;
         const int chunks = kRows / 2 * 128 / 16;  // a warpgroup's half of one 64-channel box
-        values_.set_tile(m_.load_q, "kiln_qx");
+        values_.set_value(m_.load_q, "kiln_qx");
         const std::string value = to_storage(m_.in, expr(m_.q_prologue, Where::score));
         values_.forget(m_.load_q);
         std::string s;
@@ -229,8 +229,7 @@ private:
         s += "            unsigned short* const kiln_e = reinterpret_cast<unsigned short*>(&kiln_w);\n";
         s += "#pragma unroll\n";
         s += "            for (int u = 0; u < 8; ++u) {\n";
-        s += "                const int j = 0;\n";
-        s += "                const float kiln_qx[1] = {" + from_storage(m_.in, "kiln_e[u]") + "};\n";
+        s += "                const float kiln_qx = " + from_storage(m_.in, "kiln_e[u]") + ";\n";
         s += "                kiln_e[u] = " + value + ";\n";
         s += "            }\n";
         s += "            *kiln_c = kiln_w;\n";
