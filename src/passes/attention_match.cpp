@@ -368,8 +368,10 @@ private:
 
     // The loads: Q at (lead.., i * bq, 0), K and V at (lead.., t * bk, 0), whole channel rows.
     bool match_loads() {
-        if (m_.d % 64 != 0 || m_.d > 256 || m_.dv % 64 != 0 || m_.dv > 256)
-            return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not 64, 128, 192 or 256");
+        // Multiples of 8: whole 16-byte rows for TMA and whole 8-column groups of the
+        // output fragments; the kernel pads them to 64-channel boxes (attention_kernel_head_dim).
+        if (m_.d % 8 != 0 || m_.d < 8 || m_.d > 256 || m_.dv % 8 != 0 || m_.dv < 8 || m_.dv > 256)
+            return no("head dimensions " + std::to_string(m_.d) + " and " + std::to_string(m_.dv) + " are not multiples of 8 up to 256");
         std::unordered_set<const Node*> row_index, t_set{t_};
         const std::pair<const Node*, int> loads[] = {{m_.load_q, m_.q_row_dim}, {m_.load_k, m_.k_row_dim}, {m_.load_v, m_.v_row_dim}};
         for (const auto& [l, row_dim] : loads) {
@@ -580,7 +582,13 @@ int tile_dim(const Node* n, int axis) {
     return -1;
 }
 
-int attention_kernel_key_block(std::int64_t d, std::int64_t dv) { return dv <= 128 && d + dv <= 256 ? 128 : 64; }
+std::int64_t attention_kernel_head_dim(std::int64_t d) { return (d + 63) / 64 * 64; }
+
+int attention_kernel_key_block(std::int64_t d, std::int64_t dv) {
+    d = attention_kernel_head_dim(d);
+    dv = attention_kernel_head_dim(dv);
+    return dv <= 128 && d + dv <= 256 ? 128 : 64;
+}
 
 bool attention_kernel_takes_key_block(std::int64_t bk, std::int64_t d, std::int64_t dv) {
     return bk == 64 || (bk == 128 && attention_kernel_key_block(d, dv) == 128);

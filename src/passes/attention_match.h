@@ -109,8 +109,17 @@ struct AttentionMatch {
 // one (an attention view's rows or keys), or -1.
 int tile_dim(const ir::Node* n, int axis);
 
+// The head dimension the Hopper kernel computes with for a program's d (a multiple
+// of 8 up to 256): d rounded up to whole 64-channel boxes (TMA's 128-byte swizzle
+// box, wgmma's k-steps of 16 for Q K^T). The channels past d are read as zeros (TMA
+// fills what lies past a view's end; the launch runs the kernel only where the query
+// and key views end at d) and add nothing to Q K^T; the value channels past dv give
+// output columns that are never stored. Heads of 32, 80, 96 or 160 channels take the
+// kernel at the cost of the padding's products.
+std::int64_t attention_kernel_head_dim(std::int64_t d);
+
 // The key block of the Hopper kernel (targets/cuda/emit_attention.h) where the
-// program leaves it free: 128 keys while the value channels' accumulator leaves
+// program leaves it free (d and dv: the program's, padded by attention_kernel_head_dim): 128 keys while the value channels' accumulator leaves
 // registers for S (dv <= 128) and two stages of K and V fit in shared memory with Q
 // (d + dv <= 256), else 64.
 int attention_kernel_key_block(std::int64_t d, std::int64_t dv);

@@ -50,8 +50,9 @@ std::vector<std::string> parameter_types(const ir::Program& p) {
 
 std::string rewrite(const ir::Program& p, const cu::EmittedKernel& k) {
     std::string src = k.source;
-    std::size_t gemm = src.find("\n// ---- the Hopper GEMM kernel of this program");
-    if (gemm != std::string::npos) src.resize(gemm);
+    // The Hopper kernels follow the generic one (emit_gemm.cpp, emit_attention.cpp): cut there.
+    for (const char* hopper : {"\n// ---- the Hopper GEMM kernel of this program", "\n// ---- the Hopper FlashAttention kernel of this program"})
+        if (std::size_t at = src.find(hopper); at != std::string::npos) src.resize(at);
     std::size_t begin = src.find("namespace kc {"), end = src.find("}  // namespace kc\n");
     if (begin == std::string::npos || end == std::string::npos) throw std::runtime_error("emulator: no prelude helpers in the source");
     // The prelude's helpers written in plain C++ run as they are; the rest are replaced.

@@ -599,6 +599,32 @@ TEST_F(FakeCuda, SequenceMajorAttentionReadsEachViewInItsOwnStrides) {
     }
 }
 
+// Head dimensions that are not whole 64-channel boxes (96 query and key channels, 80
+// value channels) take the attention kernel, computed as 128 with the zeros TMA reads
+// past each view's end (passes::attention_kernel_head_dim): the maps describe the views
+// as they are. A key view wider than the program's tile (128 channels, of which the
+// program reads 96) would put its own values in the padding, so that launch takes the
+// generic kernel.
+TEST_F(FakeCuda, AttentionPadsHeadDimensionsToWholeBoxesWhereTheViewsEndThere) {
+    Tensor<bf16> q({1, 2, 200, 96}), kk({1, 2, 300, 96}), v({1, 2, 300, 80}), o({1, 2, 200, 80}), wide({1, 2, 300, 128});
+    auto qd = q.to(cuda()), kd = kk.to(cuda()), vd = v.to(cuda()), od = o.to(cuda()), wd = wide.to(cuda());
+    Executable exe = attention_variants::kernel_4d(attention_variants::Form::alpha_twice).compile(cuda());
+    fake()->reset();
+    exe.launch(std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 3) << "Q, K and V";
+    for (int i = 0; i < 3; ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_EQ(maps[i].dims[0], i == 2 ? 80u : 96u) << "the view's channels; the box reads past them";
+        EXPECT_EQ(maps[i].box[0], 64u);
+    }
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("head dims 96/80 (computed as 128/128"), std::string::npos) << plan;
+    exe.launch(std::as_const(qd).view(), std::as_const(wd).view(), std::as_const(vd).view(), od.view());
+    EXPECT_NE(counts().last_block, 384u) << "a key view of 128 channels for a tile of 96: the generic kernel";
+}
+
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks
 // (TargetImpl::prepare_batch, one program at a time on this target), so that the
 // campaign's time report can tell NVRTC from the launches: every module of the

@@ -22,8 +22,8 @@ Dims at(std::int64_t d, std::int64_t queries = 256, std::int64_t keys = 384, std
 }
 // The plan's reasons for missing the Hopper kernel (attention_why).
 std::string attention_why(const std::string& reason) { return "not FlashAttention: " + reason; }
-std::string head_dims(int d) {
-    return attention_why("head dimensions " + std::to_string(d) + " and " + std::to_string(d) + " are not 64, 128, 192 or 256");
+std::string head_dims(int d, int dv) {
+    return attention_why("head dimensions " + std::to_string(d) + " and " + std::to_string(dv) + " are not multiples of 8 up to 256");
 }
 // A key block the kernel cannot take from a row maximum starting at -inf.
 std::string key_block(int keys, int kernel_keys, int d) {
@@ -106,8 +106,9 @@ std::vector<Variant> attention_table() {
         // ---- fa_blocks: block sizes, causal, head dimensions
         attention_variant("fa_q128_k64", a::fa_q128_k64, plain,
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(64), fast}, {at(256), fast}, {at(192), fast},
-                           {at(96), head_dims(96)}, {at(32), head_dims(32)}, {at(80), head_dims(80)}, {at(160), head_dims(160)}}),
-        attention_variant("fa_q64_k64", a::fa_q64_k64, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), fast}, {at(96), head_dims(96)}}),
+                           {at(96), fast}, {at(32), fast}, {at(80), fast}, {at(160), fast}, {at(96, 200, 333), fast}, {at(40, 200, 333), fast},
+                           {at(100), head_dims(100, 100)}}),
+        attention_variant("fa_q64_k64", a::fa_q64_k64, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), fast}, {at(96), fast}}),
         attention_variant("fa_q128_k128", a::fa_q128_k128, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), key_block(128, 64, 256)}}),
         attention_variant("fa_q128_k32", a::fa_q128_k32, plain, both(fast)),
         attention_variant("fa_q64_k32", a::fa_q64_k32, plain, both(fast)),
@@ -119,7 +120,8 @@ std::vector<Variant> attention_table() {
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(256), key_block(128, 64, 256)}}),
         attention_variant("fa_causal_q128_k32", a::fa_causal_q128_k32, plain, both(fast)),
         // ---- fa_flags: one change each to a plain forward
-        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, both(fast)),
+        // (96 and 80 channels: the query prologue leaves the padding past them zero.)
+        attention_variant("fa_scale_q_bf16", a::fa_scale_q_bf16, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(96), fast}, {at(80, 200, 333), fast}}),
         attention_variant("fa_scale_q_f32", a::fa_scale_q_f32, plain, both(fast)),
         attention_variant("fa_scale_in_exp", a::fa_scale_in_exp, plain, both(fast)),
         attention_variant("fa_scale_in_exp2", a::fa_scale_in_exp2, plain, both(fast)),
@@ -131,7 +133,7 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_softcap", a::fa_softcap, plain, both(fast)),
         attention_variant("fa_rescale_alt", a::fa_rescale_alt, plain, both(fast)),
         attention_variant("fa_rescale_alt2", a::fa_rescale_alt2, plain, both(fast)),
-        attention_variant("fa_norm_recip", a::fa_norm_recip, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(192, 256, 384, 4, 4, 128), fast}}),
+        attention_variant("fa_norm_recip", a::fa_norm_recip, plain, {{at(128), fast}, {at(128, 200, 333), fast}, {at(192, 256, 384, 4, 4, 128), fast}, {at(96, 200, 333, 4, 4, 64), fast}, {at(64, 200, 333, 4, 4, 40), fast}}),
         attention_variant("fa_serial", a::fa_serial, plain, both(fast)),
         attention_variant("fa_no_tail_mask", a::fa_no_tail_mask, plain, both(fast)),
         attention_variant("fa_finite_init", a::fa_finite_init, plain, both(fast)),
@@ -147,7 +149,7 @@ std::vector<Variant> attention_table() {
                           {{at(128, 256, 384, 4, 2), fast}, {at(128, 200, 333, 4, 2), fast}, {at(128, 256, 384, 4, 1), fast}}, gqa_cpu),
         attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both(fast)),
         attention_variant("fa_out_f32", a::fa_out_f32, qkvo<bf, Kind::F32>, both(fast)),
-        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, both(fast)),
+        attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, {{at(128), fast}, {at(128, 200, 333), fast}, {at(80, 200, 333), fast}}),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
         attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(fast)),
         attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),

@@ -44,11 +44,11 @@ Leading leading(FragmentValues& values, const Node* load, int row_dim, const std
 
 }  // namespace
 
-AttentionRing attention_ring(const passes::AttentionMatch& m, const AttentionKernel& k) {
+AttentionRing attention_ring(const AttentionKernel& k) {
     AttentionRing r;
-    r.q_bytes = std::int64_t{kAttentionRows} * m.d * 2;
-    r.k_bytes = std::int64_t{k.bn} * m.d * 2;
-    r.v_bytes = std::int64_t{k.bn} * m.dv * 2;
+    r.q_bytes = std::int64_t{kAttentionRows} * k.d * 2;
+    r.k_bytes = std::int64_t{k.bn} * k.d * 2;
+    r.v_bytes = std::int64_t{k.bn} * k.dv * 2;
     r.stage_bytes = r.k_bytes + r.v_bytes;
     return r;
 }
@@ -68,7 +68,7 @@ std::string attention_tile(FragmentValues& values, const passes::AttentionMatch&
     // 264 x 128 rows at every head dimension) well inside L2. Within a group the last
     // query blocks (the longest under a causal trip count) come first: a persistent
     // CTA, taking every gridDim.x-th tile, then takes a long and a short one in turn.
-    const std::int64_t group_ctas = 2 * 132 * 128 / std::max<std::int64_t>(128, std::max(m.d, m.dv));
+    const std::int64_t group_ctas = 2 * 132 * 128 / std::max<std::int64_t>(128, std::max(k.d, k.dv));
     // In 32 bits (the launch keeps the tile count and every extent below 2^31): a
     // 64-bit division is a call, and both roles are short of registers.
     s += "        const int kiln_rctas = (int)kiln_row_ctas, kiln_others = (int)(kiln_ctas / kiln_row_ctas);\n";
@@ -121,7 +121,7 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     // Shared memory: Q (D/64 boxes of [128 rows][64], each warpgroup's 64 rows a half
     // of every box), then per stage K (D/64 boxes of [BN][64]) and V (DV/64 boxes of
     // [BN][64]), then the mbarriers.
-    const AttentionRing ring = attention_ring(m, k);
+    const AttentionRing ring = attention_ring(k);
     const std::int64_t q_bytes = ring.q_bytes, k_bytes = ring.k_bytes, v_bytes = ring.v_bytes, stage_bytes = ring.stage_bytes;
     s += "    unsigned char* const kiln_q = kiln_smem + ((1024 - (kg::smem_u32(kiln_smem) & 1023)) & 1023);\n";
     s += "    unsigned char* const kiln_ring = kiln_q + " + num(q_bytes) + ";\n";
@@ -175,7 +175,7 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "            for (int h = 0; h < 2; ++h) {\n";
     s += "                kg::mbar_wait(&kiln_qempty[h], (kiln_ti & 1) ^ 1);  // once a tile\n";
     s += "                kg::mbar_expect_tx(&kiln_qfull[h], " + num(q_bytes / 2) + ");\n";
-    s += "                for (int x = 0; x < " + num(m.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + " + h * " + num(kRows / 2 * 128) +
+    s += "                for (int x = 0; x < " + num(k.d / 64) + "; ++x) kg::tma_load(kiln_q + x * " + num(kRows * 128) + " + h * " + num(kRows / 2 * 128) +
          ", &kiln_tq, &kiln_qfull[h], " + coords(values, m.load_q, m.q_row_dim, "x * 64", "(int)kiln_R0 + 64 * h") + ");\n";
     s += "            }\n";
     s += "        };\n";
@@ -191,11 +191,11 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "            unsigned char* const kst = kiln_ring + stage * " + num(stage_bytes) + ";\n";
     s += "            kg::mbar_wait(&kiln_kempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_kfull[stage], " + num(k_bytes) + ");\n";
-    s += "            for (int x = 0; x < " + num(m.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
+    s += "            for (int x = 0; x < " + num(k.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
          "x * 64, kb * " + num(k.bn) + lk.suffix + ");\n";
     s += "            kg::mbar_wait(&kiln_vempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_vfull[stage], " + num(v_bytes) + ");\n";
-    s += "            for (int x = 0; x < " + num(m.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k.bn * 128) +
+    s += "            for (int x = 0; x < " + num(k.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k.bn * 128) +
          ", &kiln_tv, &kiln_vfull[stage], " + "x * 64, kb * " + num(k.bn) + lv.suffix + ");\n";
     s += "            if (++stage == " + num(k.stages) + ") stage = 0, phase ^= 1;\n";
     s += "        }\n";

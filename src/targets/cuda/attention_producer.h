@@ -25,7 +25,7 @@ inline constexpr int kAttentionRows = 128;  // query rows per CTA: two consumer 
 struct AttentionRing {
     std::int64_t q_bytes = 0, k_bytes = 0, v_bytes = 0, stage_bytes = 0;
 };
-AttentionRing attention_ring(const passes::AttentionMatch& m, const AttentionKernel& k);
+AttentionRing attention_ring(const AttentionKernel& k);
 
 // Given kiln_tile: the tile's coordinates kiln_g<axis>, kiln_R0 and kiln_rows;
 // then (after them) the program's key limit kiln_limit(i) of query block i,

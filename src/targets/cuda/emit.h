@@ -202,7 +202,8 @@ struct AttentionKernel {
     std::int64_t shared_bytes = 0;     // dynamic, per CTA
     int bm = 0, bn = 0;                // query rows per CTA, keys per block
     std::int64_t program_bk = 0;       // the program's key block (bn differs where the match's key_block_free allows)
-    int d = 0, dv = 0;                 // head dimensions
+    int d = 0, dv = 0;                 // head dimensions the kernel computes with (passes::attention_kernel_head_dim)
+    int program_d = 0, program_dv = 0; // the program's (the launch checks the query and key views end at program_d)
     int stages = 0;                    // depth of the key/value ring
     std::int64_t program_bq = 0;       // the program's query block
     int q = -1, k = -1, v = -1;        // the view parameters

@@ -38,7 +38,7 @@ public:
     std::string write() {
         std::string s;
         const ir::Region& body = *m_.loop->body;
-        const AttentionRing ring = attention_ring(m_, k_);
+        const AttentionRing ring = attention_ring(k_);
         const std::int64_t stage_bytes = ring.stage_bytes, k_bytes = ring.k_bytes;
         stage_bytes_ = stage_bytes;
         k_bytes_ = k_bytes;
@@ -55,6 +55,7 @@ public:
         s += "    unsigned kiln_phase = 0;\n";
         // A deferred output: the previous tile's, packed (attention_quad_pack), and its
         // tile's number (none: ~0u), stored once this tile's first S is issued.
+        // (The program's dv columns: the kernel's padding past them is never stored.)
         if (k_.defer_output) s += "    unsigned kiln_out[" + num(m_.dv / 4) + "], kiln_pend = ~0u;\n";
         s += "    for (unsigned kiln_ti = 0;; ++kiln_ti) {\n";
         s += "    kg::mbar_wait(&kiln_tfull[kiln_ti & 1], (kiln_ti >> 1) & 1);\n";
@@ -83,13 +84,13 @@ public:
         s += "    [[maybe_unused]] const long long kiln_gi_lo = kiln_rw / " + num(m_.bq) + ", kiln_gi_hi = (kiln_rw + 63) / " + num(m_.bq) + ";\n";
         s += "    [[maybe_unused]] const long long kiln_im_lo = kiln_gi_lo == kiln_gi_hi ? kiln_rw % " + num(m_.bq) + " : 0;\n";
         s += "    [[maybe_unused]] const long long kiln_im_hi = kiln_gi_lo == kiln_gi_hi ? (kiln_rw + 63) % " + num(m_.bq) + " : " + num(m_.bq - 1) + ";\n";
-        s += "    float kiln_m[2], kiln_l[2], kiln_o[" + num(m_.dv / 2) + "];\n";
+        s += "    float kiln_m[2], kiln_l[2], kiln_o[" + num(k_.dv / 2) + "];\n";
         s += "    for (int h = 0; h < 2; ++h) {\n";
         s += "        kiln_m[h] = " + expr(m_.init_max->operands[0], Where::cta) + ";\n";
         s += "        kiln_l[h] = " + expr(m_.init_sum->operands[0], Where::cta) + ";\n";
         s += "    }\n";
         s += "#pragma unroll\n";
-        s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
+        s += "    for (int j = 0; j < " + num(k_.dv / 2) + "; ++j) kiln_o[j] = 0.0f;\n";
         // The maximum over the program's first key block (AttentionKernel::first_block_nan).
         if (k_.first_block_nan) s += "    float kiln_first_max[2] = {-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)};\n";
         s += "    kg::mbar_wait(&kiln_qfull[kiln_wgc], kiln_ti & 1);\n";
@@ -222,7 +223,13 @@ private:
         std::string s;
         s += "    {\n";
         s += "        unsigned char* const kiln_qw = kiln_q + kiln_wgc * " + num(kRows / 2 * 128) + ";\n";
-        s += "        for (int i = threadIdx.x % 128; i < " + num(m_.d / 64 * chunks) + "; i += 128) {\n";
+        s += "        for (int i = threadIdx.x % 128; i < " + num(k_.d / 64 * chunks) + "; i += 128) {\n";
+        if (k_.d > m_.d) {
+            // Channels past the program's d (attention_kernel_head_dim) stay the zeros TMA
+            // filled them with: the ops might not map 0 to 0, nor to a finite value. Chunk
+            // p of a box lies in row p / 8, where the swizzle put logical chunk (p % 8) ^ (row % 8).
+            s += "            if ((i / " + num(chunks) + ") * 64 + 8 * ((i % 8) ^ (i / 8 % 8)) >= " + num(m_.d) + ") continue;\n";
+        }
         s += "            uint4* const kiln_c = reinterpret_cast<uint4*>(kiln_qw + (i / " + num(chunks) + ") * " + num(kRows * 128) + " + (i % " + num(chunks) +
              ") * 16);\n";
         s += "            uint4 kiln_w = *kiln_c;\n";
@@ -249,7 +256,7 @@ private:
         std::string s;
         s += "    for (int h = 0; h < 2; ++h) kiln_first_max[h] = kg::quad_max(kiln_first_max[h]);\n";
         s += "#pragma unroll\n";
-        s += "    for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
+        s += "    for (int j = 0; j < " + num(k_.dv / 2) + "; ++j) {\n";
         s += "        const int h = (j >> 1) & 1;\n";
         s += "        if (kiln_lim[h] > 0 && kiln_first_max[h] == -__int_as_float(0x7f800000)) kiln_o[j] = __int_as_float(0x7fffffff);\n";
         s += "    }\n";
@@ -341,7 +348,7 @@ private:
         s += "        const unsigned long long kiln_db = kg::smem_desc(" + stage + ", 16, 1024);\n";
         s += "        kg::wgmma_fence();\n";
         s += "#pragma unroll\n";
-        s += "        for (int ks = 0; ks < " + num(m_.d / 16) + "; ++ks)\n";
+        s += "        for (int ks = 0; ks < " + num(k_.d / 16) + "; ++ks)\n";
         s += "            KilnScore::run(kiln_s, kiln_da + ((ks / 4) * " + num(kRows * 128) + " + (ks % 4) * 32) / 16, kiln_db + ((ks / 4) * " +
              num(k_.bn * 128) + " + (ks % 4) * 32) / 16, ks > 0);\n";
         s += "        kg::wgmma_commit();\n";
@@ -357,7 +364,7 @@ private:
     // compiler must not reuse P's while the tensor cores still read them).
     std::string fence_product() const {
         return "#pragma unroll\n"
-               "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) kg::fence_operand(kiln_o[j]);\n"
+               "        for (int j = 0; j < " + num(k_.dv / 2) + "; ++j) kg::fence_operand(kiln_o[j]);\n"
                "#pragma unroll\n"
                "        for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk) for (int q = 0; q < 4; ++q) kg::fence_operand(kiln_p[kk][q]);\n";
     }
@@ -446,7 +453,7 @@ private:
         s += turn_wait();
         s += "            kg::wgmma_fence();\n";
         s += "#pragma unroll\n";
-        s += "            for (int ks = 0; ks < " + num(m_.d / 16) + "; ++ks) {\n";
+        s += "            for (int ks = 0; ks < " + num(k_.d / 16) + "; ++ks) {\n";
         s += "                const unsigned long long da = kg::smem_desc(kiln_q + (ks / 4) * " + num(kRows * 128) + " + kiln_wgc * " + num(64 * 128) +
              " + (ks % 4) * 32, 16, 1024);\n";
         s += "                const unsigned long long db = kg::smem_desc(kiln_kst + (ks / 4) * " + num(k_.bn * 128) + " + (ks % 4) * 32, 16, 1024);\n";
@@ -496,7 +503,7 @@ private:
 
     std::string output_product() {
         std::string s;
-        const int regs = static_cast<int>(m_.dv / 2);
+        const int regs = k_.dv / 2;
         s += "#pragma unroll\n";
         s += "            for (int j = 0; j < " + num(regs) + "; ++j) {\n";
         s += "                const int h = (j >> 1) & 1;\n";
@@ -556,7 +563,7 @@ private:
         values_.clear();
         for (const Node* a : m_.alphas) values_.set_row(a, "kiln_alpha");
         std::string s = "#pragma unroll\n";
-        s += "        for (int j = 0; j < " + num(m_.dv / 2) + "; ++j) {\n";
+        s += "        for (int j = 0; j < " + num(k_.dv / 2) + "; ++j) {\n";
         s += "            const int h = (j >> 1) & 1;\n";
         s += "            kiln_o[j] = " + expr(m_.scaled_acc, Where::out) + ";\n";
         s += "        }\n";
@@ -587,9 +594,9 @@ private:
 // stages of K and V beside Q in shared memory, and S, P and O in a consumer
 // thread's registers (bn / 2 + bn / 4 + dv / 2 of the 240 setmaxnreg gives, with
 // room for the rest: at most 200).
-bool key_block_fits(std::int64_t bn, const AttentionMatch& m) {
-    const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = bn * (m.d + m.dv) * 2;
-    return bn >= 16 && bn % 16 == 0 && 1024 + q + 2 * stage + 256 <= kSharedLimit && bn / 2 + bn / 4 + m.dv / 2 <= 200;
+bool key_block_fits(std::int64_t bn, const AttentionKernel& k) {
+    const std::int64_t q = std::int64_t{kRows} * k.d * 2, stage = bn * (k.d + k.dv) * 2;
+    return bn >= 16 && bn % 16 == 0 && 1024 + q + 2 * stage + 256 <= kSharedLimit && bn / 2 + bn / 4 + k.dv / 2 <= 200;
 }
 
 // The key block: the one EmitOptions::attention_key_block asks for where the program
@@ -603,15 +610,17 @@ bool key_block_fits(std::int64_t bn, const AttentionMatch& m) {
 void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     k.bm = kRows;
     k.program_bk = m.bk;
+    k.program_d = static_cast<int>(m.d);
+    k.program_dv = static_cast<int>(m.dv);
+    k.d = static_cast<int>(passes::attention_kernel_head_dim(m.d));
+    k.dv = static_cast<int>(passes::attention_kernel_head_dim(m.dv));
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
     const bool program_taken = passes::attention_kernel_takes_key_block(m.bk, m.d, m.dv);
     // From a -inf row maximum (first_block_nan) only blocks holding whole program blocks.
-    const bool asked_fits = asked > 0 && key_block_fits(asked, m) && (!m.first_block_nan || asked % m.bk == 0);
+    const bool asked_fits = asked > 0 && key_block_fits(asked, k) && (!m.first_block_nan || asked % m.bk == 0);
     k.bn = m.key_block_free && asked_fits ? asked : program_taken ? static_cast<int>(m.bk) : own;
     k.first_block_nan = m.first_block_nan && k.bn != m.bk;
-    k.d = static_cast<int>(m.d);
-    k.dv = static_cast<int>(m.dv);
-    const std::int64_t q = std::int64_t{kRows} * m.d * 2, stage = std::int64_t{k.bn} * (m.d + m.dv) * 2;
+    const std::int64_t q = std::int64_t{kRows} * k.d * 2, stage = std::int64_t{k.bn} * (k.d + k.dv) * 2;
     k.stages = static_cast<int>(std::min<std::int64_t>(4, (kSharedLimit - 1024 - q - 256) / stage));
     k.threads = 384;
     k.shared_bytes = 1024 + q + k.stages * stage + 8 * (8 + 4 * k.stages) + 16;  // + the mbarriers and the tile numbers' ring
@@ -636,8 +645,8 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     // The pipelined schedule keeps S, P and O in registers at once: measured faster
     // up to 128 value channels, slower at 256 (O alone is 128 registers a thread):
     // bench/results/attention-20261202.
-    k.overlap = E.options().attention_overlap == 2 || (E.options().attention_overlap == 1 && m.dv <= 128);
-    k.pingpong = E.options().attention_pingpong == 1 || (E.options().attention_pingpong == -1 && m.d > 64);
+    k.overlap = E.options().attention_overlap == 2 || (E.options().attention_overlap == 1 && k.dv <= 128);
+    k.pingpong = E.options().attention_pingpong == 1 || (E.options().attention_pingpong == -1 && k.d > 64);
     k.quad_output = E.options().attention_quad_stores && attention_output_quads(m);
     k.staged_output = !k.quad_output && E.options().attention_staged_stores && attention_output_staged(m);
     k.l2_groups = E.options().attention_l2_groups;
@@ -681,8 +690,12 @@ std::string AttentionKernel::describe() const {
     if (entry.empty()) return "";
     return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block" +
            (bn != program_bk ? " (the program's blocks have " + std::to_string(program_bk) + " keys: masks and indices from each key's index)" : "") +
-           ", head dims " +
-           std::to_string(d) + "/" + std::to_string(dv) + ", " + std::to_string(stages) +
+           ", head dims " + std::to_string(program_d) + "/" + std::to_string(program_dv) +
+           (d != program_d || dv != program_dv
+                ? " (computed as " + std::to_string(d) + "/" + std::to_string(dv) +
+                      ": the channels past the program's read as zeros, which the launch checks the query and key views end at)"
+                : "") +
+           ", " + std::to_string(stages) +
            " TMA stages of K and V (128B swizzle, mbarrier ring), 2 consumer warpgroups (S = Q K^T and O += P V on wgmma.mma_async, P from "
            "registers; " + (overlap ? "each block's softmax overlapping the previous block's O += P V" : "blocks one after the other") +
            (pingpong ? ", the two taking turns to issue their products" : "") +

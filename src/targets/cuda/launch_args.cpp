@@ -393,6 +393,17 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
     };
     // Q in boxes of 64 rows: each consumer warpgroup's rows are loaded (and refilled
     // for the next tile) on their own barrier.
+    // Where the kernel pads the head dimension (passes::attention_kernel_head_dim), the
+    // query and key channels past the program's d must read as zeros: TMA's fill past
+    // the views' ends. Views with more channels (a slice of a wider row) take the
+    // kernel above. (The value channels past dv only give columns that are not stored.)
+    if (a.d > a.program_d)
+        for (const auto& [index, name] : {std::pair{a.q, "query"}, std::pair{a.k, "key"}}) {
+            const Arg& v = args[static_cast<std::size_t>(index)];
+            if (!v.extents.empty() && v.extents.back() > a.program_d)
+                return reject("the " + std::string(name) + " view has " + std::to_string(v.extents.back()) + " channels, more than the program's " +
+                              std::to_string(a.program_d) + ", which the kernel pads to " + std::to_string(a.d) + " with zeros");
+        }
     std::string refused = operand(a.q, a.q_row_dim, static_cast<unsigned>(a.bm / 2), L->maps[0], "the query view");
     if (refused.empty()) refused = operand(a.k, a.k_row_dim, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
     if (refused.empty()) refused = operand(a.v, a.v_row_dim, static_cast<unsigned>(a.bn), L->maps[2], "the value view");

@@ -62,6 +62,8 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_bn", a.bn);
     v("attention_d", a.d);
     v("attention_dv", a.dv);
+    v("attention_program_d", a.program_d);
+    v("attention_program_dv", a.program_dv);
     v("attention_stages", a.stages);
     v("attention_program_bq", a.program_bq);
     v("attention_program_bk", a.program_bk);
