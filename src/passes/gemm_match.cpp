@@ -330,14 +330,27 @@ private:
             if (dead(n) || n == m_.loop || n == m_.result || (n == init_ && !m_.init) || n->op == OpCode::yield || mask_parts_.count(n)) continue;
             if (n->op == OpCode::store) {
                 if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
-                if (!is_origin(n->operands[0], true) || !is_origin(n->operands[1], false)) return no("a store is not at the tile's block origin");
                 const Node* v = n->operands.back();
+                // Ct[n0, m0] of [bn, bm]: the value a permute of an epilogue tile (below).
+                const bool transposed = transposed_.count(v) != 0;
+                if (transposed) v = v->operands[0];
+                if (!is_origin(n->operands[0], !transposed) || !is_origin(n->operands[1], transposed))
+                    return no("a store is not at the tile's block origin");
                 if (v->type.dims != acc_dims) return no("a store's tile is not the accumulator's shape");
                 if (!varies.count(v)) return no("a stored value is not computed from the accumulator by the epilogue");
                 Kind k = v->type.kind;
                 if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
                 if (ir::param_index(*n) == ir::param_index(*m_.load_a) || ir::param_index(*n) == ir::param_index(*m_.load_b))
                     return no("an output view is also an operand of the mma");
+                m_.stores_transposed.push_back(transposed);
+                continue;
+            }
+            // An epilogue tile with its two dims swapped, for a store into a view whose
+            // rows are the tile's columns: the kernel stores the element at (r, c) at
+            // (c, r) instead. Any other use finds it outside the epilogue's values.
+            if (n->op == OpCode::permute && n->type.rank() == 2 && ir::dim_map(*n)[0] == 1 && varies.count(n->operands[0]) &&
+                n->operands[0]->type.dims == acc_dims) {
+                transposed_.insert(n);
                 continue;
             }
             if (harmless_scalar(n) && host_evaluable(*n)) continue;
@@ -413,6 +426,7 @@ private:
     const Node* init_ = nullptr;
     const Node *m_index_ = nullptr, *n_index_ = nullptr;  // the block indices: grid indices, or a 1-D grid's pid / G and pid % G
     std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
+    std::unordered_set<const Node*> transposed_;  // permutes of epilogue tiles that only a transposed store may read
 };
 
 }  // namespace

@@ -30,7 +30,9 @@
 //       - vectors loaded along n: V[n0] of [bn] (a bias, a per-column scale);
 //       - vectors loaded along m: V[m0] of [bm] (a per-row scale);
 //       - tiles loaded at the block: R[m0, n0] of [bm, bn] (a residual);
-//     C[m0, n0].store(...) of [bm, bn], one or more (e.g. pre- and post-activation)
+//     C[m0, n0].store(...) of [bm, bn], one or more (e.g. pre- and post-activation),
+//       or Ct[n0, m0].store(...) of [bn, m] (an output stored transposed: the store
+//       takes the tile's axes in the view's order, a permute of the epilogue's value)
 // Because reassociation is allowed and every epilogue value at output (r, c)
 // depends only on the inputs at (r, c), (c), (r), the kernel may tile differently
 // from the program: it computes every element the program's tiles cover, C[r, c]
@@ -84,7 +86,10 @@ struct GemmMatch {
     // values (loads, broadcasts, elementwise ops); scalars it reads that are not in
     // this list are host-evaluable (constants, parameters, their arithmetic).
     std::vector<EpilogueValue> epilogue;
-    std::vector<const ir::Node*> stores;     // each C[m0, n0] of [bm, bn]
+    std::vector<const ir::Node*> stores;     // each C[m0, n0] of [bm, bn], or Ct[n0, m0] of [bn, bm]
+    // Per store: whether it is Ct[n0, m0] of the permuted value (its value's operand
+    // is then the [bm, bn] epilogue value stored).
+    std::vector<bool> stores_transposed;
     std::int64_t bm = 0, bn = 0, bk = 0;     // the program's tile
     int m_axis = 0;                          // the grid axis of the m-blocks (the other: n-blocks)
     // A 1-D grid over the tiles: pid's m-block is pid / tiles_per_row and its n-block

@@ -177,6 +177,7 @@ struct GemmKernel {
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
+    std::vector<int> outputs_transposed;  // per output, 1 where it is stored transposed (Ct[n0, m0]: its rows are the columns)
     int m_axis = 0;                    // the parallel nest's axis of the m-blocks
     // A 1-D grid over the tiles (passes/gemm_match.h: tiles_per_row): 0 none (2-D),
     // 1 m-block pid / G and n-block pid % G, 2 the other way round.

@@ -97,7 +97,10 @@ public:
             names_.push_back(v.node);
         }
         values_ = body_;
-        for (const Node* st : m_.stores) store(*st);
+        for (std::size_t i = 0; i < m_.stores.size(); ++i) {
+            if (m_.stores_transposed[i]) store_transposed(*m_.stores[i]);
+            else store(*m_.stores[i]);
+        }
     }
     // kg::QuadStores for the tiles inside the bounds (emit_gemm_sm90.cuh), where
     // every output has 2-byte elements; empty otherwise (the pair stores alone).
@@ -253,6 +256,23 @@ private:
         body_ += "        }\n";
     }
 
+    // Stores the pair to an output stored transposed (Ct[n0, m0]: the element at (r, c)
+    // goes to Ct's (c, r)), element by element: the pair's two elements are a row of Ct
+    // apart. (A quad's lanes hold 8 adjacent rows r of a column: 16 contiguous bytes of
+    // Ct's row c.)
+    void store_transposed(const Node& st) {
+        const Node* v = stored_registers(st.operands.back()->operands[0]);
+        Kind k = st.operands.back()->type.kind;
+        std::string a = "a" + num(ir::param_index(st));
+        std::string y0 = operand(v, 0), y1 = operand(v, 1);
+        inside_.insert("ce <= " + a + "_e0 && re <= " + a + "_e1");
+        body_ += "        {\n";
+        body_ += "            " + stype(k) + "* const p = " + a + " + c * " + a + "_s0 + r * " + a + "_s1;\n";
+        body_ += "            if (kiln_in || (r < " + a + "_e1 && c < " + a + "_e0)) p[0] = " + to_storage(k, y0) + ";\n";
+        body_ += "            if (kiln_in || (r < " + a + "_e1 && c + 1 < " + a + "_e0 && c + 1 < kiln_cols)) p[" + a + "_s0] = " + to_storage(k, y1) + ";\n";
+        body_ += "        }\n";
+    }
+
     Emitter& E_;
     const GemmMatch& m_;
     std::string body_, scalars_, columns_, fields_, copies_;
@@ -280,7 +300,10 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.b_kmajor = m.b_kmajor;
     g.split_k = E.options().gemm_split_k;
     g.cluster = E.options().gemm_cluster == 2 && !g.split_k ? 2 : 1;
-    for (const Node* st : m.stores) g.outputs.push_back(ir::param_index(*st));
+    for (std::size_t i = 0; i < m.stores.size(); ++i) {
+        g.outputs.push_back(ir::param_index(*m.stores[i]));
+        g.outputs_transposed.push_back(m.stores_transposed[i] ? 1 : 0);
+    }
     g.m_axis = m.m_axis;
     g.flat_grid = m.tiles_per_row ? (m.flat_m_by_div ? 1 : 2) : 0;
     g.flat_split = m.flat_split;
@@ -335,6 +358,10 @@ std::string GemmKernel::describe() const {
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
            (a_mmajor ? ", A stored [K, M] (M-major)" : "") + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
+           (std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)
+                ? ", " + std::to_string(std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)) +
+                      " output(s) stored transposed (element by element, a quad's lanes writing 8 adjacent elements of a row)"
+                : "") +
            (quad_stores ? ", output stores in whole 16-byte chunks (a transpose inside each quad of lanes) where rows are 16-byte aligned"
                         : ", output stores in pairs of elements (an output of 4-byte elements, or KILN_GEMM_QUAD_STORES=0)") +
            "; A and B read by TMA in place (16-byte aligned base and row stride, unit inner stride) or from a copy packed "

@@ -196,9 +196,11 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     // What the program's tiles cover: the outputs' rows and columns (each output
     // is clipped to its own extents in the kernel), and the k range.
     std::int64_t out_rows = 0, out_cols = 0;
-    for (int o : g.outputs) {
-        out_rows = std::max(out_rows, args[static_cast<std::size_t>(o)].extents[0]);
-        out_cols = std::max(out_cols, args[static_cast<std::size_t>(o)].extents[1]);
+    for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+        const auto& e = args[static_cast<std::size_t>(g.outputs[i])].extents;
+        const bool transposed = i < g.outputs_transposed.size() && g.outputs_transposed[i];  // Ct: its rows are the columns
+        out_rows = std::max(out_rows, e[transposed ? 1 : 0]);
+        out_cols = std::max(out_cols, e[transposed ? 0 : 1]);
     }
     GemmProblem pr;
     pr.rows = covered(grid_m, g.program_bm, out_rows);

@@ -47,6 +47,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_split_k", g.split_k);
     v("gemm_cluster", g.cluster);
     v("gemm_outputs", g.outputs);
+    v("gemm_outputs_transposed", g.outputs_transposed);
     v("gemm_m_axis", g.m_axis);
     v("gemm_flat_grid", g.flat_grid);
     v("gemm_flat_split", g.flat_split);
