@@ -82,11 +82,6 @@ bool same_scale(double x, double y) { return std::fabs(x - y) <= 1e-12 * std::ma
 bool scalar(const Node* n) { return is_scalar(n); }
 std::vector<int> axes_of(const Node* n) { return non_unit_axes(n); }
 
-// A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
-// [m, d], or the output written back as [1, m, dv]): the same elements on the same
-// axes, which the kernel, addressing elements by axis, reads as its operand.
-bool unit_reshape(const Node* n) { return n->op == OpCode::reshape && axes_of(n) == axes_of(n->operands[0]); }
-
 class Matcher : public DataflowMatcher<AttentionMatch> {
 public:
     Matcher(const ir::Program& p, bool reblock_minus_infinity, const LiveNodes* live)

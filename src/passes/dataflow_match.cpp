@@ -32,4 +32,6 @@ std::vector<int> non_unit_axes(const Node* n) {
     return a;
 }
 
+bool unit_reshape(const Node* n) { return n->op == detail::OpCode::reshape && non_unit_axes(n) == non_unit_axes(n->operands[0]); }
+
 }  // namespace kiln::passes

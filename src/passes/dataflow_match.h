@@ -24,6 +24,10 @@ std::optional<double> float_constant(const ir::Node* n);
 bool index_times(const ir::Node* n, const ir::Node* index, std::int64_t extent);
 // The tile's dims other than unit ones, as axis ids.
 std::vector<int> non_unit_axes(const ir::Node* n);
+// A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
+// [m, d], or the output written back as [1, m, dv]): the same elements on the same
+// axes, which a kernel addressing elements by axis reads as its operand.
+bool unit_reshape(const ir::Node* n);
 
 // The nodes a program needs (passes/dce.h's `live`); a matcher given them passes over
 // the rest, so that a value computed and never used (a debugging leftover) does not

@@ -102,6 +102,10 @@ const Node* unmasked(const Node* x, std::vector<GemmMask>& masks, std::unordered
 const Node* operand_load(const Node* x, std::vector<GemmMask>& masks, std::unordered_set<const Node*>& parts, bool& swapped) {
     swapped = false;
     const Node* u = unmasked(x, masks, parts);
+    if (u && u->type.rank() == 2 && unit_reshape(u) && u->operands[0]->op == OpCode::load) {  // a [1.., m, k] tile of a batched view
+        parts.insert(u);
+        return u->operands[0];
+    }
     if (u && u->op == OpCode::permute && u->type.rank() == 2 && ir::dim_map(*u)[0] == 1) {  // the only 2-D permute besides the identity
         parts.insert(u);
         swapped = true;
@@ -125,8 +129,8 @@ public:
 private:
     bool match() {
         const Node* grid = p_.grid;
-        if (!grid || (ir::loop_rank(*grid) != 2 && ir::loop_rank(*grid) != 1) || !ir::loop_inits(*grid).empty())
-            return no("no 2-D parallel nest (or 1-D over the tiles)");
+        if (!grid || ir::loop_rank(*grid) < 1 || ir::loop_rank(*grid) > 5 || !ir::loop_inits(*grid).empty())
+            return no("no parallel nest over (m-block, n-block) tiles (with up to 3 batch axes, or 1-D over the tiles)");
         m_.grid = grid;
         for (const Node* n : p_.body.nodes)
             if (n != grid && !dead(n) && !harmless_scalar(n)) return no("work outside the parallel nest");
@@ -247,28 +251,47 @@ private:
         if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
         // A load with a fallback of +0 (`.load(0.0f)`) reads what the bounds policy's
         // zero fill reads: the kernel's TMA fills out-of-range elements with +0.
+        // (A view of rank r > 2: a [1.., rows, cols] tile, its leading coordinates the
+        // batch's, checked once the batch axes are known.)
         for (const Node* l : {a, b}) {
-            const auto* q = view(l, 2, false);
-            const std::size_t coords = ir::has_fallback(*l) ? 3 : 2;
-            if (l->operands.size() != coords || !q || q->kind != l->type.kind) return no("a load is not a plain 2-D tile of a view");
+            const int rank = ir::access_rank(*l);
+            const auto* q = view(l, rank, false);
+            const std::size_t coords = static_cast<std::size_t>(rank) + (ir::has_fallback(*l) ? 1 : 0);
+            if (rank < 2 || rank > 5 || l->type.rank() != rank || l->operands.size() != coords || !q || q->kind != l->type.kind)
+                return no("a load is not a plain 2-D tile of a view");
+            for (int d = 0; d + 2 < rank; ++d)
+                if (l->type.dims[static_cast<std::size_t>(d)].extent != 1) return no("a load is not a plain 2-D tile of a view (besides unit leading dims)");
             if (ir::has_fallback(*l) && !positive_zero(l->operands.back())) return no("a load's fallback is not +0 (the kernel fills with +0)");
         }
-        std::int64_t bm = a->type.dims[at ? 1 : 0].extent, bk = a->type.dims[at ? 0 : 1].extent, bn = bt ? b->type.dims[0].extent : b->type.dims[1].extent;
-        const Node *a_m = a->operands[at ? 1 : 0], *a_k = a->operands[at ? 0 : 1];
-        const Node *b_k = b->operands[bt ? 1 : 0], *b_n = b->operands[bt ? 0 : 1];
+        const std::size_t ao = static_cast<std::size_t>(ir::access_rank(*a) - 2), bo = static_cast<std::size_t>(ir::access_rank(*b) - 2);
+        std::int64_t bm = a->type.dims[ao + (at ? 1 : 0)].extent, bk = a->type.dims[ao + (at ? 0 : 1)].extent,
+                     bn = b->type.dims[bo + (bt ? 0 : 1)].extent;
+        const Node *a_m = a->operands[ao + (at ? 1 : 0)], *a_k = a->operands[ao + (at ? 0 : 1)];
+        const Node *b_k = b->operands[bo + (bt ? 1 : 0)], *b_n = b->operands[bo + (bt ? 0 : 1)];
         if (t ? !index_times(a_k, t, bk) || !index_times(b_k, t, bk) : int_constant(a_k) != 0 || int_constant(b_k) != 0)
             return no(t ? "the k origins are not t * bk" : "no k loop, and the operands' k origins are not 0");
-        if (ir::loop_rank(*m_.grid) == 2) {
-            const Node* gi = m_.grid->body->args[0];
-            const Node* gj = m_.grid->body->args[1];
-            if (index_times(a_m, gi, bm) && index_times(b_n, gj, bn)) m_.m_axis = 0;
-            else if (index_times(a_m, gj, bm) && index_times(b_n, gi, bn)) m_.m_axis = 1;
-            else return no("the block origins are not grid index * tile extent");
-            m_index_ = m_.grid->body->args[static_cast<std::size_t>(m_.m_axis)];
-            n_index_ = m_.grid->body->args[static_cast<std::size_t>(1 - m_.m_axis)];
+        const int rank = ir::loop_rank(*m_.grid);
+        if (rank >= 2) {
+            const auto& args = m_.grid->body->args;
+            m_.m_axis = m_.n_axis = -1;
+            for (int i = 0; i < rank; ++i)
+                for (int j = 0; j < rank; ++j)
+                    if (i != j && m_.m_axis < 0 && index_times(a_m, args[static_cast<std::size_t>(i)], bm) &&
+                        index_times(b_n, args[static_cast<std::size_t>(j)], bn)) {
+                        m_.m_axis = i;
+                        m_.n_axis = j;
+                    }
+            if (m_.m_axis < 0) return no("the block origins are not grid index * tile extent");
+            for (int i = 0; i < rank; ++i)
+                if (i != m_.m_axis && i != m_.n_axis) m_.batch_axes.push_back(i);
+            m_index_ = args[static_cast<std::size_t>(m_.m_axis)];
+            n_index_ = args[static_cast<std::size_t>(m_.n_axis)];
         } else if (!match_flat_grid(times(a_m, bm), times(b_n, bn))) {
             return false;
         }
+        for (const Node* l : {a, b})
+            for (int d = 0; d + 2 < ir::access_rank(*l); ++d)
+                if (!batch_scalar(l->operands[static_cast<std::size_t>(d)])) return no("a leading coordinate of an operand is not a scalar of the batch indices");
         m_.load_a = a;
         m_.load_b = b;
         m_.mma = mma;
@@ -304,6 +327,19 @@ private:
         return true;
     }
 
+    // A scalar the kernel computes per batch: host scalars, the batch axes' indices and
+    // index arithmetic of them (b, b / G, h + H * b), nothing the m- or n-blocks, the k
+    // loop or memory gives.
+    bool batch_scalar(const Node* n) const {
+        if (!scalar(n) || is_float(n->type.kind)) return false;
+        if (host_evaluable(*n)) return true;
+        const auto& args = m_.grid->body->args;
+        for (int ax : m_.batch_axes)
+            if (n == args[static_cast<std::size_t>(ax)]) return true;
+        if (!harmless_scalar(n) || n->operands.empty() || ir::category(n->op) == ir::OpCategory::leaf || !ir::is_elementwise(n->op)) return false;
+        return std::all_of(n->operands.begin(), n->operands.end(), [&](const Node* o) { return batch_scalar(o); });
+    }
+
     // x where n = x * extent (either operand order), else null.
     static const Node* times(const Node* n, std::int64_t extent) {
         if (n->op != OpCode::mul || n->operands.size() != 2) return nullptr;
@@ -329,12 +365,23 @@ private:
         for (const Node* n : g.nodes) {
             if (dead(n) || n == m_.loop || n == m_.result || (n == init_ && !m_.init) || n->op == OpCode::yield || mask_parts_.count(n)) continue;
             if (n->op == OpCode::store) {
-                if (!view(n, 2, true) || n->operands.size() != 3) return no("a store is not into a writable 2-D view");
+                const int rank = ir::access_rank(*n);
+                if (rank < 2 || rank > 5 || !view(n, rank, true) || n->operands.size() != static_cast<std::size_t>(rank) + 1)
+                    return no("a store is not into a writable view of rank 2 to 5");
                 const Node* v = n->operands.back();
+                // A batched view's [1.., bm, bn]: the value an epilogue tile through a unit reshape (below).
+                if (rank > 2) {
+                    if (!unit_reshapes_.count(v)) return no("a store into a view of rank " + std::to_string(rank) + " is not of an epilogue tile with unit leading dims");
+                    for (int d = 0; d + 2 < rank; ++d)
+                        if (v->type.dims[static_cast<std::size_t>(d)].extent != 1 || !batch_scalar(n->operands[static_cast<std::size_t>(d)]))
+                            return no("a store's leading dims are not unit ones at scalars of the batch indices");
+                    v = v->operands[0];
+                }
                 // Ct[n0, m0] of [bn, bm]: the value a permute of an epilogue tile (below).
-                const bool transposed = transposed_.count(v) != 0;
+                const bool transposed = rank == 2 && transposed_.count(v) != 0;
                 if (transposed) v = v->operands[0];
-                if (!is_origin(n->operands[0], !transposed) || !is_origin(n->operands[1], transposed))
+                const std::size_t o = static_cast<std::size_t>(rank - 2);
+                if (!is_origin(n->operands[o], !transposed) || !is_origin(n->operands[o + 1], transposed))
                     return no("a store is not at the tile's block origin");
                 if (v->type.dims != acc_dims) return no("a store's tile is not the accumulator's shape");
                 if (!varies.count(v)) return no("a stored value is not computed from the accumulator by the epilogue");
@@ -351,6 +398,11 @@ private:
             if (n->op == OpCode::permute && n->type.rank() == 2 && ir::dim_map(*n)[0] == 1 && varies.count(n->operands[0]) &&
                 n->operands[0]->type.dims == acc_dims) {
                 transposed_.insert(n);
+                continue;
+            }
+            // An epilogue tile with unit leading dims added, for a store into a batched view.
+            if (unit_reshape(n) && n->type.rank() > 2 && varies.count(n->operands[0]) && n->operands[0]->type.dims == acc_dims) {
+                unit_reshapes_.insert(n);
                 continue;
             }
             if (harmless_scalar(n) && host_evaluable(*n)) continue;
@@ -427,6 +479,7 @@ private:
     const Node *m_index_ = nullptr, *n_index_ = nullptr;  // the block indices: grid indices, or a 1-D grid's pid / G and pid % G
     std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
     std::unordered_set<const Node*> transposed_;  // permutes of epilogue tiles that only a transposed store may read
+    std::unordered_set<const Node*> unit_reshapes_;  // epilogue tiles with unit dims added, that only a batched store may read
 };
 
 }  // namespace

@@ -33,6 +33,13 @@
 //     C[m0, n0].store(...) of [bm, bn], one or more (e.g. pre- and post-activation),
 //       or Ct[n0, m0].store(...) of [bn, m] (an output stored transposed: the store
 //       takes the tile's axes in the view's order, a permute of the epilogue's value)
+// Batched: a parallel nest of 3 to 5 axes, two of them the m- and n-blocks as above
+// and the others batch axes (a batch, a head); the views of any rank from 2 to 5,
+// each tile [1.., bm, bk] (and so on) read through a reshape dropping its unit dims,
+// the outputs written back through one adding them, every leading coordinate a
+// scalar of the batch indices and host scalars (b, b / G for a shared K/V head, 0).
+// The kernel's work units are then (batch, tile); each view is a tensor map of its
+// own rank.
 // Because reassociation is allowed and every epilogue value at output (r, c)
 // depends only on the inputs at (r, c), (c), (r), the kernel may tile differently
 // from the program: it computes every element the program's tiles cover, C[r, c]
@@ -91,7 +98,8 @@ struct GemmMatch {
     // is then the [bm, bn] epilogue value stored).
     std::vector<bool> stores_transposed;
     std::int64_t bm = 0, bn = 0, bk = 0;     // the program's tile
-    int m_axis = 0;                          // the grid axis of the m-blocks (the other: n-blocks)
+    int m_axis = 0, n_axis = 1;              // the grid axes of the m- and n-blocks
+    std::vector<int> batch_axes;             // the grid's other axes, in order (empty: no batch)
     // A 1-D grid over the tiles: pid's m-block is pid / tiles_per_row and its n-block
     // pid % tiles_per_row (flat_m_by_div), or the other way round (null: a 2-D grid).
     const ir::Node* tiles_per_row = nullptr;

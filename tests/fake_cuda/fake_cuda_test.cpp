@@ -625,6 +625,55 @@ TEST_F(FakeCuda, AttentionPadsHeadDimensionsToWholeBoxesWhereTheViewsEndThere) {
     EXPECT_NE(counts().last_block, 384u) << "a key view of 128 channels for a tile of 96: the generic kernel";
 }
 
+// A batched GEMM (passes/gemm_match.h): 4-D views [batch, head, rows, cols], two heads
+// sharing each head of B (h / 2), the batch axes after the tiles' in the grid. Its
+// kernel is the Hopper GEMM with work units of a batch and a tile: each operand a tensor
+// map of its view's rank (the leading dims one deep per box, innermost first), a
+// persistent grid of one CTA per multiprocessor at most.
+TEST_F(FakeCuda, BatchedGemmReadsEachOperandThroughAMapOfItsRank) {
+    auto k = kernel("fake_batched_gemm", [](View<const bf16, 4> A, View<const bf16, 4> B, View<bf16, 4> C) {
+        auto group = A.extent<1>() / B.extent<1>();
+        auto gm = axis("gm", ceil_div(A.extent<2>(), 128)), gn = axis("gn", ceil_div(B.extent<3>(), 128)), kt = axis("kt", ceil_div(A.extent<3>(), 64));
+        auto gb = axis("batch", A.extent<0>()), gh = axis("head", A.extent<1>());
+        auto one = axis("one", 1), one2 = axis("one2", 1), m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn, gb, gh))) {
+            auto b = nest.index(gb), h = nest.index(gh), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(reshape(A[coord(b, h, m0, k0), shape(one, one2, m, kk)], shape(m, kk)),
+                          reshape(B[coord(b, h / group, k0, n0), shape(one, one2, kk, n)], shape(kk, n)), acc);
+            }
+            C(coord(b, h, m0, n0), shape(one, one2, m, n)).store(reshape(cast<bf16>(acc), shape(one, one2, m, n)));
+        }
+    });
+    Tensor<bf16> a({3, 4, 200, 256}), b({3, 2, 256, 384}), c({3, 4, 200, 384});
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    Executable exe = k.compile(cuda());
+    fake()->reset();
+    exe.launch(std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    EXPECT_EQ(counts().launches, 1);
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM: a producer and two consumer warpgroups";
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "A and B";
+    EXPECT_EQ(maps[0].rank, 4u);
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 4), (std::vector<std::uint64_t>{256, 200, 4, 3}));
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].strides, maps[0].strides + 3), (std::vector<std::uint64_t>{256 * 2, 200 * 256 * 2, 4 * 200 * 256 * 2}));
+    EXPECT_EQ(std::vector<unsigned>(maps[0].box, maps[0].box + 4), (std::vector<unsigned>{64, 128, 1, 1}));
+    EXPECT_EQ(maps[1].rank, 4u);
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 4), (std::vector<std::uint64_t>{384, 256, 2, 3}));
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].strides, maps[1].strides + 3), (std::vector<std::uint64_t>{384 * 2, 256 * 384 * 2, 2 * 256 * 384 * 2}));
+    EXPECT_EQ(maps[1].box[2], 1u);
+    EXPECT_EQ(maps[1].box[3], 1u);
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("batched (work units of a batch and a tile"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("12 batch(es)"), std::string::npos) << plan;
+    // 12 batches of (2 x 3 tiles of 128 x 128, or 4 x 3 of 64-row tiles chosen at launch): more units than the fake's 132 multiprocessors or not,
+    // the grid is at most one CTA per multiprocessor and at most one per unit.
+    EXPECT_LE(counts().last_grid, 132u);
+    EXPECT_GE(counts().last_grid, 12u * 6u < 132u ? 12u * 6u : 132u) << plan;
+}
+
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks
 // (TargetImpl::prepare_batch, one program at a time on this target), so that the
 // campaign's time report can tell NVRTC from the launches: every module of the

@@ -698,6 +698,65 @@ inline Kernel split_k() { return kernel("split_k", [](View<const bf16, 2> A, Vie
     }
 }); }
 
+// ---------------------------------------------------------------- batches (session 25, written beside the batched kernel)
+
+// A linear layer over a batch of sequences: X [batch, M, K] against one weight W [N, K]
+// (2-D, shared by every batch), a bias and a ReLU.
+inline Kernel batched_shared_weight() { return kernel("batched_shared_weight", [](View<const bf16, 3> X, View<const bf16, 2> W, View<const f32, 1> bias, View<bf16, 3> Y) {
+    auto gb = axis("batch", X.extent(0));
+    auto gm = axis("gm", ceil_div(X.extent(1), 128)), gn = axis("gn", ceil_div(W.extent(0), 128)), kt = axis("kt", ceil_div(X.extent(2), 64));
+    auto one = axis("one", 1), m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gb, gm, gn))) {
+        auto b = nest.index(gb), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 64;
+            acc = mma(reshape(X[coord(b, m0, k0), shape(one, m, k)], shape(m, k)), W[coord(n0, k0), shape(n, k)], acc);
+        }
+        auto y = max(acc + bias[coord(n0), shape(n)], 0.0f);
+        Y(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<bf16>(y), shape(one, m, n)));
+    }
+}); }
+
+// Attention scores per (batch, head): S = Q K^T * scale over 4-D views [batch, head, seq, d],
+// K read K-major, f32 scores; the grid's batch axes first.
+inline Kernel batched_heads_4d() { return kernel("batched_heads_4d", [](View<const bf16, 4> Q, View<const bf16, 4> K, View<f32, 4> S) {
+    auto gb = axis("batch", Q.extent(0)), gh = axis("head", Q.extent(1));
+    auto gm = axis("gm", ceil_div(Q.extent(2), 128)), gn = axis("gn", ceil_div(K.extent(2), 128)), kt = axis("kt", ceil_div(Q.extent(3), 64));
+    auto one = axis("one", 1), one2 = axis("one2", 1), m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gb, gh, gm, gn))) {
+        auto b = nest.index(gb), h = nest.index(gh), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.serial(shape(kt))) {
+            auto k0 = step.index() * 64;
+            auto q = reshape(Q[coord(b, h, m0, k0), shape(one, one2, m, k)], shape(m, k));
+            auto kk = reshape(K[coord(b, h, n0, k0), shape(one, one2, n, k)], shape(n, k));
+            acc = mma(q, kk, acc);
+        }
+        S(coord(b, h, m0, n0), shape(one, one2, m, n)).store(reshape(acc * 0.125f, shape(one, one2, m, n)));
+    }
+}); }
+
+// Grouped heads: A [batch, heads, M, K] against B [batch, heads / group, K, N] (a head
+// group shares B, at h / group), the batch axes last in the grid.
+inline Kernel batched_grouped() { return kernel("batched_grouped", [](View<const bf16, 4> A, View<const bf16, 4> B, View<bf16, 4> C) {
+    auto group = A.extent(1) / B.extent(1);
+    auto gm = axis("gm", ceil_div(A.extent(2), 128)), gn = axis("gn", ceil_div(B.extent(3), 128)), kt = axis("kt", ceil_div(A.extent(3), 64));
+    auto gb = axis("batch", A.extent(0)), gh = axis("head", A.extent(1));
+    auto one = axis("one", 1), one2 = axis("one2", 1), m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gm, gn, gb, gh))) {
+        auto b = nest.index(gb), h = nest.index(gh), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 64;
+            auto a = reshape(A[coord(b, h, m0, k0), shape(one, one2, m, k)], shape(m, k));
+            auto bb = reshape(B[coord(b, h / group, k0, n0), shape(one, one2, k, n)], shape(k, n));
+            acc = mma(a, bb, acc);
+        }
+        C(coord(b, h, m0, n0), shape(one, one2, m, n)).store(reshape(cast<bf16>(acc), shape(one, one2, m, n)));
+    }
+}); }
+
 #undef GEMM_HEAD
 #undef GEMM_TAIL
 

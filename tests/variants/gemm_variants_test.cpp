@@ -20,7 +20,9 @@ const Dims small{.m = 100, .n = 130, .k = 70};
 
 // The plan's reasons for missing the Hopper kernel (gemm_why).
 std::string gemm_why(const std::string& reason) { return "not the canonical GEMM: " + reason; }
-const std::string no_2d_nest = gemm_why("no 2-D parallel nest (or 1-D over the tiles)");
+// A batch (or a manual split of k) folded into the k origin: the kernel's TMA maps
+// address the batch by a coordinate of its own.
+const std::string k_origins = gemm_why("the k origins are not t * bk");
 
 std::vector<Trace> both(const std::string& expected) { return {{even, expected}, {ragged, expected}}; }
 
@@ -88,7 +90,21 @@ std::vector<Variant> gemm_table() {
         gemm_variant("both_trans", g::both_trans, [](const Dims& d) { return V{In(bf, {d.k, d.m}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; }, both(fast)),
         gemm_variant("batched", g::batched,
                      [](const Dims& d) { return V{In(bf, {d.batch, d.m, d.k}), In(bf, {d.batch, d.k, d.n}), Out(bf, {d.batch, d.m, d.n})}; },
-                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, no_2d_nest}, {{.m = 200, .n = 300, .k = 77, .batch = 3}, no_2d_nest}},
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 77, .batch = 3}, fast}},
+                     {.m = 100, .n = 130, .k = 70, .batch = 2}),
+        gemm_variant("batched_shared_weight", g::batched_shared_weight,
+                     [](const Dims& d) { return V{In(bf, {d.batch, d.m, d.k}), In(bf, {d.n, d.k}), In(Kind::F32, {d.n}), Out(bf, {d.batch, d.m, d.n})}; },
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 77, .batch = 2}, fast}},
+                     {.m = 100, .n = 130, .k = 70, .batch = 2}),
+        gemm_variant("batched_heads_4d", g::batched_heads_4d,
+                     [](const Dims& d) {
+                         return V{In(bf, {d.batch, 2, d.m, d.k}), In(bf, {d.batch, 2, d.n, d.k}), Out(Kind::F32, {d.batch, 2, d.m, d.n})};
+                     },
+                     {{{.m = 256, .n = 384, .k = 128, .batch = 2}, fast}, {{.m = 200, .n = 300, .k = 72, .batch = 3}, fast}},
+                     {.m = 100, .n = 130, .k = 64, .batch = 2}),
+        gemm_variant("batched_grouped", g::batched_grouped,
+                     [](const Dims& d) { return V{In(bf, {d.batch, 4, d.m, d.k}), In(bf, {d.batch, 2, d.k, d.n}), Out(bf, {d.batch, 4, d.m, d.n})}; },
+                     {{{.m = 256, .n = 384, .k = 256, .batch = 2}, fast}, {{.m = 200, .n = 136, .k = 80, .batch = 1}, fast}},
                      {.m = 100, .n = 130, .k = 70, .batch = 2}),
         gemm_variant("ragged", g::ragged, plain, both(fast)),
         gemm_variant("ragged_fallback", g::ragged_fallback, plain, both(fast)),
@@ -105,7 +121,7 @@ std::vector<Variant> gemm_table() {
         // Batches of whole 128-row tiles (a ragged m would reach into the next batch's rows).
         gemm_variant("batched_flat", g::batched_flat,
                      [](const Dims& d) { return V{In(bf, {d.batch * d.m, d.k}), In(bf, {d.batch * d.k, d.n}), Out(bf, {d.batch * d.m, d.n})}; },
-                     {{{.m = 256, .n = 384, .k = 256, .batch = 2}, no_2d_nest}, {{.m = 128, .n = 300, .k = 77, .batch = 3}, no_2d_nest}},
+                     {{{.m = 256, .n = 384, .k = 256, .batch = 2}, k_origins}, {{.m = 128, .n = 300, .k = 77, .batch = 3}, k_origins}},
                      {.m = 128, .n = 130, .k = 70, .batch = 2}),
         gemm_variant("store_transposed", g::store_transposed, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(bf, {d.n, d.m})}; },
                      both(fast)),
@@ -131,7 +147,7 @@ std::vector<Variant> gemm_table() {
         // P [splits, m, n] (batch: the splits).
         gemm_variant("split_k", g::split_k,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(Kind::F32, {d.batch, d.m, d.n})}; },
-                     {{{.m = 512, .n = 384, .k = 256, .batch = 4}, no_2d_nest}, {{.m = 200, .n = 300, .k = 77, .batch = 2}, no_2d_nest}},
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 4}, k_origins}, {{.m = 200, .n = 300, .k = 77, .batch = 2}, k_origins}},
                      {.m = 100, .n = 130, .k = 300, .batch = 3}),
     };
 }

@@ -301,6 +301,7 @@ public:
                   << cu::schedule_gemm(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, g.split_k,
                                        g.cluster)
                          .describe()
+                  << (g.batched ? " per batch, " + std::to_string(pr->batches) + " batch(es) (units of a batch and a tile)" : "")
                   << (d ? "" : " (for an H200's " + std::to_string(kOfflineMultiprocessors) + " multiprocessors: no device)");
                 // Why a launch runs on lone CTAs rather than pairs sharing B (gemm_schedule.h: launch_cluster).
                 std::string lone;

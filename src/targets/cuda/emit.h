@@ -178,7 +178,12 @@ struct GemmKernel {
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     std::vector<int> outputs_transposed;  // per output, 1 where it is stored transposed (Ct[n0, m0]: its rows are the columns)
-    int m_axis = 0;                    // the parallel nest's axis of the m-blocks
+    int m_axis = 0, n_axis = 1;        // the parallel nest's axes of the m- and n-blocks
+    // Batched (passes/gemm_match.h): the nest's batch axes, and A's and B's leading dims
+    // (their ranks less 2), read by TMA with the batch's coordinates.
+    bool batched = false;
+    std::vector<int> batch_axes;
+    int a_lead = 0, b_lead = 0;
     // A 1-D grid over the tiles (passes/gemm_match.h: tiles_per_row): 0 none (2-D),
     // 1 m-block pid / G and n-block pid % G, 2 the other way round.
     int flat_grid = 0;

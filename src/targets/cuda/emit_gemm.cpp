@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "passes/host_scalars.h"
 #include "targets/cuda/emitter.h"
 #include "targets/cuda/view_access.h"
 #include "targets/cuda/wgmma_text.h"
@@ -55,6 +56,12 @@ std::string wgmma_wrapper(int n, Kind in, bool a_mmajor, bool b_kmajor) {
 
 }  // namespace
 
+bool batched(const GemmMatch& m) {
+    bool lead = !m.batch_axes.empty() || ir::access_rank(*m.load_a) > 2 || ir::access_rank(*m.load_b) > 2;
+    for (const Node* st : m.stores) lead = lead || ir::access_rank(*st) > 2;
+    return lead;
+}
+
 GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
     return takes_directly(bm, bn, bk) ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
 }
@@ -101,6 +108,7 @@ public:
             if (m_.stores_transposed[i]) store_transposed(*m_.stores[i]);
             else store(*m_.stores[i]);
         }
+        batch_ = make_batch_text();  // (its host scalars join scalars_)
     }
     // kg::QuadStores for the tiles inside the bounds (emit_gemm_sm90.cuh), where
     // every output has 2-byte elements; empty otherwise (the pair stores alone).
@@ -133,7 +141,48 @@ public:
     }
     std::string scalars() const { return scalars_; }
 
+    // A batched GEMM's per-batch text (gemm_match.h: batch_axes; empty when the kernel
+    // has none): the batched outputs' offsets and range flags, and two functors of a
+    // batch number (kg::Batch, emit_gemm_sm90.cuh): kiln_batch_set, which sets them
+    // for the tile's batch before its epilogue, and kiln_batch_coords, which gives the
+    // producer A's and B's leading coordinates, their tensor maps' order (innermost
+    // first). The batch number runs over the batch axes' indices, the last fastest.
+    std::string batch_text() const { return batch_; }
+
 private:
+    std::string make_batch_text() {
+        if (!batched(m_)) return "";
+        std::string decompose = "        [[maybe_unused]] long long kiln_br = kiln_bat;\n";
+        for (auto it = m_.batch_axes.rbegin(); it != m_.batch_axes.rend(); ++it) {
+            const std::string ax = num(*it);
+            decompose += "        [[maybe_unused]] const long long kiln_bi" + ax + " = kiln_br % kiln_gb" + ax + ";\n";
+            decompose += "        kiln_br /= kiln_gb" + ax + ";\n";
+        }
+        std::string decl, set, coords;
+        for (const Node* st : m_.stores) {
+            const int rank = ir::access_rank(*st);
+            if (rank <= 2) continue;
+            const std::string i = num(ir::param_index(*st)), a = "a" + i;
+            decl += "    long long kiln_boff" + i + " = 0;\n    bool kiln_bok" + i + " = true;\n";
+            std::string off = "0", ok = "true";
+            for (int d = 0; d + 2 < rank; ++d) {
+                const std::string c = "kiln_c" + i + "_" + num(d);
+                set += "        const long long " + c + " = " + batch_expr(st->operands[static_cast<std::size_t>(d)]) + ";\n";
+                off += " + " + c + " * " + a + "_s" + num(d);
+                ok += " && " + c + " >= 0 && " + c + " < " + a + "_e" + num(d);
+            }
+            set += "        kiln_boff" + i + " = " + off + ";\n        kiln_bok" + i + " = " + ok + ";\n";
+        }
+        const std::pair<const Node*, const char*> operands[] = {{m_.load_a, "ca"}, {m_.load_b, "cb"}};
+        for (const auto& [l, name] : operands) {
+            const int rank = ir::access_rank(*l);
+            for (int d = rank - 3, j = 0; d >= 0; --d, ++j)
+                coords += "        " + std::string(name) + "[" + num(j) + "] = (int)(" + batch_expr(l->operands[static_cast<std::size_t>(d)]) + ");\n";
+        }
+        return decl + "    auto kiln_batch_set = [&](long long kiln_bat) {\n" + decompose + set + "    };\n" +
+               "    auto kiln_batch_coords = [&](long long kiln_bat, [[maybe_unused]] int* ca, [[maybe_unused]] int* cb) {\n" + decompose + coords + "    };\n";
+    }
+
     // The expression of operand o at column c + q, in the body (or, with
     // in_columns, inside the column functor, where column values have local names).
     std::string operand(const Node* o, int q, bool in_columns = false) {
@@ -143,6 +192,18 @@ private:
             if (auto it = column_names_[q].find(o); it != column_names_[q].end()) return it->second;
         if (auto it = at_[q].find(o); it != at_[q].end()) return it->second;
         return scalar(o);
+    }
+
+    // A scalar of the batch indices (gemm_match.cpp: batch_scalar) in terms of the batch
+    // axes' indices kiln_bi<axis> (batch_text()'s) and host scalars.
+    std::string batch_expr(const Node* n) {
+        const auto& args = m_.grid->body->args;
+        for (int ax : m_.batch_axes)
+            if (n == args[static_cast<std::size_t>(ax)]) return "kiln_bi" + num(ax);
+        if (passes::host_evaluable(*n)) return scalar(n);
+        std::vector<std::string> operands;
+        for (const Node* o : n->operands) operands.push_back(batch_expr(o));
+        return "(" + element_expr(E_, *n, operands) + ")";
     }
 
     // A host-evaluable scalar, computed once at the kernel's start from its parameters.
@@ -214,7 +275,8 @@ private:
     // pair store alone, at unit inner stride. A store of cast<f16/bf16>(x) converts
     // x (stored_registers: the same bits, one conversion instead of two).
     void store(const Node& st) {
-        const Node* v = stored_registers(st.operands.back());
+        // (A batched view's store reads the epilogue tile through a unit reshape.)
+        const Node* v = stored_registers(ir::access_rank(st) > 2 ? st.operands.back()->operands[0] : st.operands.back());
         Kind k = st.operands.back()->type.kind;
         std::string a = "a" + num(ir::param_index(st));
         std::string y0 = operand(v, 0), y1 = operand(v, 1);
@@ -226,32 +288,45 @@ private:
             // the generic kernel's).
             pair = "*reinterpret_cast<unsigned*>(p) = " + std::string(k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");";
         }
+        // The view's row and column dims are its last two; a batched view's leading
+        // coordinates are the tile's batch's (kiln_boff<i>: their element offset,
+        // kiln_bok<i>: whether they are in range; batch_text()).
+        const int rank = ir::access_rank(st);
+        const std::string er = a + "_e" + num(rank - 2), ec = a + "_e" + num(rank - 1), sr = a + "_s" + num(rank - 2), sc = a + "_s" + num(rank - 1);
+        const std::string base = rank > 2 ? "(" + a + " + kiln_boff" + a.substr(1) + ")" : a;
+        const std::string lead_ok = rank > 2 ? " && kiln_bok" + a.substr(1) : "";
+        // Leading strides keep the parity and 16-byte alignment the flags check, whatever the batch.
+        std::string lead_odd, lead_16;
+        for (int d = 0; d + 2 < rank; ++d) {
+            lead_odd += " | " + a + "_s" + num(d);
+            lead_16 += " && " + a + "_s" + num(d) + " % 8 == 0";
+        }
         std::string pairs = a + "_pairs";
         if (paired_views_.insert(a).second) {
-            scalars_ += "    const bool " + pairs + " = " + a + "_s1 == 1 && ((" + a + "_s0 | (long long)(reinterpret_cast<unsigned long long>(" + a +
+            scalars_ += "    const bool " + pairs + " = " + sc + " == 1 && ((" + sr + lead_odd + " | (long long)(reinterpret_cast<unsigned long long>(" + a +
                     ") / sizeof(*" + a + "))) & 1) == 0;\n";
             if (k != Kind::F32)
-                scalars_ += "    const bool " + a + "_rows16 = " + a + "_s1 == 1 && " + a + "_s0 % 8 == 0 && reinterpret_cast<unsigned long long>(" + a +
+                scalars_ += "    const bool " + a + "_rows16 = " + sc + " == 1 && " + sr + " % 8 == 0" + lead_16 + " && reinterpret_cast<unsigned long long>(" + a +
                             ") % 16 == 0;\n";
         }
         if (k != Kind::F32) {
             // The same bits as the pair store below, handed to the quad stores.
             const std::string o = num(quad_outputs_++);
             packs_ += "        u[" + o + "] = " + (k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");\n";
-            quad_stores_ += "        if (o == " + o + ") *reinterpret_cast<uint4*>(" + a + " + r * " + a + "_s0 + c) = v;\n";
+            quad_stores_ += "        if (o == " + o + ") *reinterpret_cast<uint4*>(" + base + " + r * " + sr + " + c) = v;\n";
             quad_ok_ += (quad_ok_.empty() ? "" : " && ") + a + "_rows16";
         }
-        inside_.insert("re <= " + a + "_e0 && ce <= " + a + "_e1 && " + pairs);
+        inside_.insert("re <= " + er + " && ce <= " + ec + " && " + pairs + lead_ok);
         body_ += "        if constexpr (kiln_in) {\n";
-        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c;\n";
+        body_ += "            " + stype(k) + "* const p = " + base + " + r * " + sr + " + c;\n";
         body_ += "            " + pair + "\n";
-        body_ += "        } else if (r < " + a + "_e0) {\n";
-        body_ += "            const long long lim = kiln_cols < " + a + "_e1 ? kiln_cols : " + a + "_e1;\n";
-        body_ += "            " + stype(k) + "* const p = " + a + " + r * " + a + "_s0 + c * " + a + "_s1;\n";
+        body_ += "        } else if (r < " + er + lead_ok + ") {\n";
+        body_ += "            const long long lim = kiln_cols < " + ec + " ? kiln_cols : " + ec + ";\n";
+        body_ += "            " + stype(k) + "* const p = " + base + " + r * " + sr + " + c * " + sc + ";\n";
         body_ += "            if (" + pairs + " && c + 1 < lim) " + pair + "\n";
         body_ += "            else {\n";
         body_ += "                if (c < lim) p[0] = " + to_storage(k, y0) + ";\n";
-        body_ += "                if (c + 1 < lim) p[" + a + "_s1] = " + to_storage(k, y1) + ";\n";
+        body_ += "                if (c + 1 < lim) p[" + sc + "] = " + to_storage(k, y1) + ";\n";
         body_ += "            }\n";
         body_ += "        }\n";
     }
@@ -283,6 +358,7 @@ private:
     std::unordered_map<const Node*, std::string> at_[2], column_names_[2];
     std::unordered_map<const Node*, std::string> scalar_names_;
     std::set<std::string> paired_views_;  // outputs whose "<a>_pairs" flag is declared
+    std::string batch_;                   // batch_text()
     std::set<std::string> inside_;        // the inside functor's conditions (see inside())
 };
 
@@ -298,8 +374,15 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.b = ir::param_index(*m.load_b);
     g.a_mmajor = m.a_mmajor;
     g.b_kmajor = m.b_kmajor;
-    g.split_k = E.options().gemm_split_k;
-    g.cluster = E.options().gemm_cluster == 2 && !g.split_k ? 2 : 1;
+    // A batched kernel runs its (batch, tile) units whole, on lone CTAs: split-K's
+    // workspace and a cluster's multicast are per tile of one batch (not yet for batches).
+    g.batched = batched(m);
+    g.split_k = E.options().gemm_split_k && !g.batched;
+    g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched ? 2 : 1;
+    g.n_axis = m.n_axis;
+    g.batch_axes = m.batch_axes;
+    g.a_lead = ir::access_rank(*m.load_a) - 2;
+    g.b_lead = ir::access_rank(*m.load_b) - 2;
     for (std::size_t i = 0; i < m.stores.size(); ++i) {
         g.outputs.push_back(ir::param_index(*m.stores[i]));
         g.outputs_transposed.push_back(m.stores_transposed[i] ? 1 : 0);
@@ -319,16 +402,20 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += embedded::emit_gemm_sm90_cuh();
     s += wgmma_wrapper(g.bn, g.in, g.a_mmajor, g.b_kmajor);
     const std::string cluster_dims = g.cluster > 1 ? "__cluster_dims__(" + num(g.cluster) + ", 1, 1) " : "";
+    // A batched kernel's batches and the batch axes' extents (launch_args.cpp: gemm_launch).
+    std::string batch_params = g.batched ? "long long kiln_batches, " : "";
+    for (int ax : m.batch_axes) batch_params += "long long kiln_gb" + num(ax) + ", ";
     s += "\nextern \"C\" __global__ void __launch_bounds__(" + num(g.threads) + ", 1) " + cluster_dims + entry +
          "(const __grid_constant__ kg::TensorMap kiln_ta, const __grid_constant__ kg::TensorMap kiln_tb, long long kiln_tiles_n, "
          "long long kiln_tiles, int kiln_k_tiles, int kiln_splits, float* kiln_partials, unsigned* kiln_counters, long long kiln_rows, "
-         "long long kiln_cols, " +
-         kernel_signature(E.program()) + ") {\n";
+         "long long kiln_cols, " + batch_params + kernel_signature(E.program()) + ") {\n";
     s += "    extern __shared__ __align__(16) unsigned char kiln_smem[];\n";
     s += epi.scalars();
     s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
     s += "    // is clipped to its own extents.\n";
     s += epi.column_struct();
+    const std::string batch = epi.batch_text();
+    s += batch;
     s += "    // The epilogue of tiles inside every bound the epilogue checks, then of the rest.\n";
     s += "    auto epilogue = kg::make_epilogue(" + epi.columns(true) + ",\n    " + epi.body(true) + ",\n    " + epi.columns(false) + ",\n    " +
          epi.body(false) + ",\n";
@@ -338,7 +425,9 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
          (g.a_mmajor ? "true" : "false") + ", " + (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
-         "kiln_rows}, kiln_smem, epilogue);\n";
+         "kiln_rows}, kiln_smem, epilogue, " +
+         (g.batched ? "kg::make_batch<" + num(g.a_lead) + ", " + num(g.b_lead) + ">(kiln_batches, kiln_batch_set, kiln_batch_coords)" : std::string("kg::NoBatch{}")) +
+         ");\n";
     s += "}\n";
     // The packing kernel of operands TMA cannot read in place or whose rows straddle lines (gemm_staging.h).
     s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.pack_entry() +
@@ -356,6 +445,7 @@ std::string GemmKernel::describe() const {
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
+           (batched ? ", batched (work units of a batch and a tile; A's and B's leading coordinates in tensor maps of their views' ranks)" : "") +
            (a_mmajor ? ", A stored [K, M] (M-major)" : "") + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            (std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)

@@ -26,6 +26,10 @@ using passes::GemmMatch;
 // Call only for a match; the emitter supplies the scalar-op helpers.
 std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& entry, GemmKernel& info);
 
+// Whether the kernel of `m` is batched: batch axes in its nest, or a view of rank
+// above 2 (read and written at leading coordinates of the batch's).
+bool batched(const GemmMatch& m);
+
 // The kernel's tile for a program's bm x bn x bk tile when no launch asks for
 // another (EmitOptions::gemm_bm, gemm_bn): the program's where wgmma and TMA take it
 // directly (bm 64 or 128, bn a multiple of 64 up to 256, bk 64 or 128), else

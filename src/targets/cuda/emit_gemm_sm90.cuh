@@ -68,6 +68,31 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TensorMap* map, uns
                  : "memory");
 }
 
+// A box of a tensor map of rank 2 + LEAD (a batched view: LEAD leading dims, their
+// coordinates c[0] innermost first, each box one deep along them).
+template <int LEAD> __device__ __forceinline__ void tma_load_lead(void* dst, const TensorMap* map, unsigned long long* bar, int c0, int c1, const int* c) {
+    static_assert(LEAD >= 1 && LEAD <= 3, "tensor maps of rank 3 to 5");
+    const unsigned d = smem_u32(dst), b = smem_u32(bar);
+    const unsigned long long m = reinterpret_cast<unsigned long long>(map);
+    if constexpr (LEAD == 1)
+        asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(d), "l"(m), "r"(b),
+                     "r"(c0), "r"(c1), "r"(c[0])
+                     : "memory");
+    else if constexpr (LEAD == 2)
+        asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(d), "l"(m),
+                     "r"(b), "r"(c0), "r"(c1), "r"(c[0]), "r"(c[1])
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];" ::"r"(d),
+                     "l"(m), "r"(b), "r"(c0), "r"(c1), "r"(c[0]), "r"(c[1]), "r"(c[2])
+                     : "memory");
+}
+// A box of operand map `map` whose view has LEAD leading dims (none: a 2-D map).
+template <int LEAD> __device__ __forceinline__ void tma_load_operand(void* dst, const TensorMap* map, unsigned long long* bar, int c0, int c1, const int* c) {
+    if constexpr (LEAD == 0) tma_load_2d(dst, map, bar, c0, c1);
+    else tma_load_lead<LEAD>(dst, map, bar, c0, c1, c);
+}
+
 // The same box multicast: written at `dst`'s offset into the shared memory of
 // every CTA of the cluster in `mask`, completing its bytes on the mbarrier at
 // `bar`'s offset in each of them.
@@ -422,6 +447,32 @@ __device__ __forceinline__ void store_tile_quads(Epi& epi, const float (&d)[BN /
     }
 }
 
+// Batches (a batched GEMM, passes/gemm_match.h): the persistent loop's work units
+// run over `count` batches of `tiles` tiles each; set(b) readies the epilogue for a
+// tile of batch b (its outputs' offsets), coords(b, ca, cb) gives A's and B's
+// leading coordinates (A_LEAD and B_LEAD of them, their maps' innermost first).
+// NoBatch: one batch of 2-D views. (Two lambdas, not a generic one: NVRTC.)
+struct NoBatch {
+    static constexpr bool batched = false;
+    static constexpr int a_lead = 0, b_lead = 0;
+    long long count = 1;
+    __device__ __forceinline__ void set(long long) const {}
+    __device__ __forceinline__ void coords(long long, int*, int*) const {}
+};
+template <int A_LEAD, int B_LEAD, class Set, class Coords> struct Batch {
+    static constexpr bool batched = true;
+    static constexpr int a_lead = A_LEAD, b_lead = B_LEAD;
+    long long count;
+    Set set_batch;
+    Coords batch_coords;
+    __device__ __forceinline__ void set(long long b) { set_batch(b); }
+    __device__ __forceinline__ void coords(long long b, int* ca, int* cb) { batch_coords(b, ca, cb); }
+};
+template <int A_LEAD, int B_LEAD, class Set, class Coords>
+__device__ __forceinline__ Batch<A_LEAD, B_LEAD, Set, Coords> make_batch(long long count, Set s, Coords c) {
+    return {count, s, c};
+}
+
 // SPLIT_K false: the kernel has no split-K code (a third less to compile: the
 // launch takes this variant when its schedule does not split) and runs every tile
 // whole whatever sk says.
@@ -437,12 +488,14 @@ __device__ __forceinline__ void store_tile_quads(Epi& epi, const float (&d)[BN /
 // last m-tile (an odd count) is read as zeros by TMA and not stored. Neither CTA
 // leaves while the other may still signal its barriers (a cluster barrier at the
 // end). Split-K does not combine with it (the host never asks for both).
-template <int BM, int BN, int BK, int STAGES, bool A_MMAJOR, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi>
+template <int BM, int BN, int BK, int STAGES, bool A_MMAJOR, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi, class Bat>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
-                                          const SplitK& sk, unsigned char* smem_raw, Epi& epi) {
+                                          const SplitK& sk, unsigned char* smem_raw, Epi& epi, Bat batch) {
     const int splits = SPLIT_K ? sk.splits : 1;
     constexpr int kGroup = 8;
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && !SPLIT_K && kGroup % CLUSTER == 0), "clusters of 2, without split-K");
+    static_assert(!Bat::batched || (CLUSTER == 1 && !SPLIT_K), "batches on lone CTAs, without split-K");
+    constexpr bool kBatched = Bat::batched;
     using S = GemmShape<BM, BN, BK, STAGES>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
@@ -456,11 +509,17 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     // tiles 2u and 2u + 1, a cluster's CTAs walking the same units. (Tiles go down
     // groups of kGroup m-tiles, an even number, and the host counts m-tiles up to
     // a whole number of clusters: so a pair is two adjacent m-tiles of one column.)
-    const long long units = tiles * splits / CLUSTER;
+    const long long units = tiles * batch.count * splits / CLUSTER;
     const long long first_unit = blockIdx.x / CLUSTER, unit_step = gridDim.x / CLUSTER;
-    // The output tile of `unit` for this CTA.
-    auto tile_of = [&](long long unit, long long& tm, long long& tn) {
-        tile_coords<kGroup>(CLUSTER > 1 ? unit * CLUSTER + cluster_rank() : unit / splits, tiles_n, tiles, tm, tn);
+    // The output tile of `unit` for this CTA, and its batch (tiles: per batch).
+    auto tile_of = [&](long long unit, long long& bat, long long& tm, long long& tn) {
+        long long g = CLUSTER > 1 ? unit * CLUSTER + cluster_rank() : unit / splits;
+        bat = 0;
+        if (batch.count > 1) {
+            bat = g / tiles;
+            g -= bat * tiles;
+        }
+        tile_coords<kGroup>(g, tiles_n, tiles, tm, tn);
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -480,9 +539,11 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
             int s = 0;
             unsigned phase = 0;
             for (long long unit = first_unit; unit < units; unit += unit_step) {
-                long long tm, tn;
-                tile_of(unit, tm, tn);
+                long long bat, tm, tn;
+                tile_of(unit, bat, tm, tn);
                 const int m0 = static_cast<int>(tm) * BM, n0 = static_cast<int>(tn) * BN;
+                int ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};  // A's and B's leading coordinates (batched views)
+                if constexpr (kBatched) batch.coords(bat, ca, cb);
                 int k_begin, k_end;
                 split_range(k_tiles, static_cast<int>(unit % splits), splits, k_begin, k_end);
                 for (int kt = k_begin; kt < k_end; ++kt) {
@@ -493,10 +554,10 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                     unsigned char* b = a + S::a_bytes;
                     if constexpr (A_MMAJOR) {
 #pragma unroll
-                        for (int x = 0; x < BM / 64; ++x) tma_load_2d(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK);
+                        for (int x = 0; x < BM / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK, ca);
                     } else {
 #pragma unroll
-                        for (int x = 0; x < BK / 64; ++x) tma_load_2d(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0);
+                        for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0, ca);
                     }
                     if constexpr (CLUSTER > 1) {
                         const unsigned rank = cluster_rank();
@@ -518,10 +579,10 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                         }
                     } else if constexpr (B_KMAJOR) {
 #pragma unroll
-                        for (int x = 0; x < BK / 64; ++x) tma_load_2d(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0);
+                        for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0, cb);
                     } else {
 #pragma unroll
-                        for (int x = 0; x < BN / 64; ++x) tma_load_2d(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK);
+                        for (int x = 0; x < BN / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK, cb);
                     }
                     if (++s == STAGES) s = 0, phase ^= 1;
                 }
@@ -548,8 +609,8 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     for (long long unit = first_unit; unit < units; unit += unit_step) {
         const long long tile = unit / splits;
         const int split = static_cast<int>(unit % splits);
-        long long tm, tn;
-        tile_of(unit, tm, tn);
+        long long bat, tm, tn;
+        tile_of(unit, bat, tm, tn);
         const long long m0 = tm * BM, n0 = tn * BN;
         int k_begin, k_end;
         split_range(k_tiles, split, splits, k_begin, k_end);
@@ -592,6 +653,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
             }
         }
         const long long r0 = m0 + c * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane % 4);
+        if constexpr (kBatched) batch.set(bat);  // the outputs' offsets for this tile's batch
         if (epi.inside(m0 + BM, n0 + BN)) {
             if constexpr (Epi::QuadsType::outs > 0) {
                 if (epi.quads.ok) store_tile_quads<BN>(epi, d, r0, c0);

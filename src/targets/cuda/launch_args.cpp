@@ -171,7 +171,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     std::int64_t grid_m = 0, grid_n = 0;
     if (g.flat_grid == 0) {
         grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
-        grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(1 - g.m_axis)], *grid);
+        grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(g.n_axis)], *grid);
     } else {
         // A 1-D grid over the tiles: its blocks are (pid / G, pid % G) for pid below its
         // extent, a rectangle of whole rows of G (G: the matched pid / G's, at its position).
@@ -195,19 +195,29 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     };
     // What the program's tiles cover: the outputs' rows and columns (each output
     // is clipped to its own extents in the kernel), and the k range.
+    // (Each view's rows and columns are its last two dims: a batched view's others are
+    // its leading ones.)
     std::int64_t out_rows = 0, out_cols = 0;
     for (std::size_t i = 0; i < g.outputs.size(); ++i) {
         const auto& e = args[static_cast<std::size_t>(g.outputs[i])].extents;
+        const std::size_t r = e.size() - 2;
         const bool transposed = i < g.outputs_transposed.size() && g.outputs_transposed[i];  // Ct: its rows are the columns
-        out_rows = std::max(out_rows, e[transposed ? 1 : 0]);
-        out_cols = std::max(out_cols, e[transposed ? 0 : 1]);
+        out_rows = std::max(out_rows, e[r + (transposed ? 1 : 0)]);
+        out_cols = std::max(out_cols, e[r + (transposed ? 0 : 1)]);
     }
     GemmProblem pr;
     pr.rows = covered(grid_m, g.program_bm, out_rows);
     pr.cols = covered(grid_n, g.program_bn, out_cols);
-    std::int64_t b_k_extent = g.b_kmajor ? B.extents[1] : B.extents[0];
-    const std::int64_t a_k_extent = g.a_mmajor ? A.extents[0] : A.extents[1];
+    const std::size_t ar = A.extents.size() - 2, br = B.extents.size() - 2;
+    std::int64_t b_k_extent = g.b_kmajor ? B.extents[br + 1] : B.extents[br];
+    const std::int64_t a_k_extent = g.a_mmajor ? A.extents[ar] : A.extents[ar + 1];
     pr.depth = covered(k_steps, g.program_bk, std::max(a_k_extent, b_k_extent));
+    for (int ax : g.batch_axes) {
+        const std::int64_t e = scalars.integer(grid->operands[static_cast<std::size_t>(ax)], *grid);
+        if (e <= 0) return reject("an empty problem");
+        if (e > kMax || pr.batches > kMax / e) return reject("too many batches");
+        pr.batches *= e;
+    }
     if (pr.rows == 0 || pr.cols == 0 || pr.depth == 0 || pr.rows > kMax || pr.cols > kMax || pr.depth > kMax)
         return reject("an empty or too large problem");
     // Masks on the operands' loads hide only what the zero fill hides where each limit
@@ -231,6 +241,8 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors);
+    // A batched kernel runs whole tiles on lone CTAs (emit_gemm.cpp).
+    if (g.batched) return {t, false, 1};
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
     return {t, split, launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors)};
 }
@@ -238,12 +250,19 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
     const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     const double flops = 2.0 * static_cast<double>(pr.rows) * static_cast<double>(pr.cols) * static_cast<double>(pr.depth);
+    // A batched view's matrix is its last two dims; it is read in place or not at all
+    // (no packing kernel for batches yet: the ordinary kernel takes the rest).
     auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
         const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer);
-        return GemmOperand{inner, outer, operand_route(v.data, v.extents, v.strides, 2, bytes, flops, can_pack)};
+        const std::size_t r = v.extents.size() - 2;
+        const std::vector<std::int64_t> extents(v.extents.begin() + static_cast<std::ptrdiff_t>(r), v.extents.end()),
+            strides(v.strides.begin() + static_cast<std::ptrdiff_t>(r), v.strides.end());
+        return GemmOperand{inner, outer, operand_route(v.data, extents, strides, 2, bytes, flops, can_pack && !g.batched)};
     };
-    return {g.a_mmajor ? operand(A, A.extents[1], std::min(A.extents[0], pr.depth)) : operand(A, std::min(A.extents[1], pr.depth), A.extents[0]),
-            g.b_kmajor ? operand(B, std::min(B.extents[1], pr.depth), B.extents[0]) : operand(B, B.extents[1], std::min(B.extents[0], pr.depth))};
+    const std::size_t ar = A.extents.size() - 2, br = B.extents.size() - 2;
+    return {g.a_mmajor ? operand(A, A.extents[ar + 1], std::min(A.extents[ar], pr.depth)) : operand(A, std::min(A.extents[ar + 1], pr.depth), A.extents[ar]),
+            g.b_kmajor ? operand(B, std::min(B.extents[br + 1], pr.depth), B.extents[br])
+                       : operand(B, B.extents[br + 1], std::min(B.extents[br], pr.depth))};
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
@@ -274,8 +293,11 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
         const std::int64_t inner = o.inner, outer = o.outer;
         void* base = v.data;
-        std::int64_t stride = v.strides[0];
-        const bool readable = tma_readable(v.data, v.extents, v.strides, 2);
+        const std::size_t lead = v.extents.size() - 2;  // a batched view's leading dims
+        std::int64_t stride = v.strides[lead];
+        if (lead > 0 && o.route.pack)
+            return std::string(name) + " is a batched view TMA cannot read in place (" + o.route.why + "; no packing for batches)";
+        const bool readable = lead > 0 || tma_readable(v.data, v.extents, v.strides, 2);
         if (o.route.pack) {
             std::string w;
             std::int64_t staged_stride = stride;
@@ -294,6 +316,19 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         r.strides[0] = static_cast<std::uint64_t>(stride) * 2;
         r.box[0] = 64;
         r.box[1] = static_cast<unsigned>(box_outer);
+        // A batched view's leading dims, innermost first, one deep per box
+        // (emit_gemm_sm90.cuh: tma_load_lead; the kernel's coordinates in this order).
+        r.rank = static_cast<int>(2 + lead);
+        for (std::size_t i = 0; i < lead; ++i) {
+            const std::size_t dim = lead - 1 - i;
+            const std::int64_t e = v.extents[dim], st = v.strides[dim] * 2;
+            if (e <= 0 || e > std::numeric_limits<std::int32_t>::max()) return std::string(name) + " has a leading extent TMA cannot take";
+            if (st <= 0 || st % 16 != 0 || st >= (std::int64_t{1} << 40))
+                return std::string(name) + " has a leading stride that is not a positive multiple of 16 bytes";
+            r.dims[2 + i] = static_cast<std::uint64_t>(e);
+            r.strides[1 + i] = static_cast<std::uint64_t>(st);
+            r.box[2 + i] = 1;
+        }
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
         r.l2_promotion = l2_promotion;
@@ -320,12 +355,20 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
     }
     L->ctas = sc.ctas;
+    // A batched kernel's units are (batch, tile), whole, on lone CTAs: a persistent grid of
+    // one CTA per multiprocessor, at most one per unit.
+    if (g.batched)
+        L->ctas = static_cast<unsigned>(std::min<std::int64_t>(sc.grid_tiles * problem->batches, std::max(d.multiprocessors, 1)));
     // The kernel's scalars in the order of its signature (emit_gemm.cpp), each in an 8-byte slot.
     auto& slots = L->params.slots;
     slots = {static_cast<std::uint64_t>(sc.tiles_n), static_cast<std::uint64_t>(sc.grid_tiles), static_cast<std::uint64_t>(sc.k_tiles),
              static_cast<std::uint64_t>(sc.splits),  partials,
              counters,
              static_cast<std::uint64_t>(rows),       static_cast<std::uint64_t>(cols)};
+    if (g.batched) {
+        slots.push_back(static_cast<std::uint64_t>(problem->batches));
+        for (int ax : g.batch_axes) slots.push_back(static_cast<std::uint64_t>(passes::HostScalars(args).integer(p.grid->operands[static_cast<std::size_t>(ax)], *p.grid)));
+    }
     append_slots(p, args, slots);
     L->pointers.reserve(2 + slots.size());
     L->pointers = {L->maps[0].words, L->maps[1].words};

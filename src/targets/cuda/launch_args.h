@@ -81,7 +81,8 @@ struct GemmLaunch {
 // program's tiles cover and the k range (emit_gemm_sm90.cuh's kiln_rows,
 // kiln_cols and k tiles), or nullopt (with `why`) for an empty or too large problem.
 struct GemmProblem {
-    std::int64_t rows = 0, cols = 0, depth = 0;
+    std::int64_t rows = 0, cols = 0, depth = 0;  // of one batch
+    std::int64_t batches = 1;                    // a batched kernel's (GemmKernel::batch_axes: the product of their extents)
 };
 std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
                                         std::string* why = nullptr);

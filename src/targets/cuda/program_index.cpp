@@ -49,6 +49,11 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_outputs", g.outputs);
     v("gemm_outputs_transposed", g.outputs_transposed);
     v("gemm_m_axis", g.m_axis);
+    v("gemm_n_axis", g.n_axis);
+    v("gemm_batched", g.batched);
+    v("gemm_batch_axes", g.batch_axes);
+    v("gemm_a_lead", g.a_lead);
+    v("gemm_b_lead", g.b_lead);
     v("gemm_flat_grid", g.flat_grid);
     v("gemm_flat_split", g.flat_split);
     v("gemm_k_loop", g.k_loop);
