@@ -207,7 +207,9 @@ int main(int argc, char** argv) {
                                        {16, 32, 1024, 1024, 128, 32, false, 128, 128}, {16, 32, 1024, 1024, 128, 32, true, 128, 128},
                                        {8, 32, 2048, 2048, 128, 32, false, 128, 128},  {8, 32, 2048, 2048, 128, 32, true, 128, 128},
                                        {2, 32, 8192, 8192, 128, 32, false, 128, 128},  {2, 32, 8192, 8192, 128, 32, true, 128, 128},
-                                       {1, 32, 16384, 16384, 128, 32, false, 128, 128}, {1, 32, 16384, 16384, 128, 32, true, 128, 128}};
+                                       {1, 32, 16384, 16384, 128, 32, false, 128, 128}, {1, 32, 16384, 16384, 128, 32, true, 128, 128},
+                                       // Head dims of no whole 64-channel boxes (computed padded: attention_kernel_head_dim).
+                                       {4, 32, 4096, 4096, 96, 32, false, 128, 128}, {4, 32, 4096, 4096, 80, 32, true, 128, 128}};
     bool first = true, ok = true;
     const char* filter = argc > 2 && argv[2][0] ? argv[2] : nullptr;
     const auto precision = precision_named(argc > 3 ? argv[3] : "standard");

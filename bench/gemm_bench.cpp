@@ -1,7 +1,8 @@
 // GEMM benchmark (issue 11): kiln's GEMMs written as users write them (bf16 in, f32
 // accumulate, bf16 out; tile 128x256x64 unless a row says otherwise) against cuBLAS
 // in the same process, over the issue's shapes, a bias + relu epilogue, X W^T
-// (the weight stored [N, K]) and A^T B (A stored [K, M], as a weight gradient's X^T dY). Each row checks kiln's output against cuBLAS's
+// (the weight stored [N, K]), A^T B (A stored [K, M], as a weight gradient's X^T dY), batched GEMMs (bmm)
+// and C^T stored. Each row checks kiln's output against cuBLAS's
 // (relative L2 over a sample; for the epilogue the host applies bias and relu to
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
@@ -186,6 +187,106 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     return r;
 }
 
+// A batched GEMM as a user writes it (torch.bmm's C[b] = A[b] B[b]): 3-D views, the batch
+// a grid axis, each [1, m, k] tile reshaped to [m, k]; or, with `transposed_out`, a 2-D
+// GEMM storing C^T (Ct [N, M], Ct[n0, m0] of the tile: the store takes the tile's axes in
+// the view's order). Against cublasGemmStridedBatchedEx / cublasGemmEx writing the same.
+Kernel batched_gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    return kernel("bench_bmm", [=](View<const bf16, 3> A, View<const bf16, 3> B, View<bf16, 3> C) {
+        auto gb = axis("batch", A.extent(0)), gm = axis("block_m", ceil_div(A.extent(1), bm)), gn = axis("block_n", ceil_div(B.extent(2), bn));
+        auto kt = axis("k_tiles", ceil_div(A.extent(2), bk));
+        auto one = axis("one", 1), m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gb, gm, gn))) {
+            auto b = nest.index(gb), m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                acc = mma(reshape(A[coord(b, m0, k0), shape(one, m, k)], shape(m, k)), reshape(B[coord(b, k0, n0), shape(one, k, n)], shape(k, n)), acc);
+            }
+            C(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<bf16>(acc), shape(one, m, n)));
+        }
+    });
+}
+Kernel transposed_out_gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    return kernel("bench_gemm_ct", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> Ct) {
+        auto gm = axis("block_m", ceil_div(A.extent(0), bm)), gn = axis("block_n", ceil_div(B.extent(1), bn)), kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            Ct(coord(n0, m0), shape(n, m)).store(cast<bf16>(acc));
+        }
+    });
+}
+
+// `batch` GEMMs of M x N x K (batch 0: one GEMM storing C^T).
+Row run_batched(const std::string& name, int batch, int M, int N, int K) {
+    if (!selected(name)) return {};
+    const bool ct = batch == 0;
+    const std::int64_t nb = ct ? 1 : batch;
+    std::mt19937 g(M * 31 + N * 7 + K + batch);
+    std::uniform_real_distribution<double> d(-1, 1);
+    Tensor<bf16> A({nb, M, K}), B({nb, K, N}), C({nb, M, N});
+    for (auto* t : {&A, &B})
+        for (auto& x : t->values()) x = bf16(d(g));
+    const auto Ad = A.to(cuda()), Bd = B.to(cuda());
+    auto Cd = C.to(cuda()), Cref = C.to(cuda());
+    cudaStream_t stream = g_stream;
+    const Target on_stream = cuda(Stream::wrap(stream));
+    const Kernel k = ct ? transposed_out_gemm(128, 128, 64) : batched_gemm(128, 256, 64);
+    const HostView<const bf16> A2{Ad.data(), {M, K}, {K, 1}, Device::cuda, 0}, B2{Bd.data(), {K, N}, {N, 1}, Device::cuda, 0};
+    const HostView<bf16> Ct2{Cd.data(), {N, M}, {M, 1}, Device::cuda, 0};
+    auto launch = [&] {
+        if (ct) k.launch(on_stream, A2, B2, Ct2);
+        else k.launch(on_stream, std::as_const(Ad).view(), std::as_const(Bd).view(), Cd.view());
+    };
+    launch();
+    cublasHandle_t h;
+    cublasCreate(&h);
+    cublasSetStream(h, stream);
+    float one = 1, zero = 0;
+    // Row-major C[b] = A[b] B[b] is column-major C^T = B^T A^T per batch; C^T stored
+    // row-major [N, M] is column-major C = (A^T)^T (B^T)^T.
+    auto cublas = [&] {
+        if (ct)
+            cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_T, M, N, K, &one, Ad.data(), CUDA_R_16BF, K, Bd.data(), CUDA_R_16BF, N, &zero, Cref.data(), CUDA_R_16BF, M,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        else
+            cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_16BF, N, static_cast<long long>(K) * N, Ad.data(),
+                                       CUDA_R_16BF, K, static_cast<long long>(M) * K, &zero, Cref.data(), CUDA_R_16BF, N, static_cast<long long>(M) * N, batch,
+                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    cublas();
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    auto got = Cd.to(host()), want = Cref.to(host());
+    double num = 0, den = 0;
+    const std::int64_t count = nb * M * N, step = std::max<std::int64_t>(1, count / 200000);
+    for (std::int64_t i = 0; i < count; i += step) {
+        const double w = want.values()[static_cast<std::size_t>(i)].to_double(), x = got.values()[static_cast<std::size_t>(i)].to_double();
+        if (!std::isfinite(x)) num = INFINITY;
+        num += (x - w) * (x - w);
+        den += w * w;
+    }
+    Row r{name};
+    r.err = std::sqrt(num / den);
+    const double flops = 2.0 * static_cast<double>(nb) * M * N * static_cast<double>(K);
+    const int reps = flops > 1e12 ? 20 : 50;
+    const double kiln_ms = median_ms(launch, 3, reps, stream);
+    r.kiln = flops / kiln_ms / 1e9;
+    r.peer = flops / median_ms(cublas, 3, reps, stream) / 1e9;
+    r.kiln_tbs = static_cast<double>(nb) * (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N) * 2 / kiln_ms / 1e9;
+    cublasDestroy(h);
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer, r.kiln / r.peer,
+                r.kiln_tbs, r.err);
+    std::fflush(stdout);
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,6 +331,10 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 A^T B (A [K, M])", Form::a_transposed, 4096, 4096, 4096));
     rows.push_back(run("3000x5000x7000 A^T B (A [K, M])", Form::a_transposed, 3000, 5000, 7000));
     rows.push_back(run("4096x14336x4096 A^T B (A [K, M])", Form::a_transposed, 4096, 14336, 4096));
+    rows.push_back(run_batched("bmm 8 x 2048^3", 8, 2048, 2048, 2048));
+    rows.push_back(run_batched("bmm 64 x 512x512x512", 64, 512, 512, 512));
+    rows.push_back(run_batched("bmm 32 x 1000x1000x1000 (ragged)", 32, 1000, 1000, 1000));
+    rows.push_back(run_batched("4096^3 C^T stored (Ct [N, M])", 0, 4096, 4096, 4096));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows) {
         if (r.name.empty()) continue;
