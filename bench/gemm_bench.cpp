@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <array>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -94,6 +95,50 @@ std::vector<Config> tile_space(std::int64_t bm, std::int64_t bn, std::int64_t bk
 // The stream every row enqueues on (created in main).
 cudaStream_t g_stream = nullptr;
 
+// A cuBLAS handle enqueuing on `stream`, for one row.
+struct CublasOn {
+    cublasHandle_t handle = nullptr;
+    explicit CublasOn(cudaStream_t stream) {
+        cublasCreate(&handle);
+        cublasSetStream(handle, stream);
+    }
+    ~CublasOn() { cublasDestroy(handle); }
+    CublasOn(const CublasOn&) = delete;
+    CublasOn& operator=(const CublasOn&) = delete;
+};
+
+// The relative L2 error of kiln's output against cuBLAS's over a sample of `count`
+// elements (`ref(i, w)`: the reference at element i from cuBLAS's value w there).
+template <class Ref> double sampled_rel_l2(const Tensor<bf16>& got, const Tensor<bf16>& want, std::int64_t count, Ref ref) {
+    double num = 0, den = 0;
+    const std::int64_t step = std::max<std::int64_t>(1, count / 200000);
+    for (std::int64_t i = 0; i < count; i += step) {
+        const double w = ref(i, want.values()[static_cast<std::size_t>(i)].to_double()), x = got.values()[static_cast<std::size_t>(i)].to_double();
+        if (!std::isfinite(x)) num = INFINITY;
+        num += (x - w) * (x - w);
+        den += w * w;
+    }
+    return std::sqrt(num / den);
+}
+
+// Times kiln's launch and cuBLAS's (warm-up, medians) into r: `flops` of work, `bytes`
+// of operands and results (kiln's TB/s, the bound that matters for small M).
+void time_row(Row& r, const std::function<void()>& launch, const std::function<void()>& cublas, double flops, double bytes, cudaStream_t stream) {
+    const int reps = flops > 1e12 ? 20 : 50;
+    const double kiln_ms = median_ms(launch, 3, reps, stream);
+    r.kiln = flops / kiln_ms / 1e9;
+    r.peer = flops / median_ms(cublas, 3, reps, stream) / 1e9;
+    r.kiln_tbs = bytes / kiln_ms / 1e9;
+}
+
+void print_row(const Row& r) {
+    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)", r.name.c_str(), r.kiln, r.peer, r.kiln / r.peer,
+                r.kiln_tbs, r.err);
+    if (!r.tuned.empty()) std::printf("  tuned %s, default tile %.3fx its time", r.tuned.c_str(), r.default_over_tuned);
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
 // A row's operands: packed, or with leading dimensions rounded up to 64 elements
 // (128 bytes: every TMA box row on whole cache lines), the padding unused.
 enum class Lead { packed, padded };
@@ -134,9 +179,8 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
         else k.launch(on_stream, Ad, Bd, biasd, Cd);
     };
     launch();
-    cublasHandle_t h;
-    cublasCreate(&h);
-    cublasSetStream(h, stream);
+    const CublasOn blas(stream);
+    const cublasHandle_t h = blas.handle;
     float one = 1, zero = 0;
     // Row-major C = A B is column-major C^T = B^T A^T; with B [N, K] it is (B A^T)^T;
     // with A [K, M] (column-major A^T), C^T = B^T A.
@@ -154,36 +198,17 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     cublas();
     CHECK_CUDA(cudaStreamSynchronize(stream));
     auto got = Cd.to(host()), want = Cref.to(host());
-    double num = 0, den = 0;
-    std::int64_t step = std::max<std::int64_t>(1, static_cast<std::int64_t>(M) * N / 200000);
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(M) * N; i += step) {
-        double w = want[i].to_double();
-        if (f == Form::bias_relu) w = std::max(w + bias[i % N].to_double(), 0.0);
-        double x = got[i].to_double();
-        if (!std::isfinite(x)) num = INFINITY;
-        num += (x - w) * (x - w);
-        den += w * w;
-    }
     Row r{name};
-    r.err = std::sqrt(num / den);
+    r.err = sampled_rel_l2(got, want, static_cast<std::int64_t>(M) * N,
+                           [&](std::int64_t i, double w) { return f == Form::bias_relu ? std::max(w + bias[i % N].to_double(), 0.0) : w; });
     if (tuner) {
         const TuneChoice& c = *tuner->last_choice();
         r.tuned = c.config.text();
         r.default_over_tuned = c.candidates[0].median / c.candidates[c.index].median;
     }
-    double flops = 2.0 * M * N * static_cast<double>(K);
-    int reps = flops > 1e12 ? 20 : 50;
-    const double kiln_ms = median_ms(launch, 3, reps, stream);
-    r.kiln = flops / kiln_ms / 1e9;
-    r.peer = flops / median_ms(cublas, 3, reps, stream) / 1e9;
-    r.kiln_tbs = (static_cast<double>(M) * K + static_cast<double>(K) * N + 2.0 * M * N) * 2 / kiln_ms / 1e9;
-    cublasDestroy(h);
+    time_row(r, launch, cublas, 2.0 * M * N * static_cast<double>(K), (static_cast<double>(M) * K + static_cast<double>(K) * N + 2.0 * M * N) * 2, stream);
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)", name.c_str(), r.kiln, r.peer,
-                r.kiln / r.peer, r.kiln_tbs, r.err);
-    if (tuner) std::printf("  tuned %s, default tile %.3fx its time", r.tuned.c_str(), r.default_over_tuned);
-    std::printf("\n");
-    std::fflush(stdout);
+    print_row(r);
     return r;
 }
 
@@ -245,9 +270,8 @@ Row run_batched(const std::string& name, int batch, int M, int N, int K) {
         else k.launch(on_stream, std::as_const(Ad).view(), std::as_const(Bd).view(), Cd.view());
     };
     launch();
-    cublasHandle_t h;
-    cublasCreate(&h);
-    cublasSetStream(h, stream);
+    const CublasOn blas(stream);
+    const cublasHandle_t h = blas.handle;
     float one = 1, zero = 0;
     // Row-major C[b] = A[b] B[b] is column-major C^T = B^T A^T per batch; C^T stored
     // row-major [N, M] is column-major C = (A^T)^T (B^T)^T.
@@ -263,27 +287,12 @@ Row run_batched(const std::string& name, int batch, int M, int N, int K) {
     cublas();
     CHECK_CUDA(cudaStreamSynchronize(stream));
     auto got = Cd.to(host()), want = Cref.to(host());
-    double num = 0, den = 0;
-    const std::int64_t count = nb * M * N, step = std::max<std::int64_t>(1, count / 200000);
-    for (std::int64_t i = 0; i < count; i += step) {
-        const double w = want.values()[static_cast<std::size_t>(i)].to_double(), x = got.values()[static_cast<std::size_t>(i)].to_double();
-        if (!std::isfinite(x)) num = INFINITY;
-        num += (x - w) * (x - w);
-        den += w * w;
-    }
     Row r{name};
-    r.err = std::sqrt(num / den);
-    const double flops = 2.0 * static_cast<double>(nb) * M * N * static_cast<double>(K);
-    const int reps = flops > 1e12 ? 20 : 50;
-    const double kiln_ms = median_ms(launch, 3, reps, stream);
-    r.kiln = flops / kiln_ms / 1e9;
-    r.peer = flops / median_ms(cublas, 3, reps, stream) / 1e9;
-    r.kiln_tbs = static_cast<double>(nb) * (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N) * 2 / kiln_ms / 1e9;
-    cublasDestroy(h);
+    r.err = sampled_rel_l2(got, want, nb * M * N, [](std::int64_t, double w) { return w; });
+    time_row(r, launch, cublas, 2.0 * static_cast<double>(nb) * M * N * static_cast<double>(K),
+             static_cast<double>(nb) * (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N) * 2, stream);
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    std::printf("%-40s kiln %7.1f  cuBLAS %7.1f TFLOP/s  ratio %.3f  kiln %.2f TB/s  (rel L2 %.1e)\n", name.c_str(), r.kiln, r.peer, r.kiln / r.peer,
-                r.kiln_tbs, r.err);
-    std::fflush(stdout);
+    print_row(r);
     return r;
 }
 
