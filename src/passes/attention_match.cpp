@@ -123,7 +123,7 @@ private:
         m_.loop = loop;
         if (ir::loop_kind(*loop) == detail::LoopKind::parallel || ir::loop_rank(*loop) != 1 || ir::loop_inits(*loop).size() != 3)
             return no("the loop is not a 1-D loop carrying three values (row maximum, row sum, accumulator)");
-        return match_body(*loop->body) && match_loads() && match_inits() && match_key_block() && match_nest(g);
+        return match_body(*loop->body) && match_loads() && match_score_loads() && match_inits() && match_key_block() && match_nest(g);
     }
 
     // The loop body: the two products and the online softmax between them.
@@ -211,8 +211,11 @@ private:
         for (const Node* x : body.nodes)
             if (x->op == OpCode::mma || dead(x)) continue;
             else if (x->op == OpCode::load && x != q && x != k && x != v) {
-                if (!cta_load(x, t)) return no("the loop loads more than the query, key and value tiles and elements the same for every key block");
-                m_.tile_loads.push_back(x);
+                // One element a tile, or a tile over the rows and keys (checked at the
+                // blocks' origins once they are known: match_score_loads).
+                if (cta_load(x, t)) m_.tile_loads.push_back(x);
+                else if (score_tile(x)) m_.score_loads.push_back(x);
+                else return no("the loop loads more than the query, key and value tiles, tiles over its rows and keys, and elements the same for every key block");
             }
 
         // Carried slots from the yield: the accumulator's is the output mma.
@@ -288,7 +291,7 @@ private:
         state.insert(rsum);
         for (const Node* n : body.nodes) {
             if (dead(n) || n == output || n == score || n == rmax || n == rsum || n == yield || n->op == OpCode::stage || n->op == OpCode::load ||
-                operand_reshapes_.count(n))
+                operand_reshapes_.count(n) || unit_reshape(n))
                 continue;
             if (!ir::is_elementwise(n->op) && n->op != OpCode::broadcast && n->op != OpCode::full && n->op != OpCode::iota &&
                 n->op != OpCode::constant && !scalar(n))
@@ -501,6 +504,43 @@ private:
         return true;
     }
 
+    // A load in the loop that may be a tile over the rows and keys (AttentionMatch::
+    // score_loads): its non-unit dims the rows, the keys or both, its coordinates scalars
+    // not computed from the carried state, no bounds check the kernel could not raise.
+    bool score_tile(const Node* n) const {
+        if (n->op != OpCode::load || ir::bounds_policy(*n) == bounds::check || n->type.rank() != ir::access_rank(*n) || !view(n, -1, false)) return false;
+        bool any = false;
+        for (const auto& d : n->type.dims) {
+            if (d.extent == 1) continue;
+            if (d.axis != m_.axis_rows && d.axis != m_.axis_keys) return false;
+            any = true;
+        }
+        for (int i = 0; i < ir::access_rank(*n); ++i) {
+            const Node* o = n->operands[static_cast<std::size_t>(i)];
+            if (!scalar(o) || depends(o, carried_)) return false;
+        }
+        return any;
+    }
+
+    // The tiles over the rows and keys at the blocks' origins: along the rows the query
+    // tile's row origin and the whole query block, along the keys t * bk and the whole key
+    // block, every unit dim at an index of the nest (not of t).
+    bool match_score_loads() {
+        const std::unordered_set<const Node*> t_set{t_};
+        for (const Node* n : m_.score_loads)
+            for (int i = 0; i < ir::access_rank(*n); ++i) {
+                const auto& d = n->type.dims[static_cast<std::size_t>(i)];
+                const Node* o = n->operands[static_cast<std::size_t>(i)];
+                const bool ok = d.extent == 1                 ? !depends(o, t_set)
+                                : d.axis == m_.axis_rows ? d.extent == m_.bq && row_origin(o)
+                                                         : d.extent == m_.bk && index_times(o, t_, m_.bk);
+                if (!ok)
+                    return no("a tile the loop loads over the rows and keys is not at the query tile's row origin and the key block's origin "
+                              "(t * the key block), each whole, its other dims unit ones at indices of the nest");
+            }
+        return true;
+    }
+
     // Whether a store's row coordinate is the query tile's row origin.
     bool row_origin(const Node* o) const {
         return o == q0_ || index_times(o, m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)], m_.bq);
@@ -515,6 +555,8 @@ private:
             if (ir::param_index(*l) == o) return no("the output view is also read by the loop");
         for (const Node* l : m_.tile_loads)
             if (ir::param_index(*l) == o) return no("a stored view is also read before the loop");
+        for (const Node* l : m_.score_loads)
+            if (ir::param_index(*l) == o) return no("a stored view is also read by the loop");
         return true;
     }
 

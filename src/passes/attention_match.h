@@ -16,7 +16,9 @@
 //       K = k[..., t * bk, 0] of [1.., bk, d]; V = v[..., t * bk, 0] of [1.., bk, dv]
 //       S = mma(Q, K, 0)                               contracting d (K is read K-major)
 //       X = score(S, t, rows, columns, scalars)        any elementwise function ("score
-//                                                      mod": scale, masks from iota, softcap)
+//                                                      mod": scale, masks from iota, softcap),
+//                                                      also of tiles loaded over the rows and
+//                                                      keys at the blocks' origins (a bias)
 //       m' = max(m, reduce_max(X, keys))
 //       alpha = exp(m - m')                            or exp(s (m - m')), s > 0 a constant
 //       P = exp(X - m')  or  ite(c, exp(X - m'), 0)   c: any boolean mask; the same s as alpha's
@@ -81,6 +83,12 @@ struct AttentionMatch {
     // Loads of one element the same for the whole query tile, before the loop or in it (a
     // head's ALiBi slope, a batch's key length): the kernel reads them where they are used.
     std::vector<const ir::Node*> tile_loads;
+    // Loads in the loop of a tile over the query rows and/or the keys at the blocks'
+    // origins (an additive bias or a mask matrix [.., rows, keys], a key padding mask
+    // [.., keys]): the query tile's row origin along the rows, t * bk along the keys,
+    // every other dim a unit one at an index of the nest. The kernel reads each element
+    // where the scores use it, at its row's and its key's absolute index.
+    std::vector<const ir::Node*> score_loads;
     // The dim of each view that holds the rows (Q, the stores) or the keys (K, V): the
     // second-to-last in [batch, head, sequence, channel], the second in the
     // sequence-major [batch, sequence, head, channel]. The channels are always last.

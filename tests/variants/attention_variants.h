@@ -1020,6 +1020,57 @@ inline Kernel fa_gemma2() { using namespace batch3; return fa3<GEMMA, 128, 64>("
 // fa3: Llama: causal, GQA, f32 output, 128 x 128.
 inline Kernel fa_llama_f32() { using namespace batch3; return fa3<LLAMA, 128, 128, f32>("fa_llama_f32"); }
 
+// ---------------------------------------------------------------- tiles over rows and keys (session 25, written beside the kernel's loads)
+
+// A key padding mask [batch, keys] (1 keep, 0 drop), i32, read per key block.
+inline Kernel fa_key_mask() { return kernel("fa_key_mask", [](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v,
+                                              View<const i32, 2> keep, View<bf16, 4> o) {
+    FA_PROLOGUE(128, 64)
+    const float scale = 1.0f / std::sqrt(static_cast<float>(q.extent<3>()));
+    for (auto& p : parallel(shape(gb, gh, gq))) {
+        auto b = p.index(gb), h = p.index(gh), m0 = p.index(gq) * BQ;
+        auto qt = q[coord(b, h, m0, 0), shape(ub, uh, M, D)];
+        FA_STATE()
+        for (auto& st : p.pipeline(shape(axis("kb", ceil_div(SK, BK))), {.window = 2})) {
+            auto n0 = st.index() * BK;
+            auto kt = k[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto vt = v[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto kp = keep[coord(b, n0), shape(ub, N)];
+            auto s = mma(qt, kt, zeros<f32>(shape(ub, uh, M, N))) * scale;
+            s = ite((iota(N) + n0 < SK) && (kp != 0), s, NEG_INF);
+            FA_UPDATE()
+        }
+        o(coord(b, h, m0, 0), shape(ub, uh, M, D)).store(cast<bf16>(acc / l_i));
+    }
+}); }
+
+// A relative position bias per head [heads, queries, keys] (f32, T5's), causal, blocks of
+// 32 keys from a finite floor (the kernel takes its own 128-key blocks: each element's
+// bias read at its key's absolute index).
+inline Kernel fa_rel_bias_causal() { return kernel("fa_rel_bias_causal", [](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v,
+                                                     View<const f32, 3> bias, View<bf16, 4> o) {
+    FA_PROLOGUE(128, 32)
+    const float scale = 1.0f / std::sqrt(static_cast<float>(q.extent<3>()));
+    for (auto& p : parallel(shape(gb, gh, gq))) {
+        auto b = p.index(gb), h = p.index(gh), m0 = p.index(gq) * BQ;
+        auto qt = q[coord(b, h, m0, 0), shape(ub, uh, M, D)];
+        auto m_i = full<f32>(shape(ub, uh, M), -1e30f);
+        auto l_i = zeros<f32>(shape(ub, uh, M));
+        auto acc = zeros<f32>(shape(ub, uh, M, D));
+        for (auto& st : p.pipeline(shape(axis("kb", min((m0 + BQ + BK - 1) / BK, ceil_div(SK, BK)))), {.window = 2})) {
+            auto n0 = st.index() * BK;
+            auto kt = k[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto vt = v[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto rb = bias[coord(h, m0, n0), shape(uh, M, N)];
+            auto s = mma(qt, kt, zeros<f32>(shape(ub, uh, M, N))) * scale + rb;
+            auto key = iota(N) + n0, qry = iota(M) + m0;
+            s = ite((key < SK) && (key <= qry), s, -1e30f);
+            FA_UPDATE()
+        }
+        o(coord(b, h, m0, 0), shape(ub, uh, M, D)).store(cast<bf16>(acc / l_i));
+    }
+}); }
+
 #undef FA_PROLOGUE
 #undef FA_UPDATE
 #undef FA_STATE

@@ -36,7 +36,6 @@ std::string key_block(int keys, int kernel_keys, int d) {
                          "(-1e30, say) would let the kernel take its own");
 }
 const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
-const std::string loads_more = attention_why("the loop loads more than the query, key and value tiles and elements the same for every key block");
 
 std::vector<Trace> both(const std::string& expected, std::int64_t d = 128) { return {{at(d), expected}, {at(d, 200, 333), expected}}; }
 // The cpu problem: one head, 150 queries and 200 keys (two query blocks of 128, a
@@ -173,7 +172,21 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_scale_param", a::fa_scale_param, with_scale, both(fast)),
         attention_variant("fa_alibi_inloop", a::fa_alibi_inloop, with_slopes, both(fast)),
         attention_variant("fa_padmask_inloop", a::fa_padmask_inloop, with_lengths, both(fast)),
-        attention_variant("fa_attn_mask", a::fa_attn_mask, with_mask, both(loads_more)),
+        attention_variant("fa_attn_mask", a::fa_attn_mask, with_mask, both(fast)),
+        attention_variant("fa_key_mask", a::fa_key_mask,
+                          [](const Dims& d) {
+                              auto v = plain(d);
+                              v.insert(v.begin() + 3, Ints(Kind::I32, {d.batch, d.keys}, 0, 2));
+                              return v;
+                          },
+                          both(fast)),
+        attention_variant("fa_rel_bias_causal", a::fa_rel_bias_causal,
+                          [](const Dims& d) {
+                              auto v = plain(d);
+                              v.insert(v.begin() + 3, In(Kind::F32, {d.heads, d.queries, d.keys}));
+                              return v;
+                          },
+                          {{at(128), fast}, {at(128, 200, 333), fast}, {at(64), fast}}),
         attention_variant("fa_window_masked", a::fa_window_masked, plain, both(fast)),
         attention_variant("fa_window_offset", a::fa_window_offset, plain, both(origin_not_blocked)),
         attention_variant("fa_kT", a::fa_kT, k_transposed, both(attention_why("the score mma does not contract the query's and key's last axis"))),

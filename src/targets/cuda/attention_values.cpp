@@ -185,20 +185,30 @@ std::string FragmentValues::expr(const Node* n, Where w) {
 }
 
 std::string FragmentValues::tile_load(const Node* n) {
-    if (std::find(m_.tile_loads.begin(), m_.tile_loads.end(), n) == m_.tile_loads.end())
-        internal_fail("cuda attention: a load that is not one element of a tile");
+    const bool over_scores = std::find(m_.score_loads.begin(), m_.score_loads.end(), n) != m_.score_loads.end();
+    if (!over_scores && std::find(m_.tile_loads.begin(), m_.tile_loads.end(), n) == m_.tile_loads.end())
+        internal_fail("cuda attention: a load that is not one element of a tile nor a tile over the rows and keys");
     // One element the same for the whole tile (AttentionMatch::tile_loads), read where it
     // is used: an L1 hit after the first, and the compiler keeps what it can in registers.
+    // A tile over the rows and keys (AttentionMatch::score_loads) at the element's row
+    // and key: the match put its origins at the query tile's row origin and at t * bk, so
+    // they are the row's absolute index and the key's (key_index()).
     const int rank = ir::access_rank(*n);
     const std::string a = "a" + num(ir::param_index(*n));
     std::string ok, off;
     for (int i = 0; i < rank; ++i) {
-        const std::string c = "(long long)(" + expr(n->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
+        const auto& dim = n->type.dims[static_cast<std::size_t>(i)];
+        const bool rows = over_scores && dim.extent != 1 && dim.axis == m_.axis_rows, keys = over_scores && dim.extent != 1 && dim.axis == m_.axis_keys;
+        const std::string c = rows   ? std::string("(long long)kiln_row[h]")
+                              : keys ? "(long long)" + key_index()
+                                     : "(long long)(" + expr(n->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
         ok += (i ? " && " : "") + std::string("(unsigned long long)") + c + " < (unsigned long long)" + a + "_e" + num(i);
         off += (i ? " + " : "") + c + " * " + a + "_s" + num(i);
     }
     const std::string value = from_storage(n->type.kind, a + "[" + off + "]");
-    if (ir::bounds_policy(*n) == bounds::assume) return value;
+    // (A tile over the rows is read checked even where the program assumes its bounds:
+    // the kernel's last 128 rows may run past the program's last query block.)
+    if (ir::bounds_policy(*n) == bounds::assume && !over_scores) return value;
     const std::string fill = ir::has_fallback(*n) ? expr(n->operands.back(), Where::cta) : literal(n->type.kind, 0, 0);
     return "(" + ok + " ? " + value + " : " + fill + ")";
 }
