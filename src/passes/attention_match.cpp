@@ -396,14 +396,57 @@ private:
         q0_ = q0;
         row_index.insert(m_.grid->body->args[static_cast<std::size_t>(m_.row_axis)]);
         for (const auto& [l, row_dim] : {loads[1], loads[2]}) {
-            if (!index_times(l->operands[static_cast<std::size_t>(row_dim)], t_, m_.bk)) return no("a key or value tile's origin is not t * the key block");
+            if (!key_block_origin(l->operands[static_cast<std::size_t>(row_dim)]))
+                return no("a key or value tile's origin is not t * the key block (plus one offset of the nest's indices for both)");
             for (int i = 0; i + 1 < ir::access_rank(*l); ++i)
                 if (i != row_dim && depends(l->operands[static_cast<std::size_t>(i)], row_index)) return no("a key or value tile depends on the query block");
         }
         for (int i = 0; i + 1 < ir::access_rank(*m_.load_q); ++i)
             if (i != m_.q_row_dim && depends(m_.load_q->operands[static_cast<std::size_t>(i)], row_index))
                 return no("the query tile's leading coordinates depend on the query block");
+        // The kernel runs one key range a row tile: an offset that moves with the query
+        // block needs each of its row tiles inside one query block.
+        if (m_.key_offset && depends(m_.key_offset, row_index) && m_.bq % kAttentionKernelRows != 0)
+            return no("the key blocks start at an offset that moves with the query block, and the query block (" + std::to_string(m_.bq) +
+                      " rows) is not a whole number of the kernel's " + std::to_string(kAttentionKernelRows) + "-row tiles");
         return true;
+    }
+
+    // Whether o is the key tiles' origin: t * bk, or t * bk plus an offset (off + t * bk
+    // or (s + t) * bk, either operand order; off and s integer scalars of the nest's
+    // indices and host scalars), the same offset at every key tile (the first sets it:
+    // AttentionMatch::key_offset).
+    bool key_block_origin(const Node* o) {
+        const std::unordered_set<const Node*> t_set{t_};
+        auto offset = [&](const Node* x) { return scalar(x) && !is_float(x->type.kind) && !depends(x, t_set) && !depends(x, carried_); };
+        bool found = index_times(o, t_, m_.bk);
+        const Node* off = nullptr;
+        std::int64_t scale = 1;
+        if (!found && o->op == OpCode::add && o->operands.size() == 2)
+            for (int side = 0; side < 2 && !found; ++side)
+                if (index_times(o->operands[static_cast<std::size_t>(side)], t_, m_.bk) && offset(o->operands[static_cast<std::size_t>(1 - side)])) {
+                    off = o->operands[static_cast<std::size_t>(1 - side)];
+                    found = true;
+                }
+        if (!found && o->op == OpCode::mul && o->operands.size() == 2)
+            for (int side = 0; side < 2 && !found; ++side) {
+                const Node* x = o->operands[static_cast<std::size_t>(1 - side)];
+                if (int_constant(o->operands[static_cast<std::size_t>(side)]) != m_.bk || x->op != OpCode::add || x->operands.size() != 2) continue;
+                for (int u = 0; u < 2 && !found; ++u)
+                    if (x->operands[static_cast<std::size_t>(u)] == t_ && offset(x->operands[static_cast<std::size_t>(1 - u)])) {
+                        off = x->operands[static_cast<std::size_t>(1 - u)];
+                        scale = m_.bk;
+                        found = true;
+                    }
+            }
+        if (!found) return false;
+        if (!key_origin_seen_) {
+            key_origin_seen_ = true;
+            m_.key_offset = off;
+            m_.key_offset_scale = scale;
+            return true;
+        }
+        return off == m_.key_offset && scale == m_.key_offset_scale;
     }
 
     bool match_inits() {
@@ -533,10 +576,10 @@ private:
                 const Node* o = n->operands[static_cast<std::size_t>(i)];
                 const bool ok = d.extent == 1                 ? !depends(o, t_set)
                                 : d.axis == m_.axis_rows ? d.extent == m_.bq && row_origin(o)
-                                                         : d.extent == m_.bk && index_times(o, t_, m_.bk);
+                                                         : d.extent == m_.bk && key_block_origin(o);
                 if (!ok)
-                    return no("a tile the loop loads over the rows and keys is not at the query tile's row origin and the key block's origin "
-                              "(t * the key block), each whole, its other dims unit ones at indices of the nest");
+                    return no("a tile the loop loads over the rows and keys is not at the query tile's row origin and the key tiles' origin, "
+                              "each whole, its other dims unit ones at indices of the nest");
             }
         return true;
     }
@@ -609,6 +652,7 @@ private:
     std::unordered_set<const Node*> q_prologue_;  // the query tile's own ops (query_load)
     const Node* t_ = nullptr;
     const Node* q0_ = nullptr;
+    bool key_origin_seen_ = false;  // key_block_origin() has recorded the key tiles' offset
 };
 
 }  // namespace

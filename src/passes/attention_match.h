@@ -14,6 +14,7 @@
 //     m = full(c), l = full(0), acc = full(0)          f32 [1.., bq] [1.., bq] [1.., bq, dv]
 //     serial or pipeline (T) [t] carrying (m, l, acc) in any order:
 //       K = k[..., t * bk, 0] of [1.., bk, d]; V = v[..., t * bk, 0] of [1.., bk, dv]
+//                                                      (or at off + t * bk: key_offset)
 //       S = mma(Q, K, 0)                               contracting d (K is read K-major)
 //       X = score(S, t, rows, columns, scalars)        any elementwise function ("score
 //                                                      mod": scale, masks from iota, softcap),
@@ -89,6 +90,12 @@ struct AttentionMatch {
     // every other dim a unit one at an index of the nest. The kernel reads each element
     // where the scores use it, at its row's and its key's absolute index.
     std::vector<const ir::Node*> score_loads;
+    // The key tiles' origin t * bk plus an offset of the nest's indices (a sliding
+    // window's first key block: off + t * bk, or (s + t) * bk): key_offset *
+    // key_offset_scale (null: none). Where it moves with the query block, the query
+    // block is a whole number of the kernel's row tiles (attention_kernel_rows).
+    const ir::Node* key_offset = nullptr;
+    std::int64_t key_offset_scale = 1;
     // The dim of each view that holds the rows (Q, the stores) or the keys (K, V): the
     // second-to-last in [batch, head, sequence, channel], the second in the
     // sequence-major [batch, sequence, head, channel]. The channels are always last.
@@ -112,6 +119,9 @@ struct AttentionMatch {
     Kind in = Kind::BF16;
     int axis_rows = 0, axis_keys = 0, axis_channels = 0, axis_values = 0;  // Dim::axis ids
 };
+
+// The query rows of the Hopper kernel's row tile (targets/cuda/attention_producer.h).
+inline constexpr std::int64_t kAttentionKernelRows = 128;
 
 // The dim of a tile (a load's, a stored value's) along `axis` where it is not a unit
 // one (an attention view's rows or keys), or -1.

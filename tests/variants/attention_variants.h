@@ -1071,6 +1071,31 @@ inline Kernel fa_rel_bias_causal() { return kernel("fa_rel_bias_causal", [](View
     }
 }); }
 
+// A sliding window whose loop starts at the window's first key block, with 64-row query
+// blocks: the key range moves with each block, and two blocks share the kernel's row tile.
+inline Kernel fa_window_q64() { return kernel("fa_window_q64", [](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> o) {
+    FA_PROLOGUE(64, 64)
+    constexpr std::int64_t W = 512;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(q.extent<3>()));
+    for (auto& p : parallel(shape(gb, gh, gq))) {
+        auto b = p.index(gb), h = p.index(gh), m0 = p.index(gq) * BQ;
+        auto qt = q[coord(b, h, m0, 0), shape(ub, uh, M, D)];
+        FA_STATE()
+        auto lo = max(m0 - (W - 1), 0) / BK;
+        auto hi = min((m0 + BQ + BK - 1) / BK, ceil_div(SK, BK));
+        for (auto& st : p.pipeline(shape(axis("kb", hi - lo)), {.window = 2})) {
+            auto n0 = (lo + st.index()) * BK;
+            auto kt = k[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto vt = v[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto s = mma(qt, kt, zeros<f32>(shape(ub, uh, M, N))) * scale;
+            auto key = iota(N) + n0, qry = iota(M) + m0;
+            s = ite((key < SK) && (key <= qry) && (qry - key < W), s, NEG_INF);
+            FA_UPDATE()
+        }
+        o(coord(b, h, m0, 0), shape(ub, uh, M, D)).store(cast<bf16>(acc / l_i));
+    }
+}); }
+
 #undef FA_PROLOGUE
 #undef FA_UPDATE
 #undef FA_STATE

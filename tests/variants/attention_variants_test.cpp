@@ -35,7 +35,8 @@ std::string key_block(int keys, int kernel_keys, int d) {
                          " (64, or 128 with at most 128 value channels and at most 256 channels in all); a row maximum starting at a finite floor "
                          "(-1e30, say) would let the kernel take its own");
 }
-const std::string origin_not_blocked = attention_why("a key or value tile's origin is not t * the key block");
+const std::string window_moves = attention_why(
+    "the key blocks start at an offset that moves with the query block, and the query block (64 rows) is not a whole number of the kernel's 128-row tiles");
 
 std::vector<Trace> both(const std::string& expected, std::int64_t d = 128) { return {{at(d), expected}, {at(d, 200, 333), expected}}; }
 // The cpu problem: one head, 150 queries and 200 keys (two query blocks of 128, a
@@ -141,7 +142,7 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_f16_causal", a::fa_f16_causal, qkvo<Kind::F16, Kind::F16>, both(fast)),
         // ---- extra parameters and layouts
         attention_variant("fa_causal_offset", a::fa_causal_offset, plain, both(fast)),
-        attention_variant("fa_window", a::fa_window, plain, both(origin_not_blocked)),
+        attention_variant("fa_window", a::fa_window, plain, both(fast)),
         attention_variant("fa_alibi", a::fa_alibi, with_slopes, both(fast)),
         attention_variant("fa_padmask", a::fa_padmask, with_lengths, both(fast)),
         attention_variant("fa_gqa", a::fa_gqa, plain,
@@ -188,7 +189,8 @@ std::vector<Variant> attention_table() {
                           },
                           {{at(128), fast}, {at(128, 200, 333), fast}, {at(64), fast}}),
         attention_variant("fa_window_masked", a::fa_window_masked, plain, both(fast)),
-        attention_variant("fa_window_offset", a::fa_window_offset, plain, both(origin_not_blocked)),
+        attention_variant("fa_window_offset", a::fa_window_offset, plain, both(fast)),
+        attention_variant("fa_window_q64", a::fa_window_q64, plain, both(window_moves)),
         attention_variant("fa_kT", a::fa_kT, k_transposed, both(attention_why("the score mma does not contract the query's and key's last axis"))),
         // h / 4: four query heads a kv head.
         attention_variant("fa_gqa_const", a::fa_gqa_const, plain, {{at(128, 256, 384, 8, 2), fast}, {at(128, 200, 333, 8, 2), fast}},

@@ -112,6 +112,17 @@ std::string attention_tile_limits(FragmentValues& values, const passes::Attentio
     s += "            kiln_lim_max = l > kiln_lim_max ? l : kiln_lim_max;\n";
     s += "        }\n";
     s += "        const int kiln_blocks = (int)((kiln_lim_max + " + num(k.bn - 1) + ") / " + num(k.bn) + ");\n";
+    // The key tiles' offset (AttentionMatch::key_offset: a sliding window's first key),
+    // the same for the tile's rows (the match keeps a query block a whole number of row
+    // tiles where it moves with it). Key coordinates are kiln_koff + the key's index
+    // within the range the loop covers.
+    if (m.key_offset) {
+        s += "        const long long kiln_koff = [&] {\n";
+        s += "            [[maybe_unused]] const long long kiln_gi[2] = {kiln_R0 / " + num(m.bq) + ", kiln_R0 / " + num(m.bq) + "};\n";
+        s += "            [[maybe_unused]] const int h = 0;\n";
+        s += "            return (long long)(" + values.expr(m.key_offset, Where::row) + ") * " + num(m.key_offset_scale) + "LL;\n";
+        s += "        }();\n";
+    }
     return s;
 }
 
@@ -170,6 +181,7 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += attention_tile(values, m, k);
     s += attention_tile_limits(values, m, k);
     const Leading lk = leading(values, m.load_k, m.k_row_dim, "kiln_kc"), lv = leading(values, m.load_v, m.v_row_dim, "kiln_vc");
+    const std::string key_coordinate = (m.key_offset ? std::string("(int)kiln_koff + ") : std::string()) + "kb * " + num(k.bn);
     s += lk.declare + lv.declare;
     s += "        auto kiln_load_q = [&] {\n";
     s += "            for (int h = 0; h < 2; ++h) {\n";
@@ -192,11 +204,11 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "            kg::mbar_wait(&kiln_kempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_kfull[stage], " + num(k_bytes) + ");\n";
     s += "            for (int x = 0; x < " + num(k.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
-         "x * 64, kb * " + num(k.bn) + lk.suffix + ");\n";
+         "x * 64, " + key_coordinate + lk.suffix + ");\n";
     s += "            kg::mbar_wait(&kiln_vempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_vfull[stage], " + num(v_bytes) + ");\n";
     s += "            for (int x = 0; x < " + num(k.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k.bn * 128) +
-         ", &kiln_tv, &kiln_vfull[stage], " + "x * 64, kb * " + num(k.bn) + lv.suffix + ");\n";
+         ", &kiln_tv, &kiln_vfull[stage], " + "x * 64, " + key_coordinate + lv.suffix + ");\n";
     s += "            if (++stage == " + num(k.stages) + ") stage = 0, phase ^= 1;\n";
     s += "        }\n";
     s += "        if (kiln_qafter == kiln_blocks) kiln_load_q();\n";

@@ -18,6 +18,7 @@
 namespace kiln::cu {
 
 inline constexpr int kAttentionRows = 128;  // query rows per CTA: two consumer warpgroups of 64
+static_assert(kAttentionRows == passes::kAttentionKernelRows, "the match's row tile is the kernel's");
 
 // Shared memory: Q (D/64 boxes of [128 rows][64 channels], a consumer warpgroup's
 // 64 rows the half of each that it alone reads and refills), then per stage K (D/64

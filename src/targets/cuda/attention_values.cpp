@@ -200,7 +200,7 @@ std::string FragmentValues::tile_load(const Node* n) {
         const auto& dim = n->type.dims[static_cast<std::size_t>(i)];
         const bool rows = over_scores && dim.extent != 1 && dim.axis == m_.axis_rows, keys = over_scores && dim.extent != 1 && dim.axis == m_.axis_keys;
         const std::string c = rows   ? std::string("(long long)kiln_row[h]")
-                              : keys ? "(long long)" + key_index()
+                              : keys ? std::string(m_.key_offset ? "kiln_koff + " : "") + "(long long)" + key_index()
                                      : "(long long)(" + expr(n->operands[static_cast<std::size_t>(i)], Where::cta) + ")";
         ok += (i ? " && " : "") + std::string("(unsigned long long)") + c + " < (unsigned long long)" + a + "_e" + num(i);
         off += (i ? " + " : "") + c + " * " + a + "_s" + num(i);
