@@ -175,11 +175,14 @@ private:
         // (besides unit dims: the sequence-major layout has the head between).
         auto qa = axes_of(q), ka = axes_of(k), sa = axes_of(score);
         if (qa.size() != 2 || ka.size() != 2 || sa.size() != 2) return no("the score mma is not a product of two 2-D tiles (besides unit dims)");
-        if (q->type.dims.back().axis != qa[1] || k->type.dims.back().axis != qa[1])
-            return no("the score mma does not contract the query's and key's last axis");
+        // K is [.., keys, .., channels], or stored transposed [.., channels, keys] (a key
+        // cache kept channel-major): then its keys are its last dim.
+        m_.k_transposed = k->type.dims.back().axis != qa[1] && ka.size() == 2 && ka[0] == qa[1] && k->type.dims.back().axis == ka[1];
+        if (q->type.dims.back().axis != qa[1] || (k->type.dims.back().axis != qa[1] && !m_.k_transposed))
+            return no("the score mma does not contract the query's last axis with the key's last axis (or, K stored transposed, its channels)");
         m_.axis_rows = qa[0];
         m_.axis_channels = qa[1];
-        m_.axis_keys = ka[0];
+        m_.axis_keys = m_.k_transposed ? ka[1] : ka[0];
         if (sa != std::vector<int>{m_.axis_rows, m_.axis_keys}) return no("the scores are not [rows, keys]");
         if (ir::mma_dims(*score).contract.size() != 1) return no("the score mma contracts more than the channels");
         m_.q_row_dim = tile_dim(q, m_.axis_rows);
@@ -378,7 +381,9 @@ private:
             if (!q || q->kind != m_.in || rank < 2 || rank > 5 || ir::has_fallback(*l) || ir::bounds_policy(*l) == bounds::check)
                 return no("a load is not a tile of an f16/bf16 view of rank 2 to 5 with zero fill or assumed bounds");
             if (l->type.rank() != rank) return no("a load's tile rank differs from its view's");
-            if (int_constant(l->operands[static_cast<std::size_t>(rank - 1)]) != 0) return no("a load does not start at channel 0");
+            // (K stored transposed: its channels the second-to-last dim, its keys the last.)
+            const int channel_dim = l == m_.load_k && m_.k_transposed ? rank - 2 : rank - 1;
+            if (int_constant(l->operands[static_cast<std::size_t>(channel_dim)]) != 0) return no("a load does not start at channel 0");
             for (int i = 0; i + 1 < rank; ++i) {
                 if (i == row_dim) continue;
                 const Node* o = l->operands[static_cast<std::size_t>(i)];

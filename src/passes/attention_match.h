@@ -101,6 +101,9 @@ struct AttentionMatch {
     // sequence-major [batch, sequence, head, channel]. The channels are always last.
     // (A store's row dim: tile_dim of its value along axis_rows.)
     int q_row_dim = 0, k_row_dim = 0, v_row_dim = 0;
+    // K stored transposed, [.., channels, keys] (k_row_dim its last dim): the kernel reads
+    // its boxes of 64 keys and wgmma takes it N-major.
+    bool k_transposed = false;
     // Stores of a value per query row (a log-sum-exp m + log(l), the row statistics for
     // a backward pass): at the query tile's row origin, every other dim of the stored
     // tile a unit one.

@@ -18,6 +18,7 @@
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
+#include "tests/variants/attention_variants.h"
 #include "tests/unit/gemm_kernels.h"
 #include "examples/row_kernels.h"
 
@@ -623,6 +624,30 @@ TEST_F(FakeCuda, AttentionPadsHeadDimensionsToWholeBoxesWhereTheViewsEndThere) {
     EXPECT_NE(plan.find("head dims 96/80 (computed as 128/128"), std::string::npos) << plan;
     exe.launch(std::as_const(qd).view(), std::as_const(wd).view(), std::as_const(vd).view(), od.view());
     EXPECT_NE(counts().last_block, 384u) << "a key view of 128 channels for a tile of 96: the generic kernel";
+}
+
+// K stored transposed, [batch, head, channel, key] (a key cache kept channel-major):
+// the attention kernel reads it in boxes of [d channels][64 keys], its map's dims the
+// keys, then the channels, then the head and the batch. (Its rows are the keys: 300
+// bf16 keys, 600 bytes, are no row stride TMA takes, and that launch takes the generic
+// kernel.)
+TEST_F(FakeCuda, AttentionReadsAKeyViewStoredTransposedInBoxesOfKeys) {
+    Tensor<bf16> q({1, 2, 200, 64}), kt({1, 2, 64, 320}), v({1, 2, 320, 64}), o({1, 2, 200, 64});
+    auto qd = q.to(cuda()), kd = kt.to(cuda()), vd = v.to(cuda()), od = o.to(cuda());
+    fake()->reset();
+    kiln::variants::attention::fa_kT().launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
+    EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 3) << "Q, K and V";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 4), (std::vector<std::uint64_t>{320, 64, 2, 1})) << "keys, channels, head, batch";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].strides, maps[1].strides + 3), (std::vector<std::uint64_t>{320 * 2, 64 * 320 * 2, 2 * 64 * 320 * 2}));
+    EXPECT_EQ(maps[1].box[0], 64u);
+    EXPECT_EQ(maps[1].box[1], 64u) << "every channel of a box of 64 keys";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[2].dims, maps[2].dims + 4), (std::vector<std::uint64_t>{64, 320, 2, 1})) << "V as ever";
+    Tensor<bf16> kt300({1, 2, 64, 300}), v300({1, 2, 300, 64});
+    auto k3 = kt300.to(cuda()), v3 = v300.to(cuda());
+    kiln::variants::attention::fa_kT().launch(cuda(), std::as_const(qd).view(), std::as_const(k3).view(), std::as_const(v3).view(), od.view());
+    EXPECT_NE(counts().last_block, 384u) << "the generic kernel: K's rows of 600 bytes";
 }
 
 // A batched GEMM (passes/gemm_match.h): 4-D views [batch, head, rows, cols], two heads

@@ -191,7 +191,8 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_window_masked", a::fa_window_masked, plain, both(fast)),
         attention_variant("fa_window_offset", a::fa_window_offset, plain, both(fast)),
         attention_variant("fa_window_q64", a::fa_window_q64, plain, both(window_moves)),
-        attention_variant("fa_kT", a::fa_kT, k_transposed, both(attention_why("the score mma does not contract the query's and key's last axis"))),
+        // (333 keys: K's rows of 666 bytes are no stride TMA takes, and the launch takes the generic kernel.)
+        attention_variant("fa_kT", a::fa_kT, k_transposed, {{at(128), fast}, {at(128, 200, 333), fast}, {at(128, 200, 320), fast}, {at(64), fast}}),
         // h / 4: four query heads a kv head.
         attention_variant("fa_gqa_const", a::fa_gqa_const, plain, {{at(128, 256, 384, 8, 2), fast}, {at(128, 200, 333, 8, 2), fast}},
                           at(64, 150, 200, 4, 1)),

@@ -8,7 +8,7 @@
 #    not whole 64-channel boxes (32, 40, 80, 96, 160; a query prologue over the padding;
 #    dv != d) and with tiles loaded over the rows and keys (a mask matrix, a key padding
 #    mask, a relative position bias on re-blocked keys) and with a sliding window's loop
-#    starting at the window's first key block, then the catalog's attention entries on cuda (their small head dims now
+#    starting at the window's first key block and with K stored transposed, then the catalog's attention entries on cuda (their small head dims now
 #    take the padded kernel).
 # 2. The GEMM rows of the new forms against cuBLAS (bmm against
 #    cublasGemmStridedBatchedEx; C^T) beside the 4096^3 headline, and the attention
@@ -19,7 +19,7 @@ source bench/results/gpu-20261205-s23/common.sh
 build kiln_tool kiln_rows_bench kiln_variants_tests kiln_attention_bench kiln_gemm_bench kiln_catalog_tests
 el "device tests: session 25's variants"
 timeout 150 build-gpu/tests/kiln_variants_tests \
-  --gtest_filter='*VariantDevice.TheHopperKernelIsWithin*batched*:*VariantDevice.TheHopperKernelIsWithin*store_transposed*:*VariantDevice.TheHopperKernelIsWithin*fa_q128_k64*:*VariantDevice.TheHopperKernelIsWithin*fa_q64_k64*:*VariantDevice.TheHopperKernelIsWithin*fa_scale_q_bf16*:*VariantDevice.TheHopperKernelIsWithin*fa_norm_recip*:*VariantDevice.TheHopperKernelIsWithin*fa_lse*:*VariantDevice.TheHopperKernelIsWithin*fa_attn_mask*:*VariantDevice.TheHopperKernelIsWithin*fa_key_mask*:*VariantDevice.TheHopperKernelIsWithin*fa_rel_bias_causal*:*VariantDevice.TheHopperKernelIsWithin*fa_window*' \
+  --gtest_filter='*VariantDevice.TheHopperKernelIsWithin*batched*:*VariantDevice.TheHopperKernelIsWithin*store_transposed*:*VariantDevice.TheHopperKernelIsWithin*fa_q128_k64*:*VariantDevice.TheHopperKernelIsWithin*fa_q64_k64*:*VariantDevice.TheHopperKernelIsWithin*fa_scale_q_bf16*:*VariantDevice.TheHopperKernelIsWithin*fa_norm_recip*:*VariantDevice.TheHopperKernelIsWithin*fa_lse*:*VariantDevice.TheHopperKernelIsWithin*fa_attn_mask*:*VariantDevice.TheHopperKernelIsWithin*fa_key_mask*:*VariantDevice.TheHopperKernelIsWithin*fa_rel_bias_causal*:*VariantDevice.TheHopperKernelIsWithin*fa_window*:*VariantDevice.TheHopperKernelIsWithin*fa_kT*' \
   > $r/tests-s25-variants.log 2>&1; echo "rc $?"; grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/tests-s25-variants.log | head -20
 timeout 120 build-gpu/tests/kiln_catalog_tests --gtest_filter='*attention*:*Attention*' > $r/tests-s25-catalog.log 2>&1; echo "rc $?"
 grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/tests-s25-catalog.log | head -20

@@ -203,8 +203,12 @@ std::string attention_cta_and_producer(FragmentValues& values, const passes::Att
     s += "            unsigned char* const kst = kiln_ring + stage * " + num(stage_bytes) + ";\n";
     s += "            kg::mbar_wait(&kiln_kempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_kfull[stage], " + num(k_bytes) + ");\n";
-    s += "            for (int x = 0; x < " + num(k.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
-         "x * 64, " + key_coordinate + lk.suffix + ");\n";
+    if (k.k_transposed)  // boxes of [d channels][64 keys] (the suffix starts at channel 0)
+        s += "            for (int x = 0; x < " + num(k.bn / 64) + "; ++x) kg::tma_load(kst + x * " + num(std::int64_t{k.d} * 128) +
+             ", &kiln_tk, &kiln_kfull[stage], " + key_coordinate + " + x * 64" + lk.suffix + ");\n";
+    else
+        s += "            for (int x = 0; x < " + num(k.d / 64) + "; ++x) kg::tma_load(kst + x * " + num(k.bn * 128) + ", &kiln_tk, &kiln_kfull[stage], " +
+             "x * 64, " + key_coordinate + lk.suffix + ");\n";
     s += "            kg::mbar_wait(&kiln_vempty[stage], phase ^ 1);\n";
     s += "            kg::mbar_expect_tx(&kiln_vfull[stage], " + num(v_bytes) + ");\n";
     s += "            for (int x = 0; x < " + num(k.dv / 64) + "; ++x) kg::tma_load(kst + " + num(k_bytes) + " + x * " + num(k.bn * 128) +

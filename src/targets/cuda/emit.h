@@ -214,6 +214,7 @@ struct AttentionKernel {
     std::int64_t program_bq = 0;       // the program's query block
     int q = -1, k = -1, v = -1;        // the view parameters
     int q_row_dim = 0, k_row_dim = 0, v_row_dim = 0;  // each view's dim of rows or keys (AttentionMatch), the second in its tensor map
+    bool k_transposed = false;         // K stored [.., channels, keys]: its map's dims the keys, then the channels (boxes [d][64 keys])
     int row_axis = 0, grid_rank = 0;   // the parallel nest's axis of query blocks, and its rank
     Kind in = Kind::BF16;
     bool overlap = true;               // softmax of block t + 1 overlapping O += P_t V_t

@@ -345,15 +345,24 @@ private:
         // address, in 16-byte units, is the descriptor's low field and stays below
         // 2^14 here): two registers for the loop rather than one pair per step.
         s += "        const unsigned long long kiln_da = kg::smem_desc(kiln_q + kiln_wgc * " + num(64 * 128) + ", 16, 1024);\n";
-        s += "        const unsigned long long kiln_db = kg::smem_desc(" + stage + ", 16, 1024);\n";
+        s += "        const unsigned long long kiln_db = kg::smem_desc(" + stage + ", " + key_lead() + ", 1024);\n";
         s += "        kg::wgmma_fence();\n";
         s += "#pragma unroll\n";
         s += "        for (int ks = 0; ks < " + num(k_.d / 16) + "; ++ks)\n";
-        s += "            KilnScore::run(kiln_s, kiln_da + ((ks / 4) * " + num(kRows * 128) + " + (ks % 4) * 32) / 16, kiln_db + ((ks / 4) * " +
-             num(k_.bn * 128) + " + (ks % 4) * 32) / 16, ks > 0);\n";
+        s += "            KilnScore::run(kiln_s, kiln_da + ((ks / 4) * " + num(kRows * 128) + " + (ks % 4) * 32) / 16, kiln_db + (" + key_step("ks") +
+             ") / 16, ks > 0);\n";
         s += "        kg::wgmma_commit();\n";
         return s;
     }
+    // The K stage as wgmma's B operand: K-major, boxes of [bn keys][64 channels], a k-step
+    // of 16 channels 32 bytes into the box's rows; or, K stored transposed, N-major, boxes
+    // of [d channels][64 keys] (the leading byte offset: one box), a k-step 16 rows on.
+    std::string key_lead() const { return k_.k_transposed ? num(std::int64_t{k_.d} * 128) : "16"; }
+    std::string key_step(const std::string& ks) const {
+        if (k_.k_transposed) return ks + " * " + num(16 * 128);
+        return "(" + ks + " / 4) * " + num(std::int64_t{k_.bn} * 128) + " + (" + ks + " % 4) * 32";
+    }
+
     // After the wait for S: its registers are read from here on, and its K stage is free.
     std::string finish_scores(const std::string& stage) const {
         return "#pragma unroll\n"
@@ -456,7 +465,7 @@ private:
         s += "            for (int ks = 0; ks < " + num(k_.d / 16) + "; ++ks) {\n";
         s += "                const unsigned long long da = kg::smem_desc(kiln_q + (ks / 4) * " + num(kRows * 128) + " + kiln_wgc * " + num(64 * 128) +
              " + (ks % 4) * 32, 16, 1024);\n";
-        s += "                const unsigned long long db = kg::smem_desc(kiln_kst + (ks / 4) * " + num(k_.bn * 128) + " + (ks % 4) * 32, 16, 1024);\n";
+        s += "                const unsigned long long db = kg::smem_desc(kiln_kst + " + key_step("ks") + ", " + key_lead() + ", 1024);\n";
         s += "                KilnScore::run(kiln_s, da, db, 1);\n";
         s += "            }\n";
         s += "            kg::wgmma_commit();\n";
@@ -617,7 +626,8 @@ void choose_shape(const AttentionMatch& m, int asked, AttentionKernel& k) {
     const int own = passes::attention_kernel_key_block(m.d, m.dv);
     const bool program_taken = passes::attention_kernel_takes_key_block(m.bk, m.d, m.dv);
     // From a -inf row maximum (first_block_nan) only blocks holding whole program blocks.
-    const bool asked_fits = asked > 0 && key_block_fits(asked, k) && (!m.first_block_nan || asked % m.bk == 0);
+    // (K stored transposed is read in boxes of 64 keys.)
+    const bool asked_fits = asked > 0 && key_block_fits(asked, k) && (!m.first_block_nan || asked % m.bk == 0) && (!m.k_transposed || asked % 64 == 0);
     k.bn = m.key_block_free && asked_fits ? asked : program_taken ? static_cast<int>(m.bk) : own;
     k.first_block_nan = m.first_block_nan && k.bn != m.bk;
     const std::int64_t q = std::int64_t{kRows} * k.d * 2, stage = std::int64_t{k.bn} * (k.d + k.dv) * 2;
@@ -639,6 +649,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.q_row_dim = m.q_row_dim;
     k.k_row_dim = m.k_row_dim;
     k.v_row_dim = m.v_row_dim;
+    k.k_transposed = m.k_transposed;
     k.row_axis = m.row_axis;
     k.grid_rank = static_cast<int>(m.grid->operands.size());
     k.in = m.in;
@@ -671,7 +682,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
     s += embedded::attention_sm90_cuh();
-    s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*a_mmajor=*/false, /*b_kmajor=*/true, /*accumulate_operand=*/true);
+    s += wgmma_smem_wrapper("KilnScore", k.bn, m.in, /*a_mmajor=*/false, /*b_kmajor=*/!k.k_transposed, /*accumulate_operand=*/true);
     s += wgmma_register_a_wrapper("KilnOutput", k.dv, m.in);
     std::string extents;
     for (int a = 0; a < k.grid_rank; ++a) extents += "long long kiln_ge" + num(a) + ", ";
@@ -690,7 +701,8 @@ std::string AttentionKernel::describe() const {
     if (entry.empty()) return "";
     return "FlashAttention (" + entry + "): " + std::to_string(bm) + " query rows x " + std::to_string(bn) + " keys per block" +
            (bn != program_bk ? " (the program's blocks have " + std::to_string(program_bk) + " keys: masks and indices from each key's index)" : "") +
-           ", head dims " + std::to_string(program_d) + "/" + std::to_string(program_dv) +
+           (k_transposed ? ", K stored transposed (read in boxes of [d][64 keys], wgmma's B N-major)" : "") + ", head dims " + std::to_string(program_d) +
+           "/" + std::to_string(program_dv) +
            (d != program_d || dv != program_dv
                 ? " (computed as " + std::to_string(d) + "/" + std::to_string(dv) +
                       ": the channels past the program's read as zeros, which the launch checks the query and key views end at)"

@@ -413,8 +413,10 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
         r.data_type = a.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         r.rank = rank;
         r.base = v.data;
-        if (row_dim < 0 || row_dim >= rank - 1) internal_fail("cuda: an attention view's row dim out of range");
-        std::vector<int> order{rank - 1, row_dim};  // view dims, the map's innermost first
+        if (row_dim < 0 || row_dim >= rank) internal_fail("cuda: an attention view's row dim out of range");
+        // (K stored transposed: its keys are its last dim, then the channels.)
+        std::vector<int> order{rank - 1};  // view dims, the map's innermost first
+        if (row_dim != rank - 1) order.push_back(row_dim);
         for (int i = rank - 2; i >= 0; --i)
             if (i != row_dim) order.push_back(i);
         for (int i = 0; i < rank; ++i) {
@@ -445,12 +447,16 @@ std::unique_ptr<AttentionLaunch> attention_launch(const ir::Program& p, const st
     if (a.d > a.program_d)
         for (const auto& [index, name] : {std::pair{a.q, "query"}, std::pair{a.k, "key"}}) {
             const Arg& v = args[static_cast<std::size_t>(index)];
-            if (!v.extents.empty() && v.extents.back() > a.program_d)
-                return reject("the " + std::string(name) + " view has " + std::to_string(v.extents.back()) + " channels, more than the program's " +
+            const std::size_t channels = index == a.k && a.k_transposed ? v.extents.size() - 2 : v.extents.size() - 1;
+            if (v.extents.size() >= 2 && v.extents[channels] > a.program_d)
+                return reject("the " + std::string(name) + " view has " + std::to_string(v.extents[channels]) + " channels, more than the program's " +
                               std::to_string(a.program_d) + ", which the kernel pads to " + std::to_string(a.d) + " with zeros");
         }
     std::string refused = operand(a.q, a.q_row_dim, static_cast<unsigned>(a.bm / 2), L->maps[0], "the query view");
-    if (refused.empty()) refused = operand(a.k, a.k_row_dim, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
+    // K stored transposed: boxes of [d channels][64 keys].
+    if (refused.empty())
+        refused = a.k_transposed ? operand(a.k, a.k_row_dim, static_cast<unsigned>(a.d), L->maps[1], "the key view")
+                                 : operand(a.k, a.k_row_dim, static_cast<unsigned>(a.bn), L->maps[1], "the key view");
     if (refused.empty()) refused = operand(a.v, a.v_row_dim, static_cast<unsigned>(a.bn), L->maps[2], "the value view");
     if (!refused.empty()) return reject(refused);
     // The kernel runs tiles blockIdx.x, + gridDim.x, ...: a persistent grid has one

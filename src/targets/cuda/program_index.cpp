@@ -79,6 +79,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_q_row_dim", a.q_row_dim);
     v("attention_k_row_dim", a.k_row_dim);
     v("attention_v_row_dim", a.v_row_dim);
+    v("attention_k_transposed", a.k_transposed);
     v("attention_row_axis", a.row_axis);
     v("attention_grid_rank", a.grid_rank);
     v("attention_in", a.in);
