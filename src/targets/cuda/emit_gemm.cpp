@@ -292,9 +292,10 @@ private:
         // coordinates are the tile's batch's (kiln_boff<i>: their element offset,
         // kiln_bok<i>: whether they are in range; batch_text()).
         const int rank = ir::access_rank(st);
+        const std::string index = num(ir::param_index(st));
         const std::string er = a + "_e" + num(rank - 2), ec = a + "_e" + num(rank - 1), sr = a + "_s" + num(rank - 2), sc = a + "_s" + num(rank - 1);
-        const std::string base = rank > 2 ? "(" + a + " + kiln_boff" + a.substr(1) + ")" : a;
-        const std::string lead_ok = rank > 2 ? " && kiln_bok" + a.substr(1) : "";
+        const std::string base = rank > 2 ? "(" + a + " + kiln_boff" + index + ")" : a;
+        const std::string lead_ok = rank > 2 ? " && kiln_bok" + index : "";
         // Leading strides keep the parity and 16-byte alignment the flags check, whatever the batch.
         std::string lead_odd, lead_16;
         for (int d = 0; d + 2 < rank; ++d) {
@@ -414,8 +415,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "    // Rows and columns the program's tiles cover (kiln_rows, kiln_cols); each output\n";
     s += "    // is clipped to its own extents.\n";
     s += epi.column_struct();
-    const std::string batch = epi.batch_text();
-    s += batch;
+    s += epi.batch_text();
     s += "    // The epilogue of tiles inside every bound the epilogue checks, then of the rest.\n";
     s += "    auto epilogue = kg::make_epilogue(" + epi.columns(true) + ",\n    " + epi.body(true) + ",\n    " + epi.columns(false) + ",\n    " +
          epi.body(false) + ",\n";

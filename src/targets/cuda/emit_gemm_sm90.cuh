@@ -515,7 +515,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     auto tile_of = [&](long long unit, long long& bat, long long& tm, long long& tn) {
         long long g = CLUSTER > 1 ? unit * CLUSTER + cluster_rank() : unit / splits;
         bat = 0;
-        if (batch.count > 1) {
+        if constexpr (kBatched) {
             bat = g / tiles;
             g -= bat * tiles;
         }

@@ -217,6 +217,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
         if (e <= 0) return reject("an empty problem");
         if (e > kMax || pr.batches > kMax / e) return reject("too many batches");
         pr.batches *= e;
+        pr.batch_extents.push_back(e);
     }
     if (pr.rows == 0 || pr.cols == 0 || pr.depth == 0 || pr.rows > kMax || pr.cols > kMax || pr.depth > kMax)
         return reject("an empty or too large problem");
@@ -367,7 +368,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
              static_cast<std::uint64_t>(rows),       static_cast<std::uint64_t>(cols)};
     if (g.batched) {
         slots.push_back(static_cast<std::uint64_t>(problem->batches));
-        for (int ax : g.batch_axes) slots.push_back(static_cast<std::uint64_t>(passes::HostScalars(args).integer(p.grid->operands[static_cast<std::size_t>(ax)], *p.grid)));
+        for (std::int64_t e : problem->batch_extents) slots.push_back(static_cast<std::uint64_t>(e));
     }
     append_slots(p, args, slots);
     L->pointers.reserve(2 + slots.size());

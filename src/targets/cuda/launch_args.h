@@ -83,6 +83,7 @@ struct GemmLaunch {
 struct GemmProblem {
     std::int64_t rows = 0, cols = 0, depth = 0;  // of one batch
     std::int64_t batches = 1;                    // a batched kernel's (GemmKernel::batch_axes: the product of their extents)
+    std::vector<std::int64_t> batch_extents;     // each batch axis's extent, in GemmKernel::batch_axes' order
 };
 std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g,
                                         std::string* why = nullptr);
