@@ -613,6 +613,20 @@ TEST(CudaGemmSchedule, HalfWidthOnlyWhereTilesAreTooFewAndTheKRangeIsNotSplit) {
     EXPECT_EQ(cu::launch_tile(256, 8192, 8192, 128, 256, 64, 132), (T{128, 256})) << "split: kept whole width";
 }
 
+// A batched launch counts the device's waves over every batch's tiles: 32 batches
+// of 1000^3 fill the device with 1024 wide tiles (one batch's 32 would take half
+// width), and batched rows of 16 take the widest 64-row tile, unsplit.
+TEST(CudaGemmSchedule, BatchedLaunchesCountTheTilesOfEveryBatch) {
+    using T = cu::GemmTile;
+    EXPECT_EQ(cu::launch_tile(1000, 1000, 1000, 128, 256, 64, 132), (T{128, 128}));
+    EXPECT_EQ(cu::launch_tile(1000, 1000, 1000, 128, 256, 64, 132, 32), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(1000, 1000, 1000, 128, 256, 64, 132, 2), (T{128, 128})) << "64 wide tiles: half width fills more";
+    EXPECT_EQ(cu::launch_tile(2048, 2048, 2048, 128, 256, 64, 132, 8), (T{128, 256}));
+    EXPECT_EQ(cu::launch_tile(16, 4096, 4096, 128, 256, 64, 132), (T{64, 128})) << "one batch: split k at 128 columns";
+    EXPECT_EQ(cu::launch_tile(16, 4096, 4096, 128, 256, 64, 132, 8), (T{64, 256})) << "8 x 16 wide tiles fill the device unsplit";
+    EXPECT_EQ(cu::launch_tile(16, 512, 4096, 128, 256, 64, 132, 4), (T{64, 64})) << "too few even at the narrowest";
+}
+
 // A large problem written with narrow tiles runs on 128x256 ones (fewer operand
 // bytes from shared memory per product, fewer fills and epilogues); one whose wide
 // tiles would leave the device idle keeps its own.

@@ -90,7 +90,10 @@ std::vector<Variant> gemm_table() {
         gemm_variant("both_trans", g::both_trans, [](const Dims& d) { return V{In(bf, {d.k, d.m}), In(bf, {d.n, d.k}), Out(bf, {d.m, d.n})}; }, both(fast)),
         gemm_variant("batched", g::batched,
                      [](const Dims& d) { return V{In(bf, {d.batch, d.m, d.k}), In(bf, {d.batch, d.k, d.n}), Out(bf, {d.batch, d.m, d.n})}; },
-                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 77, .batch = 3}, fast}},
+                     // (The last: batches of 24 rows on 64x128 tiles, counted over the batches.)
+                     {{{.m = 512, .n = 384, .k = 256, .batch = 3}, fast},
+                      {{.m = 200, .n = 300, .k = 77, .batch = 3}, fast},
+                      {{.m = 24, .n = 1100, .k = 64, .batch = 12}, fast}},
                      {.m = 100, .n = 130, .k = 70, .batch = 2}),
         gemm_variant("batched_shared_weight", g::batched_shared_weight,
                      [](const Dims& d) { return V{In(bf, {d.batch, d.m, d.k}), In(bf, {d.n, d.k}), In(Kind::F32, {d.n}), Out(bf, {d.batch, d.m, d.n})}; },

@@ -98,13 +98,18 @@ GemmSchedule schedule_gemm(std::int64_t rows, std::int64_t cols, std::int64_t de
     return g;
 }
 
-GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors) {
+GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors, std::int64_t batches) {
     const GemmTile program{bm, bn};
     if (support::env_integer("KILN_GEMM_RETILE", 0, 1).value_or(1) == 0) return program;
-    auto cost = [&](GemmTile t) {
-        const GemmSchedule g = schedule_gemm(rows, cols, depth, t.bm, t.bn, bk, multiprocessors);
-        return modelled_time(g, rows, bk, multiprocessors) * step_cost(t.bm, t.bn);
+    batches = std::max<std::int64_t>(batches, 1);
+    // A batched launch's units are (batch, tile), never split (launch_args.cpp): the
+    // device's waves are counted over all of them, not over one batch's tiles.
+    auto schedule = [&](GemmTile t) {
+        GemmSchedule g = schedule_gemm(rows, cols, depth, t.bm, t.bn, bk, multiprocessors, /*split_k=*/batches == 1);
+        g.tiles *= batches;
+        return g;
     };
+    auto cost = [&](GemmTile t) { return modelled_time(schedule(t), rows, bk, multiprocessors) * step_cost(t.bm, t.bn); };
     auto usable = [](int width) { return width >= 64 && width % 64 == 0; };
     if (rows <= 64) {
         // 64-row tiles whatever the program's, at a width fitted to the autotuner's
@@ -114,13 +119,14 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
         // of the best everywhere; above 32 rows the splits cost more than the wide
         // tiles gain, and the best was the widest tile whose unsplit tiles nearly fill
         // the device (64 x 28672 x 8192: 256; 48 x 14336 x 4096: 128; 64 x 8192 x 8192:
-        // 64), else the narrowest (64 x 4096 x 4096: 64).
-        if (rows <= 32) return {64, std::min(bn, 128)};
+        // 64), else the narrowest (64 x 4096 x 4096: 64). A batched launch, never
+        // split, takes that rule at every row count, its tiles counted over the batches.
+        if (rows <= 32 && batches == 1) return {64, std::min(bn, 128)};
         int narrowest = bn;
         for (int width : {bn, bn / 2, bn / 4}) {
             if (!usable(width)) continue;
             narrowest = width;
-            if ((cols + width - 1) / width * 5 >= static_cast<std::int64_t>(multiprocessors) * 4) return {64, width};
+            if ((cols + width - 1) / width * batches * 5 >= static_cast<std::int64_t>(multiprocessors) * 4) return {64, width};
         }
         return {64, narrowest};
     }
@@ -132,7 +138,7 @@ GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, i
     // for two in shared memory.
     GemmTile start = program;
     if (const GemmTile wide{128, 256}; bk == 64 && !(program == wide) && cost(wide) < cost(program) * kRequiredGain) start = wide;
-    if (usable(start.bn / 2) && schedule_gemm(rows, cols, depth, start.bm, start.bn, bk, multiprocessors).splits == 1 &&
+    if (usable(start.bn / 2) && schedule(start).splits == 1 &&
         cost({start.bm, start.bn / 2}) < cost(start) * kRequiredGain)
         return {start.bm, start.bn / 2};
     return start;

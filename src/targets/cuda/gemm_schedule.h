@@ -66,9 +66,13 @@ struct GemmTile {
 //   schedule splits the k range: measured on an H200, 128 x 14336 x 4096
 //   (unsplit) 0.79 -> 0.94 of cuBLAS at half width, while split shapes on 128-row
 //   tiles lost (decode 16 x 4096 x 4096 0.78 -> 0.74, 64 x 8192 x 8192 0.75 -> 0.71).
+// A batched launch (`batches` > 1: rows x cols x depth per batch) counts the
+// device's waves over every batch's tiles, which are never split: 32 batches of
+// 1000^3 keep 128x256 tiles (1024 units), where one batch alone would take 128x128.
 // Unless KILN_GEMM_RETILE=0 (0 or 1, read at each GEMM launch; for A/B), which
 // keeps the program's tile.
-GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors);
+GemmTile launch_tile(std::int64_t rows, std::int64_t cols, std::int64_t depth, int bm, int bn, int bk, int multiprocessors,
+                     std::int64_t batches = 1);
 
 // The cluster a launch on bm x bn x bk tiles runs the kernel in: 2 (a pair of CTAs
 // on adjacent m-tiles, loading B once by TMA multicast: half the L2 traffic of

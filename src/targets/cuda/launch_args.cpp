@@ -241,7 +241,7 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     // From the program's own kernel tile, not g's (g may be a variant compiled for
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
-    const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors);
+    const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
     // A batched kernel runs whole tiles on lone CTAs (emit_gemm.cpp).
     if (g.batched) return {t, false, 1};
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
