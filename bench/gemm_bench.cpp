@@ -350,6 +350,10 @@ int main(int argc, char** argv) {
     rows.push_back(run_batched("bmm 32 x 1000x1000x1000 (ragged)", 32, 1000, 1000, 1000));
     rows.push_back(run_batched("bmm 32 x 1000x1000x1000 on rows of 1024", 32, 1000, 1000, 1000, 1024));
     rows.push_back(run_batched("bmm 32 x 1024x1024x1024", 32, 1024, 1024, 1024));
+    // Rows of 1001 bf16 (2002 bytes): no TMA in place, A packed; rows of 3000 and 2000
+    // bf16 straddle 128-byte lines, packed where the model says the copy pays.
+    rows.push_back(run_batched("bmm 32 x 1000x1000x1001 (odd K)", 32, 1000, 1000, 1001));
+    rows.push_back(run_batched("bmm 8 x 2000x3000x3000 (rows straddle lines)", 8, 2000, 3000, 3000));
     rows.push_back(run_batched("4096^3 C^T stored (Ct [N, M])", 0, 4096, 4096, 4096));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows) {

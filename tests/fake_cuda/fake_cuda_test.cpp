@@ -699,6 +699,44 @@ TEST_F(FakeCuda, BatchedGemmReadsEachOperandThroughAMapOfItsRank) {
     EXPECT_GE(counts().last_grid, 12u * 6u < 132u ? 12u * 6u : 132u) << plan;
 }
 
+// A batched GEMM whose A rows TMA cannot read in place (100 bf16: 200 bytes, not a
+// multiple of 16) packs A's matrices, one after another, into rows of whole 128-byte
+// lines (the module's packing kernel: a launch before the GEMM's), and A's map
+// describes the copy: rows of 256 bytes, matrices 200 rows apart. B, on whole lines,
+// is read in place. Before, such a batch took the generic kernel.
+TEST_F(FakeCuda, BatchedGemmPacksOperandsTmaCannotReadInPlace) {
+    auto k = kernel("fake_batched_gemm_packed", [](View<const bf16, 3> A, View<const bf16, 3> B, View<bf16, 3> C) {
+        auto gb = axis("batch", A.extent<0>()), gm = axis("gm", ceil_div(A.extent<1>(), 128)), gn = axis("gn", ceil_div(B.extent<2>(), 128));
+        auto kt = axis("kt", ceil_div(A.extent<2>(), 64));
+        auto one = axis("one", 1), m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gb, gm, gn))) {
+            auto b = nest.index(gb), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(reshape(A[coord(b, m0, k0), shape(one, m, kk)], shape(m, kk)), reshape(B[coord(b, k0, n0), shape(one, kk, n)], shape(kk, n)), acc);
+            }
+            C(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<bf16>(acc), shape(one, m, n)));
+        }
+    });
+    Tensor<bf16> a({3, 200, 100}), b({3, 100, 384}), c({3, 200, 384});
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    Executable exe = k.compile(cuda());
+    fake()->reset();
+    exe.launch(std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    EXPECT_EQ(counts().launches, 2) << "A packed, then the GEMM" << exe.plan();
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM";
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "A and B";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 3), (std::vector<std::uint64_t>{100, 200, 3}));
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].strides, maps[0].strides + 2), (std::vector<std::uint64_t>{128 * 2, 200 * 128 * 2})) << "the copy's";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].strides, maps[1].strides + 2), (std::vector<std::uint64_t>{384 * 2, 100 * 384 * 2})) << "B in place";
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("GEMM operands: A packed to whole 128-byte lines first (TMA needs a 16-byte aligned base and row stride: rows of 200 bytes)"),
+              std::string::npos)
+        << plan;
+}
+
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks
 // (TargetImpl::prepare_batch, one program at a time on this target), so that the
 // campaign's time report can tell NVRTC from the launches: every module of the

@@ -96,6 +96,9 @@ static CUresult take_sync_failure(void) {
 CUresult cuCtxSynchronize(void) { ++counts.ctx_syncs; return take_sync_failure(); }
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) { *p = (CUdeviceptr)(uintptr_t)malloc(bytes); return *p ? 0 : 2; }
 CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
+/* Stream-ordered allocation (GEMM staging and workspaces): host memory, at once. */
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, void* st) { (void)st; *p = (CUdeviceptr)(uintptr_t)malloc(bytes); return *p ? 0 : 2; }
+CUresult cuMemFreeAsync(CUdeviceptr p, void* st) { (void)st; free((void*)(uintptr_t)p); return 0; }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void* s, size_t n) { ++counts.sync_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }
 CUresult cuMemcpyDtoH_v2(void* d, CUdeviceptr s, size_t n) { ++counts.sync_copies; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }

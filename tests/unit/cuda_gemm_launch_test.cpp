@@ -31,7 +31,7 @@ const void* g_refused = nullptr;  // a base address the encoder refuses
 
 cu::CUresult fake_encode(void* map, int data_type, unsigned rank, void* base, const std::uint64_t* dims, const std::uint64_t* strides,
                          const unsigned* box, const unsigned*, int, int swizzle, int, int) {
-    if (base == g_refused || rank != 2) return 1;  // CUDA_ERROR_INVALID_VALUE
+    if (base == g_refused || rank < 2 || rank > 5) return 1;  // CUDA_ERROR_INVALID_VALUE
     ++g_encodes;
     auto* w = static_cast<std::uint64_t*>(map);
     for (int i = 0; i < 16; ++i) w[i] = 0;
@@ -42,6 +42,8 @@ cu::CUresult fake_encode(void* map, int data_type, unsigned rank, void* base, co
     w[4] = std::uint64_t{box[0]} << 32 | box[1];
     w[5] = static_cast<std::uint64_t>(data_type);
     w[6] = static_cast<std::uint64_t>(swizzle);
+    w[7] = rank;
+    for (unsigned i = 1; i + 1 < rank; ++i) w[7 + i] = strides[i];  // a batched map's leading strides
     return 0;
 }
 
@@ -842,6 +844,62 @@ TEST(CudaGemmSchedule, PlanAndPtxOfTheClusterKernel) {
     auto dargs = decode.args();
     const std::string split = cuda_text(bench_gemm(), dargs, Precision::standard, What::plan);
     EXPECT_TRUE(contains(split, "lone CTAs, not clusters of 2: k is split")) << split;
+}
+
+// Without the module's packing kernel (the stand-in driver) a batch whose rows TMA
+// cannot read (100 bf16: 200 bytes) is staged a matrix at a time by pitched copies,
+// from each matrix's place in the view (its leading indices times their strides: here
+// a view of every other head) to one matrix after another in the copy, rows padded
+// to 128 elements; the map's leading strides are the copy's.
+TEST(CudaGemmLaunch, BatchesTmaCannotReadAreStagedAMatrixAtATime) {
+    auto k = kernel("batched_staged", [](View<const bf16, 4> A, View<const bf16, 4> B, View<bf16, 4> C) {
+        auto gm = axis("gm", ceil_div(A.extent<2>(), 64)), gn = axis("gn", ceil_div(B.extent<3>(), 128)), kt = axis("kt", ceil_div(A.extent<3>(), 64));
+        auto gb = axis("batch", A.extent<0>()), gh = axis("head", A.extent<1>());
+        auto one = axis("one", 1), one2 = axis("one2", 1), m = axis("m", 64), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn, gb, gh))) {
+            auto b = nest.index(gb), h = nest.index(gh), m0 = nest.index(gm) * 64, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(reshape(A[coord(b, h, m0, k0), shape(one, one2, m, kk)], shape(m, kk)),
+                          reshape(B[coord(b, h, k0, n0), shape(one, one2, kk, n)], shape(kk, n)), acc);
+            }
+            C(coord(b, h, m0, n0), shape(one, one2, m, n)).store(reshape(cast<bf16>(acc), shape(one, one2, m, n)));
+        }
+    });
+    // A: heads 0 and 2 of a [2, 4, 40, 100] buffer (head stride 2 * 4000 elements).
+    const std::uintptr_t a = 0x7e4000000000, b = 0x7e5000000000, c = 0x7e6000000000;
+    HostView<const bf16> A{fake_address(a), {2, 2, 40, 100}, {16000, 8000, 100, 1}, Device::cuda};
+    HostView<const bf16> B{fake_address(b), {2, 2, 100, 128}, {25600, 12800, 128, 1}, Device::cuda};
+    HostView<bf16> C{fake_address(c), {2, 2, 40, 128}, {10240, 5120, 128, 1}, Device::cuda};
+    auto args = args_of(A, B, C);
+    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+    const cu::GemmKernel g = cu::emit_kernel(*program, cu::EmitOptions{}).gemm;
+    ASSERT_TRUE(g.batched) << g.describe();
+    g_allocated.clear(), g_copies.clear();
+    static const cu::Device d = fake_device();
+    cu::GemmStaging staging(d, nullptr);
+    std::string why;
+    auto L = cu::gemm_launch(*program, args, g, d, staging, &why);
+    ASSERT_TRUE(L) << why;
+    ASSERT_EQ(g_copies.size(), 4u) << "A's four matrices; B is read in place";
+    for (std::size_t i = 0; i < 4; ++i) {
+        SCOPED_TRACE(i);
+        const std::uint64_t batch = i / 2, head = i % 2;
+        EXPECT_EQ(g_copies[i].src_device, a + (batch * 16000 + head * 8000) * 2);
+        EXPECT_EQ(g_copies[i].src_pitch, 200u);
+        EXPECT_EQ(g_copies[i].dst_device, g_allocated[0] + i * 40 * 128 * 2);
+        EXPECT_EQ(g_copies[i].dst_pitch, 256u);
+        EXPECT_EQ(g_copies[i].width_bytes, 200u);
+        EXPECT_EQ(g_copies[i].height, 40u);
+    }
+    const std::uint64_t* w = L->maps[0].words;
+    EXPECT_EQ(w[0], g_allocated[0]);
+    EXPECT_EQ(w[7], 4u) << "rank";
+    EXPECT_EQ(w[3], 256u) << "the copy's rows";
+    EXPECT_EQ(w[8], 40u * 256u) << "heads: a matrix apart";
+    EXPECT_EQ(w[9], 2u * 40u * 256u) << "batches: two matrices apart";
+    EXPECT_EQ(L->maps[1].words[0], b) << "B in place";
 }
 
 // A kernel compiled without split-K's code runs every tile whole, whatever the

@@ -431,8 +431,9 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "}\n";
     // The packing kernel of operands TMA cannot read in place or whose rows straddle lines (gemm_staging.h).
     s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.pack_entry() +
-         "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols) {\n"
-         "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols);\n}\n";
+         "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols, "
+         "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
+         "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
     E.count_tensor_core_op();
     return s;
 }

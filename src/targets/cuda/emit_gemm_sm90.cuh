@@ -669,20 +669,32 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
 }
 
 // Operand packing (gemm_staging.h): a rows x cols matrix of 2-byte elements copied
-// to rows of dst_stride elements (a multiple of 64: whole 128-byte lines), for TMA.
+// to rows of dst_stride elements (a multiple of 64: whole 128-byte lines), for TMA;
+// a batch of them (leads: up to three leading dims, extents and strides in elements,
+// innermost last; extent 1 where unused) copied one matrix after another.
 // A CTA takes a row at a time, a thread 8 elements (16 bytes) per chunk, four
 // chunks in flight; 16-byte loads where every source row is 16-byte aligned, else
 // element loads (the sectors are shared by a warp's lanes). Whole 16-byte stores:
 // the last chunk's elements past cols are zeros, in the padding. Loads stream
 // (read once); the stores stay in L2 for the GEMM that reads them next.
+struct PackLeads {
+    long long extent[3], stride[3];
+};
 __device__ __forceinline__ void pack_rows(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride,
-                                          long long rows, long long cols) {
+                                          long long rows, long long cols, PackLeads leads) {
     constexpr int kInFlight = 4;
-    const long long chunks = (cols + 7) / 8;
-    const bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 8 == 0;
-    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
-        const unsigned short* s = src + r * src_stride;
-        uint4* d = reinterpret_cast<uint4*>(dst + r * dst_stride);
+    const long long chunks = (cols + 7) / 8, all_rows = rows * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 8 == 0;
+    for (int i = 0; i < 3; ++i) vectors = vectors && (leads.extent[i] == 1 || leads.stride[i] % 8 == 0);
+    for (long long q = blockIdx.x; q < all_rows; q += gridDim.x) {
+        // Row q: row q % rows of matrix q / rows, whose leading indices are its digits.
+        long long m = q / rows, at_row = (q % rows) * src_stride;
+        for (int i = 2; i >= 0; --i) {
+            at_row += m % leads.extent[i] * leads.stride[i];
+            m /= leads.extent[i];
+        }
+        const unsigned short* s = src + at_row;
+        uint4* d = reinterpret_cast<uint4*>(dst + q * dst_stride);
         for (long long c0 = threadIdx.x; c0 < chunks; c0 += kInFlight * blockDim.x) {
             uint4 v[kInFlight];
 #pragma unroll

@@ -61,13 +61,23 @@ bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, co
            (strides[0] * elem_bytes) % kTmaAlignment == 0 && extents[0] > 0 && extents[1] > 0 && extents[0] <= kMax && extents[1] <= kMax;
 }
 
+std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes) {
+    for (std::size_t i = 0; i + 2 < extents.size(); ++i) {
+        if (extents[i] > std::numeric_limits<std::int32_t>::max()) return "a leading extent of " + std::to_string(extents[i]) + ", over TMA's 32 bits";
+        const std::int64_t bytes = strides[i] * elem_bytes;
+        if (extents[i] > 1 && (bytes <= 0 || bytes % kTmaAlignment != 0))
+            return "a leading stride of " + std::to_string(bytes) + " bytes, not a positive multiple of 16";
+    }
+    return std::string();
+}
+
 GemmStaging::~GemmStaging() {
     // Stream-ordered: the memory returns to the pool once the kernel reading it is done.
     for (CUdeviceptr p : scratch_) d_.api.cuMemFreeAsync(p, stream_);
 }
 
 void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
-                         int elem_bytes, WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why) {
+                         int elem_bytes, WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead) {
     auto no = [&](const std::string& w) -> void* {
         if (why) *why = w;
         return nullptr;
@@ -76,34 +86,56 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync || (!pack_ && !d_.api.cuMemcpy2DAsync))
         return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
+    if (lead.size() > kMaxStagedLeads) return no("it has " + std::to_string(lead.size()) + " leading dims (at most " + std::to_string(kMaxStagedLeads) + " are staged)");
+    std::int64_t matrices = 1;
+    for (const StagedLead& l : lead) {
+        if (l.extent <= 0) return no("it is empty");
+        matrices *= l.extent;
+    }
+    if (!pack_ && matrices > kMaxPitchedMatrices)
+        return no("it is a batch of " + std::to_string(matrices) + " matrices and there is no packing kernel (a pitched copy each: at most " +
+                  std::to_string(kMaxPitchedMatrices) + ")");
     const std::int64_t per_row = kLineBytes / elem_bytes;
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
-    const std::size_t bytes = static_cast<std::size_t>(padded * rows * elem_bytes);
+    const std::size_t bytes = static_cast<std::size_t>(padded * rows * matrices * elem_bytes);
     CUdeviceptr p = stream_workspace(d_, stream_, slot, bytes, /*zero=*/false, nullptr);
     if (!p) {
         check(d_, d_.api.cuMemAllocAsync(&p, bytes, stream_), "allocating GEMM staging memory");
         scratch_.push_back(p);
     }
     *staged_stride = padded;
+    // The leading dims, innermost last, padded to the kernel's three (extent 1).
+    std::int64_t extents[kMaxStagedLeads], strides[kMaxStagedLeads];
+    for (std::size_t i = 0; i < kMaxStagedLeads; ++i) {
+        const std::size_t from = i + lead.size();  // lead's dims fill the last slots
+        const bool given = from >= kMaxStagedLeads;
+        extents[i] = given ? lead[from - kMaxStagedLeads].extent : 1;
+        strides[i] = given ? lead[from - kMaxStagedLeads].stride : 0;
+    }
     if (pack_ && elem_bytes == 2) {
-        // A CTA per row at a time, at most 8 resident a multiprocessor's worth.
-        const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(rows, std::int64_t{8} * std::max(1, d_.multiprocessors)));
+        // A CTA per row at a time (every matrix's rows in turn), at most 8 resident a
+        // multiprocessor's worth.
+        const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(rows * matrices, std::int64_t{8} * std::max(1, d_.multiprocessors)));
         const void* src = data;
         void* dst = reinterpret_cast<void*>(p);
         std::int64_t src_stride = stride, dst_stride = padded, n_rows = rows, n_cols = cols;
-        void* params[] = {&src, &src_stride, &dst, &dst_stride, &n_rows, &n_cols};
+        void* params[] = {&src, &src_stride, &dst, &dst_stride, &n_rows, &n_cols, &extents[0], &extents[1], &extents[2], &strides[0], &strides[1], &strides[2]};
         check(d_, d_.api.cuLaunchKernel(pack_, ctas, 1, 1, kPackThreads, 1, 1, 0, stream_, params, nullptr), "packing a GEMM operand for TMA");
         ++g_packed;
         return dst;
     }
-    Memcpy2D c;
-    c.src_device = reinterpret_cast<CUdeviceptr>(data);
-    c.src_pitch = static_cast<std::size_t>(stride * elem_bytes);
-    c.dst_device = p;
-    c.dst_pitch = static_cast<std::size_t>(padded * elem_bytes);
-    c.width_bytes = static_cast<std::size_t>(cols * elem_bytes);
-    c.height = static_cast<std::size_t>(rows);
-    check(d_, d_.api.cuMemcpy2DAsync(&c, stream_), "staging a GEMM operand for TMA");
+    for (std::int64_t m = 0; m < matrices; ++m) {
+        std::int64_t offset = 0;  // the matrix's first element in the view
+        for (std::int64_t i = kMaxStagedLeads - 1, rest = m; i >= 0; rest /= extents[i], --i) offset += rest % extents[i] * strides[i];
+        Memcpy2D c;
+        c.src_device = reinterpret_cast<CUdeviceptr>(data) + static_cast<CUdeviceptr>(offset * elem_bytes);
+        c.src_pitch = static_cast<std::size_t>(stride * elem_bytes);
+        c.dst_device = p + static_cast<CUdeviceptr>(m * rows * padded * elem_bytes);
+        c.dst_pitch = static_cast<std::size_t>(padded * elem_bytes);
+        c.width_bytes = static_cast<std::size_t>(cols * elem_bytes);
+        c.height = static_cast<std::size_t>(rows);
+        check(d_, d_.api.cuMemcpy2DAsync(&c, stream_), "staging a GEMM operand for TMA");
+    }
     ++g_pitched;
     return reinterpret_cast<void*>(p);
 }

@@ -36,6 +36,11 @@ namespace kiln::cu {
 // base and row stride (elements of `elem_bytes`), extents within TMA's 32-bit coordinates.
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
 
+// Why TMA cannot read a batched view's leading dims (all but its last two) in place,
+// or "" where it can: each stride of a dim of more than one element a positive
+// multiple of 16 bytes (elements of `elem_bytes`), each extent within 32 bits.
+std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
+
 // How a GEMM operand reaches TMA: read in place, or packed to whole lines first
 // (`why`, for kiln plan: what about the view decided it). `bytes`: what the launch
 // reads of it; `flops`: the product's; `can_pack`: the module has its packing
@@ -46,6 +51,15 @@ struct OperandRoute {
 };
 OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes,
                            double bytes, double flops, bool can_pack);
+
+// A leading dim of a batched operand (a batch of matrices): its extent and stride (elements).
+struct StagedLead {
+    std::int64_t extent = 1, stride = 0;
+};
+inline constexpr std::size_t kMaxStagedLeads = 3;  // the packing kernel's (emit_gemm_sm90.cuh: pack_rows)
+// Without the packing kernel a batch is copied a matrix at a time, one pitched copy
+// each: up to this many.
+inline constexpr std::int64_t kMaxPitchedMatrices = 64;
 
 // The copies made for one launch: in the stream's workspace, or in memory of the
 // launch released (stream-ordered, after the kernel that reads it) when this goes
@@ -66,8 +80,11 @@ public:
     // driver without stream-ordered allocation).
     // The copy goes to the stream's workspace `slot` (stream_workspace.h), or, while
     // the stream is captured and the workspace too small, to memory of this launch.
+    // A batched view's matrices (`lead`: its leading dims, outermost first, up to
+    // kMaxStagedLeads) are copied one after another, each `rows` x staged_stride:
+    // the copy's leading strides are the products of what follows them.
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
-                WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why);
+                WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
     bool can_pack() const { return pack_ != nullptr; }
 

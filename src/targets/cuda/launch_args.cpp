@@ -251,14 +251,21 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
     const Arg &A = args[static_cast<std::size_t>(g.a)], &B = args[static_cast<std::size_t>(g.b)];
     const double flops = 2.0 * static_cast<double>(pr.rows) * static_cast<double>(pr.cols) * static_cast<double>(pr.depth);
-    // A batched view's matrix is its last two dims; it is read in place or not at all
-    // (no packing kernel for batches yet: the ordinary kernel takes the rest).
+    // A batched view's matrices are its last two dims: packed like a lone matrix's
+    // (all of them, one after another) where their rows straddle lines, or where TMA
+    // cannot read them in place, which for a batch is also a leading stride that is
+    // not a multiple of 16 bytes.
     auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
-        const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer);
         const std::size_t r = v.extents.size() - 2;
+        double matrices = 1;
+        for (std::size_t i = 0; i < r; ++i) matrices *= static_cast<double>(v.extents[i]);
+        const std::string odd_lead = tma_lead_problem(v.extents, v.strides, 2);
+        const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer) * matrices;
         const std::vector<std::int64_t> extents(v.extents.begin() + static_cast<std::ptrdiff_t>(r), v.extents.end()),
             strides(v.strides.begin() + static_cast<std::ptrdiff_t>(r), v.strides.end());
-        return GemmOperand{inner, outer, operand_route(v.data, extents, strides, 2, bytes, flops, can_pack && !g.batched)};
+        OperandRoute route = operand_route(v.data, extents, strides, 2, bytes, flops * static_cast<double>(pr.batches), can_pack);
+        if (!odd_lead.empty() && !route.pack) route = {true, "packed to whole 128-byte lines first (TMA needs 16-byte multiples: " + odd_lead + ")"};
+        return GemmOperand{inner, outer, std::move(route)};
     };
     const std::size_t ar = A.extents.size() - 2, br = B.extents.size() - 2;
     return {g.a_mmajor ? operand(A, A.extents[ar + 1], std::min(A.extents[ar], pr.depth)) : operand(A, std::min(A.extents[ar + 1], pr.depth), A.extents[ar]),
@@ -296,17 +303,25 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         void* base = v.data;
         const std::size_t lead = v.extents.size() - 2;  // a batched view's leading dims
         std::int64_t stride = v.strides[lead];
-        if (lead > 0 && o.route.pack)
-            return std::string(name) + " is a batched view TMA cannot read in place (" + o.route.why + "; no packing for batches)";
-        const bool readable = lead > 0 || tma_readable(v.data, v.extents, v.strides, 2);
+        std::vector<std::int64_t> lead_strides(v.strides.begin(), v.strides.begin() + static_cast<std::ptrdiff_t>(lead));
         if (o.route.pack) {
+            std::vector<StagedLead> leads;
+            for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
             std::int64_t staged_stride = stride;
-            if (void* staged = staging.stage(v.data, outer, inner, v.strides[0], v.strides[1], 2, slot, &staged_stride, &w)) {
+            if (void* staged = staging.stage(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], 2, slot, &staged_stride, &w, leads)) {
                 base = staged;
                 stride = staged_stride;
-            } else if (!readable) {
-                return std::string(name) + " does not suit TMA (16-byte aligned base and row stride, unit inner stride) and " + w;
+                // The copy's matrices lie one after another, outermost leading dim first.
+                for (std::size_t i = lead, step = static_cast<std::size_t>(outer * staged_stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
+                    lead_strides[i] = static_cast<std::int64_t>(step);
+            } else {
+                const std::vector<std::int64_t> matrix_extents(v.extents.begin() + static_cast<std::ptrdiff_t>(lead), v.extents.end()),
+                    matrix_strides(v.strides.begin() + static_cast<std::ptrdiff_t>(lead), v.strides.end());
+                // Rows that straddle lines are readable, only slower: those are read in place.
+                if (!tma_readable(v.data, matrix_extents, matrix_strides, 2) || !tma_lead_problem(v.extents, v.strides, 2).empty())
+                    return std::string(name) + " does not suit TMA (16-byte aligned base and " + (lead > 0 ? "strides" : "row stride") +
+                           ", unit inner stride) and " + w;
             }
         }
         TiledMapRequest r;
@@ -322,7 +337,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         r.rank = static_cast<int>(2 + lead);
         for (std::size_t i = 0; i < lead; ++i) {
             const std::size_t dim = lead - 1 - i;
-            const std::int64_t e = v.extents[dim], st = v.strides[dim] * 2;
+            const std::int64_t e = v.extents[dim], st = lead_strides[dim] * 2;
             if (e <= 0 || e > std::numeric_limits<std::int32_t>::max()) return std::string(name) + " has a leading extent TMA cannot take";
             if (st <= 0 || st % 16 != 0 || st >= (std::int64_t{1} << 40))
                 return std::string(name) + " has a leading stride that is not a positive multiple of 16 bytes";
