@@ -50,7 +50,7 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
                           : !can_pack ? "no packing kernel"
                                       : "packing would cost about " + std::to_string(percent) + "% of the product's time, over " +
                                             std::to_string(static_cast<int>(kPackShare * 100)) + "%";
-    return {false, "read in place (" + straddle + "; " + because + ")"};
+    return {false, "read in place without L2 promotion (" + straddle + "; " + because + ")"};
 }
 
 StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load()}; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -293,10 +294,17 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
     // read from a staged copy (gemm_staging.h), and so is one whose rows straddle
     // 128-byte lines where packing it pays.
     TensorMapCache& maps = tensor_map_cache();
+    // L2 promotion: 256 bytes for rows on whole 128-byte lines; none for rows that
+    // straddle lines read in place, where 256-byte promotion fetched lines no box
+    // used: 3000 x 5000 x 7000 unpacked 431 -> 489-496 TFLOP/s without it, the same
+    // shape on whole lines 663-670 either way (H200, bench/results/gpu-20261203-s13).
     // KILN_GEMM_L2_PROMOTION=0..3 (none, 64, 128, 256 bytes; read once per process)
-    // for A/B measurements of the promotion on rows that straddle lines.
-    static const int l2_promotion =
-        static_cast<int>(support::env_integer("KILN_GEMM_L2_PROMOTION", 0, 3).value_or(CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
+    // sets it for every map, for A/B measurements.
+    static const std::optional<std::int64_t> forced_promotion = support::env_integer("KILN_GEMM_L2_PROMOTION", 0, 3);
+    auto l2_promotion = [&](std::int64_t row_bytes) {
+        if (forced_promotion) return static_cast<int>(*forced_promotion);
+        return row_bytes % 128 == 0 ? static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_L2_256B) : static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_NONE);
+    };
     const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
     auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
         const std::int64_t inner = o.inner, outer = o.outer;
@@ -347,7 +355,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-        r.l2_promotion = l2_promotion;
+        r.l2_promotion = l2_promotion(stride * 2);
         r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
         // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
