@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kg::GemmShape<BM, BN, BK, ST>::threads, 1)
     };
     auto columns = [](long long) { return 0; };
     auto epi = kg::make_epilogue(columns, body, columns, body, [](long long, long long) { return false; });
-    kg::gemm_sm90<BM, BN, BK, ST, false, false, false, 1, Mma<BN, BF>>(&ta, &tb, tiles_n, tiles, k_tiles, kg::SplitK{1, nullptr, nullptr, M}, smem, epi, kg::NoBatch{});
+    kg::gemm_sm90<BM, BN, BK, ST, false, false, false, 1, 0, Mma<BN, BF>>(&ta, &tb, tiles_n, tiles, k_tiles, kg::SplitK{1, nullptr, nullptr, M}, smem, epi, kg::NoBatch{});
 }
 
 static void tmap(CUtensorMap* m, bool bf, void* base, long long inner, long long outer, long long ld, int box_outer) {

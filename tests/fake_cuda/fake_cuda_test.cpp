@@ -19,6 +19,7 @@
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
 #include "tests/variants/attention_variants.h"
+#include "tests/variants/gemm_variants.h"
 #include "tests/unit/gemm_kernels.h"
 #include "examples/row_kernels.h"
 
@@ -705,26 +706,13 @@ TEST_F(FakeCuda, BatchedGemmReadsEachOperandThroughAMapOfItsRank) {
 // describes the copy: rows of 256 bytes, matrices 200 rows apart. B, on whole lines,
 // is read in place. Before, such a batch took the generic kernel.
 TEST_F(FakeCuda, BatchedGemmPacksOperandsTmaCannotReadInPlace) {
-    auto k = kernel("fake_batched_gemm_packed", [](View<const bf16, 3> A, View<const bf16, 3> B, View<bf16, 3> C) {
-        auto gb = axis("batch", A.extent<0>()), gm = axis("gm", ceil_div(A.extent<1>(), 128)), gn = axis("gn", ceil_div(B.extent<2>(), 128));
-        auto kt = axis("kt", ceil_div(A.extent<2>(), 64));
-        auto one = axis("one", 1), m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
-        for (auto& nest : parallel(shape(gb, gm, gn))) {
-            auto b = nest.index(gb), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
-            auto acc = zeros<f32>(shape(m, n));
-            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
-                auto k0 = step.index() * 64;
-                acc = mma(reshape(A[coord(b, m0, k0), shape(one, m, kk)], shape(m, kk)), reshape(B[coord(b, k0, n0), shape(one, kk, n)], shape(kk, n)), acc);
-            }
-            C(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<bf16>(acc), shape(one, m, n)));
-        }
-    });
+    const Kernel k = kiln::variants::gemm::batched();  // 128x128x64 tiles, [batch, rows, cols] views
     Tensor<bf16> a({3, 200, 100}), b({3, 100, 384}), c({3, 200, 384});
     auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
     Executable exe = k.compile(cuda());
     fake()->reset();
     exe.launch(std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
-    EXPECT_EQ(counts().launches, 2) << "A packed, then the GEMM" << exe.plan();
+    EXPECT_EQ(counts().launches, 2) << "A packed, then the GEMM\n" << exe.plan();
     EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM";
     TensorMap maps[16];
     ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "A and B";

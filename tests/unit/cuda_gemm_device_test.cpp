@@ -174,6 +174,26 @@ TEST(CudaGemmDevice, RowsAcrossLinesArePackedWhereItPays) {
     EXPECT_EQ(packed(), start + 8);
 }
 
+// With KILN_GEMM_CPASYNC=1 operands whose rows straddle 128-byte lines are copied
+// by the kernel's producer threads (cp.async into TMA's swizzled layout, zero-filled
+// past the edges; gemm_staging.h): nothing is packed and the results are right, on
+// ragged shapes in all three dims, one consumer warpgroup, padded row strides and an
+// f32 output with an epilogue. (Written in session 26 without a device: its first
+// run is the next device's.)
+TEST(CudaGemmDevice, RowsAcrossLinesCopiedByCpAsyncMatchF64) {
+    REQUIRE_DEVICE();
+    ::setenv("KILN_GEMM_CPASYNC", "1", 1);
+    auto packed = [] { return cu::staging_counts().packed; };
+    const auto start = packed();
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f), 200, 264, 1000, 1.0f, 0.0f, 8e-3);
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 256, 64, 0.0f), 1000, 1000, 1000, 1.0f, 0.0f, 8e-3);
+    check<bf16, f32>(scaled_gemm<bf16, f32>(64, 128, 64, 0.5f), 37, 1000, 520, 2.0f, 0.5f, 1e-5, 520, 1000);
+    check<bf16, bf16>(scaled_gemm<bf16, bf16>(128, 128, 64, 0.0f), 130, 136, 72, 1.0f, 0.0f, 8e-3, 80, 152, 0);
+    check<f16, f16>(scaled_gemm<f16, f16>(128, 256, 64, 0.0f), 3000, 1000, 1400, 1.0f, 0.0f, 1e-3);
+    ::unsetenv("KILN_GEMM_CPASYNC");
+    EXPECT_EQ(packed(), start) << "read in place";
+}
+
 TEST(CudaGemmDevice, RepeatedLaunchesReuseTensorMapsAndNeverAStaleOne) {
     REQUIRE_DEVICE();
     // Launches over the same buffers encode nothing; another B gets its own map. A

@@ -156,7 +156,7 @@ TEST(CudaGemmEpilogue, TwoByteOutputsStoreWholeSixteenByteChunks) {
 
 TEST(CudaGemmEpilogue, WeightStoredNByKRunsKMajorOnWgmma) {
     REQUIRE_NVRTC();
-    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, false, true, false, 1, kg::Wgmma>"}, "B stored [N, K] (K-major)");
+    expect_wgmma_kernel(Epilogue::bias_relu, true, {"kg::gemm_sm90<128, 64, 64, 8, false, true, false, 1, 0, kg::Wgmma>"}, "B stored [N, K] (K-major)");
     auto args = args_for(true);
     std::string ptx = cuda_text(gemm_test::gemm(Epilogue::bias_relu, true), args, Precision::standard, What::ptx);
     // imm-trans-b = 0: B is read K-major, like A.
@@ -197,8 +197,8 @@ TEST(CudaGemmEpilogue, AStoredKByMRunsMMajorOnWgmma) {
             EXPECT_TRUE(contains(plan, "A stored [K, M] (M-major)")) << plan;
             EXPECT_EQ(contains(plan, "B stored [N, K] (K-major)"), b_nk) << plan;
             const std::string src = gemm_part(cuda_text(k, args, Precision::standard, What::source));
-            // <bm, bn, bk, stages, A_MMAJOR, B_KMAJOR, SPLIT_K, CLUSTER, Mma>
-            EXPECT_TRUE(contains(src, std::string(", true, ") + (b_nk ? "true" : "false") + ", false, 1, kg::Wgmma>("))
+            // <bm, bn, bk, stages, A_MMAJOR, B_KMAJOR, SPLIT_K, CLUSTER, CP_ASYNC, Mma>
+            EXPECT_TRUE(contains(src, std::string(", true, ") + (b_nk ? "true" : "false") + ", false, 1, 0, kg::Wgmma>("))
                 << src.substr(src.find("kg::gemm_sm90<") == std::string::npos ? 0 : src.find("kg::gemm_sm90<"), 200);
             EXPECT_FALSE(contains(src, "permute")) << "the kernel reads the tile transposed";
             const std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);

@@ -741,6 +741,58 @@ TEST(CudaGemmLaunch, RowsThatStraddleLinesReadInPlaceAreNotPromotedInL2) {
     EXPECT_EQ(L->maps[0].words[11], 3u);
 }
 
+// With KILN_GEMM_CPASYNC=1 operands whose rows straddle 128-byte lines (A's 2000
+// bytes, B's 528) are read in place by the kernel's producer threads with cp.async:
+// the launch asks for that variant (bits 1 and 2), and each operand's map slot holds
+// what the copies need (emit_gemm_sm90.cuh: GlobalRows): base, the row's elements,
+// the rows, the row stride. Rows on whole lines stay with TMA.
+TEST(CudaGemmLaunch, RowsThatStraddleLinesCanBeCopiedByTheProducerThreads) {
+    Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 200, 264, 1000};
+    ::setenv("KILN_GEMM_CPASYNC", "1", 1);
+    Compiled c = compile(pr);
+    const cu::GemmChoice choice = cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132);
+    EXPECT_EQ(choice.cp_async, 3);
+    EXPECT_EQ(choice.cluster, 1);
+    auto args = pr.args();
+    cu::EmitOptions o;
+    o.gemm_cp_async = 3;
+    const cu::GemmKernel g = cu::emit_kernel(*c.program, o).gemm;
+    EXPECT_EQ(g.cp_async, 3);
+    EXPECT_NE(g.describe().find("A and B copied by the producer warpgroup's cp.async"), std::string::npos) << g.describe();
+    std::string why;
+    auto L = launch({c.program, g}, pr, &why);
+    ASSERT_TRUE(L) << why;
+    const std::uint64_t* a = L->maps[0].words;
+    EXPECT_EQ((std::vector<std::uint64_t>{a[0], a[1], a[5] & 0xffffffffu, a[5] >> 32}), (std::vector<std::uint64_t>{pr.a, 1000, 1000, 200}))
+        << "base, row stride, the row's elements, rows";
+    const std::uint64_t* b = L->maps[1].words;
+    EXPECT_EQ((std::vector<std::uint64_t>{b[0], b[1], b[5] & 0xffffffffu, b[5] >> 32}), (std::vector<std::uint64_t>{pr.b, 264, 264, 1000}));
+    Problem square{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 4096, 4096, 4096};
+    EXPECT_EQ(cu::gemm_launch_choice(*compile(square).program, square.args(), compile(square).gemm, 132).cp_async, 0) << "whole lines: TMA";
+    ::unsetenv("KILN_GEMM_CPASYNC");
+    EXPECT_EQ(cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132).cp_async, 0) << "off by default";
+}
+
+// The cp.async variant compiles for sm_90a (NVRTC and ptxas, offline): its PTX copies
+// 16-byte chunks with a source size (the zero fill past the edges), arrives at the
+// stage's barrier when they land, and fences the async proxy before the wgmma reads.
+TEST(CudaGemmSchedule, TheCpAsyncVariantCompiles) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    Problem pr{0x7f4000000000, 0x7f5000000000, 0x7f6000000000, 3000, 5000, 7000};
+    ::setenv("KILN_GEMM_CPASYNC", "1", 1);
+    auto args = pr.args();
+    const std::string plan = cuda_text(bench_gemm(), args, Precision::standard, What::plan);
+    const std::string ptx = cuda_text(bench_gemm(), args, Precision::standard, What::ptx);
+    ::unsetenv("KILN_GEMM_CPASYNC");
+    EXPECT_TRUE(contains(plan, "A and B copied by the producer warpgroup's cp.async")) << plan;
+    EXPECT_TRUE(contains(plan, "GEMM operands: A read in place by cp.async (rows of 14000 bytes straddle 128-byte lines; KILN_GEMM_CPASYNC=1)")) << plan;
+    EXPECT_TRUE(contains(plan, "registers (GEMM kernel)")) << plan;
+    EXPECT_TRUE(contains(plan, "spills 0 bytes stored")) << "the producer's copies fit its 40 registers: " << plan;
+    EXPECT_TRUE(contains(ptx, "cp.async.cg.shared.global")) << "cp.async copies";
+    EXPECT_TRUE(contains(ptx, "cp.async.mbarrier.arrive.noinc.shared")) << "arrivals";
+    EXPECT_TRUE(contains(ptx, "fence.proxy.async.shared::cta")) << "the consumers' fence";
+}
+
 // The plan shows what a launch of these shapes runs: the retiled kernel and its
 // schedule, and with KILN_GEMM_RETILE=0 (A/B) the program's tile.
 TEST(CudaGemmSchedule, PlanShowsTheRetiledKernelUnlessDisabled) {

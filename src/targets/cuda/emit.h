@@ -153,6 +153,11 @@ struct EmitOptions {
     // none): chosen per launch like the tile (gemm_schedule.h: launch_cluster), a
     // variant of its own (the kernel is declared __cluster_dims__).
     int gemm_cluster = 1;
+    // The Hopper GEMM kernel's operands read by its producer warpgroup's cp.async copies
+    // instead of TMA (bit 0: A, bit 1: B): chosen per launch where rows straddle
+    // 128-byte lines (gemm_staging.h: operand_route), a variant of its own; never
+    // with clusters.
+    int gemm_cp_async = 0;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax
     // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of
@@ -176,6 +181,7 @@ struct GemmKernel {
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
+    int cp_async = 0;                  // operands read by cp.async, not TMA: bit 0 A, bit 1 B (EmitOptions::gemm_cp_async)
     std::vector<int> outputs;          // the views the epilogue stores (in pairs of columns)
     std::vector<int> outputs_transposed;  // per output, 1 where it is stored transposed (Ct[n0, m0]: its rows are the columns)
     int m_axis = 0, n_axis = 1;        // the parallel nest's axes of the m- and n-blocks

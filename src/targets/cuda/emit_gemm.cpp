@@ -380,6 +380,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.batched = batched(m);
     g.split_k = E.options().gemm_split_k && !g.batched;
     g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched ? 2 : 1;
+    g.cp_async = g.cluster == 1 ? E.options().gemm_cp_async & 3 : 0;
     g.n_axis = m.n_axis;
     g.batch_axes = m.batch_axes;
     g.a_lead = ir::access_rank(*m.load_a) - 2;
@@ -423,7 +424,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.quad_stores = !quads.empty();
     s += "    [&](long long re, long long ce) { return " + epi.inside() + "; }" + (quads.empty() ? "" : ",\n    " + quads) + ");\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.a_mmajor ? "true" : "false") + ", " + (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) +
+         (g.a_mmajor ? "true" : "false") + ", " + (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) + ", " + num(g.cp_async) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue, " +
          (g.batched ? "kg::make_batch<" + num(g.a_lead) + ", " + num(g.b_lead) + ">(kiln_batches, kiln_batch_set, kiln_batch_coords)" : std::string("kg::NoBatch{}")) +
@@ -446,6 +447,9 @@ std::string GemmKernel::describe() const {
            " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
+           (cp_async ? std::string(", ") + (cp_async == 3 ? "A and B" : cp_async == 1 ? "A" : "B") +
+                           " copied by the producer warpgroup's cp.async (rows that straddle 128-byte lines)"
+                     : "") +
            (batched ? ", batched (work units of a batch and a tile; A's and B's leading coordinates in tensor maps of their views' ranks)" : "") +
            (a_mmajor ? ", A stored [K, M] (M-major)" : "") + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +

@@ -105,6 +105,51 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap
         : "memory");
 }
 
+// ---- cp.async (PTX ISA 9.7.9.25): an operand read by the producer warpgroup's
+// threads instead of TMA. Rows that straddle 128-byte lines (a row stride of 16-byte
+// multiples that is no multiple of 128 bytes: 7000 bf16 columns) cost TMA two line
+// requests a box row; 16-byte copies cost a fifth more sectors at most. The host
+// puts the operand's description in the slot of its tensor map (same 128 bytes).
+struct GlobalRows {
+    const unsigned short* base;  // 16-byte aligned, as are the rows
+    long long stride;            // elements from a row to the next
+    long long lead_stride[3];    // a batched view's leading strides (elements), innermost first
+    int inner, outer;            // elements a row (the box's inner dim), rows (within TMA's 32-bit coordinates)
+};
+static_assert(sizeof(GlobalRows) <= sizeof(TensorMap), "a GlobalRows lives in a tensor map's slot");
+
+// A box of `rows` rows of 64 elements at (c0 innermost, c1) of g (leading coordinates
+// c[0..LEAD), innermost first) into shared memory at dst (1024-byte aligned) in the
+// 128-byte swizzle TMA writes: the 16-byte chunk j of row r at chunk j ^ (r % 8) of its
+// 128-byte row. Chunks past the row's or the rows' end are zero-filled (a source size
+// under 16 bytes), as TMA fills out-of-bounds elements. Thread t of the producer's
+// 128 copies chunks t, t + 128, ... (32-bit arithmetic but for the row's address: the
+// producer runs on 40 registers.)
+template <int LEAD>
+__device__ __forceinline__ void cp_async_box(void* dst, const GlobalRows& g, int c0, int c1, const int* c, int rows, int t) {
+    const unsigned short* base = g.base;
+#pragma unroll
+    for (int i = 0; i < LEAD; ++i) base += c[i] * g.lead_stride[i];
+    const unsigned d = smem_u32(dst);
+#pragma unroll 1
+    for (int idx = t; idx < rows * 8; idx += 128) {
+        const int row = idx >> 3, chunk = idx & 7, r = c1 + row, col = c0 + chunk * 8;
+        const int left = r < g.outer ? g.inner - col : 0;
+        const unsigned bytes = left <= 0 ? 0u : left >= 8 ? 16u : static_cast<unsigned>(left) * 2u;
+        const unsigned short* src = bytes ? base + r * g.stride + col : g.base;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d + row * 128 + ((chunk ^ (row & 7)) << 4)), "l"(src), "r"(bytes)
+                     : "memory");
+    }
+}
+// An arrival on `bar` once this thread's earlier cp.async copies have landed, counted
+// in the barrier's expected arrivals (.noinc).
+__device__ __forceinline__ void cp_async_arrive(unsigned long long* bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+// Makes the generic proxy's writes this thread has seen (the cp.async copies, after
+// their barrier's phase) visible to its async proxy, which wgmma reads through.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 // ---- clusters (PTX ISA 9.7.12.3, 9.7.9.22): this CTA's rank in its cluster, an
 // arrival on the mbarrier at `bar`'s offset in CTA `rank`'s shared memory, and
 // the cluster-wide barrier where a warp's threads may arrive apart (the
@@ -488,12 +533,17 @@ __device__ __forceinline__ Batch<A_LEAD, B_LEAD, Set, Coords> make_batch(long lo
 // last m-tile (an odd count) is read as zeros by TMA and not stored. Neither CTA
 // leaves while the other may still signal its barriers (a cluster barrier at the
 // end). Split-K does not combine with it (the host never asks for both).
-template <int BM, int BN, int BK, int STAGES, bool A_MMAJOR, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, class Mma, class Epi, class Bat>
+template <int BM, int BN, int BK, int STAGES, bool A_MMAJOR, bool B_KMAJOR, bool SPLIT_K, int CLUSTER, int CP_ASYNC, class Mma, class Epi, class Bat>
 __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* tb, long long tiles_n, long long tiles, int k_tiles,
                                           const SplitK& sk, unsigned char* smem_raw, Epi& epi, Bat batch) {
     const int splits = SPLIT_K ? sk.splits : 1;
     constexpr int kGroup = 8;
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && !SPLIT_K && kGroup % CLUSTER == 0), "clusters of 2, without split-K");
+    // CP_ASYNC: bit 0, A read by cp.async (ta holds a GlobalRows); bit 1, B. Then every
+    // producer thread copies and arrives at the stage's "full" barrier (128 arrivals
+    // beside the TMA issuer's), and the consumers fence the async proxy after the wait.
+    static_assert(CP_ASYNC >= 0 && CP_ASYNC <= 3 && (CP_ASYNC == 0 || CLUSTER == 1), "cp.async operands on lone CTAs");
+    constexpr bool kCpA = CP_ASYNC & 1, kCpB = CP_ASYNC & 2;
     static_assert(!Bat::batched || (CLUSTER == 1 && !SPLIT_K), "batches on lone CTAs, without split-K");
     constexpr bool kBatched = Bat::batched;
     using S = GemmShape<BM, BN, BK, STAGES>;
@@ -523,7 +573,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);
+            mbar_init(&full[s], CP_ASYNC ? 1 + 128 : 1);  // the TMA issuer's arrival (and the copying threads')
             mbar_init(&empty[s], 4 * S::consumers * CLUSTER);  // one arrival per consumer warp of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -535,7 +585,9 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     if (wg == 0) {
         // Producer: the register budget moves to the consumers.
         setmaxnreg_dec<40>();
-        if (threadIdx.x == 0) {
+        // Thread 0 issues the TMA copies; with cp.async operands every thread copies too.
+        const int t = threadIdx.x;
+        if (t == 0 || CP_ASYNC) {
             int s = 0;
             unsigned phase = 0;
             for (long long unit = first_unit; unit < units; unit += unit_step) {
@@ -548,10 +600,45 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                 split_range(k_tiles, static_cast<int>(unit % splits), splits, k_begin, k_end);
                 for (int kt = k_begin; kt < k_end; ++kt) {
                     mbar_wait(&empty[s], phase ^ 1);
-                    // Both halves of B count here: this CTA's own and its peer's multicast.
-                    mbar_expect_tx(&full[s], S::stage_bytes);
                     unsigned char* a = ring + s * S::stage_bytes;
                     unsigned char* b = a + S::a_bytes;
+                    if constexpr (CP_ASYNC != 0) {
+                        // The operands TMA reads, by thread 0 (none: an arrival of 0 bytes).
+                        if (t == 0) mbar_expect_tx(&full[s], (kCpA ? 0 : S::a_bytes) + (kCpB ? 0 : S::b_bytes));
+                        const GlobalRows& ga = *reinterpret_cast<const GlobalRows*>(ta);
+                        const GlobalRows& gb = *reinterpret_cast<const GlobalRows*>(tb);
+                        if constexpr (kCpA) {
+                            if constexpr (A_MMAJOR) {
+                                for (int x = 0; x < BM / 64; ++x) cp_async_box<Bat::a_lead>(a + x * BK * 128, ga, m0 + x * 64, kt * BK, ca, BK, t);
+                            } else {
+                                for (int x = 0; x < BK / 64; ++x) cp_async_box<Bat::a_lead>(a + x * BM * 128, ga, kt * BK + x * 64, m0, ca, BM, t);
+                            }
+                        } else if (t == 0) {
+                            if constexpr (A_MMAJOR) {
+                                for (int x = 0; x < BM / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK, ca);
+                            } else {
+                                for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0, ca);
+                            }
+                        }
+                        if constexpr (kCpB) {
+                            if constexpr (B_KMAJOR) {
+                                for (int x = 0; x < BK / 64; ++x) cp_async_box<Bat::b_lead>(b + x * BN * 128, gb, kt * BK + x * 64, n0, cb, BN, t);
+                            } else {
+                                for (int x = 0; x < BN / 64; ++x) cp_async_box<Bat::b_lead>(b + x * BK * 128, gb, n0 + x * 64, kt * BK, cb, BK, t);
+                            }
+                        } else if (t == 0) {
+                            if constexpr (B_KMAJOR) {
+                                for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0, cb);
+                            } else {
+                                for (int x = 0; x < BN / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK, cb);
+                            }
+                        }
+                        cp_async_arrive(&full[s]);
+                        if (++s == STAGES) s = 0, phase ^= 1;
+                        continue;
+                    }
+                    // Both halves of B count here: this CTA's own and its peer's multicast.
+                    mbar_expect_tx(&full[s], S::stage_bytes);
                     if constexpr (A_MMAJOR) {
 #pragma unroll
                         for (int x = 0; x < BM / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK, ca);
@@ -588,6 +675,8 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                 }
             }
         }
+        // No thread leaves with its copies in flight.
+        if constexpr (CP_ASYNC != 0) asm volatile("cp.async.wait_all;" ::: "memory");
         if (CLUSTER > 1) cluster_barrier_any();
         return;
     }
@@ -619,6 +708,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         int prev = -1;
         for (int kt = k_begin; kt < k_end; ++kt) {
             mbar_wait(&full[s], phase);
+            if constexpr (CP_ASYNC != 0) fence_proxy_async();
             const unsigned char* a = ring + s * S::stage_bytes;
             const unsigned char* b = a + S::a_bytes;
             wgmma_fence();

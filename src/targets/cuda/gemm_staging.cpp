@@ -39,6 +39,8 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
                           (misaligned ? ", a base " + std::to_string(misaligned) + " bytes past 16" : "") + ")"};
     }
     if (row_bytes % kLineBytes == 0) return {false, "read in place"};
+    if (support::env_integer("KILN_GEMM_CPASYNC", 0, 1).value_or(0) == 1)
+        return {false, "read in place by cp.async (" + rows + " straddle 128-byte lines; KILN_GEMM_CPASYNC=1)", true};
     const double share = copy_share(bytes, flops);
     const int percent = static_cast<int>(share * 100 + 0.5);
     const std::int64_t mode = support::env_integer("KILN_GEMM_PACK", 0, 2).value_or(1);

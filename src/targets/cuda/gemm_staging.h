@@ -21,6 +21,12 @@
 // memory gained nothing (the pool maps it anew at every synchronisation).
 // KILN_GEMM_PACK (0: never pack rows TMA can read, 1: where it pays, the default,
 // 2: always; read at each launch) for A/B.
+//
+// Or such rows are read in place by the kernel's producer warpgroup with cp.async
+// (emit_gemm_sm90.cuh: cp_async_box), which copies 16-byte chunks into the swizzled
+// layout TMA would write, with neither TMA's two line requests a box row nor a copy
+// of the operand. KILN_GEMM_CPASYNC=1 (read at each launch) chooses it for every
+// operand whose rows straddle lines; off by default until measured against packing.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +54,7 @@ std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std
 struct OperandRoute {
     bool pack = false;
     std::string why;
+    bool cp_async = false;  // read in place by the kernel's cp.async copies, not TMA (rows that straddle lines)
 };
 OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes,
                            double bytes, double flops, bool can_pack);

@@ -238,15 +238,19 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
-    if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster};
+    if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster, g.cp_async};
     // From the program's own kernel tile, not g's (g may be a variant compiled for
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
+    // Operands whose routes read them by cp.async (as the plan, assuming the module's packing kernel).
+    const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, /*can_pack=*/true);
+    const int cp_async = (operands[0].route.cp_async ? 1 : 0) | (operands[1].route.cp_async ? 2 : 0);
     // A batched kernel runs whole tiles on lone CTAs (emit_gemm.cpp).
-    if (g.batched) return {t, false, 1};
+    if (g.batched) return {t, false, 1, cp_async};
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
-    return {t, split, launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors)};
+    const int cluster = cp_async ? 1 : launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors);
+    return {t, split, cluster, cp_async};
 }
 
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
@@ -306,10 +310,27 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         return row_bytes % 128 == 0 ? static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_L2_256B) : static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_NONE);
     };
     const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
-    auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot) {
+    auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot, bool cp_async) {
         const std::int64_t inner = o.inner, outer = o.outer;
         void* base = v.data;
         const std::size_t lead = v.extents.size() - 2;  // a batched view's leading dims
+        if (cp_async) {
+            // The kernel's producer threads copy it (emit_gemm_sm90.cuh: GlobalRows, in the
+            // map's slot): 16-byte aligned base, rows and leading strides, as TMA would need.
+            const std::vector<std::int64_t> matrix_extents(v.extents.begin() + static_cast<std::ptrdiff_t>(lead), v.extents.end()),
+                matrix_strides(v.strides.begin() + static_cast<std::ptrdiff_t>(lead), v.strides.end());
+            if (!tma_readable(v.data, matrix_extents, matrix_strides, 2) || !tma_lead_problem(v.extents, v.strides, 2).empty())
+                return std::string(name) + " is not 16-byte aligned for the cp.async copies its kernel was compiled for";
+            // (tma_readable: extents within 32 bits.) Words: base, row stride, leading
+            // strides innermost first, then the row's elements and the rows as 32-bit halves.
+            map = TensorMap{};
+            map.words[0] = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(v.data));
+            map.words[1] = static_cast<std::uint64_t>(v.strides[lead]);
+            for (std::size_t i = 0; i < lead; ++i) map.words[2 + i] = static_cast<std::uint64_t>(v.strides[lead - 1 - i]);
+            map.words[5] = static_cast<std::uint64_t>(inner) | static_cast<std::uint64_t>(outer) << 32;
+            (void)box_outer, (void)slot;
+            return std::string();
+        }
         std::int64_t stride = v.strides[lead];
         std::vector<std::int64_t> lead_strides(v.strides.begin(), v.strides.begin() + static_cast<std::ptrdiff_t>(lead));
         if (o.route.pack) {
@@ -361,10 +382,11 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(A, operands[0], g.a_mmajor ? g.bk : g.bm, L->maps[0], "A", WorkspaceSlot::staged_a);
+    std::string refused = operand(A, operands[0], g.a_mmajor ? g.bk : g.bm, L->maps[0], "A", WorkspaceSlot::staged_a, (g.cp_async & 1) != 0);
     // In a cluster each CTA loads its share of every B box's rows (multicast to all).
     if (refused.empty())
-        refused = operand(B, operands[1], (g.b_kmajor ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b);
+        refused = operand(B, operands[1], (g.b_kmajor ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b,
+                          (g.cp_async & 2) != 0);
     if (!refused.empty()) return reject(refused);
     L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k, g.cluster);
     const GemmSchedule& sc = L->schedule;

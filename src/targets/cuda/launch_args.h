@@ -107,6 +107,7 @@ struct GemmChoice {
     GemmTile tile;
     bool split_k = false;
     int cluster = 1;
+    int cp_async = 0;  // operands read by cp.async (EmitOptions::gemm_cp_async): their routes say so (gemm_staging.h)
 };
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 
