@@ -15,6 +15,7 @@
 
 #include "ir/attrs.h"
 #include "passes/cuda_layout.h"
+#include "ir/axis_names.h"
 #include "passes/lowered.h"
 #include "support/environment.h"
 
@@ -234,7 +235,29 @@ private:
         if (!row_tile(&n, lb)) return;
         Reduces along = broadcast_along(n);
         if (along == Reduces::columns && o->type.count() == lb.cols) wanted.emplace(classes_.find(o), columns_of(lb));
-        if (along == Reduces::row && o->type.count() == lb.rows) wanted.emplace(classes_.find(o), rows_of(lb));
+        if (along == Reduces::row && o->type.count() == lb.rows) {
+            wanted.emplace(classes_.find(o), rows_of(lb));
+            // As many elements as its result: the broadcast only moves the operand's unit
+            // axes (a [1, c] row used in a [c, 1] expression), and the operand then holds
+            // the result's rows, not a row of its own. Kept for the plan's reason.
+            if (o->type.count() == n.type.count()) reordered_by_.emplace(classes_.find(o), &n);
+        }
+    }
+
+    // Why a value is not distributed as the rows of a tile, where a broadcast that moves
+    // only its unit axes made it so: the fix is the user's axis order.
+    std::string reordered_hint(const ir::Node* x) {
+        auto it = reordered_by_.find(classes_.find(x));
+        if (it == reordered_by_.end() || of(x).holds != CudaHolds::rows) return "";
+        const ir::Node& b = *it->second;
+        auto axes = [](const ir::Node* v) {
+            std::string s;
+            for (const auto& d : v->type.dims) s += (s.empty() ? "" : ", ") + ir::axis_name(d.axis);
+            return "(" + s + ")";
+        };
+        return "; it is laid out for the broadcast " + std::string(b.loc.known() ? "at " + b.loc.str() + " " : "") + "that reorders its axes " +
+               axes(b.operands[0]) + " into " + axes(&b) + ": an expression written in the operand's axis order keeps it a row " +
+               "(e.g. label == iota(c), not iota(c) == label)";
     }
 
     void decide(const ir::Node& n) {
@@ -297,7 +320,7 @@ private:
         if (l_.options.exact() && is_float(n.type.kind) && n.op == OpCode::reduce_add)
             return {CudaLowering::ordered_fold, "exact precision folds a float sum in the contract's order"};
         if (lx.uniform) return {CudaLowering::staged, ""};
-        if (!row_tile(x, lx)) return {CudaLowering::staged, "the operand is not distributed as rows of a tile"};
+        if (!row_tile(x, lx)) return {CudaLowering::staged, "the operand is not distributed as rows of a tile" + reordered_hint(x)};
         switch (reduces(n)) {
             case Reduces::row: return {CudaLowering::row_reduce, ""};
             case Reduces::columns: return {CudaLowering::column_reduce, ""};
@@ -313,6 +336,7 @@ private:
     std::vector<const ir::Node*> nodes_, values_;
     std::unordered_map<const ir::Node*, const ir::Node*> shape_;  // each class's widest-rank member
     std::unordered_map<const ir::Node*, CudaLayout> layout_;
+    std::unordered_map<const ir::Node*, const ir::Node*> reordered_by_;  // class -> a broadcast that only moves its unit axes
 };
 
 // Kernel-wide facts: the widest run and the largest tile.

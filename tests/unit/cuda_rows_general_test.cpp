@@ -197,3 +197,38 @@ TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
     EXPECT_TRUE(contains(plan, "transposed through shared memory, rows padded to an odd pitch of 33")) << plan;
     EXPECT_TRUE(contains(plan, "staged through shared memory (the operand spans both the rows and the columns of the result)")) << plan;
 }
+
+// A cross-entropy whose mask is written iota(c) == label: a [c, r] tile, so the row
+// z [r, c] it selects from is broadcast into [c, r], moving only its unit axis. z is
+// then laid out as that tile's rows, and its own row reductions stage; the plan says
+// which broadcast did it and how to write it instead (label == iota(c) keeps z a row:
+// examples/row_kernels.h).
+TEST(CudaRowsGeneral, APlanNamesTheBroadcastThatReordersARowsUnitAxes) {
+    REQUIRE_NVRTC();
+    auto loss_of = [](bool iota_first) {
+        return kernel(iota_first ? "ce_iota_first" : "ce_label_first", [iota_first](View<const f32, 2> logits, View<const i64, 1> labels, View<f32, 1> loss) {
+            auto r = axis("r", 1), c = axis("c", logits.extent(1));
+            for (auto& nest : parallel(shape(axis("rows", logits.extent(0))))) {
+                auto z = logits[coord(nest.index(), 0), shape(r, c)];
+                auto label = labels[coord(nest.index()), shape(r)];
+                auto peak = reduce(z, c, maximum);
+                auto hit = iota_first ? iota(c) == label : label == iota(c);
+                auto picked = reduce(ite(hit, z, 0.0f), c, add);
+                loss(coord(nest.index()), shape(r)).store(log(reduce(exp(z - peak), c, add)) + peak - picked);
+            }
+        });
+    };
+    Buffers a;
+    a.in<f32>({64, 1000});
+    a.in<i64>({64});
+    a.out<f32>({64});
+    const std::string reordered = cuda_text(loss_of(true), a.args, Precision::standard, What::plan);
+    const int line = __LINE__ - 10;  // the select, whose broadcast of z moves its unit axis
+    EXPECT_TRUE(contains(reordered, "the operand is not distributed as rows of a tile; it is laid out for the broadcast at cuda_rows_general_test.cpp:" +
+                                        std::to_string(line)))
+        << reordered;
+    EXPECT_TRUE(contains(reordered, "that reorders its axes (r, c) into (c, r): an expression written in the operand's axis order keeps it a row")) << reordered;
+    const std::string plain = cuda_text(loss_of(false), a.args, Precision::standard, What::plan);
+    EXPECT_FALSE(contains(plain, "reorders its axes")) << plain;
+    EXPECT_FALSE(contains(plain, "not distributed as rows of a tile")) << plain;
+}
