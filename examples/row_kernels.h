@@ -82,8 +82,8 @@ template <Element T> Kernel cross_entropy() {
             auto peak = reduce(z, c, maximum);
             auto e = exp(z - peak);
             auto total = reduce(e, c, add);
-            // label first: the mask's axes are (r, c), those of the row (iota(c) == label
-            // would be a (c, r) tile, which the cuda target stages to transpose).
+            // The mask's axes are (r, c), those of the row; iota(c) == label, a (c, r) tile,
+            // is as fast (unit axes hold no order: src/passes/cuda_layout.cpp).
             auto hit = label == iota(c);
             auto picked = reduce(ite(hit, z, 0.0f), c, add);
             loss(coord(nest.index()), shape(r)).store(log(total) + peak - picked);

@@ -15,7 +15,6 @@
 
 #include "ir/attrs.h"
 #include "passes/cuda_layout.h"
-#include "ir/axis_names.h"
 #include "passes/lowered.h"
 #include "support/environment.h"
 
@@ -44,6 +43,36 @@ std::int64_t pow2_ceil(std::int64_t x) {
 
 bool scalar(const ir::Node* n) { return n->type.dims.empty(); }
 std::int64_t last_extent(const ir::Node* n) { return n->type.dims.empty() ? 1 : n->type.dims.back().extent; }
+// The position of the last dim of more than one element (-1: none). Unit dims hold no
+// order: a [c, 1] tile's elements lie in the order of a [1, c] one's, so both are a
+// row of c (the layout's rows and columns are those of the dims without the unit ones).
+int last_wide_dim(const std::vector<detail::Dim>& dims) {
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d)
+        if (dims[static_cast<std::size_t>(d)].extent != 1) return d;
+    return -1;
+}
+// The extent of a value's rows: that of its last dim of more than one element.
+std::int64_t row_extent(const ir::Node* n) {
+    const int d = last_wide_dim(n->type.dims);
+    return d < 0 ? 1 : n->type.dims[static_cast<std::size_t>(d)].extent;
+}
+// A broadcast of as many elements as its operand, of the same rank, whose dims of more
+// than one element keep their order: it only moves unit axes ([1, c] into [c, 1]), and
+// its elements lie in its operand's order. (A vector [c] made a [1, c] row keeps its
+// own class: it is held as the columns of the row, loaded once for many rows.)
+bool moves_only_unit_axes(const ir::Node& n) {
+    const auto& o = n.operands[0]->type;
+    if (n.op != OpCode::broadcast || o.dims.size() < 2 || o.dims.size() != n.type.dims.size() || o.count() != n.type.count()) return false;
+    const auto& from = n.operands[0]->type.dims;
+    auto map = ir::dim_map(n);
+    std::int64_t previous = -1;
+    for (std::size_t d = 0; d < from.size(); ++d) {
+        if (from[d].extent == 1) continue;
+        if (map[d] <= previous) return false;
+        previous = map[d];
+    }
+    return true;
+}
 std::string where(const ir::Node* n) { return std::string(detail::op_name(n->op)) + (n->loc.known() ? " at " + n->loc.str() : ""); }
 
 CudaLayout columns_of(CudaLayout l) {
@@ -73,8 +102,11 @@ Reduces reduces(const ir::Node& n) {
     auto red = ir::reduced_dims(n);
     std::vector<bool> r(dims.size(), false);
     for (auto d : red) r[static_cast<std::size_t>(d)] = true;
-    bool last = !dims.empty() && r.back(), leading = true, any_leading = false;
-    for (std::size_t d = 0; d + 1 < dims.size(); ++d) {
+    // The rows' axis is the last dim of more than one element (unit dims after it hold no order).
+    const int wide = last_wide_dim(dims);
+    const std::size_t last_dim = wide < 0 ? dims.size() - 1 : static_cast<std::size_t>(wide);
+    bool last = !dims.empty() && r[last_dim], leading = true, any_leading = false;
+    for (std::size_t d = 0; d < last_dim; ++d) {
         // A reduced or kept extent-1 dim moves nothing either way.
         if (dims[d].extent == 1) continue;
         leading = leading && r[d];
@@ -91,7 +123,8 @@ Reduces reduces(const ir::Node& n) {
 Reduces broadcast_along(const ir::Node& n) {
     const auto& from = n.operands[0]->type.dims;
     auto map = ir::dim_map(n);
-    const std::size_t last = n.type.dims.size() - 1;
+    const int wide = last_wide_dim(n.type.dims);
+    const std::size_t last = wide < 0 ? n.type.dims.size() - 1 : static_cast<std::size_t>(wide);
     bool only_last = true, only_leading = true;
     std::int64_t previous = -1;
     for (std::size_t d = 0; d < from.size(); ++d) {
@@ -133,7 +166,7 @@ public:
             if (!best || n->type.dims.size() > best->type.dims.size()) best = n;
         }
         std::unordered_map<const ir::Node*, CudaLayout> natural;
-        for (auto& [root, n] : shape_) natural[root] = c_.tile(n->type.count() / last_extent(n), last_extent(n), c_.vec);
+        for (auto& [root, n] : shape_) natural[root] = c_.tile(n->type.count() / row_extent(n), row_extent(n), c_.vec);
         layout_ = natural;
         // Producers' projections first, then consumers'; a few rounds reach a fixed point
         // (a projection depends on another class, which depends on no projection of it).
@@ -183,7 +216,7 @@ private:
                 for (const ir::Node* o : n.operands) classes_.unite(&n, o);
                 return;
             case ir::OpCategory::shape:
-                if (n.op == OpCode::reshape) classes_.unite(&n, n.operands[0]);
+                if (n.op == OpCode::reshape || moves_only_unit_axes(n)) classes_.unite(&n, n.operands[0]);
                 return;
             case ir::OpCategory::memory:
                 if (n.op == OpCode::mem_store || n.op == OpCode::mem_load) classes_.unite(&n, n.operands[0]);
@@ -214,7 +247,7 @@ private:
         }
     }
 
-    bool row_tile(const ir::Node* x, const CudaLayout& l) { return !l.uniform && l.holds == CudaHolds::tile && l.cols == last_extent(x) && l.count == x->type.count(); }
+    bool row_tile(const ir::Node* x, const CudaLayout& l) { return !l.uniform && l.holds == CudaHolds::tile && l.cols == row_extent(x) && l.count == x->type.count(); }
 
     void propose(const ir::Node& n, std::unordered_map<const ir::Node*, CudaLayout>& produced,
                  std::unordered_map<const ir::Node*, CudaLayout>& wanted) {
@@ -228,36 +261,14 @@ private:
             if (r == Reduces::columns && n.type.count() == lx.cols) produced.emplace(classes_.find(&n), columns_of(lx));
             return;
         }
-        if (n.op != OpCode::broadcast) return;
+        if (n.op != OpCode::broadcast || moves_only_unit_axes(n)) return;
         const ir::Node* o = n.operands[0];
         if (scalar(o) || o->type.count() == 1 || o->op == OpCode::iota || o->op == OpCode::full) return;
         CudaLayout lb = of(&n);
         if (!row_tile(&n, lb)) return;
         Reduces along = broadcast_along(n);
         if (along == Reduces::columns && o->type.count() == lb.cols) wanted.emplace(classes_.find(o), columns_of(lb));
-        if (along == Reduces::row && o->type.count() == lb.rows) {
-            wanted.emplace(classes_.find(o), rows_of(lb));
-            // As many elements as its result: the broadcast only moves the operand's unit
-            // axes (a [1, c] row used in a [c, 1] expression), and the operand then holds
-            // the result's rows, not a row of its own. Kept for the plan's reason.
-            if (o->type.count() == n.type.count()) reordered_by_.emplace(classes_.find(o), &n);
-        }
-    }
-
-    // Why a value is not distributed as the rows of a tile, where a broadcast that moves
-    // only its unit axes made it so: the fix is the user's axis order.
-    std::string reordered_hint(const ir::Node* x) {
-        auto it = reordered_by_.find(classes_.find(x));
-        if (it == reordered_by_.end() || of(x).holds != CudaHolds::rows) return "";
-        const ir::Node& b = *it->second;
-        auto axes = [](const ir::Node* v) {
-            std::string s;
-            for (const auto& d : v->type.dims) s += (s.empty() ? "" : ", ") + ir::axis_name(d.axis);
-            return "(" + s + ")";
-        };
-        return "; it is laid out for the broadcast " + std::string(b.loc.known() ? "at " + b.loc.str() + " " : "") + "that reorders its axes " +
-               axes(b.operands[0]) + " into " + axes(&b) + ": an expression written in the operand's axis order keeps it a row " +
-               "(e.g. label == iota(c), not iota(c) == label)";
+        if (along == Reduces::row && o->type.count() == lb.rows) wanted.emplace(classes_.find(o), rows_of(lb));
     }
 
     void decide(const ir::Node& n) {
@@ -294,6 +305,9 @@ private:
         CudaLayout l = of(tile);
         if (scalar(tile) || l.uniform) return {CudaLowering::element_access, ""};
         if (l.holds == CudaHolds::rows || l.vec == 1) return {CudaLowering::element_access, l.vec == 1 ? "" : "one element per row held"};
+        // Runs along the rows' axis are contiguous in the view only where that axis is the
+        // tile's last (a [c, 1] tile of a view reads c at the view's outer stride).
+        if (last_extent(tile) == 1 && row_extent(tile) > 1) return {CudaLowering::element_access, "the row's axis is not the tile's last"};
         const std::int64_t last = last_extent(tile);
         bool contiguous = last == l.cols || tile->type.dims.size() == 1 || (l.cols % l.vec == 0 && last % l.vec == 0);
         if (!contiguous) return {CudaLowering::element_access, "runs of " + std::to_string(l.vec) + " would cross the rows of the view"};
@@ -305,6 +319,8 @@ private:
         if (o->op == OpCode::iota || o->op == OpCode::full) return {CudaLowering::recompute, ""};
         CudaLayout lo = of(o), lb = of(&n);
         if (scalar(o) || lo.uniform) return {CudaLowering::broadcast_free, ""};
+        // One class with its operand: the same registers (emit_movement.cpp).
+        if (moves_only_unit_axes(n)) return {CudaLowering::local, ""};
         if (!row_tile(&n, lb)) return {CudaLowering::staged, "the result is not distributed as rows of its last axis"};
         Reduces along = broadcast_along(n);
         if (along == Reduces::other) return {CudaLowering::staged, "the operand spans both the rows and the columns of the result"};
@@ -320,7 +336,7 @@ private:
         if (l_.options.exact() && is_float(n.type.kind) && n.op == OpCode::reduce_add)
             return {CudaLowering::ordered_fold, "exact precision folds a float sum in the contract's order"};
         if (lx.uniform) return {CudaLowering::staged, ""};
-        if (!row_tile(x, lx)) return {CudaLowering::staged, "the operand is not distributed as rows of a tile" + reordered_hint(x)};
+        if (!row_tile(x, lx)) return {CudaLowering::staged, "the operand is not distributed as rows of a tile"};
         switch (reduces(n)) {
             case Reduces::row: return {CudaLowering::row_reduce, ""};
             case Reduces::columns: return {CudaLowering::column_reduce, ""};
@@ -336,7 +352,6 @@ private:
     std::vector<const ir::Node*> nodes_, values_;
     std::unordered_map<const ir::Node*, const ir::Node*> shape_;  // each class's widest-rank member
     std::unordered_map<const ir::Node*, CudaLayout> layout_;
-    std::unordered_map<const ir::Node*, const ir::Node*> reordered_by_;  // class -> a broadcast that only moves its unit axes
 };
 
 // Kernel-wide facts: the widest run and the largest tile.

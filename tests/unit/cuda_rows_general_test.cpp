@@ -199,11 +199,11 @@ TEST(CudaRowsGeneral, APlanSaysWhyAValueLeavesTheFastPath) {
 }
 
 // A cross-entropy whose mask is written iota(c) == label: a [c, r] tile, so the row
-// z [r, c] it selects from is broadcast into [c, r], moving only its unit axis. z is
-// then laid out as that tile's rows, and its own row reductions stage; the plan says
-// which broadcast did it and how to write it instead (label == iota(c) keeps z a row:
-// examples/row_kernels.h).
-TEST(CudaRowsGeneral, APlanNamesTheBroadcastThatReordersARowsUnitAxes) {
+// z [r, c] it selects from is broadcast into [c, r], moving only its unit axis. Unit
+// axes hold no order (the layout's rows and columns are those of the dims of more
+// than one element): z and the [c, r] tiles are one row of c, the broadcast moves no
+// register, and the plan is the same as with the mask written label == iota(c).
+TEST(CudaRowsGeneral, UnitAxesInAnyOrderKeepARowInRegisters) {
     REQUIRE_NVRTC();
     auto loss_of = [](bool iota_first) {
         return kernel(iota_first ? "ce_iota_first" : "ce_label_first", [iota_first](View<const f32, 2> logits, View<const i64, 1> labels, View<f32, 1> loss) {
@@ -222,13 +222,36 @@ TEST(CudaRowsGeneral, APlanNamesTheBroadcastThatReordersARowsUnitAxes) {
     a.in<f32>({64, 1000});
     a.in<i64>({64});
     a.out<f32>({64});
-    const std::string reordered = cuda_text(loss_of(true), a.args, Precision::standard, What::plan);
-    const int line = __LINE__ - 10;  // the select, whose broadcast of z moves its unit axis
-    EXPECT_TRUE(contains(reordered, "the operand is not distributed as rows of a tile; it is laid out for the broadcast at cuda_rows_general_test.cpp:" +
-                                        std::to_string(line)))
-        << reordered;
-    EXPECT_TRUE(contains(reordered, "that reorders its axes (r, c) into (c, r): an expression written in the operand's axis order keeps it a row")) << reordered;
-    const std::string plain = cuda_text(loss_of(false), a.args, Precision::standard, What::plan);
-    EXPECT_FALSE(contains(plain, "reorders its axes")) << plain;
-    EXPECT_FALSE(contains(plain, "not distributed as rows of a tile")) << plain;
+    for (bool iota_first : {true, false}) {
+        SCOPED_TRACE(iota_first ? "iota(c) == label" : "label == iota(c)");
+        const std::string plan = cuda_text(loss_of(iota_first), a.args, Precision::standard, What::plan);
+        EXPECT_FALSE(contains(plan, "staged")) << plan;
+        EXPECT_FALSE(contains(plan, "operand in shared memory")) << plan;
+        for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
+        for (const auto& r : value_lines(plan, "reduce_max")) EXPECT_TRUE(contains(r, "in registers")) << r;
+        if (iota_first) EXPECT_TRUE(contains(plan, "only unit axes move")) << plan;
+    }
+}
+
+// A column of a matrix as a [c, 1] tile (its last axis a unit one): one row of c for
+// the layout, reduced in registers, but read and written element by element, since c
+// lies at the view's row stride (tests/emulated/emulated_unit_axes_test.cpp checks
+// the values).
+TEST(CudaRowsGeneral, ATileWhoseLastAxisIsAUnitOneIsAccessedElementByElement) {
+    REQUIRE_NVRTC();
+    auto k = kernel("column_scale", [](View<const f32, 2> x, View<f32, 2> y) {
+        auto c = axis("c", x.extent(0)), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("cols", x.extent(1))))) {
+            auto origin = coord(0, nest.index());
+            auto v = x[origin, shape(c, one)];
+            y(origin, shape(c, one)).store(v / reduce(abs(v), c, add));
+        }
+    });
+    Buffers a;
+    a.in<f32>({4096, 64});
+    a.out<f32>({4096, 64});
+    const std::string plan = cuda_text(k, a.args, Precision::standard, What::plan);
+    for (const auto& l : value_lines(plan, "load")) EXPECT_TRUE(contains(l, "element by element")) << l;
+    for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
 }

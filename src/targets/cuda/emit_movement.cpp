@@ -65,6 +65,13 @@ void emit_movement(Emitter& E, const Node& n) {
             E.note(n, "the operand's register (every thread holds the element)");
             return;
         case OpCode::broadcast:
+            // A broadcast that only moves unit axes (the layout pass's one class with its
+            // operand, decided local): the same elements in the same order.
+            if (E.decision(&n).how == passes::CudaLowering::local && !Emitter::is_scalar(x) && x->type.count() == n.type.count()) {
+                E.alias(&n, E.name(x));
+                E.note(n, "the operand's registers (only unit axes move: the row-major order, hence the distribution, is unchanged)");
+                return;
+            }
             switch (E.decision(&n).how) {
                 case passes::CudaLowering::recompute:
                     // A broadcast iota or fill is a function of the element's index: recompute
