@@ -11,9 +11,13 @@
 #    promotion for straddling rows).
 # 2. The bmm rows and 3000 x 5000 x 7000 against cuBLAS: default, KILN_GEMM_CPASYNC=1
 #    (alternated twice: the default should follow), KILN_GEMM_RETILE=0, KILN_GEMM_PACK=0.
-# 3. Then the campaigns with what is left.
+# 3. Then the campaigns with what is left (interp vs cuda: the generic kernels under
+#    6e36c3c's layout, where unit axes hold no order, among them).
 source bench/results/gpu-20261205-s23/common.sh
-build kiln_tool kiln_unit_tests kiln_variants_tests kiln_gemm_bench
+build kiln_tool kiln_unit_tests kiln_variants_tests kiln_gemm_bench kiln_catalog_tests
+el "device tests: the catalog on cuda (its row kernels under the unit-axes layout, 6e36c3c)"
+timeout 150 build-gpu/tests/kiln_catalog_tests > $r/t-catalog.log 2>&1; echo "rc $?"
+grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/t-catalog.log | head -12
 el "device tests: GEMM"
 timeout 120 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaGemmDevice.*' > $r/t-gemm-device.log 2>&1; echo "rc $?"
 grep -E '^\[ +(OK|PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]|Failure' $r/t-gemm-device.log | head -20
