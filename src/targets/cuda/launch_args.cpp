@@ -236,6 +236,18 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     return pr;
 }
 
+namespace {
+
+// Whether TMA (or the kernel's cp.async copies, which need the same alignment) can read
+// a view's matrices in place: its last two dims, and for a batch its leading strides.
+bool matrices_readable_in_place(const Arg& v) {
+    const auto lead = static_cast<std::ptrdiff_t>(v.extents.size() - 2);
+    const std::vector<std::int64_t> extents(v.extents.begin() + lead, v.extents.end()), strides(v.strides.begin() + lead, v.strides.end());
+    return tma_readable(v.data, extents, strides, 2) && tma_lead_problem(v.extents, v.strides, 2).empty();
+}
+
+}  // namespace
+
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
     if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster, g.cp_async};
@@ -317,10 +329,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (cp_async) {
             // The kernel's producer threads copy it (emit_gemm_sm90.cuh: GlobalRows, in the
             // map's slot): 16-byte aligned base, rows and leading strides, as TMA would need.
-            const std::vector<std::int64_t> matrix_extents(v.extents.begin() + static_cast<std::ptrdiff_t>(lead), v.extents.end()),
-                matrix_strides(v.strides.begin() + static_cast<std::ptrdiff_t>(lead), v.strides.end());
-            if (!tma_readable(v.data, matrix_extents, matrix_strides, 2) || !tma_lead_problem(v.extents, v.strides, 2).empty())
-                return std::string(name) + " is not 16-byte aligned for the cp.async copies its kernel was compiled for";
+            if (!matrices_readable_in_place(v)) return std::string(name) + " is not 16-byte aligned for the cp.async copies its kernel was compiled for";
             // (tma_readable: extents within 32 bits.) Words: base, row stride, leading
             // strides innermost first, then the row's elements and the rows as 32-bit halves.
             map = TensorMap{};
@@ -328,7 +337,6 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
             map.words[1] = static_cast<std::uint64_t>(v.strides[lead]);
             for (std::size_t i = 0; i < lead; ++i) map.words[2 + i] = static_cast<std::uint64_t>(v.strides[lead - 1 - i]);
             map.words[5] = static_cast<std::uint64_t>(inner) | static_cast<std::uint64_t>(outer) << 32;
-            (void)box_outer, (void)slot;
             return std::string();
         }
         std::int64_t stride = v.strides[lead];
@@ -344,12 +352,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
                 // The copy's matrices lie one after another, outermost leading dim first.
                 for (std::size_t i = lead, step = static_cast<std::size_t>(outer * staged_stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
                     lead_strides[i] = static_cast<std::int64_t>(step);
-            } else {
-                const std::vector<std::int64_t> matrix_extents(v.extents.begin() + static_cast<std::ptrdiff_t>(lead), v.extents.end()),
-                    matrix_strides(v.strides.begin() + static_cast<std::ptrdiff_t>(lead), v.strides.end());
-                // Rows that straddle lines are readable, only slower: those are read in place.
-                if (!tma_readable(v.data, matrix_extents, matrix_strides, 2) || !tma_lead_problem(v.extents, v.strides, 2).empty())
-                    return std::string(name) + " does not suit TMA (16-byte aligned base and " + (lead > 0 ? "strides" : "row stride") +
+            } else if (!matrices_readable_in_place(v)) {
+                // (Rows that straddle lines are readable, only slower: those are read in place.)
+                return std::string(name) + " does not suit TMA (16-byte aligned base and " + (lead > 0 ? "strides" : "row stride") +
                            ", unit inner stride) and " + w;
             }
         }
