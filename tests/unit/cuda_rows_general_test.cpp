@@ -255,3 +255,36 @@ TEST(CudaRowsGeneral, ATileWhoseLastAxisIsAUnitOneIsAccessedElementByElement) {
     for (const auto& r : value_lines(plan, "reduce_add")) EXPECT_TRUE(contains(r, "in registers")) << r;
     EXPECT_FALSE(contains(plan, "staged")) << plan;
 }
+
+// argmax and argmin along a row stay in registers (emit_register_reduce.cpp: one 64-bit
+// key of the value's order and the index a slot, shuffles, an exchange over warps) for
+// values of at most 4 bytes; i64 values keep the staged walk in order, and the plan says
+// why (tests/emulated/emulated_register_argmax_test.cpp checks the values).
+TEST(CudaRowsGeneral, ArgmaxAlongARowStaysInRegisters) {
+    REQUIRE_NVRTC();
+    auto extremes = [](auto tag) {
+        using T = decltype(tag);
+        return kernel("extremes", [](View<const T, 2> x, View<i64, 1> hi, View<i64, 1> lo) {
+            auto r = axis("r", 1), c = axis("c", x.extent(1));
+            for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+                auto v = x[coord(nest.index(), 0), shape(r, c)];
+                hi(coord(nest.index()), shape(r)).store(argmax(v, c));
+                lo(coord(nest.index()), shape(r)).store(argmin(v, c));
+            }
+        });
+    };
+    Buffers a;
+    a.in<f32>({64, 5123});
+    a.out<i64>({64});
+    a.out<i64>({64});
+    const std::string plan = cuda_text(extremes(f32{}), a.args, Precision::standard, What::plan);
+    for (const char* op : {"argmax", "argmin"})
+        for (const auto& l : value_lines(plan, op)) EXPECT_TRUE(contains(l, "in registers")) << l;
+    EXPECT_FALSE(contains(plan, "staged")) << plan;
+    Buffers w;
+    w.in<i64>({64, 1000});
+    w.out<i64>({64});
+    w.out<i64>({64});
+    const std::string wide = cuda_text(extremes(i64{}), w.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(wide, "reads elements other threads hold (in registers only over the rows of values of at most 4 bytes)")) << wide;
+}

@@ -15,7 +15,7 @@
 #    6e36c3c's layout, where unit axes hold no order, among them).
 source bench/results/gpu-20261205-s23/common.sh
 build kiln_tool kiln_unit_tests kiln_variants_tests kiln_gemm_bench kiln_catalog_tests
-el "device tests: the catalog on cuda (its row kernels under the unit-axes layout, 6e36c3c)"
+el "device tests: the catalog on cuda (its row kernels under the unit-axes layout, argmax in registers: statistics_losses)"
 timeout 150 build-gpu/tests/kiln_catalog_tests > $r/t-catalog.log 2>&1; echo "rc $?"
 grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/t-catalog.log | head -12
 el "device tests: GEMM"

@@ -137,6 +137,11 @@ std::string line_base(const std::vector<Dim>& xd, std::size_t axis, const std::s
 }
 
 void arg_reduce(Emitter& E, const Node& n) {
+    // Along the rows of a tile in registers (cuda_layout.cpp: register_arg_reduction).
+    if (E.decision(&n).how == passes::CudaLowering::row_reduce) {
+        emit_register_reduce(E, n);
+        return;
+    }
     const Node* x = n.operands[0];
     const auto& xd = x->type.dims;
     auto axis = static_cast<std::size_t>(ir::tile_dim(n));
@@ -171,7 +176,8 @@ void arg_reduce(Emitter& E, const Node& n) {
         E.line(dst + " = best;");
         E.close();
     });
-    E.note(n, "one thread per line, in order");
+    const std::string why = E.decision(&n).why;
+    E.note(n, "one thread per line, in order" + (why.empty() ? std::string() : " (" + why + ")"));
 }
 
 // Hillis-Steele: log2(len) rounds; in round d every element past position d

@@ -53,6 +53,10 @@ struct Combine {
     std::function<std::string(const std::string&)> decode;  // folded value -> register value
     std::function<std::string(const std::string&, const std::string&)> combine;
     std::string identity;                                    // in the register type (encode it to fold)
+    // For an argmax or argmin: (register value, the thread's slot) -> folded value, the
+    // slot's index along the row in it; and the folded identity (no index to encode).
+    std::function<std::string(const std::string&, const std::string&)> encode_at;
+    std::string folded_identity;
 };
 
 Combine combine_for(Emitter& E, OpCode op, Kind k) {
@@ -88,6 +92,42 @@ Combine combine_for(Emitter& E, OpCode op, Kind k) {
     return {key, encode, decode, [f](const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; }, id};
 }
 
+// argmax / argmin along the rows (cuda_layout.cpp: register_arg_reduction): each
+// element folded as one 64-bit key, its value's order key in the high half and its
+// index along the row in the low half, complemented for argmax, so that the maximum
+// (minimum) of the keys is the first index of the maximal (minimal) value, as the
+// contract's walk in order finds it: NaN wins over every number and the first NaN
+// over the later ones; -0 and +0 are equal, the first of them wins (the order key of
+// -0 is taken as +0's).
+Combine arg_combine(Emitter& E, const Node& n) {
+    const Node* x = n.operands[0];
+    const Kind k = x->type.kind;
+    const bool max = n.op == OpCode::argmax;
+    const std::string nan_key = max ? "0x7fffffff" : "(-0x7fffffff - 1)";
+    const passes::CudaLayout l = E.layout(x);
+    auto value_key = [=](const std::string& v) -> std::string {
+        if (!is_float(k)) return "(long long)(int)(" + v + ")";
+        const std::string b = "(int)__float_as_uint(" + v + " == 0.0f ? 0.0f : " + v + ")";
+        return "(long long)(" + v + " != " + v + " ? " + nan_key + " : " + b + " ^ (int)((unsigned)(" + b + " >> 31) >> 1))";
+    };
+    Combine c;
+    c.type = "long long";
+    c.encode_at = [=, &E](const std::string& v, const std::string& j) {
+        const std::string index = "(unsigned)(" + E.col_of(l, j) + ")";
+        return "(" + value_key(v) + " * 4294967296LL + (long long)" + (max ? "(0xffffffffu - " + index + ")" : index) + ")";
+    };
+    c.encode = [](const std::string& v) { return v; };
+    c.decode = [max](const std::string& v) {
+        const std::string low = "(unsigned)((unsigned long long)(" + v + ") & 0xffffffffull)";
+        return max ? "(long long)(0xffffffffu - " + low + ")" : "(long long)" + low;
+    };
+    const std::string f = max ? "kc::imax" : "kc::imin";
+    c.combine = [f](const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; };
+    c.folded_identity = max ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+    c.identity = c.folded_identity;
+    return c;
+}
+
 std::string shuffle_xor(const Emitter& E, const std::string& v, const std::string& lane_mask) {
     return "__shfl_xor_sync(" + E.shuffle_mask() + ", " + v + ", " + lane_mask + ")";
 }
@@ -95,6 +135,7 @@ std::string shuffle_xor(const Emitter& E, const std::string& v, const std::strin
 // Slot `j` of x encoded for the fold, or the identity where x holds nothing there.
 std::string folded_slot(Emitter& E, const Combine& c, const Node* x, const std::string& j, bool mask) {
     std::string v = E.name(x) + "[" + j + "]", ok = mask ? E.valid(x, j) : "";
+    if (c.encode_at) return ok.empty() ? c.encode_at(v, j) : "((" + ok + ") ? " + c.encode_at(v, j) + " : " + c.folded_identity + ")";
     return c.encode(ok.empty() ? v : "((" + ok + ") ? " + v + " : " + c.identity + ")");
 }
 
@@ -298,7 +339,9 @@ void full_reduce(Emitter& E, const Node& n, const Combine& c) {
 }  // namespace
 
 void emit_register_reduce(Emitter& E, const Node& n) {
-    Combine c = combine_for(E, n.op, n.type.kind);
+    const bool arg = n.op == OpCode::argmax || n.op == OpCode::argmin;
+    Combine c = arg ? arg_combine(E, n) : combine_for(E, n.op, n.type.kind);
+    if (arg && E.decision(&n).how != passes::CudaLowering::row_reduce) internal_fail("cuda: an argmax or argmin in registers only along the rows");
     switch (E.decision(&n).how) {
         case passes::CudaLowering::row_reduce: return row_reduce(E, n, c);
         case passes::CudaLowering::column_reduce: return column_reduce(E, n, c);
