@@ -56,10 +56,6 @@ std::int64_t row_extent(const ir::Node* n) {
     const int d = last_wide_dim(n->type.dims);
     return d < 0 ? 1 : n->type.dims[static_cast<std::size_t>(d)].extent;
 }
-// A broadcast of as many elements as its operand, of the same rank, whose dims of more
-// than one element keep their order: it only moves unit axes ([1, c] into [c, 1]), and
-// its elements lie in its operand's order. (A vector [c] made a [1, c] row keeps its
-// own class: it is held as the columns of the row, loaded once for many rows.)
 // An argmax or argmin the register reductions take (emit_register_reduce.cpp): its
 // operand's order key and the index fit one 64-bit key (values of at most 4 bytes).
 bool register_arg_reduction(const ir::Node& n) {
@@ -68,6 +64,10 @@ bool register_arg_reduction(const ir::Node& n) {
     return k == Kind::F32 || k == Kind::F16 || k == Kind::BF16 || k == Kind::I32 || k == Kind::I8 || k == Kind::Bool;
 }
 
+// A broadcast of as many elements as its operand, of the same rank, whose dims of more
+// than one element keep their order: it only moves unit axes ([1, c] into [c, 1]), and
+// its elements lie in its operand's order. (A vector [c] made a [1, c] row keeps its
+// own class: it is held as the columns of the row, loaded once for many rows.)
 bool moves_only_unit_axes(const ir::Node& n) {
     const auto& o = n.operands[0]->type;
     if (n.op != OpCode::broadcast || o.dims.size() < 2 || o.dims.size() != n.type.dims.size() || o.count() != n.type.count()) return false;
@@ -107,14 +107,10 @@ enum class Reduces { row, columns, all, other };
 
 Reduces reduces(const ir::Node& n) {
     const auto& dims = n.operands[0]->type.dims;
-    // (An argmax or argmin reduces its one axis.)
-    std::vector<std::int64_t> red{ir::category(n.op) == ir::OpCategory::arg_reduction ? std::int64_t{ir::tile_dim(n)} : 0};
-    if (ir::category(n.op) != ir::OpCategory::arg_reduction) {
-        const ir::Ints dims_reduced = ir::reduced_dims(n);
-        red.assign(dims_reduced.begin(), dims_reduced.end());
-    }
     std::vector<bool> r(dims.size(), false);
-    for (auto d : red) r[static_cast<std::size_t>(d)] = true;
+    if (ir::category(n.op) == ir::OpCategory::arg_reduction) r[static_cast<std::size_t>(ir::tile_dim(n))] = true;  // its one axis
+    else
+        for (auto d : ir::reduced_dims(n)) r[static_cast<std::size_t>(d)] = true;
     // The rows' axis is the last dim of more than one element (unit dims after it hold no order).
     const int wide = last_wide_dim(dims);
     const std::size_t last_dim = wide < 0 ? dims.size() - 1 : static_cast<std::size_t>(wide);
@@ -298,14 +294,13 @@ private:
                     d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " moves elements between threads"};
                 break;
             case ir::OpCategory::reduction: d = reduction(n); break;
-            case ir::OpCategory::arg_reduction:
-                if (register_arg_reduction(n)) {
-                    d = reduction(n);
-                    if (d.how == CudaLowering::row_reduce) break;
-                }
+            case ir::OpCategory::arg_reduction: {
+                const bool in_registers = register_arg_reduction(n);
+                if (in_registers && (d = reduction(n)).how == CudaLowering::row_reduce) break;
                 d = {CudaLowering::staged, "a " + std::string(detail::op_name(n.op)) + " reads elements other threads hold" +
-                                               (register_arg_reduction(n) ? "" : " (in registers only over the rows of values of at most 4 bytes)")};
+                                               (in_registers ? "" : " (in registers only over the rows of values of at most 4 bytes)")};
                 break;
+            }
             case ir::OpCategory::scan: case ir::OpCategory::sort: case ir::OpCategory::movement:
                 // Each result element reads elements that other threads hold, in an
                 // order no register layout gives.

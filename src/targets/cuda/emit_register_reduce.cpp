@@ -55,9 +55,18 @@ struct Combine {
     std::string identity;                                    // in the register type (encode it to fold)
     // For an argmax or argmin: (register value, the thread's slot) -> folded value, the
     // slot's index along the row in it; and the folded identity (no index to encode).
-    std::function<std::string(const std::string&, const std::string&)> encode_at;
-    std::string folded_identity;
+    std::function<std::string(const std::string&, const std::string&)> encode_at = {};
+    std::string folded_identity = {};
 };
+
+// The integer key of float `x` (an expression; `wide`: a double) ordered like the
+// contract orders floats: its bits, with the magnitude bits flipped when the sign is
+// set, as a signed integer; a NaN gets `nan_key`.
+std::string float_order_key(const std::string& x, bool wide, const std::string& nan_key) {
+    const std::string key = wide ? "long long" : "int", bits = wide ? "unsigned long long" : "unsigned";
+    const std::string b = "(" + key + ")" + (wide ? "__double_as_longlong" : "__float_as_uint") + "(" + x + ")";
+    return "(" + x + " != " + x + " ? " + nan_key + " : " + b + " ^ (" + key + ")((" + bits + ")(" + b + " >> " + (wide ? "63" : "31") + ") >> 1))";
+}
 
 Combine combine_for(Emitter& E, OpCode op, Kind k) {
     OpCode comb = combiner(op);
@@ -75,14 +84,10 @@ Combine combine_for(Emitter& E, OpCode op, Kind k) {
         return {t, same, same, [](const std::string& a, const std::string& b) { return "kc::max_nan(" + a + ", " + b + ")"; }, id};
     }
     std::string key = wide ? "long long" : "int", bits = wide ? "unsigned long long" : "unsigned";
-    std::string to_bits = wide ? "__double_as_longlong" : "__float_as_uint", from_bits = wide ? "__longlong_as_double" : "__uint_as_float";
-    std::string sign_shift = wide ? "63" : "31", magnitude = wide ? "0x7fffffffffffffffLL" : "0x7fffffff";
+    std::string from_bits = wide ? "__longlong_as_double" : "__uint_as_float", magnitude = wide ? "0x7fffffffffffffffLL" : "0x7fffffff";
     std::string key_max = wide ? "0x7fffffffffffffffLL" : "0x7fffffff", key_min = wide ? "(-0x7fffffffffffffffLL - 1)" : "(-0x7fffffff - 1)";
     std::string nan_key = max ? key_max : key_min;
-    auto encode = [=](const std::string& x) {
-        std::string b = "(" + key + ")" + to_bits + "(" + x + ")";
-        return "(" + x + " != " + x + " ? " + nan_key + " : " + b + " ^ (" + key + ")((" + bits + ")(" + b + " >> " + sign_shift + ") >> 1))";
-    };
+    auto encode = [=](const std::string& x) { return float_order_key(x, wide, nan_key); };
     auto decode = [=](const std::string& v) {
         std::string flipped = "(" + v + " >= 0 ? " + v + " : " + v + " ^ " + magnitude + ")";
         if (!max) flipped = "(" + v + " == " + key_min + " ? " + key_max + " : " + flipped + ")";
@@ -107,8 +112,7 @@ Combine arg_combine(Emitter& E, const Node& n) {
     const passes::CudaLayout l = E.layout(x);
     auto value_key = [=](const std::string& v) -> std::string {
         if (!is_float(k)) return "(long long)(int)(" + v + ")";
-        const std::string b = "(int)__float_as_uint(" + v + " == 0.0f ? 0.0f : " + v + ")";
-        return "(long long)(" + v + " != " + v + " ? " + nan_key + " : " + b + " ^ (int)((unsigned)(" + b + " >> 31) >> 1))";
+        return "(long long)" + float_order_key("(" + v + " == 0.0f ? 0.0f : " + v + ")", false, nan_key);  // -0 as +0
     };
     Combine c;
     c.type = "long long";
@@ -124,7 +128,6 @@ Combine arg_combine(Emitter& E, const Node& n) {
     const std::string f = max ? "kc::imax" : "kc::imin";
     c.combine = [f](const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; };
     c.folded_identity = max ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
-    c.identity = c.folded_identity;
     return c;
 }
 

@@ -39,7 +39,7 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
                           (misaligned ? ", a base " + std::to_string(misaligned) + " bytes past 16" : "") + ")"};
     }
     if (row_bytes % kLineBytes == 0) return {false, "read in place"};
-    if (support::env_integer("KILN_GEMM_CPASYNC", 0, 1).value_or(0) == 1)
+    if (cp_async_asked())
         return {false, "read in place by cp.async (" + rows + " straddle 128-byte lines; KILN_GEMM_CPASYNC=1)", true};
     const double share = copy_share(bytes, flops);
     const int percent = static_cast<int>(share * 100 + 0.5);
@@ -54,6 +54,8 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
                                             std::to_string(static_cast<int>(kPackShare * 100)) + "%";
     return {false, "read in place without L2 promotion (" + straddle + "; " + because + ")"};
 }
+
+bool cp_async_asked() { return support::env_integer("KILN_GEMM_CPASYNC", 0, 1).value_or(0) == 1; }
 
 StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load()}; }
 
@@ -106,13 +108,11 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
         scratch_.push_back(p);
     }
     *staged_stride = padded;
-    // The leading dims, innermost last, padded to the kernel's three (extent 1).
-    std::int64_t extents[kMaxStagedLeads], strides[kMaxStagedLeads];
-    for (std::size_t i = 0; i < kMaxStagedLeads; ++i) {
-        const std::size_t from = i + lead.size();  // lead's dims fill the last slots
-        const bool given = from >= kMaxStagedLeads;
-        extents[i] = given ? lead[from - kMaxStagedLeads].extent : 1;
-        strides[i] = given ? lead[from - kMaxStagedLeads].stride : 0;
+    // The leading dims in the kernel's three slots, innermost last (unused: extent 1).
+    std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
+    for (std::size_t i = 0, at = kMaxStagedLeads - lead.size(); i < lead.size(); ++i, ++at) {
+        extents[at] = lead[i].extent;
+        strides[at] = lead[i].stride;
     }
     if (pack_ && elem_bytes == 2) {
         // A CTA per row at a time (every matrix's rows in turn), at most 8 resident a

@@ -47,6 +47,10 @@ bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, co
 // multiple of 16 bytes (elements of `elem_bytes`), each extent within 32 bits.
 std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes);
 
+// Whether KILN_GEMM_CPASYNC=1 asks for cp.async copies of rows that straddle lines
+// (read at each call).
+bool cp_async_asked();
+
 // How a GEMM operand reaches TMA: read in place, or packed to whole lines first
 // (`why`, for kiln plan: what about the view decided it). `bytes`: what the launch
 // reads of it; `flops`: the product's; `can_pack`: the module has its packing

@@ -255,9 +255,13 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
-    // Operands whose routes read them by cp.async (as the plan, assuming the module's packing kernel).
-    const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, /*can_pack=*/true);
-    const int cp_async = (operands[0].route.cp_async ? 1 : 0) | (operands[1].route.cp_async ? 2 : 0);
+    // Operands whose routes read them by cp.async (as the plan, assuming the module's
+    // packing kernel); the routes only where it is asked for (this runs at every launch).
+    int cp_async = 0;
+    if (cp_async_asked()) {
+        const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, /*can_pack=*/true);
+        cp_async = (operands[0].route.cp_async ? 1 : 0) | (operands[1].route.cp_async ? 2 : 0);
+    }
     // A batched kernel runs whole tiles on lone CTAs (emit_gemm.cpp).
     if (g.batched) return {t, false, 1, cp_async};
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
