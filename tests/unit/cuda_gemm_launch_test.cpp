@@ -753,7 +753,6 @@ TEST(CudaGemmLaunch, RowsThatStraddleLinesCanBeCopiedByTheProducerThreads) {
     const cu::GemmChoice choice = cu::gemm_launch_choice(*c.program, pr.args(), c.gemm, 132);
     EXPECT_EQ(choice.cp_async, 3);
     EXPECT_EQ(choice.cluster, 1);
-    auto args = pr.args();
     cu::EmitOptions o;
     o.gemm_cp_async = 3;
     const cu::GemmKernel g = cu::emit_kernel(*c.program, o).gemm;
