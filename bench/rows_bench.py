@@ -39,6 +39,9 @@ LN_EPS, RMS_EPS = 1e-5, 1e-6
 # The 32768 x 8192 first: the headline numbers come before any time limit.
 WIDTHS = [(8192, 32768), (128, 1 << 20), (1000, 131072), (4000, 32768), (5123, 26000), (65536, 2048)]
 KERNELS = ["softmax", "layernorm", "rmsnorm", "log_softmax", "cross_entropy", "residual_layernorm", "swiglu"]
+# The same computations written as loops over column chunks (rows_bench_lib.cpp):
+# asked for by name (--kernels), not in the default run.
+CHUNKED = {"softmax_online": "softmax", "layernorm_chunked": "layernorm"}
 
 
 # ---- kiln, through ctypes
@@ -150,6 +153,7 @@ def make_problem(name, kind, rows, cols, seed):
         return (torch.rand(*shape, generator=g, device=dev, dtype=torch.float32) * (hi - lo) + lo).to(dt)
 
     p = {"name": name, "kind": kind, "rows": rows, "cols": cols, "peers": {}}
+    name = CHUNKED.get(name, name)  # the reference and the peers of the whole-row form
     size = torch.tensor([], dtype=dt).element_size()
     if name in ("softmax", "log_softmax"):
         x = rand(rows, cols)
@@ -426,14 +430,15 @@ def main():
             ap.error(f"--widths: {unknown} not among {[c for c, _ in WIDTHS]}")
         widths = [(c, r) for c, r in widths if c in wanted]
     kernels = args.kernels.split(",") if args.kernels else KERNELS + ["column_sum", "transpose"]
-    unknown = [k for k in kernels if k not in KERNELS + ["column_sum", "transpose"]]
+    known = KERNELS + list(CHUNKED) + ["column_sum", "transpose"]
+    unknown = [k for k in kernels if k not in known]
     if unknown:
-        ap.error(f"--kernels: {unknown} not among {KERNELS + ['column_sum', 'transpose']}")
+        ap.error(f"--kernels: {unknown} not among {known}")
     for kind in args.kinds.split(","):
         if kind not in DTYPES:
             ap.error(f"--kinds: {kind} is not bf16 or f32")
         for cols, rows in widths:
-            for name in KERNELS:
+            for name in KERNELS + list(CHUNKED):
                 if name in kernels:
                     problems.append((name, kind, rows, cols))
         if "column_sum" in kernels:
