@@ -1,8 +1,8 @@
 // GEMM benchmark (issue 11): kiln's GEMMs written as users write them (bf16 in, f32
 // accumulate, bf16 out; tile 128x256x64 unless a row says otherwise) against cuBLAS
 // in the same process, over the issue's shapes, a bias + relu epilogue, X W^T
-// (the weight stored [N, K]), A^T B (A stored [K, M], as a weight gradient's X^T dY), batched GEMMs (bmm)
-// and C^T stored. Each row checks kiln's output against cuBLAS's
+// (the weight stored [N, K]), A^T B (A stored [K, M], as a weight gradient's X^T dY), batched GEMMs (bmm),
+// C^T stored and int8 (i8 x i8 -> i32, X W^T). Each row checks kiln's output against cuBLAS's
 // (relative L2 over a sample; for the epilogue the host applies bias and relu to
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
@@ -301,6 +301,60 @@ Row run_batched(const std::string& name, int batch, int M, int N, int K, int pit
     return r;
 }
 
+// An int8 GEMM as a quantised linear layer is written: Y [M, N] (i32) = X [M, K] W^T with
+// X and W [N, K] i8, tile 128x256x128 (128 bytes of k a step). Against cublasGemmEx with
+// CUDA_R_8I operands and CUBLAS_COMPUTE_32I (TN, the layout cuBLAS's int8 kernels
+// take, as wgmma's). Integer sums: kiln's output must equal cuBLAS's bit for bit
+// (rel L2 reports the count of differing elements over the whole output instead).
+Row run_int8(const std::string& name, int M, int N, int K) {
+    if (!selected(name)) return {};
+    std::mt19937 g(M * 31 + N * 7 + K);
+    std::uniform_int_distribution<int> d(-128, 127);
+    Tensor<i8> X({M, K}), W({N, K});
+    Tensor<i32> Y({M, N});
+    for (auto* t : {&X, &W})
+        for (auto& x : t->values()) x = static_cast<std::int8_t>(d(g));
+    const auto Xd = X.to(cuda()), Wd = W.to(cuda());
+    auto Yd = Y.to(cuda()), Yref = Y.to(cuda());
+    auto k = kernel("bench_gemm_i8", [](View<const i8, 2> x, View<const i8, 2> w, View<i32, 2> y) {
+        constexpr std::int64_t bm = 128, bn = 256, bk = 128;
+        auto gm = axis("block_m", ceil_div(x.extent(0), bm)), gn = axis("block_n", ceil_div(w.extent(0), bn));
+        auto kt = axis("k_tiles", ceil_div(x.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), kk = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<i32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                acc = mma(x[coord(m0, k0), shape(m, kk)], w[coord(n0, k0), shape(n, kk)], acc);
+            }
+            y(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
+    cudaStream_t stream = g_stream;
+    const Target on_stream = cuda(Stream::wrap(stream));
+    auto launch = [&] { k.launch(on_stream, std::as_const(Xd).view(), std::as_const(Wd).view(), Yd.view()); };
+    launch();
+    const CublasOn blas(stream);
+    int one = 1, zero = 0;
+    // Row-major Y = X W^T is column-major Y^T = W X^T: W^T's storage is W [N, K] read transposed.
+    auto cublas = [&] {
+        cublasGemmEx(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Wd.data(), CUDA_R_8I, K, Xd.data(), CUDA_R_8I, K, &zero, Yref.data(), CUDA_R_32I,
+                     N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    };
+    cublas();
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    const auto got = Yd.to(host()), want = Yref.to(host());
+    Row r{name};
+    std::int64_t differ = 0;
+    for (std::size_t i = 0; i < got.values().size(); ++i) differ += got.values()[i] != want.values()[i];
+    r.err = static_cast<double>(differ);
+    time_row(r, launch, cublas, 2.0 * M * N * static_cast<double>(K), static_cast<double>(M) * K + static_cast<double>(K) * N + 4.0 * M * N, stream);
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    print_row(r);
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,6 +409,12 @@ int main(int argc, char** argv) {
     rows.push_back(run_batched("bmm 32 x 1000x1000x1001 (odd K)", 32, 1000, 1000, 1001));
     rows.push_back(run_batched("bmm 8 x 2000x3000x3000 (rows straddle lines)", 8, 2000, 3000, 3000));
     rows.push_back(run_batched("4096^3 C^T stored (Ct [N, M])", 0, 4096, 4096, 4096));
+    // int8 (TOPS in the TFLOP/s columns; "rel L2" is the count of elements that differ).
+    rows.push_back(run_int8("i8 4096^3 X W^T -> i32", 4096, 4096, 4096));
+    rows.push_back(run_int8("i8 8192^3 X W^T -> i32", 8192, 8192, 8192));
+    rows.push_back(run_int8("i8 4096x14336x4096 X W^T -> i32", 4096, 14336, 4096));
+    rows.push_back(run_int8("i8 3000x5000x7000 X W^T -> i32 (rows of 7000 bytes, staged)", 3000, 5000, 7000));
+    rows.push_back(run_int8("i8 64x8192x8192 X W^T -> i32 (small M)", 64, 8192, 8192));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows) {
         if (r.name.empty()) continue;

@@ -50,8 +50,10 @@ TensorCoreShape tensor_core_shape(const Node& n, const LowerOptions& o, std::str
 }
 
 // Whether the cuda target can build a TMA + wgmma kernel (the GEMM's, attention's).
-bool wgmma_ready(const LowerOptions& o, std::string& why) {
-    if (o.exact()) return why = "exact precision keeps the contract's order", false;
+// `integer`: an i8 x i8 -> i32 product, whose sums modulo 2^32 are the ordered
+// fold's in any order, so exact precision takes the kernel too.
+bool wgmma_ready(const LowerOptions& o, std::string& why, bool integer = false) {
+    if (o.exact() && !integer) return why = "exact precision keeps the contract's order", false;
     if (o.sm != 90) return why = "wgmma needs sm_90a", false;
     return true;
 }
@@ -123,7 +125,7 @@ void contraction(Lowered& l) {
     std::string why;
     const LiveNodes* live = l.dce_done ? &l.live : nullptr;
     auto m = match_gemm(*l.program, &why, live);
-    if (m && wgmma_ready(o, why)) {
+    if (m && wgmma_ready(o, why, m->mma->type.kind == Kind::I32)) {
         l.contractions.gemm = m;
         MmaPlan& plan = l.contractions.mma[m->mma];
         plan.lowering = MmaLowering::wgmma_gemm;

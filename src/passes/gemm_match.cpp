@@ -25,9 +25,12 @@ bool harmless_scalar(const Node* n) { return scalar(n) && ir::category(n->op) !=
 bool zero_tile(const Node* n) {
     if (n->op == OpCode::full) {
         const Node* x = n->operands[0];
-        return x->op == OpCode::constant && x->data->floats.size() == 1 && x->data->floats[0] == 0.0;
+        if (x->op != OpCode::constant || !x->data) return false;
+        return (x->data->floats.size() == 1 && x->data->floats[0] == 0.0) || (x->data->ints.size() == 1 && x->data->ints[0] == 0);
     }
-    if (n->op != OpCode::constant || !n->data || n->data->floats.empty()) return false;
+    if (n->op != OpCode::constant || !n->data) return false;
+    if (!n->data->ints.empty()) return std::all_of(n->data->ints.begin(), n->data->ints.end(), [](std::int64_t v) { return v == 0; });  // an i32 accumulator's
+    if (n->data->floats.empty()) return false;
     return std::all_of(n->data->floats.begin(), n->data->floats.end(), [](double v) { return v == 0.0; });
 }
 
@@ -165,7 +168,8 @@ private:
         // broadcast): with reassociation allowed its start is one more term of the
         // sum, which the kernel adds in the epilogue (match_epilogue classifies it).
         const Node* init = ir::loop_inits(*loop)[0];
-        if (init->type.kind != Kind::F32 || init->type.rank() != 2) return no("the accumulator is not an f32 tile");
+        if ((init->type.kind != Kind::F32 && init->type.kind != Kind::I32) || init->type.rank() != 2)
+            return no("the accumulator is not an f32 (or, for i8 operands, i32) tile");
         init_ = init;
         if (!zero_tile(init)) m_.init = init;
         const ir::Region& body = *loop->body;
@@ -217,7 +221,8 @@ private:
             }
         if (!mma) return no("no k loop with a carried accumulator and a store");
         const Node* start = mma->operands[2];
-        if (start->type.kind != Kind::F32 || start->type.rank() != 2) return no("the accumulator is not an f32 tile");
+        if ((start->type.kind != Kind::F32 && start->type.kind != Kind::I32) || start->type.rank() != 2)
+            return no("the accumulator is not an f32 (or, for i8 operands, i32) tile");
         init_ = start;
         if (!zero_tile(start)) m_.init = start;
         bool a_swapped = false, b_swapped = false;
@@ -236,7 +241,10 @@ private:
     // loop (t null), at k 0. The mma reads each load, or its transpose (`a_swapped`,
     // `b_swapped`: operand_load()).
     bool match_product(const Node* mma, const Node* a, const Node* b, const Node* t, bool a_swapped, bool b_swapped) {
-        if (!ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
+        // i8 x i8 -> i32: products exact, sums modulo 2^32 the same in any order, so
+        // the kernel's order needs no permission (passes/contraction.cpp).
+        const bool integer = a->type.kind == Kind::I8 && b->type.kind == Kind::I8 && mma->type.kind == Kind::I32;
+        if (!integer && !ir::mma_options(*mma).allow_reassociation) return no("the mma does not allow reassociation");
         const ir::MmaDims dims = ir::mma_dims(*mma);
         // Which dim of each operand is the contracted one (`mma` contracts by the shared
         // axis, so a user writes A^T B as mma(A[k0, m0] of [k, m], B[k0, n0] of [k, n])).
@@ -246,9 +254,15 @@ private:
         if (dims.out[0].a != (a_operand_t ? 1 : 0) || dims.out[1].b != (b_operand_t ? 0 : 1))
             return no("the mma is not a product of A[m, k] (or [k, m]) and B[k, n] (or [n, k])");
         const bool at = a_operand_t != a_swapped, bt = b_operand_t != b_swapped;  // how the loads lie in memory
-        if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
-            return no("the operands are not both f16 or both bf16");
-        if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
+        if (!integer) {
+            if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
+                return no("the operands are not both f16, both bf16 or both i8");
+            if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
+        } else if (at || !bt) {
+            // wgmma transposes 16-bit operands only.
+            return no(std::string("wgmma reads 8-bit operands K-major only: A stored [M, K] and B stored [N, K] (a linear layer's weight, "
+                                  "X W^T); here ") + (at ? "A is stored [K, M]" : "B is stored [K, N]"));
+        }
         // A load with a fallback of +0 (`.load(0.0f)`) reads what the bounds policy's
         // zero fill reads: the kernel's TMA fills out-of-range elements with +0.
         // (A view of rank r > 2: a [1.., rows, cols] tile, its leading coordinates the
@@ -386,7 +400,7 @@ private:
                 if (v->type.dims != acc_dims) return no("a store's tile is not the accumulator's shape");
                 if (!varies.count(v)) return no("a stored value is not computed from the accumulator by the epilogue");
                 Kind k = v->type.kind;
-                if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16) return no("a stored kind is not f32, f16 or bf16");
+                if (k != Kind::F32 && k != Kind::F16 && k != Kind::BF16 && k != Kind::I32) return no("a stored kind is not f32, f16, bf16 or i32");
                 if (ir::param_index(*n) == ir::param_index(*m_.load_a) || ir::param_index(*n) == ir::param_index(*m_.load_b))
                     return no("an output view is also an operand of the mma");
                 m_.stores_transposed.push_back(transposed);

@@ -1,6 +1,9 @@
 // The canonical GEMM, recognised by its dataflow (seed 001): a parallel nest over
 // (m-block, n-block) tiles whose k loop carries an f32 accumulator through the mma
-// of two tiles loaded from views, followed by an epilogue and stores. The
+// of two tiles loaded from views, followed by an epilogue and stores. (Or i8
+// operands into an i32 accumulator, A stored [M, K] and B stored [N, K]: wgmma reads
+// 8-bit operands K-major only. Their sums are exact in any order, so neither
+// allow_reassociation nor standard precision is needed.) The
 // contraction pass records the match; the CUDA target builds a TMA + wgmma kernel
 // from it (targets/cuda/emit_gemm.h). Target-neutral: the reasons a kernel is not
 // the canonical GEMM are about the program, not the device.

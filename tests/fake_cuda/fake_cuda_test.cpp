@@ -57,6 +57,7 @@ struct TensorMap {
     unsigned rank;
     std::uint64_t dims[5], strides[4];
     unsigned box[5];
+    int type;  // CU_TENSOR_MAP_DATA_TYPE_*
 };
 
 // The fake's controls, from the libcuda.so.1 kiln loaded.
@@ -698,6 +699,49 @@ TEST_F(FakeCuda, BatchedGemmReadsEachOperandThroughAMapOfItsRank) {
     // the grid is at most one CTA per multiprocessor and at most one per unit.
     EXPECT_LE(counts().last_grid, 132u);
     EXPECT_GE(counts().last_grid, 12u * 6u < 132u ? 12u * 6u : 132u) << plan;
+}
+
+// An i8 x i8 -> i32 GEMM (a quantised linear layer, X [M, K] against W [N, K]) takes the
+// Hopper kernel: its operands are byte maps (UINT8) whose boxes are rows of 128 elements
+// (128 bytes, the swizzle's span), strides in bytes. A B stored [K, N] is refused, and
+// the plan says why (wgmma reads 8-bit operands K-major only).
+TEST_F(FakeCuda, Int8GemmReadsItsOperandsAsByteMapsOf128ElementRows) {
+    const Kernel k = kiln::variants::gemm::i8_linear();  // 128x128x64 tiles
+    Tensor<i8> x({256, 512}), w({384, 512});
+    Tensor<i32> y({256, 384});
+    auto xd = x.to(cuda()), wd = w.to(cuda());
+    auto yd = y.to(cuda());
+    Executable exe = k.compile(cuda());
+    fake()->reset();
+    exe.launch(std::as_const(xd).view(), std::as_const(wd).view(), yd.view());
+    EXPECT_EQ(counts().launches, 1);
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM: a producer and two consumer warpgroups\n" << exe.plan();
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "X and W";
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_EQ(maps[i].type, 0) << "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+        EXPECT_EQ(maps[i].rank, 2u);
+        EXPECT_EQ(maps[i].box[0], 128u) << "a box row of 128 i8";
+        EXPECT_EQ(maps[i].strides[0], 512u) << "rows of 512 bytes";
+    }
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 2), (std::vector<std::uint64_t>{512, 256}));
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 2), (std::vector<std::uint64_t>{512, 384}));
+    // bm rows of X, bn of W: the launch's tile (a small problem takes narrower tiles).
+    EXPECT_EQ(maps[0].box[1], 128u);
+    EXPECT_TRUE(maps[1].box[1] == 64u || maps[1].box[1] == 128u) << maps[1].box[1];
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("k32 s8 -> s32"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("x128 (program's 128x128x64)"), std::string::npos) << "BK 128: a box row of bytes\n" << plan;
+
+    // B stored [K, N]: the mma.sync kernel, and the reason.
+    const Kernel kn = kiln::variants::gemm::i8_i32();
+    Tensor<i8> b({512, 384});
+    auto bd = b.to(cuda());
+    Executable exe_kn = kn.compile(cuda());
+    fake()->reset();
+    exe_kn.launch(std::as_const(xd).view(), std::as_const(bd).view(), yd.view());
+    EXPECT_EQ(fake()->tensor_maps(maps, 16), 0) << "no TMA";
+    EXPECT_NE(exe_kn.plan().find("wgmma reads 8-bit operands K-major only"), std::string::npos) << exe_kn.plan();
 }
 
 // A batched GEMM whose A rows TMA cannot read in place (100 bf16: 200 bytes, not a

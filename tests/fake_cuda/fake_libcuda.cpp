@@ -27,6 +27,7 @@ struct fake_cuda_tensor_map {
     unsigned rank;
     uint64_t dims[5], strides[4];
     unsigned box[5];
+    int type; /* CU_TENSOR_MAP_DATA_TYPE_* */
 };
 static struct fake_cuda_tensor_map tensor_maps[16];
 static long tensor_map_count;
@@ -148,12 +149,13 @@ CUresult cuGetExportTable(const void** table, const void* id) {
 }
 CUresult cuTensorMapEncodeTiled(void* map, int type, unsigned rank, void* base, const uint64_t* dims, const uint64_t* strides,
                                 const unsigned* box, const unsigned* element_strides, int interleave, int swizzle, int l2, int oob) {
-    (void)type; (void)base; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
+    (void)base; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
     memset(map, 0, 128);
     if (tensor_map_count < 16 && rank >= 1 && rank <= 5) {
         struct fake_cuda_tensor_map* m = &tensor_maps[tensor_map_count];
         memset(m, 0, sizeof *m);
         m->rank = rank;
+        m->type = type;
         for (unsigned i = 0; i < rank; ++i) {
             m->dims[i] = dims[i];
             m->box[i] = box[i];

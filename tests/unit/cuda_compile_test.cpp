@@ -584,13 +584,46 @@ TEST(CudaCompile, CatalogI8GemmUsesInt8TensorCoresInBothModes) {
         std::string ptx = cuda_text(k, args, p, What::ptx);
         EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")) << ptx.substr(0, 3000);
         EXPECT_FALSE(contains(ptx, "satfinite")) << "the contract wraps i32 sums; saturation would differ";
-        EXPECT_FALSE(contains(ptx, "wgmma")) << "the Hopper GEMM lowering is f16/bf16 only";
+        EXPECT_FALSE(contains(ptx, "wgmma")) << "B stored [K, N]: the Hopper GEMM reads 8-bit operands K-major only";
         std::string plan = cuda_text(k, args, p, What::plan);
         EXPECT_TRUE(contains(plan, "tensor cores: mma.sync m16n8k32 s8 -> s32")) << plan;
         EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
         EXPECT_FALSE(contains(plan, "mma ops on tensor cores: 0")) << plan;
         std::string regs = registers_line(plan);
         EXPECT_TRUE(contains(regs, "spills 0 bytes stored, 0 bytes loaded")) << plan;
+    }
+}
+
+// An i8 linear layer, X [M, K] against W [N, K], takes the Hopper GEMM kernel on wgmma
+// s8 -> s32 in both precisions: integer sums modulo 2^32 are the ordered fold's bits in
+// any order, so exact mode takes it too (passes/contraction.cpp: wgmma_ready).
+TEST(CudaCompile, I8LinearLayerTakesTheHopperKernelInBothModes) {
+    REQUIRE_NVRTC();
+    auto k = kernel("linear_i8", [](View<const i8, 2> X, View<const i8, 2> W, View<i32, 2> Y) {
+        auto gm = axis("gm", ceil_div(X.extent(0), 128)), gn = axis("gn", ceil_div(W.extent(0), 128)), kt = axis("kt", ceil_div(X.extent(1), 32));
+        auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 32);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<i32>(shape(m, n));
+            for (auto& step : nest.serial(shape(kt))) {
+                auto k0 = step.index() * 32;
+                acc = mma(X[coord(m0, k0), shape(m, kk)], W[coord(n0, k0), shape(n, kk)], acc);
+            }
+            Y(coord(m0, n0), shape(m, n)).store(acc + 1);
+        }
+    });
+    Tensor<i8> x({256, 512}), w({384, 512});
+    Tensor<i32> y({256, 384});
+    auto args = args_of(std::as_const(x).view(), std::as_const(w).view(), y.view());
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        SCOPED_TRACE(p == Precision::exact ? "exact" : "standard");
+        const std::string ptx = cuda_text(k, args, p, What::ptx);
+        EXPECT_TRUE(contains(ptx, "k32.s32.s8.s8")) << "wgmma m64nNk32: a 32-wide k step of 32 bytes";
+        EXPECT_FALSE(contains(ptx, "satfinite")) << "the contract wraps i32 sums";
+        const std::string plan = cuda_text(k, args, p, What::plan);
+        EXPECT_TRUE(contains(plan, "k32 s8 -> s32")) << plan;
+        // (The launch's tile for this small problem may be narrower; the k step is a 128-byte box row.)
+        EXPECT_TRUE(contains(plan, "x128 (program's 128x128x32)")) << plan;
     }
 }
 

@@ -179,6 +179,44 @@ inline Kernel i8_i32() { return kernel("i8_i32", [](View<const i8, 2> A, View<co
     }
 }); }
 
+// i8 x i8 -> i32 as a quantised linear layer: X [M, K] against W [N, K] (both
+// K-major, as wgmma reads 8-bit operands), the sum stored as it is.
+inline Kernel i8_linear() { return kernel("i8_linear", [](View<const i8, 2> X, View<const i8, 2> W, View<i32, 2> Y) {
+    auto gm = axis("gm", ceil_div(X.extent(0), 128)), gn = axis("gn", ceil_div(W.extent(0), 128));
+    auto kt = axis("kt", ceil_div(X.extent(1), 64));
+    auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<i32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 64;
+            acc = mma(X[coord(m0, k0), shape(m, k)], W[coord(n0, k0), shape(n, k)], acc);
+        }
+        Y(coord(m0, n0), shape(m, n)).store(acc);
+    }
+}); }
+
+// W8A8 dequantisation (SmoothQuant's linear layer): the i32 sum times a per-row
+// (token) scale and a per-column (channel) scale, plus a bias, stored as bf16;
+// 64 x 256 x 128 tiles, `acc += mma(x, w, 0)` as Triton writes it.
+inline Kernel i8_dequant() { return kernel("i8_dequant", [](View<const i8, 2> X, View<const i8, 2> W, View<const f32, 1> x_scale,
+                                                            View<const f32, 1> w_scale, View<const bf16, 1> bias, View<bf16, 2> Y) {
+    constexpr std::int64_t BM = 64, BN = 256, BK = 128;
+    auto gm = axis("gm", ceil_div(X.extent(0), BM)), gn = axis("gn", ceil_div(W.extent(0), BN));
+    auto kt = axis("kt", ceil_div(X.extent(1), BK));
+    auto m = axis("m", BM), n = axis("n", BN), k = axis("k", BK);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;
+        auto acc = zeros<i32>(shape(m, n));
+        for (auto& step : nest.serial(shape(kt))) {
+            auto k0 = step.index() * BK;
+            acc = acc + mma(X[coord(m0, k0), shape(m, k)], W[coord(n0, k0), shape(n, k)], zeros<i32>(shape(m, n)));
+        }
+        auto scaled = cast<f32>(acc) * x_scale[coord(m0), shape(m)] * w_scale[coord(n0), shape(n)];
+        Y(coord(m0, n0), shape(m, n)).store(cast<bf16>(scaled + cast<f32>(bias[coord(n0), shape(n)])));
+    }
+}); }
+
 // ---------------------------------------------------------------- epilogues
 // Common prologue for the epilogue variants: 128x128x64 tiles, pipeline window 3.
 #define GEMM_HEAD(A, B)                                                                              \

@@ -56,7 +56,18 @@ std::vector<Variant> gemm_table() {
         gemm_variant("kloop_pipeline_default", g::kloop_pipeline_default, plain, both(fast)),
         gemm_variant("i8_i32", g::i8_i32,
                      [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.k, d.n}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
-                     both(gemm_why("the accumulator is not an f32 tile"))),
+                     both(gemm_why("wgmma reads 8-bit operands K-major only: A stored [M, K] and B stored [N, K] (a linear layer's weight, "
+                                   "X W^T); here B is stored [K, N]"))),
+        gemm_variant("i8_linear", g::i8_linear,
+                     [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
+                     // (k 80: rows of 80 bytes, staged to whole lines by pitched copies.)
+                     {{even, fast}, {ragged, fast}, {{.m = 200, .n = 300, .k = 80}, fast}}),
+        gemm_variant("i8_dequant", g::i8_dequant,
+                     [](const Dims& d) {
+                         return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), In(Kind::F32, {d.m}), In(Kind::F32, {d.n}),
+                                  In(bf, {d.n}), Out(bf, {d.m, d.n})};
+                     },
+                     {{even, fast}, {{.m = 200, .n = 300, .k = 96}, fast}}),
         // ---- epilogues
         gemm_variant("bias_n", g::bias_n, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),

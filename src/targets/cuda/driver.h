@@ -31,6 +31,7 @@ inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 inline constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
 inline constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;  // bytes: i8 operands
 inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
 inline constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
 inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;

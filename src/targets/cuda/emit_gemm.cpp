@@ -24,8 +24,9 @@ constexpr std::int64_t kSharedLimit = 227 * 1024;
 // Whether wgmma and TMA take a program's tile as it is: BM 64 or 128 (one or two
 // consumer warpgroups), BN a multiple of the 64-column swizzle box up to wgmma's
 // 256, BK 64 or 128.
-bool takes_directly(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
-    return (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (bk == 64 || bk == 128);
+// (8-bit operands take any BK: the kernel's is 128, their sums exact in any order.)
+bool takes_directly(std::int64_t bm, std::int64_t bn, std::int64_t bk, Kind in) {
+    return (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (in == Kind::I8 || bk == 64 || bk == 128);
 }
 
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
@@ -33,16 +34,19 @@ bool takes_directly(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
 // box up to wgmma's 256; BK 64 or 128), else 128x128x64; at the launch's tile
 // when it asks for one (EmitOptions::gemm_bm, gemm_bn). Stages: as many as fit.
 void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
-    const bool direct = takes_directly(m.bm, m.bn, m.bk);
-    const GemmTile own = own_tile(m.bm, m.bn, m.bk);
+    const Kind in = m.load_a->type.kind;
+    const bool direct = takes_directly(m.bm, m.bn, m.bk, in);
+    const GemmTile own = own_tile(m.bm, m.bn, m.bk, in);
     g.bm = own.bm;
     g.bn = own.bn;
     if ((o.gemm_bm == 64 || o.gemm_bm == 128) && o.gemm_bn % 64 == 0 && o.gemm_bn >= 64 && o.gemm_bn <= 256) {
         g.bm = o.gemm_bm;
         g.bn = o.gemm_bn;
     }
-    g.bk = direct ? static_cast<int>(m.bk) : 64;
-    std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * 2;
+    // 8-bit operands: box rows of 128 elements (128 bytes, as 64 of f16), so BK 128.
+    const bool bytes = in == Kind::I8;
+    g.bk = bytes ? 128 : direct ? static_cast<int>(m.bk) : 64;
+    std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * (bytes ? 1 : 2);
     g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024 - 16) / (stage + 16)));
     g.threads = 128 * (g.bm / 64 + 1);
     g.shared_bytes = 1024 + g.stages * stage + 16 * g.stages + 16;  // kg::GemmShape::shared_bytes
@@ -62,8 +66,8 @@ bool batched(const GemmMatch& m) {
     return lead;
 }
 
-GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
-    return takes_directly(bm, bn, bk) ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
+GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk, Kind in) {
+    return takes_directly(bm, bn, bk, in) ? GemmTile{static_cast<int>(bm), static_cast<int>(bn)} : GemmTile{128, 128};
 }
 
 namespace {
@@ -114,8 +118,8 @@ public:
     // every output has 2-byte elements; empty otherwise (the pair stores alone).
     std::string quad_stores() const {
         if (quad_outputs_ == 0 || quad_outputs_ != static_cast<int>(m_.stores.size())) return "";
-        return "kg::make_quad_stores<" + num(quad_outputs_) +
-               ">([&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1, unsigned* u) {\n"
+        return "kg::make_quad_stores<" + num(quad_outputs_) + ">([&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, " + acc() +
+               " x0, " + acc() + " x1, unsigned* u) {\n"
                "        [[maybe_unused]] constexpr bool kiln_in = true;\n" +
                values_ + packs_ + "    },\n    [&](int o, long long r, long long c, uint4 v) {\n" + quad_stores_ + "    },\n    " + quad_ok_ + ")";
     }
@@ -129,7 +133,7 @@ public:
                "        KilnColumns v;\n        " + copies_ + "\n        return v;\n    }";
     }
     std::string body(bool in) const {
-        return "[&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, float x0, float x1) {\n        constexpr bool kiln_in = " +
+        return "[&](long long r, long long c, [[maybe_unused]] const KilnColumns& cv, " + acc() + " x0, " + acc() + " x1) {\n        constexpr bool kiln_in = " +
                std::string(in ? "true" : "false") + ";\n        if (!kiln_in && (r >= kiln_rows || c >= kiln_cols)) return;\n" + body_ + "    }";
     }
     // The inside functor's condition on (re, ce): rows below re and columns below ce
@@ -140,6 +144,8 @@ public:
         return all;
     }
     std::string scalars() const { return scalars_; }
+    // The accumulator element's C type: float, or int for an i8 x i8 -> i32 product.
+    std::string acc() const { return ctype(m_.mma->type.kind); }
 
     // A batched GEMM's per-batch text (gemm_match.h: batch_axes; empty when the kernel
     // has none): the batched outputs' offsets and range flags, and two functors of a
@@ -280,8 +286,11 @@ private:
         Kind k = st.operands.back()->type.kind;
         std::string a = "a" + num(ir::param_index(st));
         std::string y0 = operand(v, 0), y1 = operand(v, 1);
-        std::string pair = "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");";
-        if (k != Kind::F32) {
+        // (Outputs are f32, i32, f16 or bf16: gemm_match.cpp.)
+        const bool four = k == Kind::F32 || k == Kind::I32;
+        std::string pair = k == Kind::I32 ? "*reinterpret_cast<int2*>(p) = make_int2(" + y0 + ", " + y1 + ");"
+                                          : "*reinterpret_cast<float2*>(p) = make_float2(" + y0 + ", " + y1 + ");";
+        if (!four) {
             // f16/bf16 pairs convert in one instruction, NaNs canonicalised by the 16-bit
             // minimum (the bits of two to_storage calls; prelude.cpp). Always here: the
             // GEMM kernel has registers to spare (EmitOptions::nan_by_minimum is about
@@ -306,11 +315,11 @@ private:
         if (paired_views_.insert(a).second) {
             scalars_ += "    const bool " + pairs + " = " + sc + " == 1 && ((" + sr + lead_odd + " | (long long)(reinterpret_cast<unsigned long long>(" + a +
                     ") / sizeof(*" + a + "))) & 1) == 0;\n";
-            if (k != Kind::F32)
+            if (!four)
                 scalars_ += "    const bool " + a + "_rows16 = " + sc + " == 1 && " + sr + " % 8 == 0" + lead_16 + " && reinterpret_cast<unsigned long long>(" + a +
                             ") % 16 == 0;\n";
         }
-        if (k != Kind::F32) {
+        if (!four) {
             // The same bits as the pair store below, handed to the quad stores.
             const std::string o = num(quad_outputs_++);
             packs_ += "        u[" + o + "] = " + (k == Kind::F16 ? "kc::f2h2_min(" : "kc::f2b2_min(") + y0 + ", " + y1 + ");\n";
@@ -378,9 +387,12 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     // A batched kernel runs its (batch, tile) units whole, on lone CTAs: split-K's
     // workspace and a cluster's multicast are per tile of one batch (not yet for batches).
     g.batched = batched(m);
-    g.split_k = E.options().gemm_split_k && !g.batched;
-    g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched ? 2 : 1;
-    g.cp_async = g.cluster == 1 ? E.options().gemm_cp_async & 3 : 0;
+    // 8-bit operands (emit_gemm_sm90.cuh) run on lone CTAs, without split-K's float
+    // partials, read by TMA.
+    const bool bytes = m.load_a->type.kind == Kind::I8;
+    g.split_k = E.options().gemm_split_k && !g.batched && !bytes;
+    g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched && !bytes ? 2 : 1;
+    g.cp_async = g.cluster == 1 && !bytes ? E.options().gemm_cp_async & 3 : 0;
     g.n_axis = m.n_axis;
     g.batch_axes = m.batch_axes;
     g.a_lead = ir::access_rank(*m.load_a) - 2;
@@ -444,7 +456,8 @@ std::string GemmKernel::describe() const {
     return "wgmma pipeline (" + entry + "): tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) +
            " (program's " + std::to_string(program_bm) + "x" + std::to_string(program_bn) + "x" + std::to_string(program_bk) + "), " +
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
-           " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + "k16 + 1 producer warpgroup, " + std::to_string(threads) +
+           " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + (in == Kind::I8 ? "k32 s8 -> s32 (exact: integer sums wrap in any order)" : "k16") +
+           " + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
            (cp_async ? std::string(", ") + (cp_async == 3 ? "A and B" : cp_async == 1 ? "A" : "B") +

@@ -32,9 +32,9 @@ bool batched(const GemmMatch& m);
 
 // The kernel's tile for a program's bm x bn x bk tile when no launch asks for
 // another (EmitOptions::gemm_bm, gemm_bn): the program's where wgmma and TMA take it
-// directly (bm 64 or 128, bn a multiple of 64 up to 256, bk 64 or 128), else
-// 128x128. A launch chooses its tile from this one (launch_args.h), whichever
-// variant of the kernel it holds.
-GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk);
+// directly (bm 64 or 128, bn a multiple of 64 up to 256, bk 64 or 128; any bk for
+// operands `in` of i8), else 128x128. A launch chooses its tile from this one
+// (launch_args.h), whichever variant of the kernel it holds.
+GemmTile own_tile(std::int64_t bm, std::int64_t bn, std::int64_t bk, Kind in);
 
 }  // namespace kiln::cu

@@ -192,6 +192,7 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N> __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
 // Keeps the compiler from moving accesses of an accumulator across a wait.
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ void fence_operand(int& r) { asm volatile("" : "+r"(r)::"memory"); }
 
 template <int N> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
 template <int N> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
@@ -212,10 +213,12 @@ __device__ __forceinline__ int warpgroup_index() {
 
 // Shared memory the main loop needs (the caller adds nothing: its dynamic
 // allocation is exactly this).
-template <int BM, int BN, int BK, int STAGES> struct GemmShape {
+// EB: the operands' element bytes (2: f16/bf16; 1: i8, whose BK is twice as many
+// elements in the same 128-byte box rows).
+template <int BM, int BN, int BK, int STAGES, int EB = 2> struct GemmShape {
     static constexpr int consumers = BM / 64;  // consumer warpgroups
     static constexpr int threads = 128 * (consumers + 1);
-    static constexpr int a_bytes = BM * BK * 2, b_bytes = BK * BN * 2;
+    static constexpr int a_bytes = BM * BK * EB, b_bytes = BK * BN * EB;
     static constexpr int stage_bytes = a_bytes + b_bytes;
     // 1024 bytes of slack to align the ring to the swizzle period, then the ring,
     // then 2 * STAGES mbarriers, then split-K's flag (16 bytes).
@@ -296,10 +299,11 @@ template <class ColumnsIn, class BodyIn, class ColumnsOut, class BodyOut, class 
     using Cols = decltype(columns_out(0ll));
     __device__ __forceinline__ Cols columns(Flag<true>, long long c) { return columns_in(c); }
     __device__ __forceinline__ Cols columns(Flag<false>, long long c) { return columns_out(c); }
-    __device__ __forceinline__ void operator()(Flag<true>, long long r, long long c, const Cols& cols, float x0, float x1) {
+    // X: the accumulator's element (float; int for an 8-bit integer GEMM).
+    template <class X> __device__ __forceinline__ void operator()(Flag<true>, long long r, long long c, const Cols& cols, X x0, X x1) {
         body_in(r, c, cols, x0, x1);
     }
-    __device__ __forceinline__ void operator()(Flag<false>, long long r, long long c, const Cols& cols, float x0, float x1) {
+    template <class X> __device__ __forceinline__ void operator()(Flag<false>, long long r, long long c, const Cols& cols, X x0, X x1) {
         body_out(r, c, cols, x0, x1);
     }
 };
@@ -422,8 +426,8 @@ __device__ __forceinline__ void split_k_finish(const SplitK& sk, long long tile,
 // move a load above a store to a pointer that might alias it, so one pair at a
 // time would wait out a load's latency per pair. (The program reads its epilogue
 // operands before it stores the tile, so reading them first is its order.)
-template <int BN, class Epi, bool IN>
-__device__ __forceinline__ void store_tile(Epi& epi, const float (&d)[BN / 2], long long r0, long long c0, Flag<IN> in) {
+template <int BN, class Epi, bool IN, class Acc>
+__device__ __forceinline__ void store_tile(Epi& epi, const Acc (&d)[BN / 2], long long r0, long long c0, Flag<IN> in) {
     constexpr int kChunk = BN / 8 < 8 ? BN / 8 : 8;
 #pragma unroll
     for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
@@ -463,8 +467,8 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4]) {
 }
 
 // store_tile for a tile inside the bounds through QuadStores (see there).
-template <int BN, class Epi>
-__device__ __forceinline__ void store_tile_quads(Epi& epi, const float (&d)[BN / 2], long long r0, long long c0) {
+template <int BN, class Epi, class Acc>
+__device__ __forceinline__ void store_tile_quads(Epi& epi, const Acc (&d)[BN / 2], long long r0, long long c0) {
     constexpr int kChunk = 8, O = Epi::QuadsType::outs;
     static_assert(BN % 64 == 0, "whole groups of 8 chunks");
     const int q = threadIdx.x % 4;
@@ -546,7 +550,15 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     constexpr bool kCpA = CP_ASYNC & 1, kCpB = CP_ASYNC & 2;
     static_assert(!Bat::batched || (CLUSTER == 1 && !SPLIT_K), "batches on lone CTAs, without split-K");
     constexpr bool kBatched = Bat::batched;
-    using S = GemmShape<BM, BN, BK, STAGES>;
+    // The accumulator's element and the operands' size (Mma: the wgmma wrapper). 8-bit
+    // operands (i8 -> i32) are read K-major only (wgmma transposes 16-bit operands
+    // alone), by TMA in place, with no split-K, cluster or cp.async; their box rows
+    // hold kBox = 128 elements of k, a wgmma step 32.
+    using Acc = typename Mma::Acc;
+    constexpr int kEB = Mma::elem_bytes, kBox = 128 / kEB;
+    static_assert(kEB == 2 || (kEB == 1 && !A_MMAJOR && B_KMAJOR && !SPLIT_K && CLUSTER == 1 && CP_ASYNC == 0),
+                  "8-bit operands: K-major, on lone CTAs, without split-K or cp.async");
+    using S = GemmShape<BM, BN, BK, STAGES, kEB>;
     static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
     auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
@@ -617,7 +629,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                             if constexpr (A_MMAJOR) {
                                 for (int x = 0; x < BM / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK, ca);
                             } else {
-                                for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0, ca);
+                                for (int x = 0; x < BK / kBox; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * kBox, m0, ca);
                             }
                         }
                         if constexpr (kCpB) {
@@ -628,7 +640,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                             }
                         } else if (t == 0) {
                             if constexpr (B_KMAJOR) {
-                                for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0, cb);
+                                for (int x = 0; x < BK / kBox; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * kBox, n0, cb);
                             } else {
                                 for (int x = 0; x < BN / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK, cb);
                             }
@@ -644,7 +656,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                         for (int x = 0; x < BM / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BK * 128, ta, &full[s], m0 + x * 64, kt * BK, ca);
                     } else {
 #pragma unroll
-                        for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * 64, m0, ca);
+                        for (int x = 0; x < BK / kBox; ++x) tma_load_operand<Bat::a_lead>(a + x * BM * 128, ta, &full[s], kt * BK + x * kBox, m0, ca);
                     }
                     if constexpr (CLUSTER > 1) {
                         const unsigned rank = cluster_rank();
@@ -666,7 +678,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
                         }
                     } else if constexpr (B_KMAJOR) {
 #pragma unroll
-                        for (int x = 0; x < BK / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * 64, n0, cb);
+                        for (int x = 0; x < BK / kBox; ++x) tma_load_operand<Bat::b_lead>(b + x * BN * 128, tb, &full[s], kt * BK + x * kBox, n0, cb);
                     } else {
 #pragma unroll
                         for (int x = 0; x < BN / 64; ++x) tma_load_operand<Bat::b_lead>(b + x * BK * 128, tb, &full[s], n0 + x * 64, kt * BK, cb);
@@ -694,7 +706,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     };
     int s = 0;
     unsigned phase = 0;
-    float d[BN / 2];
+    Acc d[BN / 2];
     for (long long unit = first_unit; unit < units; unit += unit_step) {
         const long long tile = unit / splits;
         const int split = static_cast<int>(unit % splits);
@@ -704,7 +716,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
         int k_begin, k_end;
         split_range(k_tiles, split, splits, k_begin, k_end);
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+        for (int i = 0; i < BN / 2; ++i) d[i] = Acc(0);
         int prev = -1;
         for (int kt = k_begin; kt < k_end; ++kt) {
             mbar_wait(&full[s], phase);
@@ -713,7 +725,8 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
             const unsigned char* b = a + S::a_bytes;
             wgmma_fence();
 #pragma unroll
-            for (int k = 0; k < BK / 16; ++k) {
+            for (int k = 0; k < BK * kEB / 32; ++k) {
+                // (A step is 32 bytes of k: 16 f16/bf16 elements or 32 i8.)
                 // A: box k / 4, this warpgroup's 64 rows, 32 bytes per k step inside
                 // the 128-byte row; M-major, this warpgroup's box, 16 k rows of 128
                 // bytes per step. B: 16 k rows of 128 bytes per step; boxes of 64

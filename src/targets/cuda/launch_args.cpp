@@ -240,11 +240,14 @@ namespace {
 
 // Whether TMA (or the kernel's cp.async copies, which need the same alignment) can read
 // a view's matrices in place: its last two dims, and for a batch its leading strides.
-bool matrices_readable_in_place(const Arg& v) {
+bool matrices_readable_in_place(const Arg& v, int elem_bytes) {
     const auto lead = static_cast<std::ptrdiff_t>(v.extents.size() - 2);
     const std::vector<std::int64_t> extents(v.extents.begin() + lead, v.extents.end()), strides(v.strides.begin() + lead, v.strides.end());
-    return tma_readable(v.data, extents, strides, 2) && tma_lead_problem(v.extents, v.strides, 2).empty();
+    return tma_readable(v.data, extents, strides, elem_bytes) && tma_lead_problem(v.extents, v.strides, elem_bytes).empty();
 }
+
+// The operands' element bytes: 1 for i8, else 2 (f16, bf16).
+int operand_bytes(const GemmKernel& g) { return g.in == Kind::I8 ? 1 : 2; }
 
 }  // namespace
 
@@ -253,8 +256,10 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster, g.cp_async};
     // From the program's own kernel tile, not g's (g may be a variant compiled for
     // another launch): every variant of the kernel chooses alike.
-    const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk);
+    const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk, g.in);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
+    // 8-bit operands: lone CTAs, no split-K, TMA alone (emit_gemm.cpp).
+    if (g.in == Kind::I8) return {t, false, 1, 0};
     // Operands whose routes read them by cp.async (as the plan, assuming the module's
     // packing kernel); the routes only where it is asked for (this runs at every launch).
     int cp_async = 0;
@@ -276,15 +281,16 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
     // (all of them, one after another) where their rows straddle lines, or where TMA
     // cannot read them in place, which for a batch is also a leading stride that is
     // not a multiple of 16 bytes.
+    const int eb = operand_bytes(g);
     auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
         const std::size_t r = v.extents.size() - 2;
         double matrices = 1;
         for (std::size_t i = 0; i < r; ++i) matrices *= static_cast<double>(v.extents[i]);
-        const std::string odd_lead = tma_lead_problem(v.extents, v.strides, 2);
-        const double bytes = 2.0 * static_cast<double>(inner) * static_cast<double>(outer) * matrices;
+        const std::string odd_lead = tma_lead_problem(v.extents, v.strides, eb);
+        const double bytes = eb * static_cast<double>(inner) * static_cast<double>(outer) * matrices;
         const std::vector<std::int64_t> extents(v.extents.begin() + static_cast<std::ptrdiff_t>(r), v.extents.end()),
             strides(v.strides.begin() + static_cast<std::ptrdiff_t>(r), v.strides.end());
-        OperandRoute route = operand_route(v.data, extents, strides, 2, bytes, flops * static_cast<double>(pr.batches), can_pack);
+        OperandRoute route = operand_route(v.data, extents, strides, eb, bytes, flops * static_cast<double>(pr.batches), can_pack);
         if (!odd_lead.empty() && !route.pack) route = {true, "packed to whole 128-byte lines first (TMA needs 16-byte multiples: " + odd_lead + ")"};
         return GemmOperand{inner, outer, std::move(route)};
     };
@@ -326,6 +332,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         return row_bytes % 128 == 0 ? static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_L2_256B) : static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_NONE);
     };
     const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
+    const int eb = operand_bytes(g);
     auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot, bool cp_async) {
         const std::int64_t inner = o.inner, outer = o.outer;
         void* base = v.data;
@@ -333,7 +340,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (cp_async) {
             // The kernel's producer threads copy it (emit_gemm_sm90.cuh: GlobalRows, in the
             // map's slot): 16-byte aligned base, rows and leading strides, as TMA would need.
-            if (!matrices_readable_in_place(v)) return std::string(name) + " is not 16-byte aligned for the cp.async copies its kernel was compiled for";
+            if (!matrices_readable_in_place(v, eb)) return std::string(name) + " is not 16-byte aligned for the cp.async copies its kernel was compiled for";
             // (tma_readable: extents within 32 bits.) Words: base, row stride, leading
             // strides innermost first, then the row's elements and the rows as 32-bit halves.
             map = TensorMap{};
@@ -350,32 +357,33 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
             for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
             std::int64_t staged_stride = stride;
-            if (void* staged = staging.stage(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], 2, slot, &staged_stride, &w, leads)) {
+            if (void* staged = staging.stage(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &staged_stride, &w, leads)) {
                 base = staged;
                 stride = staged_stride;
                 // The copy's matrices lie one after another, outermost leading dim first.
                 for (std::size_t i = lead, step = static_cast<std::size_t>(outer * staged_stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
                     lead_strides[i] = static_cast<std::int64_t>(step);
-            } else if (!matrices_readable_in_place(v)) {
+            } else if (!matrices_readable_in_place(v, eb)) {
                 // (Rows that straddle lines are readable, only slower: those are read in place.)
                 return std::string(name) + " does not suit TMA (16-byte aligned base and " + (lead > 0 ? "strides" : "row stride") +
                            ", unit inner stride) and " + w;
             }
         }
         TiledMapRequest r;
-        r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        // (TMA moves bytes: i8 as UINT8. A box row is 128 bytes, the swizzle's span.)
+        r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g.in == Kind::I8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         r.base = base;
         r.dims[0] = static_cast<std::uint64_t>(inner);
         r.dims[1] = static_cast<std::uint64_t>(outer);
-        r.strides[0] = static_cast<std::uint64_t>(stride) * 2;
-        r.box[0] = 64;
+        r.strides[0] = static_cast<std::uint64_t>(stride) * eb;
+        r.box[0] = static_cast<unsigned>(128 / eb);
         r.box[1] = static_cast<unsigned>(box_outer);
         // A batched view's leading dims, innermost first, one deep per box
         // (emit_gemm_sm90.cuh: tma_load_lead; the kernel's coordinates in this order).
         r.rank = static_cast<int>(2 + lead);
         for (std::size_t i = 0; i < lead; ++i) {
             const std::size_t dim = lead - 1 - i;
-            const std::int64_t e = v.extents[dim], st = lead_strides[dim] * 2;
+            const std::int64_t e = v.extents[dim], st = lead_strides[dim] * eb;
             if (e <= 0 || e > std::numeric_limits<std::int32_t>::max()) return std::string(name) + " has a leading extent TMA cannot take";
             if (st <= 0 || st % 16 != 0 || st >= (std::int64_t{1} << 40))
                 return std::string(name) + " has a leading stride that is not a positive multiple of 16 bytes";
@@ -385,7 +393,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
         r.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
         r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-        r.l2_promotion = l2_promotion(stride * 2);
+        r.l2_promotion = l2_promotion(stride * eb);
         r.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
         // Encoded once per buffer and layout, then reused (tensor_map_cache.h).
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
