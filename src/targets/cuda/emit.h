@@ -121,8 +121,8 @@ struct EmitOptions {
     bool split_before_dropping = true;
     // Float division whose divisor is one value for a thread's run (softmax's
     // e / sum) as kc::fdiv_shared: the same bits, the reciprocal once a run and no
-    // special-function-unit op a quotient (prelude). Off until measured on a device;
-    // KILN_CUDA_SHARED_DIVISOR=1 turns it on (A/B).
+    // special-function-unit op a quotient (prelude). Off: within noise on an H100's
+    // softmax and cross-entropy rows (gpu-20261205-s27); KILN_CUDA_SHARED_DIVISOR=1 turns it on.
     bool shared_divisor = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
