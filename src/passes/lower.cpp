@@ -14,6 +14,7 @@
 #include "passes/grid_prefetch.h"
 #include "passes/host_scalars.h"
 #include "passes/index_width.h"
+#include "passes/loop_prefetch.h"
 #include "passes/pipeline_analysis.h"
 
 namespace kiln::passes {
@@ -39,11 +40,12 @@ constexpr Pass kContraction{"contraction", contraction};
 constexpr Pass kCudaLayout{"cuda_layout", cuda_layout};
 constexpr Pass kPipelineAnalysis{"pipeline_analysis", pipeline_analysis};
 constexpr Pass kGridPrefetch{"grid_prefetch", grid_prefetch};
+constexpr Pass kLoopPrefetch{"loop_prefetch", loop_prefetch};
 
 const std::vector<Pass>& pipeline(TargetKind t) {
     static const std::vector<Pass> interp{kDce, kHostScalars, kContraction};
     static const std::vector<Pass> cpu{kDce, kHostScalars, kIndexWidth, kContraction};
-    static const std::vector<Pass> cuda{kDce, kHostScalars, kIndexWidth, kContraction, kCudaLayout, kPipelineAnalysis, kGridPrefetch};
+    static const std::vector<Pass> cuda{kDce, kHostScalars, kIndexWidth, kContraction, kCudaLayout, kPipelineAnalysis, kGridPrefetch, kLoopPrefetch};
     static const std::vector<Pass> metal{kDce, kHostScalars, kIndexWidth, kContraction};
     switch (t) {
         case TargetKind::interp: return interp;
@@ -130,6 +132,8 @@ std::string print(const Lowered& l, bool locations) {
     if (l.contractions.metal) hooks.header.push_back(l.contractions.metal->describe());
     if (std::find(l.passes_run.begin(), l.passes_run.end(), "grid_prefetch") != l.passes_run.end())
         hooks.header.push_back(l.grid_prefetch.describe());
+    if (std::find(l.passes_run.begin(), l.passes_run.end(), "loop_prefetch") != l.passes_run.end())
+        hooks.header.push_back(l.loop_prefetch.describe());
     hooks.locations = locations;
     hooks.show = [&](const ir::Node& n) { return l.is_live(n); };
     hooks.note = [&](const ir::Node& n) {
@@ -150,6 +154,9 @@ std::string print(const Lowered& l, bool locations) {
         for (const auto& ld : l.grid_prefetch.loads)
             if (ld.load == &n)
                 add(!ld.prefetched ? "not issued ahead: " + ld.why : ld.invariant ? "loaded once, before the first instance" : "issued one instance ahead");
+        for (const auto& lp : l.loop_prefetch.loops)
+            for (const auto& ld : lp.loads)
+                if (ld.load == &n) add(ld.prefetched ? "issued one iteration ahead" : "not issued an iteration ahead: " + ld.why);
         return s;
     };
     return ir::print(*l.program, hooks);

@@ -14,6 +14,7 @@
 #include "passes/contraction.h"
 #include "passes/cuda_layout.h"
 #include "passes/grid_prefetch.h"
+#include "passes/loop_prefetch.h"
 #include "passes/pipeline_analysis.h"
 
 namespace kiln::passes {
@@ -28,6 +29,7 @@ struct LowerOptions {
     int sm = 90;           // cuda: compute capability major * 10 + minor
     bool metal_thread_only = false;  // metal: KILN_METAL_LOWERING=thread (no simdgroup lowering)
     int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
+    bool loop_prefetch = false;      // cuda: loop_prefetch.h (KILN_CUDA_LOOP_PREFETCH=1)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     // cuda: the attention kernel may re-block keys of a program whose row maximum starts
@@ -60,6 +62,8 @@ struct Lowered {
     std::vector<PipelinePlan> pipelines;
     // grid_prefetch: the nest body's loads issued one instance ahead.
     GridPrefetch grid_prefetch;
+    // loop_prefetch: the loads of the nest's loops issued one iteration ahead.
+    LoopPrefetch loop_prefetch;
 };
 
 }  // namespace kiln::passes

@@ -110,6 +110,9 @@ struct EmitOptions {
     // Which loads of the parallel nest's body a persistent grid loads before their
     // instance (passes/grid_prefetch.h: PrefetchMode); KILN_CUDA_PREFETCH (A/B).
     int grid_prefetch = 2;
+    // A loop's loads one iteration ahead (passes/loop_prefetch.h); off until an A/B on a
+    // device decides: KILN_CUDA_LOOP_PREFETCH=1.
+    bool loop_prefetch = false;
     // The share of a row a thread holds is divided by this (cuda_layout.h):
     // kernel_cache.cpp doubles it while ptxas spills under the register cap.
     int layout_split = 1;
@@ -244,6 +247,7 @@ struct EmittedKernel {
     int instances_per_cta = 1;        // program instances a CTA runs side by side (the grid has ceil(instances / this) CTAs)
     int min_ctas = 0;                 // the __launch_bounds__ minimum of resident CTAs per SM (0: none asked)
     bool persistent = false;          // a CTA runs its instances in turn, prefetching: launch no more CTAs than fit at once
+    bool loads_ahead_in_loops = false;  // some loop's loads go one iteration ahead (passes/loop_prefetch.h)
     bool nan_by_minimum = false;      // some store canonicalises NaNs with the 16-bit minimum (EmitOptions::nan_by_minimum)
     int cluster = 1;                  // CTAs per instance (__cluster_dims__): the grid has `cluster` CTAs per instance
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)

@@ -403,11 +403,11 @@ void emit_prefetch_buffer(Emitter& E, const Node& n, const std::string& buffer) 
 
 void emit_prefetch_fill(Emitter& E, const Node& n, const std::string& buffer) { fill_runs(E, n, buffer, true); }
 
-void emit_prefetched_load(Emitter& E, const Node& n, const std::string& buffer, bool once) {
+void emit_prefetched_load(Emitter& E, const Node& n, const std::string& buffer, const std::string& when) {
     E.line(ctype(n.type.kind) + " " + E.name(&n) + "[" + num(E.layout(&n).slots()) + "];");
     unshift_runs(E, n, buffer);  // where the values are used: the fill did not wait for its loads
     convert_runs(E, n, buffer);
-    note_runs(E, n, once ? "loaded once, before the first instance, " : "issued one instance ahead, ");
+    note_runs(E, n, when);
 }
 
 void emit_memory(Emitter& E, const Node& n) {

@@ -149,8 +149,12 @@ void Emitter::grid(const Node& loop) {
     for (const auto& ld : lowered_.grid_prefetch.loads)
         if (ld.prefetched) {
             ahead.push_back(ld.load);
-            ahead_[ld.load] = {fresh("ahead"), ld.invariant};
+            ahead_[ld.load] = Ahead{fresh("ahead"), ld.invariant, nullptr, {}, "", ""};
         }
+    // The loops' loads an iteration ahead, known from the start (nan_by_minimum() asks
+    // whether any load is held ahead); their buffers are declared with their loop.
+    for (const auto& lp : lowered_.loop_prefetch.loops)
+        for (const Node* n : lowered_.loop_prefetch.ahead(lp.loop)) ahead_[n] = Ahead{fresh("ahead"), false, lp.loop, {}, "", ""};
     if (!ahead.empty()) {
         // The grid is persistent (the launch keeps it to the CTAs that fit at once): each
         // CTA's next instance is known, and its loads go out while this one computes.
@@ -195,11 +199,40 @@ void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>
     close();
 }
 
-// A prefetched load takes its value from the buffer, then (unless its elements are
-// the same for every instance) sends the same load out for this CTA's next instance.
+void Emitter::fetch_loop_ahead(const Node& loop, const std::vector<std::string>& ext, const std::string& count, const std::string& it,
+                               const std::vector<const Node*>& loads) {
+    // The scalars of the loop's body the loads' origins read; the pass checked that
+    // nothing else feeds them (loop_dependence.h).
+    std::unordered_set<const Node*> cone;
+    std::function<void(const Node*)> need = [&](const Node* v) {
+        if (v->parent != loop.body.get() || !cone.insert(v).second) return;
+        for (const Node* o : v->operands) need(o);
+    };
+    for (const Node* n : loads)
+        for (const Node* o : n->operands) need(o);
+    open("");
+    const std::string at = fresh("ahead_it");
+    line("const long long " + at + " = " + it + ";");
+    open("if (" + at + " < " + count + ")");
+    bind_indices(*this, loop, ext, at);
+    for (const Node* n : loop.body->nodes)
+        if (cone.count(n)) node(*n);
+    for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n).buffer);
+    close();
+    close();
+}
+
+// A prefetched load takes its value from the buffer, then sends the same load out
+// for this CTA's next instance (unless its elements are the same for every
+// instance) or, a loop's, for the loop's next iteration.
 void Emitter::prefetched_load(const Node& n) {
     const Ahead& a = ahead_.at(&n);
-    emit_prefetched_load(*this, n, a.buffer, a.once);
+    if (a.loop) {
+        emit_prefetched_load(*this, n, a.buffer, "issued one iteration ahead, ");
+        fetch_loop_ahead(*a.loop, a.ext, a.count, a.it + " + 1", {&n});
+        return;
+    }
+    emit_prefetched_load(*this, n, a.buffer, a.once ? "loaded once, before the first instance, " : "issued one instance ahead, ");
     if (!a.once) fetch_ahead("pid + " + grid_stride_, {&n});
 }
 
@@ -234,6 +267,20 @@ void Emitter::loop(const Node& loop) {
     open("");
     line("const long long " + count + " = " + product + ";");
     std::string it = fresh("it");
+    // Loads issued one iteration ahead (passes/loop_prefetch.h): the first iteration's here.
+    std::vector<const Node*> ahead;
+    for (const Node* n : lowered_.loop_prefetch.ahead(&loop))
+        if (auto a = ahead_.find(n); a != ahead_.end() && a->second.loop == &loop) {
+            a->second.ext = ext;
+            a->second.count = count;
+            a->second.it = it;
+            ahead.push_back(n);
+        }
+    if (!ahead.empty()) {
+        line("// loads issued one iteration ahead (passes/loop_prefetch.h): the first iteration's, before the loop");
+        for (const Node* n : ahead) emit_prefetch_buffer(*this, *n, ahead_.at(n).buffer);
+        fetch_loop_ahead(loop, ext, count, "0", ahead);
+    }
     open("for (long long " + it + " = 0; " + it + " < " + count + "; ++" + it + ")");
     bind_indices(*this, loop, ext, it);
     exchange_unknown();  // the previous iteration may still be reading

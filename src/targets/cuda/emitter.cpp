@@ -29,6 +29,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.index64 = o.index64;
     l.sm = o.sm;
     l.grid_prefetch = o.grid_prefetch;
+    l.loop_prefetch = o.loop_prefetch;
     l.layout_split = o.layout_split;
     l.cluster_rows = o.cluster_rows;
     l.attention_reblock_minus_infinity = o.attention_reblock_minus_infinity;
@@ -305,7 +306,10 @@ EmittedKernel Emitter::emit() {
     if (const auto& a = lowered_.contractions.attention) gemm = emit_attention_kernel(*this, *a, k.entry + "_fa", k.attention);
     k.threads = threads_ * instances_ / cluster_;
     k.instances_per_cta = instances_;
-    k.persistent = !ahead_.empty();
+    // Persistent where instances load ahead of their turn (grid_prefetch); loads an
+    // iteration ahead in a loop (loop_prefetch) need no particular grid.
+    k.persistent = std::any_of(ahead_.begin(), ahead_.end(), [](const auto& a) { return a.second.loop == nullptr; });
+    k.loads_ahead_in_loops = std::any_of(ahead_.begin(), ahead_.end(), [](const auto& a) { return a.second.loop != nullptr; });
     k.nan_by_minimum = nan_by_minimum_used_;
     k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;

@@ -137,6 +137,10 @@ private:
     // `pid` (an expression), with the nest's indices and the scalars the loads' origins
     // need bound in a block of their own.
     void fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads);
+    // The same for loads of `loop` issued one iteration ahead (passes/loop_prefetch.h),
+    // for its iteration `it` (an expression), where it is below the trip count `count`.
+    void fetch_loop_ahead(const Node& loop, const std::vector<std::string>& ext, const std::string& count, const std::string& it,
+                          const std::vector<const Node*>& loads);
     void prefetched_load(const Node& n);
 
     const ir::Program& p_;
@@ -164,10 +168,15 @@ private:
     const Node* exchange_node_ = nullptr;  // the op that needs the most of it
     bool exchange_dirty_[2] = {false, false};  // read since the last barrier
     int exchange_next_ = 0, exchange_open_ = -1;
-    // The grid prefetch: each prefetched load's buffer, the nest, its extents and stride.
+    // The grid and loop prefetches: each prefetched load's buffer, the nest, its extents and stride.
     struct Ahead {
         std::string buffer;  // the load's raw words
         bool once = false;   // the same for every instance: filled before the first only
+        // An iteration ahead (loop_prefetch): the loop, its extents, trip count and
+        // iteration variable (set where the loop is emitted).
+        const Node* loop = nullptr;
+        std::vector<std::string> ext;
+        std::string count, it;
     };
     std::unordered_map<const Node*, Ahead> ahead_;
     const Node* grid_ = nullptr;
@@ -178,12 +187,13 @@ private:
 // Op families (one file each).
 void emit_elementwise(Emitter& e, const Node& n);  // unary, binary, compare, select, cast, full, iota
 void emit_memory(Emitter& e, const Node& n);       // load, store
-// A load issued one instance ahead (passes/grid_prefetch.h): its raw words' array,
-// the code filling it for the instance whose indices are bound, and the load's
-// value from it.
+// A load issued one instance ahead (passes/grid_prefetch.h) or one iteration ahead
+// (passes/loop_prefetch.h): its raw words' array, the code filling it for the
+// instance or iteration whose indices are bound, and the load's value from it
+// (`when`: the plan's words for how early it was issued, e.g. "issued one instance ahead, ").
 void emit_prefetch_buffer(Emitter& e, const Node& load, const std::string& buffer);
 void emit_prefetch_fill(Emitter& e, const Node& load, const std::string& buffer);
-void emit_prefetched_load(Emitter& e, const Node& load, const std::string& buffer, bool once);
+void emit_prefetched_load(Emitter& e, const Node& load, const std::string& buffer, const std::string& when);
 void emit_movement(Emitter& e, const Node& n);     // broadcast, reshape, permute, slice, gather, reindex
 void emit_reduction(Emitter& e, const Node& n);    // reduce_*, argmax/argmin, scan_*
 void emit_register_reduce(Emitter& e, const Node& n);  // reduce_* the layout pass keeps in registers

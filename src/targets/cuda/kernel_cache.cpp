@@ -406,7 +406,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     };
     auto drop_loads_ahead = [&](const std::string& why) {
         eo.grid_prefetch = 0;
-        gave_up.push_back("no loads ahead of their instance (grid_prefetch): holding them spilled" + why);
+        gave_up.push_back("no loads ahead of their instance or iteration (grid_prefetch, loop_prefetch): holding them spilled" + why);
     };
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
@@ -496,7 +496,19 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 drop_shifted_runs(spilled);
                 continue;
             }
-            if (spills && fresh->kernel.persistent && eo.grid_prefetch != 0) {
+            // A loop's loads an iteration ahead (passes/loop_prefetch.h) keep their registers
+            // while each thread's share of the rows halves: a chunked row's loop otherwise
+            // waits out a load every iteration. (Not measured yet on a device: see
+            // loop_prefetch.h.) Then, as for the grid prefetch's, they go.
+            if (spills && fresh->kernel.loads_ahead_in_loops && !fresh->kernel.persistent && eo.grid_prefetch != 0 && fresh->kernel.min_ctas > 1 &&
+                eo.layout_split < 8 && instance_threads != split_threads) {
+                split_threads = instance_threads;
+                eo.layout_split *= 2;
+                gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows, keeping a loop's loads an iteration ahead" +
+                                  spilled);
+                continue;
+            }
+            if (spills && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops) && eo.grid_prefetch != 0) {
                 drop_loads_ahead(spilled);
                 continue;
             }

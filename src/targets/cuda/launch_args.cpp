@@ -70,6 +70,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_reblock_minus_infinity = reblock_minus_infinity;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
     o.grid_prefetch = prefetch;
+    static const bool loop_prefetch = support::env_integer("KILN_CUDA_LOOP_PREFETCH", 0, 1).value_or(0) != 0;
+    o.loop_prefetch = loop_prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;
     o.cluster_rows = cluster;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
