@@ -18,7 +18,7 @@ std::vector<Entry (*)()>& makers() {
 // The catalog's order (the order users read it in); entries not listed sort last.
 const std::vector<std::string> kOrder = {
     "copy", "add", "saxpy", "clamp", "exp", "rmsnorm", "reduce_sum", "reduce_max", "reduce_min", "reduce_abs",
-    "scan_sum", "scan_max", "transpose", "gemm", "gemm_f16", "gemm_bf16", "gemm_i8", "gemm_epilogue", "linear", "bias_gelu_residual",
+    "scan_sum", "scan_max", "transpose", "gemm", "gemm_f16", "gemm_bf16", "gemm_i8", "gemm_epilogue", "linear", "linear_i8", "bias_gelu_residual",
     "statistics_losses", "softmax_norm", "residual_layernorm", "sparse_cross_entropy", "flash_attention", "conv2d",
     "depthwise_pool", "sobel_median", "sort_topk", "segmented_sum", "nested_regions", "manual_gemm", "vecadd",
     "block_matmul", "attention", "causal_attention", "layernorm_affine", "rmsnorm_weighted", "log_softmax", "cross_entropy",
