@@ -16,6 +16,7 @@
 
 #include <kiln/kiln.h>
 
+#include "examples/chunked_row_kernels.h"
 #include "examples/row_kernels.h"
 #include "passes/host_scalars.h"
 #include "targets/common/target_impl.h"
@@ -42,61 +43,10 @@ template <Element T> Kernel transpose_blocks() {
     });
 }
 
-// Rows written as a loop over column chunks (Triton's style for rows wider than a
-// block): the benchmark's check that such forms reach the same speed as the whole-row
-// kernels of row_kernels.h. Chunks of 1024 columns; the last one of a ragged row masked.
+// Rows written as loops over column chunks (examples/chunked_row_kernels.h): the
+// benchmark's check that such forms reach the speed of the whole-row kernels of
+// row_kernels.h. Chunks of 1024 columns.
 constexpr std::int64_t kChunk = 1024;
-
-// softmax with an online running maximum and sum over the chunks, then a write pass.
-template <Element T> Kernel softmax_online() {
-    return kernel("softmax_online", [](View<const T, 2> x, View<T, 2> y) {
-        auto r = axis("r", 1), c = axis("c", kChunk);
-        auto chunks = axis("chunks", ceil_div(x.template extent<1>(), kChunk));
-        for (auto& nest : parallel(shape(axis("rows", x.template extent<0>())))) {
-            auto row = nest.index();
-            auto m = full<f32>(shape(r), -INFINITY);
-            auto s = zeros<f32>(shape(r));
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto v = cast<f32>(x(coord(row, step.index() * kChunk), shape(r, c)).load(T(-INFINITY)));
-                auto m_new = max(m, reduce(v, c, maximum));
-                s = s * exp(m - m_new) + reduce(exp(v - m_new), c, add);
-                m = m_new;
-            }
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto at = coord(row, step.index() * kChunk);
-                y(at, shape(r, c)).store(cast<T>(exp(cast<f32>(x[at, shape(r, c)]) - m) / s));
-            }
-        }
-    });
-}
-
-// LayerNorm with weight and bias: per-lane sums of x and x^2 carried over the chunks,
-// then a write pass.
-template <Element T> Kernel layernorm_chunked() {
-    return kernel("layernorm_chunked", [](View<const T, 2> x, View<const T, 1> weight, View<const T, 1> bias, View<T, 2> y) {
-        auto r = axis("r", 1), c = axis("c", kChunk);
-        auto chunks = axis("chunks", ceil_div(x.template extent<1>(), kChunk));
-        const float inv_n = 1.0f / static_cast<float>(x.template extent<1>());
-        for (auto& nest : parallel(shape(axis("rows", x.template extent<0>())))) {
-            auto row = nest.index();
-            auto s1 = zeros<f32>(shape(r, c));
-            auto s2 = zeros<f32>(shape(r, c));
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto v = cast<f32>(x[coord(row, step.index() * kChunk), shape(r, c)]);
-                s1 = s1 + v;
-                s2 = s2 + v * v;
-            }
-            auto mean = reduce(s1, c, add) * inv_n;
-            auto inv_std = rsqrt(reduce(s2, c, add) * inv_n - mean * mean + catalog::rows::kLayerNormEpsilon);
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto c0 = step.index() * kChunk;
-                auto w = cast<f32>(weight[coord(c0), shape(c)]);
-                auto b = cast<f32>(bias[coord(c0), shape(c)]);
-                y(coord(row, c0), shape(r, c)).store(cast<T>((cast<f32>(x[coord(row, c0), shape(r, c)]) - mean) * inv_std * w + b));
-            }
-        }
-    });
-}
 
 struct Prepared {
     Kernel kernel;
@@ -128,11 +78,11 @@ template <Element T> void build(Prepared& p, const std::string& name, std::int64
     namespace rk = catalog::rows;
     if (name == "softmax" || name == "log_softmax" || name == "softmax_online") {
         need(2);
-        p.kernel = name == "softmax" ? rk::softmax<T>() : name == "log_softmax" ? rk::log_softmax<T>() : softmax_online<T>();
+        p.kernel = name == "softmax" ? rk::softmax<T>() : name == "log_softmax" ? rk::log_softmax<T>() : rk::softmax_online<T>(kChunk);
         p.args = {in(0, {R, C}), out(1, {R, C})};
     } else if (name == "layernorm" || name == "layernorm_chunked") {
         need(4);
-        p.kernel = name == "layernorm" ? rk::layernorm_affine<T>() : layernorm_chunked<T>();
+        p.kernel = name == "layernorm" ? rk::layernorm_affine<T>() : rk::layernorm_chunked<T>(kChunk);
         p.args = {in(0, {R, C}), in(1, {C}), in(2, {C}), out(3, {R, C})};
     } else if (name == "rmsnorm") {
         need(3);

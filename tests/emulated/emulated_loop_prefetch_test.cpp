@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "cuda_emulator.h"
+#include "examples/chunked_row_kernels.h"
 #include "interp_bytes.h"
 #include "passes/lower.h"
 #include "tests/unit/cpu_diff.h"
@@ -18,6 +19,8 @@
 using namespace kiln;
 using cpu_diff::Buffer;
 using emulated::expect_interp_bytes;
+using catalog::rows::layernorm_chunked;
+using catalog::rows::softmax_online;
 
 namespace {
 
@@ -40,56 +43,6 @@ std::string loop_prefetch_ir(const Kernel& k, const std::vector<Buffer>& bufs) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 constexpr std::int64_t kChunk = 256;
-
-// softmax with a running maximum and sum over chunks, then a write pass.
-template <Element T> Kernel softmax_online() {
-    return kernel("softmax_online", [](View<const T, 2> x, View<T, 2> y) {
-        auto r = axis("r", 1), c = axis("c", kChunk);
-        auto chunks = axis("chunks", ceil_div(x.template extent<1>(), kChunk));
-        for (auto& nest : parallel(shape(axis("rows", x.template extent<0>())))) {
-            auto row = nest.index();
-            auto m = full<f32>(shape(r), -INFINITY);
-            auto s = zeros<f32>(shape(r));
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto v = cast<f32>(x(coord(row, step.index() * kChunk), shape(r, c)).load(T(-INFINITY)));
-                auto m_new = max(m, reduce(v, c, maximum));
-                s = s * exp(m - m_new) + reduce(exp(v - m_new), c, add);
-                m = m_new;
-            }
-            for (auto& step : nest.pipeline(shape(chunks), {.window = 2})) {
-                auto at = coord(row, step.index() * kChunk);
-                y(at, shape(r, c)).store(cast<T>(exp(cast<f32>(x[at, shape(r, c)]) - m) / s));
-            }
-        }
-    });
-}
-
-// LayerNorm with weight and bias: per-lane sums over the chunks, then a write pass
-// reading the row, the weight and the bias chunk by chunk.
-Kernel layernorm_chunked() {
-    return kernel("layernorm_chunked", [](View<const bf16, 2> x, View<const bf16, 1> w, View<const bf16, 1> b, View<bf16, 2> y) {
-        auto r = axis("r", 1), c = axis("c", kChunk);
-        auto chunks = axis("chunks", ceil_div(x.extent<1>(), kChunk));
-        const float inv_n = 1.0f / static_cast<float>(x.extent<1>());
-        for (auto& nest : parallel(shape(axis("rows", x.extent<0>())))) {
-            auto row = nest.index();
-            auto s1 = zeros<f32>(shape(r, c));
-            auto s2 = zeros<f32>(shape(r, c));
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto v = cast<f32>(x[coord(row, step.index() * kChunk), shape(r, c)]);
-                s1 = s1 + v;
-                s2 = s2 + v * v;
-            }
-            auto mean = reduce(s1, c, add) * inv_n;
-            auto inv_std = rsqrt(reduce(s2, c, add) * inv_n - mean * mean + 1e-5f);
-            for (auto& step : nest.serial(shape(chunks))) {
-                auto c0 = step.index() * kChunk;
-                auto v = (cast<f32>(x[coord(row, c0), shape(r, c)]) - mean) * inv_std;
-                y(coord(row, c0), shape(r, c)).store(cast<bf16>(v * cast<f32>(w[coord(c0), shape(c)]) + cast<f32>(b[coord(c0), shape(c)])));
-            }
-        }
-    });
-}
 
 // y += 2 x chunk by chunk, in place: the loop stores into the view it loads, so its
 // load of y waits for its iteration (the previous iteration's store could be it);
@@ -115,12 +68,12 @@ TEST(EmulatedLoopPrefetch, OnlineSoftmaxChunksAhead) {
     for (std::int64_t cols : {1000, 700, 256}) {
         SCOPED_TRACE(cols);
         std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {9, cols}, 11), cpu_diff::output(Kind::BF16, {9, cols})};
-        expect_interp_bytes(softmax_online<bf16>(), bufs);
+        expect_interp_bytes(softmax_online<bf16>(kChunk), bufs);
         std::vector<Buffer> f = {cpu_diff::input(Kind::F32, {5, cols}, 12), cpu_diff::output(Kind::F32, {5, cols})};
-        expect_interp_bytes(softmax_online<f32>(), f);
+        expect_interp_bytes(softmax_online<f32>(kChunk), f);
     }
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {9, 1000}, 11), cpu_diff::output(Kind::BF16, {9, 1000})};
-    const std::string ir = loop_prefetch_ir(softmax_online<bf16>(), bufs);
+    const std::string ir = loop_prefetch_ir(softmax_online<bf16>(kChunk), bufs);
     EXPECT_TRUE(contains(ir, "loop prefetch: 2 of 2 loads in 2 loop(s) one iteration ahead")) << ir;
     EXPECT_TRUE(contains(ir, "issued one iteration ahead")) << ir;
 }
@@ -130,7 +83,7 @@ TEST(EmulatedLoopPrefetch, ChunkedLayerNormWithWeightAndBias) {
         SCOPED_TRACE(cols);
         std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {6, cols}, 21), cpu_diff::input(Kind::BF16, {cols}, 22, 0.5, 1.5),
                                     cpu_diff::input(Kind::BF16, {cols}, 23), cpu_diff::output(Kind::BF16, {6, cols})};
-        expect_interp_bytes(layernorm_chunked(), bufs);
+        expect_interp_bytes(layernorm_chunked<bf16>(kChunk), bufs);
     }
 }
 
@@ -145,5 +98,5 @@ TEST(EmulatedLoopPrefetch, ALoopThatStoresIntoItsViewLoadsItInItsTurn) {
 TEST(EmulatedLoopPrefetch, AnEmptyLoopLoadsNothing) {
     // No columns: the loops run no iteration, and the first iteration's loads are not issued.
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {3, 0}, 41), cpu_diff::output(Kind::BF16, {3, 0})};
-    expect_interp_bytes(softmax_online<bf16>(), bufs);
+    expect_interp_bytes(softmax_online<bf16>(kChunk), bufs);
 }
