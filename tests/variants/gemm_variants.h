@@ -1,4 +1,4 @@
-// GEMM kernels written the way different users write them (a sweep of 52 spellings:
+// GEMM kernels written the way different users write them (a sweep of 59 spellings:
 // tile sizes, element kinds, k-loop forms, epilogues, layouts, grids), kept as the
 // users wrote them. gemm_variants_test.cpp says, for each, whether the cuda target
 // takes it to the Hopper GEMM kernel (passes/gemm_match.h) or why not, and checks
@@ -214,6 +214,39 @@ inline Kernel i8_dequant() { return kernel("i8_dequant", [](View<const i8, 2> X,
         }
         auto scaled = cast<f32>(acc) * x_scale[coord(m0), shape(m)] * w_scale[coord(n0), shape(n)];
         Y(coord(m0, n0), shape(m, n)).store(cast<bf16>(scaled + cast<f32>(bias[coord(n0), shape(n)])));
+    }
+}); }
+
+// i8 C += X W^T: the i32 accumulator starts from the C tile (read and written), a
+// 64 x 128 tile with a 32-wide k step (the kernel's is 128 bytes).
+inline Kernel i8_acc_from_c() { return kernel("i8_acc_from_c", [](View<const i8, 2> X, View<const i8, 2> W, View<i32, 2> C) {
+    auto gm = axis("gm", ceil_div(X.extent(0), 64)), gn = axis("gn", ceil_div(W.extent(0), 128)), kt = axis("kt", ceil_div(X.extent(1), 32));
+    auto m = axis("m", 64), n = axis("n", 128), k = axis("k", 32);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 64, n0 = nest.index(gn) * 128;
+        auto acc = C[coord(m0, n0), shape(m, n)];
+        for (auto& step : nest.serial(shape(kt))) {
+            auto k0 = step.index() * 32;
+            acc = mma(X[coord(m0, k0), shape(m, k)], W[coord(n0, k0), shape(n, k)], acc);
+        }
+        C(coord(m0, n0), shape(m, n)).store(acc);
+    }
+}); }
+
+// An int8 linear layer over a batch of sequences: X [batch, M, K] against one weight
+// W [N, K], the sum times a per-channel scale stored f32.
+inline Kernel i8_batched() { return kernel("i8_batched", [](View<const i8, 3> X, View<const i8, 2> W, View<const f32, 1> scale, View<f32, 3> Y) {
+    auto gb = axis("batch", X.extent(0));
+    auto gm = axis("gm", ceil_div(X.extent(1), 128)), gn = axis("gn", ceil_div(W.extent(0), 128)), kt = axis("kt", ceil_div(X.extent(2), 128));
+    auto one = axis("one", 1), m = axis("m", 128), n = axis("n", 128), k = axis("k", 128);
+    for (auto& nest : parallel(shape(gb, gm, gn))) {
+        auto b = nest.index(gb), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<i32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 128;
+            acc = mma(reshape(X[coord(b, m0, k0), shape(one, m, k)], shape(m, k)), W[coord(n0, k0), shape(n, k)], acc);
+        }
+        Y(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<f32>(acc) * scale[coord(n0), shape(n)], shape(one, m, n)));
     }
 }); }
 

@@ -68,6 +68,16 @@ std::vector<Variant> gemm_table() {
                                   In(bf, {d.n}), Out(bf, {d.m, d.n})};
                      },
                      {{even, fast}, {{.m = 200, .n = 300, .k = 96}, fast}}),
+        gemm_variant("i8_acc_from_c", g::i8_acc_from_c,
+                     [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), InOut(Kind::I32, {d.m, d.n})}; },
+                     {{even, fast}, {{.m = 200, .n = 300, .k = 96}, fast}}),
+        gemm_variant("i8_batched", g::i8_batched,
+                     [](const Dims& d) {
+                         return V{Ints(Kind::I8, {d.batch, d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), In(Kind::F32, {d.n}),
+                                  Out(Kind::F32, {d.batch, d.m, d.n})};
+                     },
+                     {{{.m = 256, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 96, .batch = 2}, fast}},
+                     {.m = 100, .n = 130, .k = 70, .batch = 2}),
         // ---- epilogues
         gemm_variant("bias_n", g::bias_n, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),
