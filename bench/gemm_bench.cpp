@@ -302,11 +302,11 @@ Row run_batched(const std::string& name, int batch, int M, int N, int K, int pit
 }
 
 // An int8 GEMM as a quantised linear layer is written: Y [M, N] (i32) = X [M, K] W^T with
-// X and W [N, K] i8, tile 128x256x128 (128 bytes of k a step). Against cublasGemmEx with
+// X and W [N, K] i8, tile 128x256x128 (128 bytes of k a step) unless the row says otherwise. Against cublasGemmEx with
 // CUDA_R_8I operands and CUBLAS_COMPUTE_32I (TN, the layout cuBLAS's int8 kernels
 // take, as wgmma's). Integer sums: kiln's output must equal cuBLAS's bit for bit
 // (rel L2 reports the count of differing elements over the whole output instead).
-Row run_int8(const std::string& name, int M, int N, int K) {
+Row run_int8(const std::string& name, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256) {
     if (!selected(name)) return {};
     std::mt19937 g(M * 31 + N * 7 + K);
     std::uniform_int_distribution<int> d(-128, 127);
@@ -316,8 +316,8 @@ Row run_int8(const std::string& name, int M, int N, int K) {
         for (auto& x : t->values()) x = static_cast<std::int8_t>(d(g));
     const auto Xd = X.to(cuda()), Wd = W.to(cuda());
     auto Yd = Y.to(cuda()), Yref = Y.to(cuda());
-    auto k = kernel("bench_gemm_i8", [](View<const i8, 2> x, View<const i8, 2> w, View<i32, 2> y) {
-        constexpr std::int64_t bm = 128, bn = 256, bk = 128;
+    auto k = kernel("bench_gemm_i8", [=](View<const i8, 2> x, View<const i8, 2> w, View<i32, 2> y) {
+        constexpr std::int64_t bk = 128;
         auto gm = axis("block_m", ceil_div(x.extent(0), bm)), gn = axis("block_n", ceil_div(w.extent(0), bn));
         auto kt = axis("k_tiles", ceil_div(x.extent(1), bk));
         auto m = axis("m", bm), n = axis("n", bn), kk = axis("k", bk);
@@ -413,6 +413,8 @@ int main(int argc, char** argv) {
     rows.push_back(run_int8("i8 4096^3 X W^T -> i32", 4096, 4096, 4096));
     rows.push_back(run_int8("i8 8192^3 X W^T -> i32", 8192, 8192, 8192));
     rows.push_back(run_int8("i8 4096x14336x4096 X W^T -> i32", 4096, 14336, 4096));
+    rows.push_back(run_int8("i8 4096^3 X W^T -> i32 tile 128x128x128", 4096, 4096, 4096, 128, 128));
+    rows.push_back(run_int8("i8 4096x14336x4096 X W^T -> i32 tile 128x128x128", 4096, 14336, 4096, 128, 128));
     rows.push_back(run_int8("i8 3000x5000x7000 X W^T -> i32 (rows of 7000 bytes, staged)", 3000, 5000, 7000));
     rows.push_back(run_int8("i8 64x8192x8192 X W^T -> i32 (small M)", 64, 8192, 8192));
     nlohmann::json json = nlohmann::json::array();
