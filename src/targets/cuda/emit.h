@@ -206,6 +206,9 @@ struct GemmKernel {
     // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
     std::string pack_entry() const { return entry + "_pack"; }
 };
+// The bytes of a GEMM operand's element: 1 for i8 (box rows of 128 elements, BK 128),
+// else 2 (f16, bf16).
+inline int gemm_operand_bytes(Kind in) { return in == Kind::I8 ? 1 : 2; }
 // Threads of a CTA of the packing kernel.
 inline constexpr int kPackThreads = 256;
 

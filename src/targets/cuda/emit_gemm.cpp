@@ -44,9 +44,9 @@ void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
         g.bn = o.gemm_bn;
     }
     // 8-bit operands: box rows of 128 elements (128 bytes, as 64 of f16), so BK 128.
-    const bool bytes = in == Kind::I8;
-    g.bk = bytes ? 128 : direct ? static_cast<int>(m.bk) : 64;
-    std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * (bytes ? 1 : 2);
+    const int eb = gemm_operand_bytes(in);
+    g.bk = eb == 1 ? 128 : direct ? static_cast<int>(m.bk) : 64;
+    std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * eb;
     g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024 - 16) / (stage + 16)));
     g.threads = 128 * (g.bm / 64 + 1);
     g.shared_bytes = 1024 + g.stages * stage + 16 * g.stages + 16;  // kg::GemmShape::shared_bytes

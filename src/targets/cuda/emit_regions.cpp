@@ -141,26 +141,26 @@ void Emitter::grid(const Node& loop) {
                               : instances_ == 1 ? "(long long)blockIdx.x"
                                                 : "(long long)blockIdx.x * " + num(instances_) + " + kiln_group";
     grid_ = &loop;
-    grid_extents_ = ext;
-    grid_stride_ = cluster_ > 1      ? "(long long)(gridDim.x / " + num(cluster_) + ")"
-                   : instances_ == 1 ? "(long long)gridDim.x"
-                                     : "(long long)gridDim.x * " + num(instances_);
+    const std::string stride = cluster_ > 1      ? "(long long)(gridDim.x / " + num(cluster_) + ")"
+                               : instances_ == 1 ? "(long long)gridDim.x"
+                                                 : "(long long)gridDim.x * " + num(instances_);
+    trips_[&loop] = {ext, total, "pid + " + stride};
     std::vector<const Node*> ahead;
     for (const auto& ld : lowered_.grid_prefetch.loads)
         if (ld.prefetched) {
             ahead.push_back(ld.load);
-            ahead_[ld.load] = Ahead{fresh("ahead"), ld.invariant, nullptr, {}, "", ""};
+            ahead_[ld.load] = {fresh("ahead"), ld.invariant, &loop};
         }
     // The loops' loads an iteration ahead, known from the start (nan_by_minimum() asks
     // whether any load is held ahead); their buffers are declared with their loop.
     for (const auto& lp : lowered_.loop_prefetch.loops)
-        for (const Node* n : lowered_.loop_prefetch.ahead(lp.loop)) ahead_[n] = Ahead{fresh("ahead"), false, lp.loop, {}, "", ""};
+        for (const Node* n : lowered_.loop_prefetch.ahead(lp.loop)) ahead_[n] = {fresh("ahead"), false, lp.loop};
     if (!ahead.empty()) {
         // The grid is persistent (the launch keeps it to the CTAs that fit at once): each
         // CTA's next instance is known, and its loads go out while this one computes.
         line("// loads issued one instance ahead, and those the same for every instance (passes/grid_prefetch.h): the first instance's, before the loop");
         for (const Node* n : ahead) emit_prefetch_buffer(*this, *n, ahead_.at(n).buffer);
-        fetch_ahead(first, ahead);
+        fetch_ahead(loop, first, ahead);
     }
     if (cluster_ > 1) line("// the parallel nest: one cluster of " + num(cluster_) + " CTAs per instance (grid-stride when the grid is capped)");
     else if (instances_ == 1) line("// the parallel nest: one CTA per instance (grid-stride when the grid is capped)");
@@ -168,7 +168,7 @@ void Emitter::grid(const Node& loop) {
     // One instance per trip: unrolling the loop would only copy a whole program
     // instance (NVRTC unrolled a small one four times, doubling the module).
     line("#pragma unroll 1");
-    open("for (long long pid = " + first + "; pid < " + total + "; pid += " + grid_stride_ + ")");
+    open("for (long long pid = " + first + "; pid < " + total + "; pid += " + stride + ")");
     bind_indices(*this, loop, ext, "pid");
     exchange_unknown();  // the previous instance may still be reading
     region(*loop.body);
@@ -178,31 +178,9 @@ void Emitter::grid(const Node& loop) {
     if (cluster_ > 1) line("kc::cluster_sync();");
 }
 
-void Emitter::fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads) {
-    // The scalars of the nest's body the loads' origins read (their indices, offsets),
-    // in program order; the pass checked that nothing else feeds them.
-    std::unordered_set<const Node*> cone;
-    std::function<void(const Node*)> need = [&](const Node* v) {
-        if (v->parent != grid_->body.get() || !cone.insert(v).second) return;
-        for (const Node* o : v->operands) need(o);
-    };
-    for (const Node* n : loads)
-        for (const Node* o : n->operands) need(o);
-    open("");
-    line("const long long ahead_pid = " + pid + ";");
-    open("if (ahead_pid < g_total)");
-    bind_indices(*this, *grid_, grid_extents_, "ahead_pid");
-    for (const Node* n : grid_->body->nodes)
-        if (cone.count(n)) node(*n);
-    for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n).buffer);
-    close();
-    close();
-}
-
-void Emitter::fetch_loop_ahead(const Node& loop, const std::vector<std::string>& ext, const std::string& count, const std::string& it,
-                               const std::vector<const Node*>& loads) {
-    // The scalars of the loop's body the loads' origins read; the pass checked that
-    // nothing else feeds them (loop_dependence.h).
+void Emitter::fetch_ahead(const Node& loop, const std::string& at, const std::vector<const Node*>& loads) {
+    // The scalars of the loop's body the loads' origins read (their indices, offsets),
+    // in program order; the passes checked that nothing else feeds them.
     std::unordered_set<const Node*> cone;
     std::function<void(const Node*)> need = [&](const Node* v) {
         if (v->parent != loop.body.get() || !cone.insert(v).second) return;
@@ -210,11 +188,12 @@ void Emitter::fetch_loop_ahead(const Node& loop, const std::vector<std::string>&
     };
     for (const Node* n : loads)
         for (const Node* o : n->operands) need(o);
+    const Trips& t = trips_.at(&loop);
     open("");
-    const std::string at = fresh("ahead_it");
-    line("const long long " + at + " = " + it + ";");
-    open("if (" + at + " < " + count + ")");
-    bind_indices(*this, loop, ext, at);
+    const std::string trip = fresh("ahead_at");
+    line("const long long " + trip + " = " + at + ";");
+    open("if (" + trip + " < " + t.count + ")");
+    bind_indices(*this, loop, t.ext, trip);
     for (const Node* n : loop.body->nodes)
         if (cone.count(n)) node(*n);
     for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n).buffer);
@@ -222,18 +201,14 @@ void Emitter::fetch_loop_ahead(const Node& loop, const std::vector<std::string>&
     close();
 }
 
-// A prefetched load takes its value from the buffer, then sends the same load out
-// for this CTA's next instance (unless its elements are the same for every
-// instance) or, a loop's, for the loop's next iteration.
+// A prefetched load takes its value from the buffer, then (unless its elements are
+// the same for every instance) sends the same load out for its loop's next trip: the
+// CTA's next instance, or the loop's next iteration.
 void Emitter::prefetched_load(const Node& n) {
     const Ahead& a = ahead_.at(&n);
-    if (a.loop) {
-        emit_prefetched_load(*this, n, a.buffer, "issued one iteration ahead, ");
-        fetch_loop_ahead(*a.loop, a.ext, a.count, a.it + " + 1", {&n});
-        return;
-    }
-    emit_prefetched_load(*this, n, a.buffer, a.once ? "loaded once, before the first instance, " : "issued one instance ahead, ");
-    if (!a.once) fetch_ahead("pid + " + grid_stride_, {&n});
+    emit_prefetched_load(*this, n, a.buffer,
+                         a.once ? "loaded once, before the first instance, " : a.loop == grid_ ? "issued one instance ahead, " : "issued one iteration ahead, ");
+    if (!a.once) fetch_ahead(*a.loop, trips_.at(a.loop).next, {&n});
 }
 
 void Emitter::loop(const Node& loop) {
@@ -268,18 +243,11 @@ void Emitter::loop(const Node& loop) {
     line("const long long " + count + " = " + product + ";");
     std::string it = fresh("it");
     // Loads issued one iteration ahead (passes/loop_prefetch.h): the first iteration's here.
-    std::vector<const Node*> ahead;
-    for (const Node* n : lowered_.loop_prefetch.ahead(&loop))
-        if (auto a = ahead_.find(n); a != ahead_.end() && a->second.loop == &loop) {
-            a->second.ext = ext;
-            a->second.count = count;
-            a->second.it = it;
-            ahead.push_back(n);
-        }
-    if (!ahead.empty()) {
+    trips_[&loop] = {ext, count, it + " + 1"};
+    if (const std::vector<const Node*> ahead = lowered_.loop_prefetch.ahead(&loop); !ahead.empty()) {
         line("// loads issued one iteration ahead (passes/loop_prefetch.h): the first iteration's, before the loop");
         for (const Node* n : ahead) emit_prefetch_buffer(*this, *n, ahead_.at(n).buffer);
-        fetch_loop_ahead(loop, ext, count, "0", ahead);
+        fetch_ahead(loop, "0", ahead);
     }
     open("for (long long " + it + " = 0; " + it + " < " + count + "; ++" + it + ")");
     bind_indices(*this, loop, ext, it);

@@ -308,8 +308,8 @@ EmittedKernel Emitter::emit() {
     k.instances_per_cta = instances_;
     // Persistent where instances load ahead of their turn (grid_prefetch); loads an
     // iteration ahead in a loop (loop_prefetch) need no particular grid.
-    k.persistent = std::any_of(ahead_.begin(), ahead_.end(), [](const auto& a) { return a.second.loop == nullptr; });
-    k.loads_ahead_in_loops = std::any_of(ahead_.begin(), ahead_.end(), [](const auto& a) { return a.second.loop != nullptr; });
+    k.persistent = std::any_of(ahead_.begin(), ahead_.end(), [&](const auto& a) { return a.second.loop == grid_; });
+    k.loads_ahead_in_loops = std::any_of(ahead_.begin(), ahead_.end(), [&](const auto& a) { return a.second.loop != grid_; });
     k.nan_by_minimum = nan_by_minimum_used_;
     k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;

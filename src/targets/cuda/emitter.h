@@ -133,14 +133,12 @@ private:
     // `e` of it ("%s" standing for e).
     std::string file_scope_constant(const Node& n);
     void exchange_unknown() { exchange_dirty_[0] = exchange_dirty_[1] = true; }  // at loop entries and exits
-    // Fills the buffers of `loads` (issued ahead: passes/grid_prefetch.h) for instance
-    // `pid` (an expression), with the nest's indices and the scalars the loads' origins
-    // need bound in a block of their own.
-    void fetch_ahead(const std::string& pid, const std::vector<const Node*>& loads);
-    // The same for loads of `loop` issued one iteration ahead (passes/loop_prefetch.h),
-    // for its iteration `it` (an expression), where it is below the trip count `count`.
-    void fetch_loop_ahead(const Node& loop, const std::vector<std::string>& ext, const std::string& count, const std::string& it,
-                          const std::vector<const Node*>& loads);
+    // Fills the buffers of `loads` (issued ahead: passes/grid_prefetch.h for the
+    // parallel nest's instances, passes/loop_prefetch.h for a loop's iterations) for
+    // the trip `at` (an expression) of `loop`, where it is below the trip count, with
+    // the loop's indices and the scalars the loads' origins need bound in a block of
+    // their own.
+    void fetch_ahead(const Node& loop, const std::string& at, const std::vector<const Node*>& loads);
     void prefetched_load(const Node& n);
 
     const ir::Program& p_;
@@ -168,20 +166,22 @@ private:
     const Node* exchange_node_ = nullptr;  // the op that needs the most of it
     bool exchange_dirty_[2] = {false, false};  // read since the last barrier
     int exchange_next_ = 0, exchange_open_ = -1;
-    // The grid and loop prefetches: each prefetched load's buffer, the nest, its extents and stride.
+    // The grid and loop prefetches: each prefetched load's buffer and the loop it goes
+    // ahead in (the parallel nest, grid_, or a loop inside it) ...
     struct Ahead {
-        std::string buffer;  // the load's raw words
-        bool once = false;   // the same for every instance: filled before the first only
-        // An iteration ahead (loop_prefetch): the loop, its extents, trip count and
-        // iteration variable (set where the loop is emitted).
+        std::string buffer;         // the load's raw words
+        bool once = false;          // the same for every instance: filled before the first only
         const Node* loop = nullptr;
-        std::vector<std::string> ext;
-        std::string count, it;
     };
     std::unordered_map<const Node*, Ahead> ahead_;
+    // ... and, for each such loop (set where it is emitted), its extents, its trip
+    // count's expression and the next trip's.
+    struct Trips {
+        std::vector<std::string> ext;
+        std::string count, next;
+    };
+    std::unordered_map<const Node*, Trips> trips_;
     const Node* grid_ = nullptr;
-    std::vector<std::string> grid_extents_;
-    std::string grid_stride_;
 };
 
 // Op families (one file each).

@@ -248,9 +248,6 @@ bool matrices_readable_in_place(const Arg& v, int elem_bytes) {
     return tma_readable(v.data, extents, strides, elem_bytes) && tma_lead_problem(v.extents, v.strides, elem_bytes).empty();
 }
 
-// The operands' element bytes: 1 for i8, else 2 (f16, bf16).
-int operand_bytes(const GemmKernel& g) { return g.in == Kind::I8 ? 1 : 2; }
-
 }  // namespace
 
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
@@ -283,7 +280,7 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
     // (all of them, one after another) where their rows straddle lines, or where TMA
     // cannot read them in place, which for a batch is also a leading stride that is
     // not a multiple of 16 bytes.
-    const int eb = operand_bytes(g);
+    const int eb = gemm_operand_bytes(g.in);
     auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
         const std::size_t r = v.extents.size() - 2;
         double matrices = 1;
@@ -334,7 +331,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         return row_bytes % 128 == 0 ? static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_L2_256B) : static_cast<int>(CU_TENSOR_MAP_L2_PROMOTION_NONE);
     };
     const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, staging.can_pack());
-    const int eb = operand_bytes(g);
+    const int eb = gemm_operand_bytes(g.in);
     auto operand = [&](const Arg& v, const GemmOperand& o, int box_outer, TensorMap& map, const char* name, WorkspaceSlot slot, bool cp_async) {
         const std::int64_t inner = o.inner, outer = o.outer;
         void* base = v.data;
