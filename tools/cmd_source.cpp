@@ -23,7 +23,9 @@ struct SourceOptions {
 
 int run(const SourceOptions& o) {
     if (!o.library.empty()) {
-        const std::string text = describe_library_kernel(o.library, o.name, o.args, 2, o.target == "auto" ? "" : o.target, o.precision);
+        if (o.ptx && o.target != "cuda") throw UsageError("--ptx is the cuda target's assembly; give --target cuda");
+        const std::string text =
+            describe_library_kernel(o.library, o.name, o.args, o.ptx ? 3 : 2, o.target == "auto" ? "" : o.target, o.precision);
         std::cout << text << (text.empty() || text.back() == '\n' ? "" : "\n");
         return kExitOk;
     }

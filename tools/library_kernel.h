@@ -8,7 +8,7 @@
 
 namespace kiln::cli {
 
-// what: 0 Tile IR, 1 plan, 2 source (kiln_abi_kernel::describe's codes).
+// what: 0 Tile IR, 1 plan, 2 source, 3 PTX (kiln_abi_kernel::describe's codes).
 std::string describe_library_kernel(const std::string& library, const std::string& name, const std::vector<std::string>& args, int what,
                                     const std::string& target, const std::string& precision);
 

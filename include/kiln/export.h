@@ -55,7 +55,8 @@ struct kiln_abi_kernel {
     // Returns 0, else calls `error` with the message and returns 1.
     int (*launch)(const kiln_abi_arg* args, int count, const char* target, int precision, void* stream, int has_stream,
                   kiln_abi_text_sink error, void* context);
-    // what: 0 Tile IR, 1 plan, 2 generated source. Same conventions; the text goes to `out`.
+    // what: 0 Tile IR, 1 plan, 2 generated source, 3 the cuda target's PTX. Same conventions;
+    // the text goes to `out`.
     int (*describe)(int what, const kiln_abi_arg* args, int count, const char* target, int precision, kiln_abi_text_sink out,
                     kiln_abi_text_sink error, void* context);
 };

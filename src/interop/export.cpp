@@ -69,7 +69,11 @@ std::string describe(const Kernel& k, int what, const std::vector<detail::Arg>& 
     if (what == 0) return ir::print(*program);
     if (what == 1) return t.impl().plan(*program, args, o);
     if (what == 2) return t.impl().source(*program, args, o, false);
-    throw Error("describe: unknown request " + std::to_string(what) + " (0 ir, 1 plan, 2 source)");
+    if (what == 3) {
+        if (t.name() != "cuda") throw Error("describe: PTX is the cuda target's assembly; target '" + t.name() + "' has none");
+        return t.impl().source(*program, args, o, true);
+    }
+    throw Error("describe: unknown request " + std::to_string(what) + " (0 ir, 1 plan, 2 source, 3 PTX)");
 }
 
 void check_export(const Kernel& k, const std::vector<std::string>& names, const std::vector<Entry>& exported, Loc loc) {
