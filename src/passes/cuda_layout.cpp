@@ -459,13 +459,15 @@ bool only_whole_row_reductions(const CudaLayouts& c) {
 // other CTAs' partials through distributed shared memory. Only where every op
 // lowers in registers (nothing staged in one CTA's shared memory) and every
 // reduction combines whole rows; not in exact precision (its float sums fold in one
-// thread).
+// thread). Each CTA has options.cluster_cta_threads threads, more where a cluster of
+// 8 (the portable most) needs them.
 void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, CudaLayouts& c) {
     if (!l.program->grid || l.options.exact() || l.options.sm < 90 || !l.options.cluster_rows) return;
     CudaLayouts k = base;
     k.threads = static_cast<int>(std::min<std::int64_t>(8192, pow2_ceil((k.largest + most - 1) / most)));
     if (k.threads <= 1024) return;
-    k.cluster = k.threads / 1024;
+    const int cta = std::max(std::clamp(l.options.cluster_cta_threads, 256, 1024), k.threads / 8);
+    k.cluster = k.threads / cta;
     Assignment(l, k).run();
     if (!first_staged(k, l).empty() || !only_whole_row_reductions(k)) return;
     c = std::move(k);

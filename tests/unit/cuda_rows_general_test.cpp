@@ -150,6 +150,44 @@ TEST(CudaRowsGeneral, WideRowsSpanAClusterOfCtas) {
     }
 }
 
+TEST(CudaRowsGeneral, AClustersCtasMayBeSmallerThanAWholeSm) {
+    REQUIRE_NVRTC();
+    // EmitOptions::cluster_cta_threads (KILN_CUDA_CLUSTER_CTA): the row's threads are
+    // the same, spread over more and smaller CTAs (so that several rows' CTAs share an
+    // SM), never more than 8 of them (the portable cluster), and the registers still
+    // fit. A 65536-column bf16 softmax spans 2048 threads; gated_norm, with more tiles
+    // live at once, 8192 (8 CTAs of 1024 already).
+    auto softmax = kernel("wide_softmax", [](View<const bf16, 2> x, View<bf16, 2> y) {
+        auto r = axis("r", 1), c = axis("c", x.extent(1));
+        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
+            auto origin = coord(nest.index(), 0);
+            auto v = cast<f32>(x[origin, shape(r, c)]);
+            auto e = exp(v - reduce(v, c, maximum));
+            y(origin, shape(r, c)).store(cast<bf16>(e / reduce(e, c, add)));
+        }
+    });
+    Buffers s;
+    s.in<bf16>({8, 65536});
+    s.out<bf16>({8, 65536});
+    for (auto [k, args, row_threads] : {std::tuple{softmax, s.args, 2048}, std::tuple{gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, 8192}}) {
+        SCOPED_TRACE(k.name());
+        for (int cta : {1024, 512, 256}) {
+            SCOPED_TRACE(cta);
+            // A program of its own for each: a process keeps one kernel a program for
+            // its (process-wide) knobs.
+            auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+            cu::EmitOptions o = cu::emit_options(args, CompileOptions{});
+            o.cluster_cta_threads = cta;
+            auto c = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+            const int expected = std::max(cta, row_threads / 8);
+            EXPECT_EQ(c->kernel.threads, expected);
+            EXPECT_EQ(c->kernel.cluster, row_threads / expected);
+            EXPECT_EQ(c->resources.spill_store_bytes, 0);
+            EXPECT_EQ(c->resources.stack_bytes, 0);
+        }
+    }
+}
+
 TEST(CudaRowsGeneral, ATileOfManyNarrowRowsDoesNotSpanACluster) {
     REQUIRE_NVRTC();
     // 64 rows of 1024 f32 per instance (65536 elements, as many as a 65536-column row):

@@ -130,6 +130,10 @@ struct EmitOptions {
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;
+    // The threads of each CTA of such a cluster: 1024 (one CTA an SM, the fewest CTAs a
+    // row), or 512 or 256 (more CTAs a row, two or four resident an SM, so that one
+    // row's loads overlap another's reductions and stores). KILN_CUDA_CLUSTER_CTA (A/B).
+    int cluster_cta_threads = 1024;
     // Some view of the launch has rows that do not start on a 16-byte boundary (its
     // base or a stride other than the innermost); chosen per launch like index64.
     // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned

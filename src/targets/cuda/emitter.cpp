@@ -32,6 +32,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.loop_prefetch = o.loop_prefetch;
     l.layout_split = o.layout_split;
     l.cluster_rows = o.cluster_rows;
+    l.cluster_cta_threads = o.cluster_cta_threads;
     l.attention_reblock_minus_infinity = o.attention_reblock_minus_infinity;
     return l;
 }

@@ -74,6 +74,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.loop_prefetch = loop_prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;
     o.cluster_rows = cluster;
+    static const int cluster_cta = std::stoi(support::env_choice("KILN_CUDA_CLUSTER_CTA", {"256", "512", "1024"}).value_or("1024"));
+    o.cluster_cta_threads = cluster_cta;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
     o.shared_divisor = shared_divisor;
     static const bool split_first = support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 1).value_or(1) != 0;

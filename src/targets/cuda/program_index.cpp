@@ -198,6 +198,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("split before dropping", o.split_before_dropping ? "shifted runs alone" : "0");  // the rule, so that a record of an earlier one is not reused
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
     key.add("cluster rows", o.cluster_rows ? "1" : "0");
+    key.add("cluster cta threads", std::to_string(o.cluster_cta_threads));
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
     key.add("shared divisor", o.shared_divisor ? "1" : "0");
     key.add("gemm tile", std::to_string(o.gemm_bm) + "x" + std::to_string(o.gemm_bn));
