@@ -459,14 +459,25 @@ bool only_whole_row_reductions(const CudaLayouts& c) {
 // other CTAs' partials through distributed shared memory. Only where every op
 // lowers in registers (nothing staged in one CTA's shared memory) and every
 // reduction combines whole rows; not in exact precision (its float sums fold in one
-// thread). Each CTA has options.cluster_cta_threads threads, more where a cluster of
-// 8 (the portable most) needs them.
+// thread). Each CTA has options.cluster_cta_threads threads (0: 256 where the rows
+// are stored in 16-bit or narrower kinds, else 1024), more where a cluster of 8 (the
+// portable most) needs them.
+//
+// The choice, measured on an H100 at 2048 x 65536 (bench/results/gpu-20261205-s28):
+// bf16 rows, which fit 1024-thread CTAs without a spill, ran faster in smaller CTAs
+// (several rows' CTAs resident on an SM, one row's loads overlapping another's
+// reductions): softmax 0.50 / 0.56 / 0.61 of copy bandwidth at 1024 / 512 / 256
+// threads, LayerNorm 0.34 / 0.37 / 0.37, cross-entropy 0.25 / 0.29 / 0.29. f32 rows
+// hold twice the registers: in smaller CTAs the spill feedback split them further, over
+// clusters of 8 whole-SM CTAs, and they ran slower (LayerNorm 0.45 -> 0.30, softmax
+// 0.66 -> 0.60; cross-entropy alone 0.44 -> 0.49).
 void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, CudaLayouts& c) {
     if (!l.program->grid || l.options.exact() || l.options.sm < 90 || !l.options.cluster_rows) return;
     CudaLayouts k = base;
     k.threads = static_cast<int>(std::min<std::int64_t>(8192, pow2_ceil((k.largest + most - 1) / most)));
     if (k.threads <= 1024) return;
-    const int cta = std::max(std::clamp(l.options.cluster_cta_threads, 256, 1024), k.threads / 8);
+    const int chosen = l.options.cluster_cta_threads > 0 ? l.options.cluster_cta_threads : base.vec >= 8 ? 256 : 1024;
+    const int cta = std::max(std::clamp(chosen, 256, 1024), k.threads / 8);
     k.cluster = k.threads / cta;
     Assignment(l, k).run();
     if (!first_staged(k, l).empty() || !only_whole_row_reductions(k)) return;

@@ -14,10 +14,13 @@
 // outside the loop (loop_dependence.h), it moves in vector runs, the loop stores
 // nothing into its view, and its words fit kLoopPrefetchWords and what the grid
 // prefetch left of kPrefetchWords registers a thread (the two are live at once). Any element kind:
-// a thread's share of one chunk is small beside a whole row. Off by default until an
-// A/B on a device decides (KILN_CUDA_LOOP_PREFETCH=1 turns it on; offline, it turns
-// the chunked softmax and LayerNorm of bench/rows_bench_lib.cpp from one warp a
-// row at 32 elements a thread into 128 threads at 8 with the loads ahead, no spill).
+// a thread's share of one chunk is small beside a whole row. Off by default
+// (KILN_CUDA_LOOP_PREFETCH=1 turns it on): on an H100 (bench/results/gpu-20261205-s28)
+// it sped the chunked softmax and LayerNorm of bench/rows_bench_lib.cpp up by 1.05x
+// in geometric mean over eight problems, up to 1.23x, but slowed two (f32 chunked
+// LayerNorm at 5123 columns 0.81 -> 0.66 of copy, bf16 online softmax at 8192
+// 0.64 -> 0.60); the spill feedback took each thread's share down to a quarter in
+// winners and losers alike, so a rule that keeps only the winners is still to find.
 // KILN_CUDA_PREFETCH=0 turns it off with the grid prefetch (the kernel cache's spill
 // ladder does so when the loads ahead still spill after halving each thread's share). `kiln ir --after loop_prefetch` and `kiln plan` show which
 // loads go ahead and why the others do not.

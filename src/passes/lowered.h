@@ -32,7 +32,7 @@ struct LowerOptions {
     bool loop_prefetch = false;      // cuda: loop_prefetch.h (KILN_CUDA_LOOP_PREFETCH=1)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
-    int cluster_cta_threads = 1024;  // cuda: the threads of each CTA of such a cluster (KILN_CUDA_CLUSTER_CTA: 256, 512, 1024)
+    int cluster_cta_threads = 0;     // cuda: the threads of each CTA of such a cluster (0: cuda_layout.cpp's choice; KILN_CUDA_CLUSTER_CTA)
     // cuda: the attention kernel may re-block keys of a program whose row maximum starts
     // at -inf, making NaN the rows the program's first key block hides (attention_match.h:
     // first_block_nan; checked on an H200 against the interpreter, bench/results/gpu-20261204-s18;

@@ -6,7 +6,8 @@
 // misaligned_rows), only for storage narrower than 4 bytes. Bit for bit against the
 // interpreter, over every misalignment a kind allows (5123-column bf16 rows start at byte offsets 0, 6, 12, 2, 8, ...; i8 rows
 // of 1003 at every offset 0..15), narrow rows that share a warp, padded strides
-// (the bytes between rows must keep their fill), and the plan that says so.
+// (the bytes between rows must keep their fill), and the plan that says so; wider
+// kinds' whole runs in narrower vectors.
 #include <gtest/gtest.h>
 
 #include "cuda_emulator.h"
@@ -62,11 +63,28 @@ TEST(EmulatedMisalignedRows, F16LayerNormWithAlignedVectors) {
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::F16, {5, 1283}, 61), cpu_diff::input(Kind::F16, {1283}, 62),
                                 cpu_diff::input(Kind::F16, {1283}, 63), cpu_diff::output(Kind::F16, {5, 1283})};
     expect_interp_bytes(rows::layernorm_affine<f16>(), bufs);
-    // f32 rows (4-byte elements) move element by element when misaligned: the same results.
+    // f32 rows (4-byte elements) are not shifted when misaligned: the same results.
     std::vector<Buffer> wide = {cpu_diff::input(Kind::F32, {5, 1283}, 64), cpu_diff::input(Kind::F32, {1283}, 65),
                                 cpu_diff::input(Kind::F32, {1283}, 66), cpu_diff::output(Kind::F32, {5, 1283})};
     expect_interp_bytes(rows::layernorm_affine<f32>(), wide);
     EXPECT_EQ(source_of(rows::layernorm_affine<f32>(), wide).find("kc::window"), std::string::npos);
+}
+
+TEST(EmulatedMisalignedRows, WideKindsMoveWholeRunsInNarrowerVectors) {
+    // 5123 f32 columns: rows at byte offsets 0, 12, 8, 4, 0, ...: a whole run of four
+    // moves as one 16-byte vector, two 8-byte ones or four elements as its row's
+    // start allows (emit_memory.cpp: narrower_vectors), with no bounds test an element.
+    std::vector<Buffer> f32s = {cpu_diff::input(Kind::F32, {9, 5123}, 101), cpu_diff::output(Kind::F32, {9, 5123})};
+    expect_interp_bytes(rows::softmax<f32>(), f32s);
+    const std::string source = source_of(rows::softmax<f32>(), f32s);
+    EXPECT_NE(source.find("& 7) == 0)"), std::string::npos) << "the 8-byte tier";
+    EXPECT_NE(source.find("reinterpret_cast<const uint2*>("), std::string::npos);
+    // 1001 f64 columns: every other row 8 bytes off, its runs of two moved an element an access.
+    expect_interp_bytes(add_one_rows<f64>(), {cpu_diff::input(Kind::F64, {5, 1001}, 102), cpu_diff::output(Kind::F64, {5, 1001})});
+    // An aligned launch carries none of it.
+    std::vector<Buffer> aligned = {cpu_diff::input(Kind::F32, {3, 5120}, 105), cpu_diff::output(Kind::F32, {3, 5120})};
+    expect_interp_bytes(rows::softmax<f32>(), aligned);
+    EXPECT_EQ(source_of(rows::softmax<f32>(), aligned).find("& 7) == 0)"), std::string::npos);
 }
 
 TEST(EmulatedMisalignedRows, AlignedLaunchesCarryNoShiftingCode) {

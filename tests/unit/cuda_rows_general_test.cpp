@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_test_util.h"
+#include "examples/row_kernels.h"
 #include "targets/cuda/nvrtc.h"
 
 using namespace kiln;
@@ -146,7 +147,7 @@ TEST(CudaRowsGeneral, WideRowsSpanAClusterOfCtas) {
         cuda_text(gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, Precision::exact, What::plan);
         ADD_FAILURE() << "an exact 65536-column row compiled";
     } catch (const Error& e) {
-        EXPECT_TRUE(contains(e.what(), "cuda_rows_general_test.cpp:37: reduce_add: stages 262144 bytes through shared memory on cuda")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "cuda_rows_general_test.cpp:38: reduce_add: stages 262144 bytes through shared memory on cuda")) << e.what();
     }
 }
 
@@ -156,22 +157,14 @@ TEST(CudaRowsGeneral, AClustersCtasMayBeSmallerThanAWholeSm) {
     // the same, spread over more and smaller CTAs (so that several rows' CTAs share an
     // SM), never more than 8 of them (the portable cluster), and the registers still
     // fit. A 65536-column bf16 softmax spans 2048 threads; gated_norm, with more tiles
-    // live at once, 8192 (8 CTAs of 1024 already).
-    auto softmax = kernel("wide_softmax", [](View<const bf16, 2> x, View<bf16, 2> y) {
-        auto r = axis("r", 1), c = axis("c", x.extent(1));
-        for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
-            auto origin = coord(nest.index(), 0);
-            auto v = cast<f32>(x[origin, shape(r, c)]);
-            auto e = exp(v - reduce(v, c, maximum));
-            y(origin, shape(r, c)).store(cast<bf16>(e / reduce(e, c, add)));
-        }
-    });
+    // live at once, 8192 (8 CTAs of 1024 already). 0 is the layout pass's choice.
+    const Kernel softmax = catalog::rows::softmax<bf16>();
     Buffers s;
     s.in<bf16>({8, 65536});
     s.out<bf16>({8, 65536});
     for (auto [k, args, row_threads] : {std::tuple{softmax, s.args, 2048}, std::tuple{gated_norm<bf16>(1), gated_args<bf16>(8, 65536).args, 8192}}) {
         SCOPED_TRACE(k.name());
-        for (int cta : {1024, 512, 256}) {
+        for (int cta : {0, 1024, 512, 256}) {
             SCOPED_TRACE(cta);
             // A program of its own for each: a process keeps one kernel a program for
             // its (process-wide) knobs.
@@ -179,13 +172,25 @@ TEST(CudaRowsGeneral, AClustersCtasMayBeSmallerThanAWholeSm) {
             cu::EmitOptions o = cu::emit_options(args, CompileOptions{});
             o.cluster_cta_threads = cta;
             auto c = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
-            const int expected = std::max(cta, row_threads / 8);
+            // 0: the layout pass's choice, 256 for rows of a 16-bit kind.
+            const int expected = std::max(cta == 0 ? 256 : cta, row_threads / 8);
             EXPECT_EQ(c->kernel.threads, expected);
             EXPECT_EQ(c->kernel.cluster, row_threads / expected);
             EXPECT_EQ(c->resources.spill_store_bytes, 0);
             EXPECT_EQ(c->resources.stack_bytes, 0);
         }
     }
+    // f32 rows keep whole-SM CTAs by default (smaller ones split further and ran slower).
+    const Kernel f32_softmax = catalog::rows::softmax<f32>();
+    Buffers f;
+    f.in<f32>({8, 65536});
+    f.out<f32>({8, 65536});
+    auto program = detail::specialize(*f32_softmax.shared_impl(), f.args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(f.args, CompileOptions{});
+    o.cluster_cta_threads = 0;
+    auto c = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    EXPECT_GT(c->kernel.cluster, 1);
+    EXPECT_EQ(c->kernel.threads, 1024);
 }
 
 TEST(CudaRowsGeneral, ATileOfManyNarrowRowsDoesNotSpanACluster) {

@@ -132,18 +132,24 @@ struct EmitOptions {
     bool cluster_rows = true;
     // The threads of each CTA of such a cluster: 1024 (one CTA an SM, the fewest CTAs a
     // row), or 512 or 256 (more CTAs a row, two or four resident an SM, so that one
-    // row's loads overlap another's reductions and stores). KILN_CUDA_CLUSTER_CTA (A/B).
-    int cluster_cta_threads = 1024;
+    // row's loads overlap another's reductions and stores); 0: the layout pass chooses
+    // (passes/cuda_layout.cpp, try_cluster). KILN_CUDA_CLUSTER_CTA=256|512|1024 (A/B).
+    int cluster_cta_threads = 0;
     // Some view of the launch has rows that do not start on a 16-byte boundary (its
     // base or a stride other than the innermost); chosen per launch like index64.
     // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned
-    // run as aligned vectors shifted between lanes (emit_shifted_runs.h):
-    // aligned launches compile as if it did not exist. (A compiled handle prepares
+    // run as aligned vectors shifted between lanes (emit_shifted_runs.h), and runs of
+    // other kinds that which moves it in narrower vectors (emit_memory.cpp:
+    // narrower_vectors): aligned launches compile as if neither existed. (A compiled handle prepares
     // again only for new shapes: a base pointer that moves off or onto alignment
     // with the same shapes keeps the first launch's kernel, which is correct either
     // way, since both kernels move any run, and only slower.) KILN_CUDA_SHIFTED_RUNS=0
     // keeps it out (runs of misaligned rows element by element; A/B).
     bool misaligned_rows = false;
+    // With misaligned_rows: whole runs that are not shifted move in narrower vectors
+    // (emit_memory.cpp: narrower_vectors), else element by element with a bounds test
+    // each. KILN_CUDA_NARROWER_VECTORS=0 (A/B; not yet measured on a device).
+    bool narrower_vectors = true;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
     // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for

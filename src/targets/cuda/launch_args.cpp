@@ -74,7 +74,10 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.loop_prefetch = loop_prefetch;
     static const bool cluster = support::env_integer("KILN_CUDA_CLUSTER", 0, 1).value_or(1) != 0;
     o.cluster_rows = cluster;
-    static const int cluster_cta = std::stoi(support::env_choice("KILN_CUDA_CLUSTER_CTA", {"256", "512", "1024"}).value_or("1024"));
+    static const int cluster_cta = [] {
+        const std::string v = support::env_choice("KILN_CUDA_CLUSTER_CTA", {"auto", "256", "512", "1024"}).value_or("auto");
+        return v == "auto" ? 0 : std::stoi(v);
+    }();
     o.cluster_cta_threads = cluster_cta;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
     o.shared_divisor = shared_divisor;
@@ -82,6 +85,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.split_before_dropping = split_first;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && has_misaligned_rows(args);
+    static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
+    o.narrower_vectors = narrower;
     return o;
 }
 
