@@ -310,6 +310,60 @@ inline bool inside(int rank, const long long* o, const int* n, const long long* 
     return true;
 }
 
+// ---- streaming stores. A store to a view larger than the last-level cache
+// (EmitOptions::stream_stores) computes each row into `src`, 64-byte aligned
+// storage, then writes it here around the caches: an ordinary store first reads
+// the line it writes into the cache (a third stream of traffic beside the load and
+// the write-back) and evicts lines the kernel still reads. The head up to a 64-byte
+// boundary and the tail are plain stores. The launch's threads fence their stores
+// when their chunk returns (cpu_target.cpp). Measured by hand on the 2-core Zen 4,
+// y = x + v[c] over 4096^2 f32 on one thread: 1.7-3.1x a plain -O3 loop's time.
+#if defined(__x86_64__)
+typedef long long stream_v2di __attribute__((vector_size(16)));
+typedef long long stream_v4di __attribute__((vector_size(32)));
+typedef long long stream_v8di __attribute__((vector_size(64)));
+#endif
+// How many of a row's n elements at p come before p's next 64-byte line boundary
+// (0 where p is on one, or where p is not aligned to its elements): the streamed
+// chunks start there (Emitter::emit_streamed_rows).
+template <class M> inline int elements_before_line(const M* p, int n) {
+    const unsigned gap = (unsigned)(-(unsigned long long)p & 63u);
+    const int k = gap % sizeof(M) == 0 ? (int)(gap / sizeof(M)) : 0;
+    return k < n ? k : n;
+}
+template <class M> inline void stream_store(M* dst, const M* src, long long n) {
+    char* d = (char*)dst;
+    const char* s = (const char*)src;
+    long long bytes = n * (long long)sizeof(M);
+#if defined(__x86_64__)
+    long long head = (long long)(-(unsigned long long)d & 63u);
+    if (head > bytes) head = bytes;
+    __builtin_memcpy(d, s, (unsigned long)head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+#if defined(__clang__)
+        stream_v8di v;
+        __builtin_memcpy(&v, s, 64);
+        __builtin_nontemporal_store(v, (stream_v8di*)d);
+#elif defined(__AVX512F__)
+        stream_v8di v;
+        __builtin_memcpy(&v, s, 64);
+        __builtin_ia32_movntdq512((stream_v8di*)d, v);
+#elif defined(__AVX__)
+        stream_v4di v[2];
+        __builtin_memcpy(v, s, 64);
+        __builtin_ia32_movntdq256((stream_v4di*)d, v[0]);
+        __builtin_ia32_movntdq256((stream_v4di*)(d + 32), v[1]);
+#else
+        stream_v2di v[4];
+        __builtin_memcpy(v, s, 64);
+        for (int k = 0; k < 4; ++k) __builtin_ia32_movntdq((stream_v2di*)(d + 16 * k), v[k]);
+#endif
+    }
+#endif
+    __builtin_memcpy(d, s, (unsigned long)bytes);
+}
+
 // ---- the next instance's windows, prefetched while this one computes
 // (Emitter::emit_instance_prefetch). A row kernel's instance first reads its row
 // (a reduction with little arithmetic an element) and ends writing one: on one

@@ -24,6 +24,15 @@ namespace kiln::detail {
 
 namespace {
 
+// A kernel's streaming stores (cpu_prelude.h: stream_store) are weakly ordered: a
+// thread fences them before it reports its chunk done, so that whoever reads the
+// output next (the caller, an undo log restoring it) sees them.
+inline void fence_streaming_stores() {
+#if defined(__x86_64__)
+    __asm__ __volatile__("sfence" ::: "memory");
+#endif
+}
+
 using native::LaunchSpec;
 
 // One program compiled for one launch specialisation. A kernel found through the
@@ -239,7 +248,9 @@ private:
         const bool caller_helps = c.frame_bytes <= kCallerFrameLimit;
         if (chunks.chunks == 1 && caller_helps) {  // one call, on this thread
             kiln_cpu::Status st;
-            if (c.module->run(abi, 0, total, total, &st) != 0) fail_launch(st);
+            const int rc = c.module->run(abi, 0, total, total, &st);
+            fence_streaming_stores();
+            if (rc != 0) fail_launch(st);
             return;
         }
         std::vector<kiln_cpu::Status> status(static_cast<std::size_t>(chunks.chunks));
@@ -249,7 +260,9 @@ private:
             const std::int64_t begin = t * chunks.per_chunk, end = std::min(total, begin + chunks.per_chunk);
             if (begin > first_error.load(std::memory_order_relaxed)) return;
             auto& st = status[static_cast<std::size_t>(t)];
-            if (c.module->run(abi, begin, end, total, &st) == 0) return;
+            const int rc = c.module->run(abi, begin, end, total, &st);
+            fence_streaming_stores();
+            if (rc == 0) return;
             failed[static_cast<std::size_t>(t)] = 1;
             std::int64_t order = error_order(st), seen = first_error.load();
             while (order < seen && !first_error.compare_exchange_weak(seen, order)) {}

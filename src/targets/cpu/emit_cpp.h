@@ -26,6 +26,14 @@ struct EmitOptions {
     // The next instance's windows prefetched while one computes (emit_prefetch.cpp);
     // KILN_CPU_PREFETCH=0 turns it off (A/B).
     bool prefetch = true;
+    // Per parameter: stores to this view may write around the caches (cpu_prelude.h:
+    // stream_store): its innermost stride is 1 and it spans at least the last-level
+    // cache, so nothing written is read again from the cache. Of those stores only
+    // the ones whose value is computed in one pass over loads do (Emitter::streams).
+    // KILN_CPU_STREAM_STORES=0 turns it off (A/B), =2 on for every view with a unit
+    // innermost stride and every store to it (stream_every_store; tests).
+    std::vector<bool> stream_stores;
+    bool stream_every_store = false;
 };
 
 struct Emitted {
@@ -42,5 +50,16 @@ struct Emitted {
 };
 
 Emitted emit_cpp(const ir::Program& p, const EmitOptions& options);
+
+// Whether a store writes around the caches (cpu_prelude.h: stream_store), or why not:
+// its view does not take streaming stores (EmitOptions::stream_stores), its rows are
+// shorter than a 64-byte line, or its value is not computed in one pass over loads
+// (a reduction or a scan feeds it: its rows are in the caches already).
+enum class StoreStreaming { streams, view_not_eligible, rows_under_a_line, value_not_one_pass };
+StoreStreaming store_streaming(const ir::Node& store, const EmitOptions& options);
+
+// The largest data cache of this machine in bytes (its L3, else L2; 32 MiB where
+// neither can be read): views spanning at least this much take streaming stores.
+std::int64_t last_level_cache_bytes();
 
 }  // namespace kiln::native

@@ -75,6 +75,7 @@ std::string Emitter::emit_windows_ahead(const Node& loop, const std::string& gua
     std::int64_t total = 0;
     for (const Node* n : body.nodes) {
         if ((n->op != OpCode::load && n->op != OpCode::store) || dead(*n)) continue;
+        if (n->op == OpCode::store && streams(*n)) continue;  // written around the caches: nothing to bring in
         const int rank = p_.params[static_cast<std::size_t>(ir::param_index(*n))].rank;
         const ir::Type& t = n->op == OpCode::load ? n->type : n->operands.back()->type;
         const std::int64_t bytes = t.count() * kind_bytes(t.kind);

@@ -139,9 +139,17 @@ public:
     void emit_store(const Node& n);
     // `direct`, when set, is a condition and a statement: inside the view, when the
     // condition holds at run time, the statement replaces the element loops.
+    // `stream`, when set (a store whose view takes streaming stores), gives an
+    // element's stored value: inside the view each innermost row is computed into
+    // an aligned buffer and written by kiln_cpu::stream_store instead.
     void emit_access(const Node& n, const std::vector<ir::Dim>& dims, const std::string& pointer_decl,
                      const std::function<std::string(const Index&, const std::string&)>& element, const std::function<void()>& partial,
-                     const std::pair<std::string, std::string>& direct = {});
+                     const std::pair<std::string, std::string>& direct = {}, const std::function<std::string(const Index&)>& stream = {});
+    // Streamed rows of a store (emit_access with `stream`): the loops over the
+    // outer dims, each innermost row in buffered chunks.
+    bool streams(const Node& store) const;
+    void emit_streamed_rows(const Node& n, const std::vector<std::int64_t>& extents, const std::vector<std::string>& strides,
+                            const std::function<std::string(const Index&)>& stream);
 
     // ---- emit_ops.cpp: every op that computes a tile from tiles
     void emit_op(const Node& n);

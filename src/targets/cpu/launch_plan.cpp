@@ -1,9 +1,11 @@
 // Launch specialisation, cache keys and the inspectable plan of the cpu target.
 #include "targets/cpu/launch_plan.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cache/disk_cache.h"
@@ -15,6 +17,66 @@
 
 namespace kiln::native {
 
+namespace {
+
+// The bytes from a view's first element to one past its last (0 when it is empty).
+std::int64_t view_span_bytes(const detail::Arg& a) {
+    std::int64_t span = 1;
+    for (std::size_t k = 0; k < a.extents.size(); ++k) {
+        if (a.extents[k] == 0) return 0;
+        span += (a.extents[k] - 1) * (a.strides[k] < 0 ? -a.strides[k] : a.strides[k]);
+    }
+    return span * static_cast<std::int64_t>(kind_bytes(a.kind));
+}
+
+// What the plan says of the stores to a view that may take streaming stores.
+std::string streaming_note(const ir::Program& p, int param, const EmitOptions& o) {
+    std::string streamed, ordinary;
+    ir::walk(p.body, [&](const ir::Node& n) {
+        if (n.op != detail::OpCode::store || ir::param_index(n) != param) return;
+        const std::string at = n.loc.known() ? n.loc.str() : "a store";
+        switch (store_streaming(n, o)) {
+        case StoreStreaming::streams: streamed += (streamed.empty() ? "" : ", ") + at; break;
+        case StoreStreaming::rows_under_a_line: ordinary += (ordinary.empty() ? "" : "; ") + at + ": rows shorter than a 64-byte line"; break;
+        case StoreStreaming::value_not_one_pass:
+            ordinary += (ordinary.empty() ? "" : "; ") + at + ": its value is not computed in one pass over loads (a reduction or a scan feeds it, so its rows are in the caches)";
+            break;
+        case StoreStreaming::view_not_eligible: break;
+        }
+    });
+    if (streamed.empty() && ordinary.empty()) return "";  // read only
+    std::string note = o.stream_every_store ? "; every store may stream ($KILN_CPU_STREAM_STORES=2)" : "; spans the last-level cache";
+    if (!streamed.empty()) note += "; streaming stores around the caches at " + streamed + " ($KILN_CPU_STREAM_STORES=0: ordinary)";
+    if (!ordinary.empty()) note += "; ordinary stores at " + ordinary;
+    return note;
+}
+
+}  // namespace
+
+// The cache of the highest level that holds data, as the kernel sees it: the sysfs
+// entry of the instance cpu0 shares ("32768K"). Not sysconf: on a virtual machine
+// of this project's it gave the host's 320 MiB of L3 across ten complexes where one
+// core's complex has 32 MiB.
+std::int64_t last_level_cache_bytes() {
+    static const std::int64_t bytes = [] {
+        std::int64_t best = 0;
+        for (int i = 0; i < 8; ++i) {
+            const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+            std::ifstream type(dir + "type"), size(dir + "size");
+            std::string t, z;
+            if (!(type >> t) || !(size >> z) || t == "Instruction" || z.empty()) continue;
+            std::int64_t n = 0;
+            std::size_t k = 0;
+            while (k < z.size() && z[k] >= '0' && z[k] <= '9') n = n * 10 + (z[k++] - '0');
+            const char unit = k < z.size() ? z[k] : ' ';
+            n <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+            best = std::max(best, n);
+        }
+        return best > 0 ? best : std::int64_t{32} << 20;
+    }();
+    return bytes;
+}
+
 LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     LaunchSpec s;
     s.precision = opts.precision;
@@ -23,10 +85,16 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
     s.emit.index64 = opts.index_width == IndexWidth::wide || passes::needs_64bit_offsets(args);
     static const bool prefetch = support::env_integer("KILN_CPU_PREFETCH", 0, 1).value_or(1) != 0;
     s.emit.prefetch = prefetch;
+    // KILN_CPU_STREAM_STORES: 0 never, 1 (the default) views spanning the last-level
+    // cache, 2 every view with a unit innermost stride (tests: any launch takes the path).
+    static const int stream = static_cast<int>(support::env_integer("KILN_CPU_STREAM_STORES", 0, 2).value_or(1));
+    s.emit.stream_stores.assign(p.params.size(), false);
+    s.emit.stream_every_store = stream == 2;
     for (std::size_t k = 0; k < args.size(); ++k) {
         const auto& a = args[k];
         if (!a.is_view) continue;
         s.emit.unit_inner[k] = a.strides.back() == 1;
+        s.emit.stream_stores[k] = s.emit.unit_inner[k] && (stream == 2 || (stream == 1 && view_span_bytes(a) >= last_level_cache_bytes()));
     }
     return s;
 }
@@ -89,6 +157,7 @@ std::string plan_text(const ir::Program& p, const std::vector<detail::Arg>& args
             s << ", strides";
             for (auto x : a.strides) s << " " << x;
             s << (spec.emit.unit_inner[k] ? " (inner stride 1: contiguous rows)" : "");
+            if (spec.emit.stream_stores[k]) s << streaming_note(p, static_cast<int>(k), spec.emit);
         }
         s << "\n";
     }

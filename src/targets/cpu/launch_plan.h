@@ -21,7 +21,9 @@ struct LaunchSpec {
     EmitOptions emit;
     Precision precision = Precision::standard;
     bool operator==(const LaunchSpec& o) const {
-        return emit.index64 == o.emit.index64 && emit.unit_inner == o.emit.unit_inner && precision == o.precision;
+        return emit.index64 == o.emit.index64 && emit.unit_inner == o.emit.unit_inner && emit.stream_stores == o.emit.stream_stores &&
+               emit.stream_every_store == o.emit.stream_every_store &&
+               precision == o.precision;
     }
 };
 

@@ -36,6 +36,9 @@ std::string index_key(const ir::Program& p, const LaunchSpec& spec, const HostCo
     key.add("unit inner stride", unit_inner);
     key.add("pinned reductions", spec.emit.exact ? "yes" : "no");
     key.add("prefetch", spec.emit.prefetch ? "yes" : "no");
+    std::string stream_stores;
+    for (bool b : spec.emit.stream_stores) stream_stores += b ? '1' : '0';
+    key.add("stream stores", stream_stores + (spec.emit.stream_every_store ? " every store" : ""));
     key.add("compiler", compiler ? compiler->identity : "any");
     key.add("flags", compiler ? compiler->flags_text() : "any");
     key.add("host cpu", compiler ? compiler->host_cpu : host_cpu_identity());
