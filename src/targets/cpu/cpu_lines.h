@@ -158,6 +158,32 @@ inline void order_key_extremes(const float* x, int n, int& hi, int& lo) {
     }
     hi = h, lo = l;
 }
+// 256 bytes of partial sums in vector registers, lane l of a chunk added to lane l
+// (emit_reduce's lanes for a line computed as it is summed: the chunk's values go
+// through a buffer into these vector adds). Not scalar lanes `acc[l] = acc[l] +
+// (m ? x : 0)` fully unrolled, as before: GCC 12.2's loop vectoriser turned those,
+// with a select in the element, into code that lost lanes (16-63 of 64 with AVX2,
+// 32-63 with AVX-512: a cross entropy's picked logit and a segmented sum came out
+// 0 on the catalog's medium sizes; tests/unit/cpu_lane_sum_test.cpp). The lanes and
+// the order of each lane's additions are the same.
+inline void lanes_add(f32x16 (&a)[4], const float* chunk) {
+    _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {
+        f32x16 v;
+        __builtin_memcpy(&v, chunk + 16 * k, sizeof v);
+        a[k] = a[k] + v;
+    }
+}
+inline void lanes_add(f64x8 (&a)[4], const double* chunk) {
+    _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {
+        f64x8 v;
+        __builtin_memcpy(&v, chunk + 8 * k, sizeof v);
+        a[k] = a[k] + v;
+    }
+}
+template <class T> struct LaneVectors;
+template <> struct LaneVectors<float> { typedef f32x16 type; };
+template <> struct LaneVectors<double> { typedef f64x8 type; };
+
 // The sum of x[0, n), n >= 128, in emit_reduce's order for lanes of 64 partial
 // sums: lane l adds x[l], x[l + 64], ... (the last n % 64 elements go to the
 // first lanes), then the lanes in a tree (l + 32 into l, then 16, ... 1). The

@@ -132,21 +132,31 @@ void Emitter::emit_reduce(const Node& n) {
                            "); hi[l] = key > hi[l] ? key : hi[l]; lo[l] = key < lo[l] ? key : lo[l]; }";
                 };
                 open("");
-                frame_bytes_ += 2 * L * 8;
+                frame_bytes_ += 3 * L * 8;
                 // The lane loops fully unrolled: only then does GCC keep the lanes in
                 // vector registers across the loop over r; as loops it loads and stores
                 // them every step (an f32 row maximum of 4096 elements ran 2.7x slower,
                 // 2026-12-04, g++ 12, AVX-512).
                 const std::string unroll = "_Pragma(\"GCC unroll " + Ls + "\") ";
                 if (sum) {
-                    line(A + " acc[" + Ls + "];");
+                    // A chunk of the line computed into a buffer, then added to the
+                    // lanes as vectors (cpu_lines.h lanes_add: GCC 12 lost lanes of
+                    // the scalar form when the element held a select).
+                    line("typename kiln_cpu::LaneVectors<" + A + ">::type lanes[4];");
+                    line("alignas(64) " + A + " acc[" + Ls + "];");
                     line(unroll + "for (int l = 0; l < " + Ls + "; ++l) acc[l] = " + elem("l") + ";");
+                    line("__builtin_memcpy(lanes, acc, sizeof lanes);");
+                    open("for (int r = " + Ls + "; r < " + full + "; r += " + Ls + ")");
+                    line(unroll + "for (int l = 0; l < " + Ls + "; ++l) acc[l] = " + elem("r + l") + ";");
+                    line("kiln_cpu::lanes_add(lanes, acc);");
+                    close();
+                    line("__builtin_memcpy(acc, lanes, sizeof lanes);");
                 } else {
                     line(A + " hi[" + Ls + "], lo[" + Ls + "];");
                     line(unroll + "for (int l = 0; l < " + Ls + "; ++l) hi[l] = lo[l] = kiln_cpu::order_key(" + elem("l") + ");");
+                    line("for (int r = " + Ls + "; r < " + full + "; r += " + Ls + ")");
+                    line("    " + unroll + "for (int l = 0; l < " + Ls + "; ++l) " + step("r + l"));
                 }
-                line("for (int r = " + Ls + "; r < " + full + "; r += " + Ls + ")");
-                line("    " + unroll + "for (int l = 0; l < " + Ls + "; ++l) " + step("r + l"));
                 if (count % L) line("for (int l = 0; l < " + tail + "; ++l) " + step(full + " + l"));
                 for (std::int64_t w = L / 2; w >= 1; w /= 2) {
                     const std::string W = std::to_string(w);
