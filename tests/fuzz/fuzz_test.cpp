@@ -172,3 +172,22 @@ TEST(Fuzz, DeviceCodeChangesOnlyTheBoundsPolicies) {
 }
 }  // namespace
 }  // namespace kiln::fuzz
+
+// One program in eight has an axis of 128 to 1000 elements (the long-line paths:
+// the cpu target's lane sums start at 128), the others shrunk so that any three
+// axes still fit the tile budget.
+TEST(Fuzz, SomeProgramsHaveALongAxisWithinTheTileBudget) {
+    int longs = 0;
+    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+        const Recipe r = make_recipe(seed);
+        std::vector<std::int64_t> e;
+        for (const auto& a : r.axes) e.push_back(a.extent);
+        std::sort(e.rbegin(), e.rend());
+        longs += e[0] >= 128;
+        std::int64_t top3 = 1;
+        for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
+        EXPECT_LE(top3, r.max_tile_elements) << "seed " << seed;
+    }
+    EXPECT_GE(longs, 25) << "about 1 in 8 of the programs not of the many-instance kind";
+    EXPECT_LE(longs, 75);
+}
