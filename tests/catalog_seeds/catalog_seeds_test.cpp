@@ -4,7 +4,8 @@
 // cases, not estimates, so one failure is a bug: in kiln, in an entry, or in its
 // error analysis. Seeds 1..N, then the seeds that failed the old guessed tolerances.
 // N is 1,000 on the interpreter and 250 on cpu (whose kernels come from the cache),
-// or $KILN_CATALOG_SEEDS and $KILN_CATALOG_CPU_SEEDS. One test per entry and target,
+// or $KILN_CATALOG_SEEDS and $KILN_CATALOG_CPU_SEEDS; and the medium cases on cpu for 3
+// seeds ($KILN_CATALOG_CPU_MEDIUM_SEEDS). One test per entry and target,
 // so ctest runs them in parallel: about 30 s of CPU for all of them on an idle
 // machine. `ctest -L catalog_seeds` runs just these.
 #include <gtest/gtest.h>
@@ -29,7 +30,8 @@ std::uint64_t seed_count(const char* variable, std::uint64_t fallback) {
 
 // Runs the entry's small cases for each seed; reports every failure with its seed,
 // and the worst error/bound ratio seen (as a test property, for the record).
-void sweep(const std::string& name, const Target& target, const CompileOptions& options, std::uint64_t count) {
+void sweep(const std::string& name, const Target& target, const CompileOptions& options, std::uint64_t count,
+           catalog::Size size = catalog::Size::small) {
     const auto* e = catalog::find(name);
     ASSERT_NE(e, nullptr);
     std::vector<std::uint64_t> seeds;
@@ -39,7 +41,7 @@ void sweep(const std::string& name, const Target& target, const CompileOptions& 
     std::string worst_at;
     int failures = 0;
     for (auto seed : seeds) {
-        for (auto& c : e->cases(catalog::Size::small, seed)) {
+        for (auto& c : e->cases(size, seed)) {
             auto r = catalog::run_case(c, target, options);
             if (r.worst > worst) {
                 worst = r.worst;
@@ -63,6 +65,15 @@ TEST_P(CatalogSeeds, InterpreterStaysWithinBounds) { sweep(GetParam(), interp(),
 TEST_P(CatalogSeeds, CpuStandardStaysWithinBounds) {
     if (!cpu().available()) GTEST_SKIP() << cpu().unavailable_reason();
     sweep(GetParam(), cpu(), {.precision = Precision::standard}, seed_count("KILN_CATALOG_CPU_SEEDS", 250));
+}
+
+// The medium cases on cpu in precision standard, for a few seeds: their lines are long
+// enough for the vector-lane paths the small cases' are not (a GCC 12 miscompile of
+// the lane sums failed cross_entropy and segmented_sum only from medium size on:
+// tests/unit/cpu_lane_sum_test.cpp, bench/results/cpu-20261205-s29.md).
+TEST_P(CatalogSeeds, CpuStandardMediumSizesStayWithinBounds) {
+    if (!cpu().available()) GTEST_SKIP() << cpu().unavailable_reason();
+    sweep(GetParam(), cpu(), {.precision = Precision::standard}, seed_count("KILN_CATALOG_CPU_MEDIUM_SEEDS", 3), catalog::Size::medium);
 }
 
 namespace {
