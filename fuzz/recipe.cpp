@@ -23,19 +23,23 @@ Kind random_kind(Rng& rng) {
     return kAllKinds[rng.weighted(weights)];
 }
 
+// The product of the three longest axes' extents: the largest tile they can make.
+std::int64_t largest_three(const std::vector<AxisPlan>& axes) {
+    std::vector<std::int64_t> e;
+    for (auto& a : axes) e.push_back(a.extent);
+    std::sort(e.rbegin(), e.rend());
+    std::int64_t top3 = 1;
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
+    return top3;
+}
+
 std::vector<AxisPlan> make_axes(Rng& rng, std::int64_t max_elements) {
     static const char* names[] = {"i", "j", "k", "l", "m"};
     std::vector<AxisPlan> axes;
     int n = static_cast<int>(rng.between(2, 5));
     for (int a = 0; a < n; ++a) axes.push_back({names[a], rng.pick(kExtents)});
     // Any three axes together must fit the element budget.
-    for (;;) {
-        std::vector<std::int64_t> e;
-        for (auto& a : axes) e.push_back(a.extent);
-        std::sort(e.rbegin(), e.rend());
-        std::int64_t top3 = 1;
-        for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
-        if (top3 <= max_elements) break;
+    while (largest_three(axes) > max_elements) {
         auto big = std::max_element(axes.begin(), axes.end(), [](auto& x, auto& y) { return x.extent < y.extent; });
         big->extent = (big->extent + 1) / 2;
     }
@@ -58,13 +62,7 @@ void give_a_long_axis(std::uint64_t seed, bool many_instances, Recipe& r) {
     static const std::vector<std::int64_t> kLong = {128, 130, 200, 257, 600, 1000};
     const auto a = static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(r.axes.size())));
     r.axes[a].extent = std::min(rng.pick(kLong), r.max_tile_elements);
-    for (;;) {
-        std::vector<std::int64_t> e;
-        for (auto& x : r.axes) e.push_back(x.extent);
-        std::sort(e.rbegin(), e.rend());
-        std::int64_t top3 = 1;
-        for (std::size_t k = 0; k < std::min<std::size_t>(3, e.size()); ++k) top3 *= e[k];
-        if (top3 <= r.max_tile_elements) return;
+    while (largest_three(r.axes) > r.max_tile_elements) {
         // The largest of the other axes gives way first.
         std::size_t big = a;
         for (std::size_t k = 0; k < r.axes.size(); ++k)

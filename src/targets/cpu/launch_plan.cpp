@@ -19,16 +19,6 @@ namespace kiln::native {
 
 namespace {
 
-// The bytes from a view's first element to one past its last (0 when it is empty).
-std::int64_t view_span_bytes(const detail::Arg& a) {
-    std::int64_t span = 1;
-    for (std::size_t k = 0; k < a.extents.size(); ++k) {
-        if (a.extents[k] == 0) return 0;
-        span += (a.extents[k] - 1) * (a.strides[k] < 0 ? -a.strides[k] : a.strides[k]);
-    }
-    return span * static_cast<std::int64_t>(kind_bytes(a.kind));
-}
-
 // What the plan says of the stores to a view that may take streaming stores.
 std::string streaming_note(const ir::Program& p, int param, const EmitOptions& o) {
     std::string streamed, ordinary;
@@ -94,7 +84,7 @@ LaunchSpec launch_spec(const ir::Program& p, const std::vector<detail::Arg>& arg
         const auto& a = args[k];
         if (!a.is_view) continue;
         s.emit.unit_inner[k] = a.strides.back() == 1;
-        s.emit.stream_stores[k] = s.emit.unit_inner[k] && (stream == 2 || (stream == 1 && view_span_bytes(a) >= last_level_cache_bytes()));
+        s.emit.stream_stores[k] = s.emit.unit_inner[k] && (stream == 2 || (stream == 1 && (passes::view_span(a) + 1) * static_cast<std::int64_t>(kind_bytes(a.kind)) >= last_level_cache_bytes()));
     }
     return s;
 }
