@@ -130,6 +130,8 @@ __device__ __forceinline__ unsigned f2h2_min(float lo, float hi) { return f2h2(l
 __device__ __forceinline__ unsigned f2b2_min(float lo, float hi) { return f2b2(lo, hi); }
 __device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+// A fact for NVVM (prelude.cpp): nothing to do on the host.
+__device__ __forceinline__ void assume(bool) {}
 // prelude.cpp's "ptxas and -0.0" helpers: on the host, plain C++ of the same values.
 __device__ __forceinline__ float bool_to_float(bool b) { return b ? 1.0f : 0.0f; }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return c ? a : b; }

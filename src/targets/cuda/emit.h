@@ -127,6 +127,13 @@ struct EmitOptions {
     // special-function-unit op a quotient (prelude). Off: within noise on an H100's
     // softmax and cross-entropy rows (gpu-20261205-s27); KILN_CUDA_SHARED_DIVISOR=1 turns it on.
     bool shared_divisor = false;
+    // Index facts: each thread's index within its instance stated to NVVM (prelude:
+    // kc::assume), so element columns take unsigned remainders, and i64 compares of
+    // an iota against a value a run shares in 32 bits (scalar_ops.cpp:
+    // index_compare). Fewer instructions and registers, which moves some kernels
+    // across the spill ladder's steps (bench/results/gpu-20261205-s30/).
+    // KILN_CUDA_INDEX_FACTS=0 (A/B).
+    bool index_facts = true;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;

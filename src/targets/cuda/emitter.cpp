@@ -364,6 +364,8 @@ EmittedKernel Emitter::emit() {
                     << threads_ << "u);\n";
             if (per_instance > 0) src << "    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem + kiln_group * " << per_instance << ";\n";
         }
+        // tid's range, which NVVM does not derive (prelude: kc::assume).
+        if (o_.index_facts) src << "    kc::assume(tid >= 0 && tid < " << threads_ << ");\n";
         if (exchange_max_ > 0) {
             src << "    unsigned char* const kiln_exchange0 = kiln_shared + " << shared_max_ << ";\n";
             src << "    unsigned char* const kiln_exchange1 = kiln_shared + " << shared_max_ + exchange_max_ << ";\n";

@@ -31,7 +31,8 @@ bool has_misaligned_rows(const std::vector<detail::Arg>& args);
 // The emitter's options for a launch with these arguments and compile options: the
 // offsets' width, whether rows may be misaligned, and the A/B knobs read from the
 // environment once (KILN_ATTENTION_OVERLAP, KILN_CUDA_PREFETCH, KILN_CUDA_CLUSTER,
-// KILN_CUDA_SHIFTED_RUNS, KILN_CUDA_SHARED_DIVISOR, KILN_CUDA_LOOP_PREFETCH; each part of the cache keys).
+// KILN_CUDA_SHIFTED_RUNS, KILN_CUDA_SHARED_DIVISOR, KILN_CUDA_LOOP_PREFETCH, KILN_CUDA_NARROWER_VECTORS,
+// KILN_CUDA_INDEX_FACTS; each part of the cache keys).
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts);
 
 // Parameters in the order of kernel_signature(): each value in an 8-byte slot

@@ -130,20 +130,55 @@ std::string compare_expr(OpCode op, const std::string& a, const std::string& b) 
 
 namespace {
 
-// Whether the divisor of float division `n` is one value for a thread's whole run
-// of elements (runs lie along the last dimension): a scalar, or a value broadcast
-// along the last dimension (softmax's row sum). Then kc::fdiv_shared computes its
-// reciprocal once for the run (prelude). A divisor known at compile time is left
-// to NVVM, which turns a power of two into a multiplication.
-bool divisor_shared_along_run(const Node& n) {
-    const Node& d = *n.operands[1];
-    if (n.type.dims.empty() || compile_time_known(d)) return false;
+// Whether operand `d` of elementwise `n` is one value for a thread's whole run of
+// elements (runs lie along the last dimension): a scalar, or a value broadcast
+// along the last dimension (softmax's row sum, cross-entropy's label). What is
+// computed from it alone NVVM then computes once a run.
+bool uniform_along_run(const Node& n, const Node& d) {
     if (d.type.dims.empty()) return true;
     if (d.op != OpCode::broadcast) return false;
     const std::int64_t last = static_cast<std::int64_t>(n.type.dims.size()) - 1;
     for (std::int64_t to : ir::dim_map(d))
         if (to == last) return false;
     return true;
+}
+
+// Whether the divisor of float division `n` is one value for a thread's run:
+// then kc::fdiv_shared computes its reciprocal once for the run (prelude). A
+// divisor known at compile time is left to NVVM, which turns a power of two into
+// a multiplication.
+bool divisor_shared_along_run(const Node& n) {
+    const Node& d = *n.operands[1];
+    return !n.type.dims.empty() && !compile_time_known(d) && uniform_along_run(n, d);
+}
+
+// The number of elements of the axis whose index `x` is (iota, or iota broadcast:
+// every element in [0, n)), else 0.
+std::int64_t index_bound(const Node& x) {
+    const Node* c = &x;
+    while (c->op == OpCode::broadcast) c = c->operands[0];
+    return c->op == OpCode::iota && c->type.dims.size() == 1 ? c->type.dims[0].extent : 0;
+}
+
+// A compare of i64 values where one side is an index of an axis of fewer than 2^31
+// elements and the other an index too or a value shared by the thread's run (the
+// cross-entropy's `label == iota(c)`): the same result in 32 bits, the shared value
+// clamped once a run (prelude: kc::clamp_to_index). A 64-bit compare is two
+// instructions an element on sm_90 and keeps its operands in register pairs.
+std::optional<std::string> index_compare(const Node& n, const std::vector<std::string>& x) {
+    const Node &a = *n.operands[0], &b = *n.operands[1];
+    if (a.type.kind != Kind::I64 || n.type.dims.empty()) return std::nullopt;
+    constexpr std::int64_t kIntMax = 2147483647;
+    auto fits = [&](std::int64_t bound) { return bound > 0 && bound < kIntMax; };
+    auto narrow = [&](const Node& side, std::int64_t own, std::int64_t other, const std::string& text) -> std::optional<std::string> {
+        if (fits(own)) return "(int)" + text;
+        if (fits(other) && uniform_along_run(n, side)) return call("kc::clamp_to_index", text, std::to_string(other));
+        return std::nullopt;
+    };
+    const std::int64_t na = index_bound(a), nb = index_bound(b);
+    auto l = narrow(a, na, nb, x[0]), r = narrow(b, nb, na, x[1]);
+    if (!l || !r) return std::nullopt;
+    return compare_expr(n.op, *l, *r);
 }
 
 }  // namespace
@@ -169,7 +204,10 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
             if (n.op == OpCode::pow && !e.exact() && held_in_float(k) && float_constant(*n.operands[0]) == 2.0)
                 return round_float(k, call(e.fast() ? "kc::ex2_approx" : "exp2f", x[1]));
             return binary_expr(e, n.op, k, x[0], x[1]);
-        case ir::OpCategory::compare: return compare_expr(n.op, x[0], x[1]);
+        case ir::OpCategory::compare:
+            if (e.options().index_facts)
+                if (auto narrow = index_compare(n, x)) return *narrow;
+            return compare_expr(n.op, x[0], x[1]);
         case ir::OpCategory::select:
             // Arms NVVM knows could become the select of -1.0 and -0.0 ptxas gets wrong (prelude: "ptxas and -0.0").
             if (held_in_float(k) && compile_time_known(*n.operands[1]) && compile_time_known(*n.operands[2]))
