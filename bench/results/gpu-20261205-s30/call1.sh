@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Session 30, device call 1 (from the repository root, .deps carried):
+#   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261205-s30/call1.sh
+# 0. The index facts (09c5ad0, KILN_CUDA_INDEX_FACTS, on): the row catalog entries bit for
+#    bit against the interpreter, then an A/B on the rows they moved offline.
+# 1. The two row defaults set offline in session 28 and never measured: misaligned f32
+#    rows' runs in narrower vectors (KILN_CUDA_NARROWER_VECTORS, on) at 5123 columns and
+#    the cluster CTA size rule (KILN_CUDA_CLUSTER_CTA=auto) against 1024 at 65536.
+# 2. The interp-vs-cuda exact campaign from seed 5520001 with what is left (issue 15 asks
+#    for 100,000; 81,904 so far).
+source bench/results/gpu-20261205-s23/common.sh
+nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
+build kiln_tool kiln_rows_bench
+lib=build-gpu/bench/libkiln_rows_bench.so
+ab() {  # NAME VARIABLE "V1 V2 ..." KERNELS WIDTHS KINDS: the values in turn, twice over
+  local name=$1 var=$2 values=($3) kernels=$4 widths=$5 kinds=$6 outs=() i=0
+  [ $(left) -lt 150 ] && { el "skipped A/B $name: $(left) s left"; return; }
+  el "A/B $name: $var in ${values[*]}"
+  for v in "${values[@]}" "${values[@]}"; do
+    env $var=$v timeout 80 python3 bench/rows_bench.py --lib $lib --no-peers --kernels $kernels --widths $widths --kinds $kinds \
+      --out $r/ab-$name-$i.json > $r/ab-$name-$i.log 2>&1 || echo "$var=$v: rc $?"
+    outs+=("$var=$v=$r/ab-$name-$i.json"); i=$((i + 1))
+  done
+  python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
+}
+el "interp vs cuda, exact, row entries"
+for e in cross_entropy log_softmax layernorm_affine rmsnorm_weighted softmax_norm swiglu residual_layernorm_bf16; do
+  timeout 60 $k compare $e --targets interp,cuda --precision exact --seed 7 --size medium > $r/compare-$e.log 2>&1; echo "$e rc $?"
+done
+ab facts KILN_CUDA_INDEX_FACTS "1 0" softmax,layernorm,log_softmax,cross_entropy,swiglu 4000,8192 bf16,f32
+ab narrower KILN_CUDA_NARROWER_VECTORS "1 0" softmax,layernorm,rmsnorm,log_softmax,cross_entropy 5123 f32
+ab cluster KILN_CUDA_CLUSTER_CTA "auto 1024" softmax,layernorm,cross_entropy,residual_layernorm 65536 bf16,f32
+s=$(( $(left) - 25 )); [ $s -gt 30 ] && campaigns exact 5520001 2 8 $s exact
+finish
