@@ -8,8 +8,13 @@
 
 namespace kiln::fuzz {
 
+// "iotacmp" + 3, a constant under which the replayed regression seeds keep their
+// programs (fuzz_test.cpp pins them): under "iotacmp" itself 80239140's `iota < 6`,
+// the mask its GCC miscompile needed, became `8 != iota`.
+constexpr std::uint64_t kIotaComparesStream = 0x696f7461636d73ull;
+
 BodyGen::BodyGen(std::uint64_t seed, std::vector<Axis> axes, std::vector<AnyScalar> scalars, std::int64_t max_elements)
-    : rng_(seed), axes_(std::move(axes)), scalars_(std::move(scalars)), max_elements_(max_elements) {
+    : rng_(seed), iota_compares_(seed ^ kIotaComparesStream), axes_(std::move(axes)), scalars_(std::move(scalars)), max_elements_(max_elements) {
     for (std::size_t u = 0; u < axes_.size(); ++u) index_of_id_[axes_[u].id()] = static_cast<int>(u);
 }
 

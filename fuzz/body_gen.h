@@ -86,8 +86,12 @@ private:
     std::optional<AnyTile> op_topk();
     std::optional<AnyTile> op_map();
     std::optional<AnyTile> op_memory();
+    std::optional<AnyTile> iota_against_shared(int u, const Tile<i64>& t);
 
     Rng rng_;
+    // iota_against_shared's draws: a stream of its own, so that every program that
+    // does not take it is the one earlier campaigns checked at its seed.
+    Rng iota_compares_;
     std::vector<Axis> axes_;
     std::unordered_map<int, int> index_of_id_;  // axis id -> universe index
     std::vector<AnyScalar> scalars_;

@@ -306,6 +306,36 @@ std::optional<AnyTile> BodyGen::op_reindex() {
     return std::visit([&](const auto& x) -> AnyTile { return reindex(x, shape_of(out), f); }, *a);
 }
 
+// iota(u) compared with a value that is the same all along u (cross-entropy's
+// `label == iota(c)`): an i64 value of the pool with u taken out of it, or a literal
+// at or outside the ends of [0, n), on either side and by any comparison. The cuda
+// target compares these in 32 bits with the value clamped to [-1, n]
+// (targets/cuda/scalar_ops.cpp: index_compare), which the literals' edges test.
+std::optional<AnyTile> BodyGen::iota_against_shared(int u, const Tile<i64>& t) {
+    Rng& r = iota_compares_;
+    const int op = static_cast<int>(r.below(6));
+    const bool iota_first = r.chance(50);
+    std::optional<Tile<i64>> v;
+    if (r.chance(60)) {
+        auto from = pick_if([&](const AnyTile& x) {
+            if (kind_of_tile(x) != Kind::I64) return false;
+            std::vector<int> axes = axes_of(x);
+            if (std::find(axes.begin(), axes.end(), u) == axes.end()) axes.push_back(u);
+            return count(axes) <= max_elements_;
+        });
+        if (from) {
+            const std::vector<int> axes = axes_of(*from);
+            v = as<i64>(std::find(axes.begin(), axes.end(), u) == axes.end() ? *from : drop_axis(*from, u));
+        }
+    }
+    if (!v) {
+        const std::int64_t n = extent(u);
+        const std::int64_t edges[] = {-1, 0, n - 1, n, n + 1, -(std::int64_t{1} << 40), (std::int64_t{1} << 32) + 3, INT64_MIN, INT64_MAX};
+        v = Tile<i64>(Scalar<i64>(edges[r.below(9)]));
+    }
+    return AnyTile(iota_first ? compare(op, t, *v) : compare(op, *v, t));
+}
+
 std::optional<AnyTile> BodyGen::op_iota() {
     const int u = static_cast<int>(rng_.below(axis_count()));
     Tile<i64> t = iota(axis(u));
@@ -315,7 +345,12 @@ std::optional<AnyTile> BodyGen::op_iota() {
             const std::int64_t scale = rng_.between(-3, 3), shift = rng_.between(-5, 5);
             return AnyTile(t * scale + shift);
         }
-        case 2: return AnyTile(Tile<bool>(t < rng_.between(0, extent(u))));
+        case 2: {
+            const std::int64_t limit = rng_.between(0, extent(u));
+            if (iota_compares_.chance(30))
+                if (auto c = iota_against_shared(u, t)) return c;
+            return AnyTile(Tile<bool>(t < limit));
+        }
         case 3: return AnyTile(Tile<bool>(t % 2 == 0));
         default: {
             // The ragged-tail mask of a view dim along u: inside iff 0 <= base + t < limit.
