@@ -131,9 +131,10 @@ struct EmitOptions {
     // kc::assume), so element columns take unsigned remainders, and i64 compares of
     // an iota against a value a run shares in 32 bits (scalar_ops.cpp:
     // index_compare). Fewer instructions and registers, which moves some kernels
-    // across the spill ladder's steps (bench/results/gpu-20261205-s30/).
-    // KILN_CUDA_INDEX_FACTS=0 (A/B).
-    bool index_facts = true;
+    // across the spill ladder's steps: offline, 28 of the rows benchmark's 84 problems
+    // changed their CTA size, persistence or spills (bench/results/gpu-20261205-s30/).
+    // Off until a device A/B decides: KILN_CUDA_INDEX_FACTS=1.
+    bool index_facts = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;

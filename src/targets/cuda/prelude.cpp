@@ -108,7 +108,7 @@ __device__ __forceinline__ float kmin(float a, float b) {
     const float r = a < b ? a : (a > b ? b : equal);
     return a != a || b != b ? a + b : r;
 }
-// ---- a fact for the optimiser: the emitter states that a thread's index within its
+// ---- a fact for the optimiser (EmitOptions::index_facts): the emitter states that a thread's index within its
 // instance lies in [0, threads) (emitter.cpp). Without it NVVM reads threadIdx.x
 // into a signed int of unknown sign, and every element's column (e % C, e / C)
 // took the signed remainder's four instructions instead of one (the bf16

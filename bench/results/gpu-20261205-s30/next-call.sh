@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Session 30, device call 1 (from the repository root, .deps carried):
-#   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261205-s30/call1.sh
+# Session 30, device call 1 (not run) (from the repository root, .deps carried):
+#   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261205-s30/next-call.sh
+# (Written in session 30 for its first call; no device was lent that session, so it is
+# the next session's first call.)
 # 0. The index facts (09c5ad0, KILN_CUDA_INDEX_FACTS, on): the row catalog entries bit for
 #    bit against the interpreter, then an A/B on the rows they moved offline.
 # 1. The two row defaults set offline in session 28 and never measured: misaligned f32
