@@ -170,10 +170,11 @@ TEST_F(CpuKeys, AWrappersCompilerIsIdentifiedByItsOwnFile) {
     fs::remove_all(dir);
 }
 
-// GCC's kernels carry the flag that keeps its x86 backend from broadcasting a wide
-// constant from its first word (host_compiler.cpp: kGnuFlags; the regression is
-// tests/fuzz/cpu_regression_test.cpp); a compiler whose --version is not GCC's does
-// not get the GCC-only flag, which it could reject.
+// GCC's kernels carry the flags that keep its x86 backend from broadcasting a wide
+// constant from its first word and its VRP from a wrong range (host_compiler.cpp:
+// kGnuFlags, kGnuX86Flags; the regressions are tests/fuzz/cpu_regression_test.cpp);
+// a compiler whose --version is not GCC's gets neither GCC-only flag, which it could
+// reject.
 TEST(HostCompilerFlags, OnlyGccGetsItsWideConstantWorkaround) {
     namespace fs = std::filesystem;
     const std::string workaround = "-mtune-ctrl=^inter_unit_moves_to_vec";
@@ -183,6 +184,7 @@ TEST(HostCompilerFlags, OnlyGccGetsItsWideConstantWorkaround) {
         EXPECT_NE(gcc->flags_text().find(workaround), std::string::npos) << gcc->flags_text();
     }
 #endif
+    if (auto gcc = native::describe_compiler("g++", &why)) EXPECT_NE(gcc->flags_text().find("-fno-tree-vrp"), std::string::npos) << gcc->flags_text();
     auto dir = fs::path(testing::TempDir()) / ("kiln-notgcc-" + std::to_string(getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -191,6 +193,7 @@ TEST(HostCompilerFlags, OnlyGccGetsItsWideConstantWorkaround) {
     auto other = native::describe_compiler((dir / "otherc++").string(), &why);
     ASSERT_TRUE(other) << why;
     EXPECT_EQ(other->flags_text().find(workaround), std::string::npos) << other->flags_text();
+    EXPECT_EQ(other->flags_text().find("-fno-tree-vrp"), std::string::npos) << other->flags_text();
     fs::remove_all(dir);
 }
 

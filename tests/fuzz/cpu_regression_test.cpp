@@ -25,3 +25,21 @@ TEST(CpuFuzzRegression, Seed80239140MaskRowIsNotBroadcastFromItsFirstWord) {
     const Result whole = check_program(80239140, {interp(), cpu()}, {.precision = Precision::exact});
     EXPECT_EQ(whole.verdict, Verdict::same) << whole.detail;
 }
+
+// 81640822 (session 30, bench/results/fuzz-cpu-20261205-s30.md): an i8 output 1
+// where the interpreter gives 4, in exact precision. Per instance the program loads
+// x, stores `69 < (x != 0 ? x : -1)` as f16, and squares (i64)(x != 0 ? pow(x, x) :
+// 2 pow(x, x)) through a 1 x 1 mma; for x = 0 that is 2^2. GCC 12.2 left the first
+// select's range "not 0" on x itself and then took the second select to be always
+// its first arm; the cpu target's GCC flags now leave VRP out
+// (targets/common/host_compiler.cpp: kGnuFlags).
+TEST(CpuFuzzRegression, Seed81640822ASelectOnXIsNotAssumedNonzeroFromAnother) {
+    // The program as `kiln fuzz --minimize 81640822` shrank it (it differs in full too).
+    const Recipe r = apply_edits(make_recipe(81640822), {"trips=1", "serial", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1",
+                                                          "axis/2:0", "axis/2:0", "plain:1", "extents/2:1", "grid-:1", "extents/2:2",
+                                                          "extents/2:1", "extents/2:2", "extents/2:0"});
+    const Result shrunk = check_recipe(r, {interp(), cpu()}, {.precision = Precision::exact});
+    EXPECT_EQ(shrunk.verdict, Verdict::same) << shrunk.detail;
+    const Result whole = check_program(81640822, {interp(), cpu()}, {.precision = Precision::exact});
+    EXPECT_EQ(whole.verdict, Verdict::same) << whole.detail;
+}

@@ -217,6 +217,7 @@ TEST(Fuzz, TheReplayedRegressionProgramsAreTheOnesThatFailed) {
         std::uint64_t hash;
     };
     for (const Pinned& p : std::vector<Pinned>{{80239140, false, 13895152806257663752ull},
+                                                {81640822, false, 7437829106032368888ull},
                                                 {3100033, true, 14648503959070956951ull},
                                                 {4500528, true, 14103633028500258596ull},
                                                 {3710388, true, 13914452936932260800ull},

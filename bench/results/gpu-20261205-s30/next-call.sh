@@ -3,7 +3,7 @@
 #   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261205-s30/next-call.sh
 # (Written in session 30 for its first call; no device was lent that session, so it is
 # the next session's first call.)
-# 0. The index facts (09c5ad0, KILN_CUDA_INDEX_FACTS, on): the row catalog entries bit for
+# 0. The index facts (09c5ad0, KILN_CUDA_INDEX_FACTS=1, off by default): the row catalog entries bit for
 #    bit against the interpreter, then an A/B on the rows they moved offline.
 # 1. The two row defaults set offline in session 28 and never measured: misaligned f32
 #    rows' runs in narrower vectors (KILN_CUDA_NARROWER_VECTORS, on) at 5123 columns and
@@ -25,9 +25,9 @@ ab() {  # NAME VARIABLE "V1 V2 ..." KERNELS WIDTHS KINDS: the values in turn, tw
   done
   python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
 }
-el "interp vs cuda, exact, row entries"
+el "interp vs cuda, exact, row entries, index facts on"
 for e in cross_entropy log_softmax layernorm_affine rmsnorm_weighted softmax_norm swiglu residual_layernorm_bf16; do
-  timeout 60 $k compare $e --targets interp,cuda --precision exact --seed 7 --size medium > $r/compare-$e.log 2>&1; echo "$e rc $?"
+  KILN_CUDA_INDEX_FACTS=1 timeout 60 $k compare $e --targets interp,cuda --precision exact --seed 7 --size medium > $r/compare-$e.log 2>&1; echo "$e rc $?"
 done
 ab facts KILN_CUDA_INDEX_FACTS "1 0" softmax,layernorm,log_softmax,cross_entropy,swiglu 4000,8192 bf16,f32
 ab narrower KILN_CUDA_NARROWER_VECTORS "1 0" softmax,layernorm,rmsnorm,log_softmax,cross_entropy 5123 f32

@@ -38,6 +38,18 @@ namespace {
 const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
                                          "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w"};
 
+// GCC only, on every machine: -fno-tree-vrp. GCC 12.2 gave a loaded value a wrong
+// range. VRP rightly gives `x != 0 ? x : -1` the range "not 0"; phiopt rewrote that
+// select's only use (`69 < it`) as `69 < x` and x came out of it with the select's
+// range (the -fdump-tree-all-alias dumps), so copy propagation took a later
+// `x != 0 ? pow(x, x) : 2 pow(x, x)` to be always its first arm: 1 where the contract
+// gives 2 for x = 0 (kiln fuzz program 81640822, exact precision;
+// tests/fuzz/cpu_regression_test.cpp; with or without -march=native). -fno-ssa-phiopt
+// avoids it too but halved the rows benchmark's top-2 router; without VRP the rows
+// benchmark, the GEMM, softmax and RMSNorm ran as before
+// (bench/results/fuzz-cpu-20261205-s30.md).
+const std::vector<std::string> kGnuFlags = {"-fno-tree-vrp"};
+
 // GCC only: its x86 backend (12.2 here) may load a
 // 256- or 512-bit constant as one 32- or 64-bit value broadcast to every lane when
 // the constant's stored words repeat: it compares the words the wide constant keeps
@@ -49,7 +61,7 @@ const std::vector<std::string> kFlags = {"-std=c++20", "-O2", "-march=native", "
 // turns off (such moves go through memory: the rows benchmark showed no loss,
 // bench/results/cpu-20261204.md).
 // (x86 hosts only: kernels are built for this machine, -march=native.)
-const std::vector<std::string> kGnuFlags = {"-mtune-ctrl=^inter_unit_moves_to_vec"};
+const std::vector<std::string> kGnuX86Flags = {"-mtune-ctrl=^inter_unit_moves_to_vec"};
 
 // Runs argv, returning its exit status (-1 if it could not start) and its
 // combined stdout and stderr in *output.
@@ -251,9 +263,12 @@ std::optional<HostCompiler> describe_compiler(std::string_view cxx, std::string*
     c.command = command;
     c.identity = command_identity(command, executable);
     c.flags = kFlags;
+    if (is_gnu_compiler(command, executable)) {
+        c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
 #if defined(__x86_64__) || defined(__i386__)  // -mtune-ctrl is an x86 option: GCC for other machines rejects it
-    if (is_gnu_compiler(command, executable)) c.flags.insert(c.flags.end(), kGnuFlags.begin(), kGnuFlags.end());
+        c.flags.insert(c.flags.end(), kGnuX86Flags.begin(), kGnuX86Flags.end());
 #endif
+    }
     c.host_cpu = host_cpu_identity();
     return c;
 }
