@@ -40,3 +40,17 @@ campaigns() {
   wait
   cat $r/fuzz-$name-*.log | grep -E "time budget|^[0-9]+ programs:|^precision standard|^time, summed|^program [0-9]+"
 }
+# An A/B of a row knob: NAME VARIABLE "V1 V2 ..." KERNELS WIDTHS KINDS runs the rows
+# benchmark (kiln alone, $lib) with each value in turn, twice over, and prints
+# bench/rows_ab.py's table. (Session 28 wrote it in its next-call.sh; later calls use this one.)
+ab() {
+  local name=$1 var=$2 values=($3) kernels=$4 widths=$5 kinds=$6 outs=() i=0
+  [ $(left) -lt 150 ] && { el "skipped A/B $name: $(left) s left"; return; }
+  el "A/B $name: $var in ${values[*]}"
+  for v in "${values[@]}" "${values[@]}"; do
+    env $var=$v timeout 80 python3 bench/rows_bench.py --lib $lib --no-peers --kernels $kernels --widths $widths --kinds $kinds \
+      --out $r/ab-$name-$i.json > $r/ab-$name-$i.log 2>&1 || echo "$var=$v: rc $?"
+    outs+=("$var=$v=$r/ab-$name-$i.json"); i=$((i + 1))
+  done
+  python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
+}

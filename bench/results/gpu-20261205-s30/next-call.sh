@@ -14,17 +14,6 @@ source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
 build kiln_tool kiln_rows_bench
 lib=build-gpu/bench/libkiln_rows_bench.so
-ab() {  # NAME VARIABLE "V1 V2 ..." KERNELS WIDTHS KINDS: the values in turn, twice over
-  local name=$1 var=$2 values=($3) kernels=$4 widths=$5 kinds=$6 outs=() i=0
-  [ $(left) -lt 150 ] && { el "skipped A/B $name: $(left) s left"; return; }
-  el "A/B $name: $var in ${values[*]}"
-  for v in "${values[@]}" "${values[@]}"; do
-    env $var=$v timeout 80 python3 bench/rows_bench.py --lib $lib --no-peers --kernels $kernels --widths $widths --kinds $kinds \
-      --out $r/ab-$name-$i.json > $r/ab-$name-$i.log 2>&1 || echo "$var=$v: rc $?"
-    outs+=("$var=$v=$r/ab-$name-$i.json"); i=$((i + 1))
-  done
-  python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
-}
 el "interp vs cuda, exact, row entries, index facts on"
 for e in cross_entropy log_softmax layernorm_affine rmsnorm_weighted softmax_norm swiglu residual_layernorm_bf16; do
   KILN_CUDA_INDEX_FACTS=1 timeout 60 $k compare $e --targets interp,cuda --precision exact --seed 7 --size medium > $r/compare-$e.log 2>&1; echo "$e rc $?"

@@ -16,7 +16,7 @@ for wr in 8192:32768 128:1048576 1000:131072 4000:32768 5123:26000 65536:2048; d
       swiglu) a="--arg ${R}x$((2*C)) --arg ${R}x$C";;
     esac
     out=$($k plan --library ./librows_$kind.so $(name $kn) $a --target cuda 2>&1)
-    grid=$(echo "$out" | grep -m1 "grid:" | sed 's/^ *grid: //; s/, serial and pipeline.*//')
+    grid=$(echo "$out" | grep -m1 "grid:" | sed "s/^ *grid: //; s/, serial and pipeline.*//; s/ CTAs (one per program instance of \[rows\])//")$(echo "$out" | grep -q "persistent:" && echo " persistent")
     regs=$(echo "$out" | grep -m1 "registers:" | sed 's/^ *registers: //')
     fit=$(echo "$out" | sed -n '/fitted to the registers/,/tensor-core/p' | grep -v "fitted\|tensor-core" | sed 's/^ *//' | tr '\n' ';')
     err=$(echo "$out" | grep -m1 -i "error" )
