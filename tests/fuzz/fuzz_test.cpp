@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "cache/sha256.h"
 #include "fuzz/campaign.h"
 #include "fuzz/differential.h"
 #include "fuzz/recipe.h"
@@ -198,29 +199,27 @@ TEST(Fuzz, SomeProgramsHaveALongAxisWithinTheTileBudget) {
 // programs the generator draws from their seeds. A change to the generator that
 // draws one of them differently would leave its test passing on a program that
 // never failed, so each replayed program's IR (source locations left out) is pinned
-// here by a 64-bit FNV-1a hash. If this fails: where the IR printer changed, record
-// the new hashes; where the generator did, draw its new choices from a stream of
-// their own that leaves these programs as they were (recipe.cpp: give_a_long_axis;
-// body_gen.h: iota_compares_).
+// here by its SHA-256 (the first 16 hex digits). If this fails: where the IR printer
+// changed, record the new digests; where the generator did, draw its new choices from
+// a stream of their own that leaves these programs as they were (recipe.cpp:
+// give_a_long_axis; body_gen.h: iota_compares_).
 TEST(Fuzz, TheReplayedRegressionProgramsAreTheOnesThatFailed) {
     auto fingerprint = [](std::uint64_t seed, bool device) {
         Limits limits;
         limits.device = device;
         const std::string text = std::regex_replace(show_program(seed, limits), std::regex(R"(\s*@[A-Za-z0-9_./]+:[0-9]+)"), "");
-        std::uint64_t h = 0xcbf29ce484222325ull;
-        for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
-        return h;
+        return cache::sha256_hex(text).substr(0, 16);
     };
     struct Pinned {
         std::uint64_t seed;
         bool device;
-        std::uint64_t hash;
+        std::string digest;
     };
-    for (const Pinned& p : std::vector<Pinned>{{80239140, false, 13895152806257663752ull},
-                                                {81640822, false, 7437829106032368888ull},
-                                                {3100033, true, 14648503959070956951ull},
-                                                {4500528, true, 14103633028500258596ull},
-                                                {3710388, true, 13914452936932260800ull},
-                                                {7000248, true, 11935054858224213854ull}})
-        EXPECT_EQ(fingerprint(p.seed, p.device), p.hash) << "program " << p.seed << " is no longer the one its regression test replays";
+    for (const Pinned& p : std::vector<Pinned>{{80239140, false, "6171c610b25768c4"},
+                                                {81640822, false, "382435157e42d92b"},
+                                                {3100033, true, "fdb79e103e392235"},
+                                                {4500528, true, "99c1ee3a9ff4ade7"},
+                                                {3710388, true, "ed825cff349e9165"},
+                                                {7000248, true, "3e2676ecd146170a"}})
+        EXPECT_EQ(fingerprint(p.seed, p.device), p.digest) << "program " << p.seed << " is no longer the one its regression test replays";
 }
