@@ -15,15 +15,23 @@
 using namespace kiln;
 using namespace kiln::fuzz;
 
-TEST(CpuFuzzRegression, Seed80239140MaskRowIsNotBroadcastFromItsFirstWord) {
-    // The program as `kiln fuzz --minimize 80239140` shrank it (it differs in full too).
-    const Recipe r = apply_edits(make_recipe(80239140), {"view-:0", "scalar-:0", "trips=1", "serial", "grid=1:0", "axis/2:0", "axis/2:0",
-                                                          "extents/2:3", "extents/2:3", "extents/2:2", "extents/2:1", "extents/2:0", "plain:3",
-                                                          "plain:1", "ops_in_loop-1", "axis/2:0"});
-    const Result shrunk = check_recipe(r, {interp(), cpu()}, {.precision = Precision::exact});
+namespace {
+
+// The program `seed` as `kiln fuzz --minimize` shrank it (the edits), then whole: both
+// identical on interp and cpu in exact precision.
+void replay(std::uint64_t seed, const std::vector<std::string>& edits) {
+    const Result shrunk = check_recipe(apply_edits(make_recipe(seed), edits), {interp(), cpu()}, {.precision = Precision::exact});
     EXPECT_EQ(shrunk.verdict, Verdict::same) << shrunk.detail;
-    const Result whole = check_program(80239140, {interp(), cpu()}, {.precision = Precision::exact});
+    const Result whole = check_program(seed, {interp(), cpu()}, {.precision = Precision::exact});
     EXPECT_EQ(whole.verdict, Verdict::same) << whole.detail;
+}
+
+}  // namespace
+
+TEST(CpuFuzzRegression, Seed80239140MaskRowIsNotBroadcastFromItsFirstWord) {
+    // It differs in full too.
+    replay(80239140, {"view-:0", "scalar-:0", "trips=1", "serial", "grid=1:0", "axis/2:0", "axis/2:0", "extents/2:3", "extents/2:3",
+                      "extents/2:2", "extents/2:1", "extents/2:0", "plain:3", "plain:1", "ops_in_loop-1", "axis/2:0"});
 }
 
 // 81640822 (session 30, bench/results/fuzz-cpu-20261205-s30.md): an i8 output 1
@@ -34,12 +42,7 @@ TEST(CpuFuzzRegression, Seed80239140MaskRowIsNotBroadcastFromItsFirstWord) {
 // its first arm; the cpu target's GCC flags now leave VRP out
 // (targets/common/host_compiler.cpp: kGnuFlags).
 TEST(CpuFuzzRegression, Seed81640822ASelectOnXIsNotAssumedNonzeroFromAnother) {
-    // The program as `kiln fuzz --minimize 81640822` shrank it (it differs in full too).
-    const Recipe r = apply_edits(make_recipe(81640822), {"trips=1", "serial", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1",
-                                                          "axis/2:0", "axis/2:0", "plain:1", "extents/2:1", "grid-:1", "extents/2:2",
-                                                          "extents/2:1", "extents/2:2", "extents/2:0"});
-    const Result shrunk = check_recipe(r, {interp(), cpu()}, {.precision = Precision::exact});
-    EXPECT_EQ(shrunk.verdict, Verdict::same) << shrunk.detail;
-    const Result whole = check_program(81640822, {interp(), cpu()}, {.precision = Precision::exact});
-    EXPECT_EQ(whole.verdict, Verdict::same) << whole.detail;
+    // It differs in full too.
+    replay(81640822, {"trips=1", "serial", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:1", "axis/2:0", "axis/2:0", "plain:1",
+                      "extents/2:1", "grid-:1", "extents/2:2", "extents/2:1", "extents/2:2", "extents/2:0"});
 }
