@@ -14,17 +14,7 @@
 source bench/results/gpu-20261205-s23/common.sh
 build kiln_tool kiln_rows_bench kiln_gemm_bench
 lib=build-gpu/bench/libkiln_rows_bench.so
-ab() {  # NAME VARIABLE "V1 V2 ..." KERNELS WIDTHS KINDS: the values in turn, twice over
-  local name=$1 var=$2 values=($3) kernels=$4 widths=$5 kinds=$6 outs=() i=0
-  [ $(left) -lt 150 ] && { el "skipped A/B $name: $(left) s left"; return; }
-  el "A/B $name: $var in ${values[*]}"
-  for v in "${values[@]}" "${values[@]}"; do
-    env $var=$v timeout 80 python3 bench/rows_bench.py --lib $lib --no-peers --kernels $kernels --widths $widths --kinds $kinds \
-      --out $r/ab-$name-$i.json > $r/ab-$name-$i.log 2>&1 || echo "$var=$v: rc $?"
-    outs+=("$var=$v=$r/ab-$name-$i.json"); i=$((i + 1))
-  done
-  python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
-}
+# ab: common.sh's (the A/B of a row knob; defined here until session 30 moved it there).
 ab narrower KILN_CUDA_NARROWER_VECTORS "1 0" softmax,layernorm,rmsnorm,log_softmax,cross_entropy 5123 f32
 ab cluster KILN_CUDA_CLUSTER_CTA "auto 1024" softmax,layernorm,rmsnorm,cross_entropy,residual_layernorm,swiglu 65536 bf16,f32
 ab prefetch KILN_CUDA_PREFETCH "2 3" softmax,layernorm,cross_entropy 1000,4000,5123 f32
