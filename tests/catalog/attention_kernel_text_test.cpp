@@ -205,5 +205,68 @@ TEST(CudaAttentionText, ADeferredOutputIsStoredUnderTheNextTilesFirstProduct) {
     EXPECT_LE(kd->attention_resources.spill_store_bytes, kp->attention_resources.spill_store_bytes) << kd->log;
 }
 
+// The rotated schedule (EmitOptions::attention_rotated): the loop over key blocks
+// starts a pass early, at kiln_kb = -1, issuing S_0 alone, so that a tile's first
+// block takes the loop's forms of the softmax and the kernel has no prologue of its
+// own copies. Each path of that pass issues, passes its turn and waits in full, so
+// ptxas serialises no product and injects no fence (a shared commit after the join
+// had it add a dummy wgmma there, which made wait_group 1 wait for the product too);
+// the rows whose first program block was all -inf still take the first pass's
+// maximum; a deferred output still leaves under the tile's first S.
+TEST(CudaAttentionText, TheRotatedScheduleRunsATilesFirstBlockThroughTheLoop) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 4, 512, 128}), k({1, 4, 512, 128}), v({1, 4, 512, 128}), o({1, 4, 512, 128});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
+    cu::EmitOptions plain = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+    plain.attention_rotated = false;
+    cu::EmitOptions rotated = plain;
+    rotated.attention_rotated = true;
+    // Causal from 32-key blocks at -inf: three forms of the softmax, and the kernel's
+    // 128-key blocks re-blocked from the program's (first_block_nan).
+    // (Two programs: this process keeps one kernel a program and precision.)
+    Kernel causal = catalog::make_attention_kernel<bf16>("attention_rotated_causal", {128, 32, 1, true, 0.125f, 0});
+    Kernel causal_plain = catalog::make_attention_kernel<bf16>("attention_plain_causal", {128, 32, 1, true, 0.125f, 0});
+    const auto kp = cu::compiled_kernel(*detail::specialize(*causal_plain.shared_impl(), args, Loc::here()), plain, nullptr, /*need_text=*/true);
+    const auto kr = cu::compiled_kernel(*detail::specialize(*causal.shared_impl(), args, Loc::here()), rotated, nullptr, /*need_text=*/true);
+    const std::string& src = kr->kernel.source;
+    ASSERT_TRUE(kr->kernel.attention.rotated && !kp->kernel.attention.rotated);
+    ASSERT_TRUE(kr->kernel.attention.first_block_nan) << kr->kernel.attention.describe();
+    EXPECT_TRUE(contains(src, "for (int kiln_kb = -1; kiln_kb + 1 < kiln_blocks; ++kiln_kb) {"));
+    EXPECT_TRUE(contains(src, "const int kiln_nstage = kiln_kb < 0 ? kiln_stage : kiln_wrap ? 0 : kiln_stage + 1;"));
+    // One copy of the block's forms, where the prologue had its own.
+    EXPECT_EQ(cuda_test::count(kp->kernel.source, "const bool kiln_inside = "), 2);
+    EXPECT_EQ(cuda_test::count(src, "const bool kiln_inside = "), 1);
+    EXPECT_TRUE(contains(src, "if (kiln_t == 0 && kc < 32) kiln_first_max[h] = kc::max_nan(kiln_first_max[h], x);"));
+    // Issue, turn and wait on each path of the pass: after a product wait_group 1, after S_0 alone 0.
+    const std::size_t product = src.find("        if (kiln_kb >= 0) {\n"), first = src.find("        } else {\n", product);
+    ASSERT_NE(product, std::string::npos);
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_LT(src.find("KilnOutput::run(", product), first);
+    EXPECT_LT(src.find("kg::turn_pass(kiln_wgc);", product), src.find("kg::wgmma_wait<1>();", product));
+    EXPECT_LT(src.find("kg::wgmma_wait<1>();", product), first);
+    EXPECT_LT(src.find("kg::turn_pass(kiln_wgc);", first), src.find("kg::wgmma_wait<0>();", first));
+    for (const auto* c : {kp.get(), kr.get()}) {
+        EXPECT_EQ(c->log.find("serialized"), std::string::npos) << c->log;
+        EXPECT_EQ(c->log.find("C7519"), std::string::npos) << "no fence injected by ptxas: " << c->log;
+        ASSERT_TRUE(c->attention_resources.known) << c->log;
+    }
+    EXPECT_LE(kr->attention_resources.spill_store_bytes, kp->attention_resources.spill_store_bytes) << kr->log;
+    EXPECT_LT(kr->cubin.size(), kp->cubin.size() * 9 / 10) << "the prologue's code is gone";
+    EXPECT_TRUE(contains(kr->kernel.attention.describe(), "a tile's first block run by the loop's code"));
+
+    // A deferred output: stored on the first pass once S_0 is issued, and after the loop for a tile without blocks.
+    cu::EmitOptions deferred = rotated;
+    deferred.attention_defer_output = true;
+    Kernel full = catalog::make_attention_kernel<bf16>("attention_rotated_deferred", {128, 128, 1, false, 0.125f, 0});
+    const auto kd = cu::compiled_kernel(*detail::specialize(*full.shared_impl(), args, Loc::here()), deferred, nullptr, /*need_text=*/true);
+    const std::string& ds = kd->kernel.source;
+    ASSERT_TRUE(kd->kernel.attention.defer_output && kd->kernel.attention.rotated);
+    EXPECT_EQ(cuda_test::count(ds, "    const unsigned kiln_tile = kiln_pend;\n"), 3) << "the first pass, a tile without blocks, the CTA's end";
+    const std::size_t loop = ds.find("for (int kiln_kb = -1;"), s0 = ds.find("KilnScore::run(", loop), store = ds.find("const unsigned kiln_tile = kiln_pend;", loop);
+    EXPECT_LT(s0, store) << "the store follows the first S's issue";
+    EXPECT_LT(store, ds.find("kg::wgmma_wait<0>();", store));
+    EXPECT_EQ(kd->log.find("serialized"), std::string::npos) << kd->log;
+}
+
 }  // namespace
 }  // namespace kiln

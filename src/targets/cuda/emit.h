@@ -105,6 +105,13 @@ struct EmitOptions {
     // less code to compile, but measured 2-10% slower at 1k-2k keys on an H200
     // (bench/results/gpu-20261203-s17). KILN_ATTENTION_BLOCK_FORMS=2|3.
     int attention_block_forms = 3;
+    // The overlapped schedule rotated (emit_attention.cpp: rotated_blocks): a tile's
+    // first key block runs through the loop's code, with an empty wgmma group where
+    // there is no P V yet, instead of a prologue holding its own copies of the
+    // softmax. Offline (NVRTC 13.0, sm_90a, bench/results/gpu-20261204-s21): about 30%
+    // less SASS and compile time for the d 128 kernel. Off until a device A/B:
+    // KILN_ATTENTION_ROTATED=1.
+    bool attention_rotated = false;
     // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0: off).
     bool attention_reblock_minus_infinity = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
@@ -256,6 +263,7 @@ struct AttentionKernel {
     bool defer_output = false;         // a tile's output stored under the next tile's first product (EmitOptions::attention_defer_output)
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
     int block_forms = 3;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
+    bool rotated = false;              // a tile's first block run by the loop's code (EmitOptions::attention_rotated)
     bool first_block_nan = false;      // re-blocked from a -inf row maximum: rows the program's first block hides made NaN (the match's first_block_nan)
     std::string describe() const;      // the plan's line
 };

@@ -105,6 +105,9 @@ public:
             s += variants(body);
             s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
             s += "    }\n";
+        } else if (k_.rotated) {
+            mode_ = Mode::pipelined;
+            s += rotated_blocks(body);
         } else {
             // Software-pipelined (FlashAttention-3's intra-warpgroup overlap): the
             // softmax of block t + 1 runs while O += P_t V_t is on the tensor cores.
@@ -174,16 +177,7 @@ public:
             s += "        kiln_stage = kiln_nstage;\n";
             s += "        kiln_phase = kiln_nphase;\n";
             s += "    }\n";
-            s += "    if (kiln_blocks > 0) {\n";
-            s += turn_wait();
-            s += issue_product();
-            s += turn_pass();
-            s += "        kg::wgmma_wait<0>();\n";
-            s += fence_product();
-            s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
-            // The ring runs on into the CTA's next tile.
-            s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
-            s += "    }\n";
+            s += last_product();
         }
         s += first_block_poison();
         s += "    {\n";
@@ -209,6 +203,80 @@ public:
     }
 
 private:
+    // The overlapped schedule rotated (EmitOptions::attention_rotated): the loop
+    // starts one pass early, at kiln_kb = -1, where it issues S_0 and no product, so
+    // that a tile's first block runs the loop's code (its forms of the softmax)
+    // rather than a prologue's own copies of them. The pass's two paths each issue,
+    // pass the turn and wait in full (wait_group 1 after a product, 0 after S_0
+    // alone): ptxas then knows on each which groups are pending and keeps the
+    // products asynchronous. (An empty commit on the first pass instead, the paths
+    // joined before one wait_group 1, made ptxas add a dummy wgmma after the join,
+    // on both paths: three groups in flight, and the wait would take the product too.)
+    // The stage of block kiln_kb + 1 is kiln_stage's successor, or kiln_stage itself
+    // for the first.
+    std::string rotated_blocks(const ir::Region& body) {
+        std::string s;
+        s += "    unsigned kiln_p[" + num(k_.bn / 16) + "][4];\n";
+        s += "    float kiln_s[" + num(k_.bn / 2) + "], kiln_alpha[2];\n";
+        s += "#pragma unroll\n";
+        s += "    for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) kiln_s[j] = 0.0f;\n";
+        // (Read by fence_product on the first pass, before any product: defined, never used.)
+        s += "#pragma unroll\n";
+        s += "    for (int kk = 0; kk < " + num(k_.bn / 16) + "; ++kk) for (int q = 0; q < 4; ++q) kiln_p[kk][q] = 0u;\n";
+        s += "    for (int kiln_kb = -1; kiln_kb + 1 < kiln_blocks; ++kiln_kb) {\n";
+        s += "        const bool kiln_wrap = kiln_kb >= 0 && kiln_stage + 1 == " + num(k_.stages) + ";\n";
+        s += "        const int kiln_nstage = kiln_kb < 0 ? kiln_stage : kiln_wrap ? 0 : kiln_stage + 1;\n";
+        s += "        const unsigned kiln_nphase = kiln_wrap ? kiln_phase ^ 1 : kiln_phase;\n";
+        s += "        kg::mbar_wait(&kiln_kfull[kiln_nstage], kiln_nphase);\n";
+        s += turn_wait();
+        s += issue_scores("(kiln_ring + kiln_nstage * " + num(stage_bytes_) + ")");
+        s += "        if (kiln_kb >= 0) {\n";
+        s += issue_product();
+        s += turn_pass();
+        s += "        kg::wgmma_wait<1>();\n";
+        s += "        } else {\n";
+        s += turn_pass();
+        // The previous tile's output leaves under this tile's first S.
+        if (k_.defer_output) s += deferred_store();
+        s += "        kg::wgmma_wait<0>();\n";
+        s += "        }\n";
+        s += finish_scores("kiln_nstage");
+        s += release_after_scores("kiln_kb + 2 == kiln_blocks");
+        s += "        {\n";
+        s += "        [[maybe_unused]] const long long kiln_t = kiln_kb + 1;\n";
+        s += variants(body);
+        s += "        }\n";
+        s += "        kg::wgmma_wait<0>();\n";
+        s += fence_product();
+        s += "        if (kiln_kb >= 0 && lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+        s += rescale_output();
+        s += pack_probabilities();
+        s += "        kiln_stage = kiln_nstage;\n";
+        s += "        kiln_phase = kiln_nphase;\n";
+        s += "    }\n";
+        s += last_product();
+        // A tile without key blocks still stores the previous tile's output.
+        if (k_.defer_output) s += deferred_store();
+        return s;
+    }
+
+    // The overlapped schedules' last block's O += P V, after their loop, so that no
+    // wgmma issue or wait is conditional inside it.
+    std::string last_product() const {
+        std::string s;
+        s += "    if (kiln_blocks > 0) {\n";
+        s += turn_wait();
+        s += issue_product();
+        s += turn_pass();
+        s += "        kg::wgmma_wait<0>();\n";
+        s += fence_product();
+        s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+        // The ring runs on into the CTA's next tile.
+        s += "        if (++kiln_stage == " + num(k_.stages) + ") kiln_stage = 0, kiln_phase ^= 1;\n";
+        s += "    }\n";
+        return s;
+    }
+
     // The program's own ops on the query tile (AttentionMatch::q_prologue: `q * scale`),
     // applied to this warpgroup's rows of Q in shared memory once they have arrived:
     // elementwise, so each 16-byte chunk as it lies under the swizzle, then made visible
@@ -495,10 +563,14 @@ private:
         if (mode_ == Mode::pipelined && !scale && (!is_max || scores_replaceable())) s += "                kiln_s[j] = x;\n";
         s += "                " + name + "[h] = " + (is_max ? "kc::max_nan(" + name + "[h], x)" : name + "[h] + x") + ";\n";
         // The maximum over the program's first key block: in the pipelined schedule only
-        // the tile's first block holds it; serially, each block asks.
-        if (is_max && k_.first_block_nan && (mode_ == Mode::serial || first_block_))
-            s += "                if (" + std::string(mode_ == Mode::serial ? "kiln_t * " + num(k_.bn) + " + kc" : "kc") + " < " + num(m_.bk) +
-                 ") kiln_first_max[h] = kc::max_nan(kiln_first_max[h], x);\n";
+        // the tile's first block holds it (the prologue's, or the rotated loop's first
+        // pass: the kernel's blocks hold whole program blocks); serially, each block asks.
+        if (is_max && k_.first_block_nan && (mode_ == Mode::serial || first_block_ || k_.rotated)) {
+            const std::string first = mode_ == Mode::serial ? "kiln_t * " + num(k_.bn) + " + kc < " + num(m_.bk)
+                                      : first_block_        ? "kc < " + num(m_.bk)
+                                                            : "kiln_t == 0 && kc < " + num(m_.bk);
+            s += "                if (" + first + ") kiln_first_max[h] = kc::max_nan(kiln_first_max[h], x);\n";
+        }
         s += "            }\n";
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
         if (scale) s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = " + name + "[h] * " + literal(Kind::F32, *scale, 0) + ";\n";
@@ -664,6 +736,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.persistent = E.options().attention_persistent;
     k.defer_output = E.options().attention_defer_output && k.quad_output && k.overlap && k.persistent;
     k.block_forms = E.options().attention_block_forms;
+    k.rotated = E.options().attention_rotated && k.overlap;
     const int fold = E.options().attention_fold_scale >= 0 ? E.options().attention_fold_scale : m.bq >= kRows ? 2 : 1;
     if (fold && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
@@ -715,6 +788,7 @@ std::string AttentionKernel::describe() const {
            (quad_output ? "; the output stored in 16-byte chunks transposed inside quads of lanes, the query rows' memory refilled for the next tile "
                           "once the last S = Q K^T has read it"
                         : "") +
+           (rotated ? ", a tile's first block run by the loop's code (rotated, no prologue)" : "") +
            (defer_output ? ", each tile's output stored under the next tile's first S = Q K^T" : "") +
            (first_block_nan ? ", rows whose first program key block is all -inf made NaN as the program makes them" : "") +
            (fold_scale ? std::string("; a positive constant score scale folded into the maximum and the exp's fma") +

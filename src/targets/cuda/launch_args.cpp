@@ -66,6 +66,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_key_block = key_block;
     static const int block_forms = static_cast<int>(support::env_integer("KILN_ATTENTION_BLOCK_FORMS", 2, 3).value_or(3));
     o.attention_block_forms = block_forms;
+    static const bool rotated = support::env_integer("KILN_ATTENTION_ROTATED", 0, 1).value_or(0) != 0;
+    o.attention_rotated = rotated;
     static const bool reblock_minus_infinity = support::env_integer("KILN_ATTENTION_REBLOCK_MINUS_INFINITY", 0, 1).value_or(1) != 0;
     o.attention_reblock_minus_infinity = reblock_minus_infinity;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));
