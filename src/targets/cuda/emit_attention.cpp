@@ -163,19 +163,7 @@ public:
             s += issue_product();
             s += turn_pass();
             s += "        kg::wgmma_wait<1>();\n";
-            s += finish_scores("kiln_nstage");
-            s += release_after_scores("kiln_kb + 2 == kiln_blocks");
-            s += "        {\n";
-            s += "        [[maybe_unused]] const long long kiln_t = kiln_kb + 1;\n";
-            s += variants(body);
-            s += "        }\n";
-            s += "        kg::wgmma_wait<0>();\n";
-            s += fence_product();
-            s += "        if (lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
-            s += rescale_output();
-            s += pack_probabilities();
-            s += "        kiln_stage = kiln_nstage;\n";
-            s += "        kiln_phase = kiln_nphase;\n";
+            s += block_after_scores(body, "lane == 0");
             s += "    }\n";
             s += last_product();
         }
@@ -240,6 +228,20 @@ private:
         if (k_.defer_output) s += deferred_store();
         s += "        kg::wgmma_wait<0>();\n";
         s += "        }\n";
+        // (No product on the first pass: no V stage to release.)
+        s += block_after_scores(body, "kiln_kb >= 0 && lane == 0");
+        s += "    }\n";
+        s += last_product();
+        // A tile without key blocks still stores the previous tile's output.
+        if (k_.defer_output) s += deferred_store();
+        return s;
+    }
+
+    // The overlapped loops' pass over block kiln_kb + 1 once its S has been waited for:
+    // its K stage released, its softmax, then (after O += P_kb V_kb) the V stage
+    // released where `v_release` holds, O rescaled and P packed for the next product.
+    std::string block_after_scores(const ir::Region& body, const std::string& v_release) {
+        std::string s;
         s += finish_scores("kiln_nstage");
         s += release_after_scores("kiln_kb + 2 == kiln_blocks");
         s += "        {\n";
@@ -248,15 +250,11 @@ private:
         s += "        }\n";
         s += "        kg::wgmma_wait<0>();\n";
         s += fence_product();
-        s += "        if (kiln_kb >= 0 && lane == 0) kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
+        s += "        if (" + v_release + ") kg::mbar_arrive(&kiln_vempty[kiln_stage]);\n";
         s += rescale_output();
         s += pack_probabilities();
         s += "        kiln_stage = kiln_nstage;\n";
         s += "        kiln_phase = kiln_nphase;\n";
-        s += "    }\n";
-        s += last_product();
-        // A tile without key blocks still stores the previous tile's output.
-        if (k_.defer_output) s += deferred_store();
         return s;
     }
 
