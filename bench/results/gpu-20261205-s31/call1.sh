@@ -29,14 +29,6 @@ for rep in 1 2; do
     echo "rotated=$v rep $rep rc $?"; grep -E "ms" $r/att-rot$v-$rep.log | head -12
   done
 done
-el "A/B at d 256: overlapped and rotated (KILN_ATTENTION_OVERLAP=2, 8 bytes of spill as the serial form has, offline) against serial"
-for rep in 1 2; do
-  for v in 1 2; do
-    KILN_ATTENTION_OVERLAP=$v KILN_ATTENTION_ROTATED=1 timeout 60 build-gpu/bench/kiln_attention_bench $r/att-d256-ovl$v-$rep.json "bf16 4x32x4096x4096 d256" fast > $r/att-d256-ovl$v-$rep.log 2>&1
-    echo "overlap=$v rep $rep rc $?"; grep -E "ms" $r/att-d256-ovl$v-$rep.log | head -3
-  done
-done
 el "peers"
 timeout 120 python3 bench/attention_peers.py --dtypes bf16 --out $r/attention-peers.json > $r/attention-peers.log 2>&1; echo "peers rc $?"; tail -12 $r/attention-peers.log
-s=$(( $(left) - 25 )); [ $s -gt 30 ] && campaigns exact 5520001 2 8 $s exact
 finish
