@@ -140,6 +140,10 @@ __device__ __forceinline__ float fneg(float x) { return -x; }
 __device__ __forceinline__ int smin32(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int smax32(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int neg32(int x) { return (int)(0u - (unsigned)x); }
+// prelude.cpp's "NVVM and the i32 sign bit" helpers: the same values.
+__device__ __forceinline__ int flip_sign32(int x) { return (int)((unsigned)x ^ 0x80000000u); }
+__device__ __forceinline__ int add32_opaque(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int sub32_opaque(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { return x != x ? h2f(0x7fff) : h2f(kiln_rt::f16_bits_from_double(x)); }
 __device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }

@@ -56,3 +56,25 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
     }
     EXPECT_GT(compiled, 0);
 }
+
+// Program 5521605 (an H100 campaign, session 31): an i32 `x - INT_MIN` cast to i64
+// came out 2^32 off for negative x: NVVM widened the `x ^ 0x80000000` it had made
+// of it as sext(x) - 2^31 (prelude.cpp: "NVVM and the i32 sign bit"). Its PTX,
+// compiled offline, now widens the flipped value itself; the scan finds the pair
+// in the PTX NVVM wrote before the change.
+TEST(CudaPtxHazards, Program5521605WidensTheFlippedValue) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    fuzz::Limits limits;
+    limits.device = true;
+    const fuzz::Recipe r = fuzz::make_recipe(5521605, limits);
+    Kernel k = fuzz::build_kernel(r);
+    fuzz::Launch l = fuzz::make_launch(r);
+    auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
+    const auto c = cu::compiled_kernel(*program, cu::emit_options(l.args, CompileOptions{.precision = Precision::exact}), nullptr, /*need_text=*/true);
+    EXPECT_NE(c->kernel.source.find("kc::flip_sign32("), std::string::npos);
+    const std::string ptx = cu::kernel_ptx(*c);
+    for (const auto& s : ptx_hazards::sign_extended_sign_flips(ptx)) ADD_FAILURE() << "sext(x) - 2^31: " << s;
+    const std::string before = "\tld.global.u32 \t%r211, [%rd89];\n\txor.b32  \t%r23, %r211, -2147483648;\n\tcvt.s64.s32 \t%rd5, %r211;\n"
+                               "\tadd.s64 \t%rd91, %rd5, -2147483648;\n\tdiv.s64 \t%rd335, %rd5, %rd91;\n";
+    ASSERT_EQ(ptx_hazards::sign_extended_sign_flips(before).size(), 1u);
+}

@@ -35,4 +35,19 @@ inline std::vector<std::string> negated_signed_min_max(const std::string& ptx) {
     return found;
 }
 
+// The PTX lines adding -2^31 to a register a cvt.s64.s32 wrote: NVVM's widening of
+// `x ^ 0x80000000` (an i32 x - INT_MIN) to 64 bits as sext(x) - 2^31, 2^32 off for
+// negative x (prelude.cpp: "NVVM and the i32 sign bit"). A program's own i64
+// arithmetic can write the same pair rightly (cast<i64>(x) - 2^31), so this scans
+// kernels known to hold no such arithmetic.
+inline std::vector<std::string> sign_extended_sign_flips(const std::string& ptx) {
+    static const std::regex cvt(R"(cvt\.s64\.s32\s+(%rd\d+),)"), add(R"(add\.s64\s+%rd\d+,\s*(%rd\d+),\s*-2147483648;)");
+    std::set<std::string> widened;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), cvt); it != std::sregex_iterator(); ++it) widened.insert((*it)[1]);
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), add); it != std::sregex_iterator(); ++it)
+        if (widened.count((*it)[1])) found.push_back(it->str());
+    return found;
+}
+
 }  // namespace kiln::ptx_hazards

@@ -106,11 +106,11 @@ struct EmitOptions {
     // (bench/results/gpu-20261203-s17). KILN_ATTENTION_BLOCK_FORMS=2|3.
     int attention_block_forms = 3;
     // The overlapped schedule rotated (emit_attention.cpp: rotated_blocks): a tile's
-    // first key block runs through the loop's code, with an empty wgmma group where
-    // there is no P V yet, instead of a prologue holding its own copies of the
-    // softmax. Offline (NVRTC 13.0, sm_90a, bench/results/gpu-20261204-s21): about 30%
-    // less SASS and compile time for the d 128 kernel. Off until a device A/B:
-    // KILN_ATTENTION_ROTATED=1.
+    // first key block runs through the loop's code instead of a prologue holding its
+    // own copies of the softmax. Offline (NVRTC 13.0, sm_90a): a quarter of the SASS
+    // and compile time less. Measured on an H100 (bench/results/gpu-20261205-s31):
+    // first launch 1.65 -> 1.25 s at d 128, 1.17 -> 0.88 s at d 64, but 0.2-2% slower
+    // to run on six of the seven shapes it changes. Off: KILN_ATTENTION_ROTATED=1.
     bool attention_rotated = false;
     // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0: off).
     bool attention_reblock_minus_infinity = true;
@@ -140,7 +140,9 @@ struct EmitOptions {
     // index_compare). Fewer instructions and registers, which moves some kernels
     // across the spill ladder's steps: offline, 28 of the rows benchmark's 84 problems
     // changed their CTA size, persistence or spills (bench/results/gpu-20261205-s30/).
-    // Off until a device A/B decides: KILN_CUDA_INDEX_FACTS=1.
+    // Measured on an H100 (bench/results/gpu-20261205-s31): bf16 cross-entropy at 8192
+    // columns 0.57 -> 0.63 of copy, but log-softmax 0.99 -> 0.86 and SwiGLU at 4000
+    // 0.97 -> 0.67 where the spill ladder moved them. Off: KILN_CUDA_INDEX_FACTS=1.
     bool index_facts = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
@@ -148,7 +150,9 @@ struct EmitOptions {
     // The threads of each CTA of such a cluster: 1024 (one CTA an SM, the fewest CTAs a
     // row), or 512 or 256 (more CTAs a row, two or four resident an SM, so that one
     // row's loads overlap another's reductions and stores); 0: the layout pass chooses
-    // (passes/cuda_layout.cpp, try_cluster). KILN_CUDA_CLUSTER_CTA=256|512|1024 (A/B).
+    // (passes/cuda_layout.cpp, try_cluster). Measured on an H100 against 1024 at 2048 x
+    // 65536 (bench/results/gpu-20261205-s31): bf16 softmax 0.50 -> 0.60 of copy, cross-entropy
+    // 0.25 -> 0.29, f32 within 1%. KILN_CUDA_CLUSTER_CTA=256|512|1024 (A/B).
     int cluster_cta_threads = 0;
     // Some view of the launch has rows that do not start on a 16-byte boundary (its
     // base or a stride other than the innermost); chosen per launch like index64.
@@ -163,7 +167,8 @@ struct EmitOptions {
     bool misaligned_rows = false;
     // With misaligned_rows: whole runs that are not shifted move in narrower vectors
     // (emit_memory.cpp: narrower_vectors), else element by element with a bounds test
-    // each. KILN_CUDA_NARROWER_VECTORS=0 (A/B; not yet measured on a device).
+    // each. Measured on an H100 at 26000 x 5123 f32 (bench/results/gpu-20261205-s31):
+    // softmax 0.64 -> 0.98 of copy, LayerNorm 0.68 -> 0.85. KILN_CUDA_NARROWER_VECTORS=0 (A/B).
     bool narrower_vectors = true;
     // With misaligned_rows: a lane completes a shifted run it loads from the aligned
     // chunk after the run's start, which it loads itself (paired loads: two 16-byte
@@ -176,8 +181,10 @@ struct EmitOptions {
     // of the instance where the grid prefetches: its words held until used, which
     // offline moved the 5123-column bf16 softmax and cross-entropy a CTA size up the
     // spill ladder); 2: loaded where the run is completed (unshift_runs: no registers
-    // held, its address formed again, an L1 hit mostly). Off (0) until a device A/B:
-    // KILN_CUDA_PAIRED_LOADS=1|2.
+    // held, its address formed again, an L1 hit mostly). Measured on an H100 at
+    // 26000 x 5123 bf16 (bench/results/gpu-20261205-s31): mode 2 softmax 0.44 -> 0.37
+    // of copy, residual LayerNorm 0.51 -> 0.47, cross-entropy and LayerNorm +1-2
+    // points; mode 1 worse. Off (0): KILN_CUDA_PAIRED_LOADS=1|2 (A/B).
     int paired_loads = 0;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave

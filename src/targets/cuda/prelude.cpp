@@ -89,6 +89,17 @@ __device__ __forceinline__ int smax32(int a, int b) {
     return r;
 }
 __device__ __forceinline__ int neg32(int x) { int r; asm("{ .reg .b32 t; not.b32 t, %1; add.s32 %0, t, 1; }" : "=r"(r) : "r"(x)); return r; }
+// ---- NVVM and the i32 sign bit: x - INT_MIN (or + INT_MIN) is x ^ 0x80000000, the
+// form NVVM (CUDA 13.0) canonicalises it to; widened to 64 bits in one kernel it
+// became sext(x) - 2^31 (`cvt.s64.s32` then `add.s64 .., -2147483648`), which is
+// 2^32 off for negative x: an i64 cast of `x - INT_MIN` gave -2147483679 for x = -31
+// where the contract gives 2147483617 (fuzz program 5521605, on an H100; host
+// compilers, and so the emulator, were right). So an i32 add or subtract of the
+// constant INT_MIN flips the sign bit in PTX, which NVVM cannot look into, and one
+// of another constant that NVVM would only know after folding adds in PTX.
+__device__ __forceinline__ int flip_sign32(int x) { int r; asm("xor.b32 %0, %1, 0x80000000;" : "=r"(r) : "r"(x)); return r; }
+__device__ __forceinline__ int add32_opaque(int a, int b) { int r; asm("add.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ int sub32_opaque(int a, int b) { int r; asm("sub.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 // One rounding of a double (math results; casts from f64 and integers).
 __device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
 __device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h2f(h); }

@@ -190,11 +190,39 @@ std::optional<double> float_constant(const Node& n) {
     return c->data->floats[0];
 }
 
+namespace {
+
+// The value of an integer constant (through full and broadcast), if n is one.
+std::optional<std::int64_t> int_constant(const Node& n) {
+    const Node* c = &n;
+    while (c->op == OpCode::full || c->op == OpCode::broadcast) c = c->operands[0];
+    if (c->op != OpCode::constant || c->type.count() != 1 || is_float(c->type.kind) || !c->data || c->data->ints.size() != 1) return std::nullopt;
+    return c->data->ints[0];
+}
+
+// An i32 add or subtract with an operand NVVM knows (prelude: "NVVM and the i32 sign
+// bit"): of INT_MIN, the sign bit flipped in PTX; of another value it would know only
+// after folding, added in PTX; "" for the rest (plain kc::add32 / kc::sub32).
+std::string i32_with_known_operand(const Node& n, const std::vector<std::string>& x) {
+    if (n.type.kind != Kind::I32 || (n.op != OpCode::add && n.op != OpCode::sub)) return "";
+    constexpr std::int64_t kMin = -2147483648LL;
+    const auto a = int_constant(*n.operands[0]), b = int_constant(*n.operands[1]);
+    if (b == kMin) return "kc::flip_sign32(" + x[0] + ")";  // x + MIN, x - MIN
+    if (a == kMin) return n.op == OpCode::add ? "kc::flip_sign32(" + x[1] + ")" : "kc::flip_sign32(kc::sub32(0, " + x[1] + "))";
+    if (a || b) return "";  // another constant: no sign bit to fold
+    if (compile_time_known(*n.operands[0]) || compile_time_known(*n.operands[1]))
+        return call(n.op == OpCode::add ? "kc::add32_opaque" : "kc::sub32_opaque", x[0], x[1]);
+    return "";
+}
+
+}  // namespace
+
 std::string element_expr(Emitter& e, const Node& n, const std::vector<std::string>& x) {
     Kind k = n.type.kind;
     switch (ir::category(n.op)) {
         case ir::OpCategory::unary: return unary_expr(e, n.op, k, x[0]);
         case ir::OpCategory::binary:
+            if (std::string known = i32_with_known_operand(n, x); !known.empty()) return known;
             // The same bits as a / b, in fewer instructions a quotient (prelude: "f32 division by a divisor many quotients share").
             if (n.op == OpCode::div && e.options().shared_divisor && held_in_float(k) && divisor_shared_along_run(n))
                 return round_float(k, call("kc::fdiv_shared", x[0], x[1]));
