@@ -53,6 +53,18 @@ void each_k(Emitter& E, std::int64_t vec, const std::string& in_part, const std:
 
 }  // namespace shift
 
+// The part of run q after its first chunk (the misalignment `mis` bytes of it), read
+// element by element into the run's words x: where no chunk in hand holds it. `e`
+// (the run's first element) is in scope.
+void read_rest(Emitter& E, const Node& n, const std::string& x, const std::string& mis) {
+    const auto l = E.layout(&n);
+    const Kind k = n.type.kind;
+    const std::int64_t bytes = l.vec * storage_bytes(k);
+    auto c = coordinates(E, n, n.type.dims, "e");
+    shift::each_k(E, l.vec, "k * " + num(storage_bytes(k)) + " >= " + num(bytes) + " - (int)" + mis,
+                  "reinterpret_cast<" + stype(k) + "*>(&" + x + ")[k] = a" + num(ir::param_index(n)) + "[" + offset(n, c) + " + k];");
+}
+
 }  // namespace
 
 void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kind storage, std::int64_t vec, int bytes, std::int64_t cols,
@@ -154,9 +166,7 @@ void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
         E.line(x + " = " + w.window + win + ", " + mis + "_p & 255u);");
         E.open("if (" + mis + "_p > 255u)");
         E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
-        auto c = coordinates(E, n, n.type.dims, "e");
-        shift::each_k(E, l.vec, "k * " + num(storage_bytes(k)) + " >= " + num(bytes) + " - (int)(" + mis + "_p & 255u)",
-                      "reinterpret_cast<" + st + "*>(&" + x + ")[k] = " + a + "[" + offset(n, c) + " + k];");
+        read_rest(E, n, x, "(" + mis + "_p & 255u)");
         E.close();
         E.line(slot + " = " + x + ";");
         // Whole now (see below).
@@ -174,9 +184,7 @@ void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
     E.open("if (" + mis + " != 0u)");
     E.line(x + " = " + w.window + win + ", " + mis + ");");
     E.open("if (!(" + shift::follows(next, at, l.vec, n.type.dims.back().extent) + "))");  // no lane holds the rest
-    auto c = coordinates(E, n, n.type.dims, "e");
-    shift::each_k(E, l.vec, "k * " + num(storage_bytes(k)) + " >= " + num(bytes) + " - (int)" + mis,
-                  "reinterpret_cast<" + st + "*>(&" + x + ")[k] = " + a + "[" + offset(n, c) + " + k];");
+    read_rest(E, n, x, mis);
     E.close();
     E.line(slot + " = " + x + ";");
     // The run is whole now. A buffer loaded once for every instance (grid_prefetch's
