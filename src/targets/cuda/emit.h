@@ -170,22 +170,6 @@ struct EmitOptions {
     // each. Measured on an H100 at 26000 x 5123 f32 (bench/results/gpu-20261205-s31):
     // softmax 0.64 -> 0.98 of copy, LayerNorm 0.68 -> 0.85. KILN_CUDA_NARROWER_VECTORS=0 (A/B).
     bool narrower_vectors = true;
-    // With misaligned_rows: a lane completes a shifted run it loads from the aligned
-    // chunk after the run's start, which it loads itself (paired loads: two 16-byte
-    // loads a run, the second mostly an L1 hit), instead of from the next lane's chunk
-    // through shuffles (emit_shifted_runs.h: unshift_runs). Session 28's Nsight Compute
-    // on the H100 found the misaligned bf16 rows issue bound, the shifted runs' code a
-    // third of their instructions; this takes the vote, six shuffles, the neighbour
-    // test and its element-by-element fallback off every loaded run, for one load.
-    // Stores still shuffle. 1: the next chunk loaded with the run (in the fill, ahead
-    // of the instance where the grid prefetches: its words held until used, which
-    // offline moved the 5123-column bf16 softmax and cross-entropy a CTA size up the
-    // spill ladder); 2: loaded where the run is completed (unshift_runs: no registers
-    // held, its address formed again, an L1 hit mostly). Measured on an H100 at
-    // 26000 x 5123 bf16 (bench/results/gpu-20261205-s31): mode 2 softmax 0.44 -> 0.37
-    // of copy, residual LayerNorm 0.51 -> 0.47, cross-entropy and LayerNorm +1-2
-    // points; mode 1 worse. Off (0): KILN_CUDA_PAIRED_LOADS=1|2 (A/B).
-    int paired_loads = 0;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
     // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for

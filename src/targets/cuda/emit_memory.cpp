@@ -214,23 +214,6 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         E.line(shifts + "[q] = " + mis + ";");
         E.open("if (" + w + ")");
         r.vector("reinterpret_cast<const " + stype(storage) + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + ")", bytes);
-        // Paired loads: also the chunk after, which holds the rest of a misaligned run,
-        // where it ends inside the view's row (so inside its allocation, whose end may
-        // be anywhere: compute-sanitizer's memcheck counts bytes). Else (a row's last
-        // whole run, in about half the rows) unshift_runs reads that rest element by
-        // element: 256 in the record says so.
-        if (E.options().paired_loads == 1) {
-            const std::string next = next_chunks(shifts) + "[q]", wt = chunk_type(bytes);
-            const std::string left = "(long long)(" + extent(n, last) + " - (" + c[last] + ")) * " + num(storage_bytes(storage));
-            E.open("if (" + mis + " != 0u)");
-            E.open("if (" + left + " >= " + num(2 * bytes) + " - (long long)" + mis + ")");
-            E.line(next + " = *reinterpret_cast<const " + wt + "*>(reinterpret_cast<const char*>(" + p + ") - " + mis + " + " + num(bytes) + ");");
-            E.otherwise();
-            E.line(next + " = " + wt + "{};");
-            E.line(shifts + "[q] = " + mis + " | 256u;");
-            E.close();
-            E.close();
-        }
     } else {
         E.open("if (" + w + " && " + mis + " == 0u)");
         r.vector(p, bytes);
@@ -299,9 +282,7 @@ void note_runs(Emitter& E, const Node& n, const std::string& when) {
     const auto l = E.layout(&n);
     const int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
     const std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
-    const std::string shifted = !shifts_runs(E, l, n.type.kind) ? ""
-                                : E.options().paired_loads ? "; misaligned rows as aligned vectors, each run from the chunk at its start and the next"
-                                                           : "; misaligned rows as aligned vectors shifted between lanes";
+    const std::string shifted = shifts_runs(E, l, n.type.kind) ? "; misaligned rows as aligned vectors shifted between lanes" : "";
     E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows" + shifted + "), " + when +
                   (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
 }

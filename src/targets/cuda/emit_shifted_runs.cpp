@@ -109,16 +109,8 @@ std::string shift_record(const Emitter& E, const Node& n, const std::string& raw
     return shifts_runs(E, E.layout(&n), n.type.kind) ? raw + "_shift" : "";
 }
 
-std::string next_chunks(const std::string& record) { return record + "_next"; }
-std::string chunk_type(int bytes) { return shift::words_of(bytes).type; }
-
 void declare_shift_record(Emitter& E, const Node& n, const std::string& raw) {
-    const std::string r = shift_record(E, n, raw);
-    if (r.empty()) return;
-    const auto l = E.layout(&n);
-    const std::string runs = num(l.slots() / l.vec);
-    E.line("unsigned " + r + "[" + runs + "];");
-    if (E.options().paired_loads == 1) E.line(chunk_type(static_cast<int>(l.vec * storage_bytes(n.type.kind))) + " " + next_chunks(r) + "[" + runs + "];");
+    if (auto r = shift_record(E, n, raw); !r.empty()) E.line("unsigned " + r + "[" + num(E.layout(&n).slots() / E.layout(&n).vec) + "];");
 }
 
 void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
@@ -134,47 +126,6 @@ void unshift_runs(Emitter& E, const Node& n, const std::string& raw) {
     E.line("#pragma unroll");
     E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
     E.line("const unsigned " + mis + " = " + shifts + "[q];");
-    if (E.options().paired_loads == 2) {
-        // The next chunk loaded here (where it does not cross the view's row end: see
-        // each_run), else 256 in the record as each_run would have put it.
-        E.line(w.type + " " + next_chunks(shifts) + "_q = {};");
-        E.open("if (" + mis + " != 0u)");
-        E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
-        auto c = coordinates(E, n, n.type.dims, "e");
-        const std::size_t last = c.size() - 1;
-        const std::string left = "(long long)(" + view_access::extent(n, last) + " - (" + c[last] + ")) * " + num(storage_bytes(k));
-        E.open("if (" + left + " >= " + num(2 * bytes) + " - (long long)" + mis + ")");
-        E.line(next_chunks(shifts) + "_q = *reinterpret_cast<const " + w.type + "*>(reinterpret_cast<const char*>(" + a + " + (" + offset(n, c) + ")) - " +
-               mis + " + " + num(bytes) + ");");
-        E.otherwise();
-        E.line(shifts + "[q] = " + mis + " | 256u;");
-        E.close();
-        E.close();
-    }
-    if (E.options().paired_loads) {
-        // The run's bytes: the chunk at its start after the misalignment, then the
-        // next chunk's (each_run or the lines above loaded it, unless it would have
-        // crossed the view's row end: 256 in the record, the rest then element by element).
-        E.open("if (" + shifts + "[q] != 0u)");
-        E.line("const unsigned " + mis + "_p = " + shifts + "[q];");
-        E.line(w.type + " " + x + " = " + slot + ";");
-        const std::string nx = E.options().paired_loads == 1 ? next_chunks(shifts) + "[q]" : next_chunks(shifts) + "_q";
-        std::string words;
-        for (const auto& f : w.fields) words += x + "." + f + ", ";
-        for (std::size_t i = 0; i < w.fields.size(); ++i) words += nx + "." + w.fields[i] + (i + 1 < w.fields.size() ? ", " : "");
-        E.line("const unsigned " + win + "[" + num(2 * static_cast<std::int64_t>(w.fields.size())) + "] = {" + words + "};");
-        E.line(x + " = " + w.window + win + ", " + mis + "_p & 255u);");
-        E.open("if (" + mis + "_p > 255u)");
-        E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
-        read_rest(E, n, x, "(" + mis + "_p & 255u)");
-        E.close();
-        E.line(slot + " = " + x + ";");
-        // Whole now (see below).
-        E.line(shifts + "[q] = 0u;");
-        E.close();
-        E.close();
-        return;
-    }
     E.open("if (__any_sync(" + E.shuffle_mask() + ", " + mis + " != 0u))");
     E.line("const int e = " + E.element(&n, "q * " + num(l.vec)) + ";");
     E.line(w.type + " " + x + " = " + slot + ";");

@@ -37,14 +37,6 @@ std::string shift_record(const Emitter& E, const Node& load, const std::string& 
 // Declares that array.
 void declare_shift_record(Emitter& E, const Node& load, const std::string& raw);
 
-// With EmitOptions::paired_loads: the array of the aligned chunk after each shifted
-// run's start (`record`: the run's shift record), which each_run loads beside the
-// chunk at its start, so that unshift_runs completes the run from the lane's own two
-// chunks, without shuffles (and so without the lanes of a warp in step).
-std::string next_chunks(const std::string& record);
-// The type of one such chunk: uint4 or uint2.
-std::string chunk_type(int bytes);
-
 // Completes the shifted runs of a load whose raw words each_run left in `raw`: a
 // run whose row is misaligned holds the aligned chunk at its start; its bytes are
 // that chunk's after the misalignment and the next lane's chunk's before it (or,

@@ -91,8 +91,6 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.misaligned_rows = shifted && has_misaligned_rows(args);
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
-    static const int paired = static_cast<int>(support::env_integer("KILN_CUDA_PAIRED_LOADS", 0, 2).value_or(0));
-    o.paired_loads = paired;
     return o;
 }
 

@@ -203,7 +203,6 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("cluster cta threads", std::to_string(o.cluster_cta_threads));
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
     key.add("narrower vectors", o.narrower_vectors ? "1" : "0");
-    key.add("paired loads", std::to_string(o.paired_loads));
     key.add("shared divisor", o.shared_divisor ? "1" : "0");
     key.add("index facts", o.index_facts ? "1" : "0");
     key.add("gemm tile", std::to_string(o.gemm_bm) + "x" + std::to_string(o.gemm_bn));

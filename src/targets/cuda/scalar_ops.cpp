@@ -183,9 +183,19 @@ std::optional<std::string> index_compare(const Node& n, const std::vector<std::s
 
 }  // namespace
 
-std::optional<double> float_constant(const Node& n) {
+namespace {
+
+// The node n repeats (through full and broadcast).
+const Node* repeated(const Node& n) {
     const Node* c = &n;
     while (c->op == OpCode::full || c->op == OpCode::broadcast) c = c->operands[0];
+    return c;
+}
+
+}  // namespace
+
+std::optional<double> float_constant(const Node& n) {
+    const Node* c = repeated(n);
     if (c->op != OpCode::constant || c->type.count() != 1 || !is_float(c->type.kind) || !c->data || c->data->floats.size() != 1) return std::nullopt;
     return c->data->floats[0];
 }
@@ -194,8 +204,7 @@ namespace {
 
 // The value of an integer constant (through full and broadcast), if n is one.
 std::optional<std::int64_t> int_constant(const Node& n) {
-    const Node* c = &n;
-    while (c->op == OpCode::full || c->op == OpCode::broadcast) c = c->operands[0];
+    const Node* c = repeated(n);
     if (c->op != OpCode::constant || c->type.count() != 1 || is_float(c->type.kind) || !c->data || c->data->ints.size() != 1) return std::nullopt;
     return c->data->ints[0];
 }
