@@ -134,6 +134,10 @@ struct EmitOptions {
     // special-function-unit op a quotient (prelude). Off: within noise on an H100's
     // softmax and cross-entropy rows (gpu-20261205-s27); KILN_CUDA_SHARED_DIVISOR=1 turns it on.
     bool shared_divisor = false;
+    // f32 division (and f16/bf16's, held in f32) as kc::fdiv: the bits of `/`
+    // (div.rn.f32) with no call to its slow path, which made ptxas keep every live
+    // value across each quotient (prelude: "f32 division"). KILN_CUDA_INLINE_DIVISION.
+    bool inline_division = false;
     // Index facts: each thread's index within its instance stated to NVVM (prelude:
     // kc::assume), so element columns take unsigned remainders, and i64 compares of
     // an iota against a value a run shares in 32 bits (scalar_ops.cpp:

@@ -83,6 +83,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.cluster_cta_threads = cluster_cta;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
     o.shared_divisor = shared_divisor;
+    static const bool inline_division = support::env_integer("KILN_CUDA_INLINE_DIVISION", 0, 1).value_or(0) != 0;
+    o.inline_division = inline_division;
     static const bool index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1).value_or(0) != 0;
     o.index_facts = index_facts;
     static const bool split_first = support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 1).value_or(1) != 0;

@@ -145,6 +145,10 @@ __device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
 // quotient is div.rn.f32's own.
 // (The divisor's test is its own value and the dividend's joins it with &, not &&,
 // so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
+// The special function unit's reciprocal (MUFU.RCP, within 1 ulp), the first step
+// of kc::fdiv below; the emulator's is the host's correctly rounded 1 / b, another
+// approximation the same steps correct.
+__device__ __forceinline__ float rcp_approx(float b) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b)); return r; }
 // ---- plain C++ from here: the emulator (tests/emulated) keeps it as written
 __device__ __forceinline__ float fdiv_shared(float a, float b) {
     const float y = __frcp_rn(b);
@@ -160,6 +164,72 @@ __device__ __forceinline__ float fdiv_shared(float a, float b) {
 // does with v clamped to [-1, n], which fits an int: scalar_ops.cpp's 32-bit
 // compares of an iota against a value shared by a run (cross-entropy's label).
 __device__ __forceinline__ int clamp_to_index(long long v, int n) { return v < 0 ? -1 : v > n ? n : (int)v; }
+// ---- f32 division, correctly rounded, with no call (EmitOptions::inline_division).
+// div.rn.f32 (the operator /) is a reciprocal, four fmas and a range check (FCHK)
+// whose failure calls a slow path subroutine; ptxas keeps every live value of the
+// kernel across each of those calls, and SwiGLU's 16 quotients a thread made the
+// rows benchmark's bf16 kernel at 1000 columns spill 124 bytes at the first layout
+// the kernel cache tries (6 with no slow path at all): the cache then gave up its
+// loads ahead and half of each thread's share, and the kernel ran at 0.57 of copy.
+// kc::fdiv is the same quotient: fdiv_core is div.rn.f32's fast path (Newton's step on
+// the reciprocal, then Markstein's correction of RN(a r) by the exact residual
+// a - b q), which rounds correctly while nothing underflows or overflows. Here
+// that is decided by plain comparisons, inside bounds tighter than FCHK's:
+// |b| in [2^-125, 2^125] (the reciprocal is normal), |a| in [2^-100, 2^125] and the
+// quotient in [2^-100, 2^125] (the residual, a multiple of ulp(b) ulp(q) >= 2^-147,
+// is exact; nothing overflows). Everything else (zeros, subnormals, infinities,
+// NaN, quotients that overflow or underflow) goes through fdiv_wide, inline: the
+// operands' significands divided in that range, the exponent put back by integer
+// arithmetic, and a subnormal quotient rounded from the significand once, the exact
+// residual's sign breaking the ties that the first rounding made (so no double
+// rounding). tests/emulated/emulated_inline_division_test.cpp checks it against the
+// interpreter's quotients over the whole exponent range, the device tests against
+// div.rn.f32 itself.
+__device__ __forceinline__ float fdiv_core(float a, float b) {
+    const float r0 = rcp_approx(b);
+    const float r1 = __fmaf_rn(r0, __fmaf_rn(-b, r0, 1.0f), r0);
+    const float q0 = __fmul_rn(a, r1);
+    return __fmaf_rn(r1, __fmaf_rn(-b, q0, a), q0);
+}
+__device__ __forceinline__ float fdiv_wide(float a, float b) {
+    const unsigned ia = __float_as_uint(a), ib = __float_as_uint(b);
+    const unsigned sign = (ia ^ ib) & 0x80000000u;
+    unsigned xa = ia & 0x7fffffffu, xb = ib & 0x7fffffffu;
+    const unsigned inf = 0x7f800000u;
+    if (xa > inf || xb > inf) return a + b;  // a NaN operand
+    if ((xa == 0u && xb == 0u) || (xa == inf && xb == inf)) return __uint_as_float(0x7fc00000u);
+    if (xa == inf || xb == 0u) return __uint_as_float(sign | inf);
+    if (xa == 0u || xb == inf) return __uint_as_float(sign);
+    // Finite and nonzero: a = ma 2^(ea - 127), b = mb 2^(eb - 127), ma and mb in [1, 2)
+    // (a subnormal scaled by 2^24 first, exactly).
+    int ea = (int)(xa >> 23), eb = (int)(xb >> 23);
+    if (ea == 0) { xa = __float_as_uint(__uint_as_float(xa) * 0x1p24f); ea = (int)(xa >> 23) - 24; }
+    if (eb == 0) { xb = __float_as_uint(__uint_as_float(xb) * 0x1p24f); eb = (int)(xb >> 23) - 24; }
+    const float ma = __uint_as_float((xa & 0x7fffffu) | 0x3f800000u), mb = __uint_as_float((xb & 0x7fffffu) | 0x3f800000u);
+    const float q = fdiv_core(ma, mb);  // in (0.5, 2], correctly rounded
+    const unsigned iq = __float_as_uint(q);
+    const int e = (int)(iq >> 23) + ea - eb;  // the quotient's biased exponent
+    if (e >= 255) return __uint_as_float(sign | inf);
+    if (e >= 1) return __uint_as_float(sign | (iq + ((unsigned)(ea - eb) << 23)));
+    // Subnormal: the 24-bit significand m shifted right by s to the grid of 2^-149,
+    // rounded to nearest, ties to even, the true quotient's side of q (the exact
+    // residual's sign) deciding where m sits exactly halfway.
+    const int s = 1 - e;
+    if (s >= 25) return __uint_as_float(sign);  // below half of 2^-149
+    const unsigned m = (iq & 0x7fffffu) | 0x800000u, kept = m >> s, rest = m & ((1u << s) - 1u), half = 1u << (s - 1);
+    const float residual = __fmaf_rn(-mb, q, ma);
+    const bool up = rest > half || (rest == half && (residual > 0.0f || (residual == 0.0f && (kept & 1u) != 0u)));
+    return __uint_as_float(sign | (kept + (up ? 1u : 0u)));
+}
+__device__ __forceinline__ float fdiv(float a, float b) {
+    const float q = fdiv_core(a, b);
+    const float aa = fabsf(a), ab = fabsf(b), aq = fabsf(q);
+    const bool divisor = (ab >= 0x1p-125f) & (ab <= 0x1p125f);
+    const bool zero = aa == 0.0f;
+    if (divisor & (zero | ((aa >= 0x1p-100f) & (aa <= 0x1p125f) & (aq >= 0x1p-100f) & (aq <= 0x1p125f))))
+        return zero ? __uint_as_float((__float_as_uint(a) ^ __float_as_uint(b)) & 0x80000000u) : q;
+    return fdiv_wide(a, b);
+}
 // ---- end of plain C++
 // Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
 // unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
