@@ -1,6 +1,7 @@
 // Precision fast (docs/semantics.md): standard, and f32 exp on the hardware's
 // approximation where a target has one (cuda: the special function unit, the
-// FlashAttention lowering folding the row maximum into one fma). Targets without one
+// FlashAttention lowering folding the row maximum into one fma), and f32 division
+// as the hardware's full-range approximation (cuda: div.full.f32, within 2 ulp). Targets without one
 // compute as in standard. Checked against f64 (the bound the docs give) on a device,
 // and in the generated source without one.
 #include <gtest/gtest.h>
@@ -132,6 +133,83 @@ TEST(CudaFastPrecision, ExpIsTheApproximationOnlyWhenAskedFor) {
     const std::string fc = cuda_text(capped, qkv, Precision::fast, What::source);
     EXPECT_TRUE(contains(fc, "kc::exp_fast_diff(kiln_s[j], "));
     EXPECT_FALSE(contains(fc, "kc::exp_fast_scaled("));
+}
+
+// Division: div.full.f32 only when asked for (and not with KILN_CUDA_FAST_DIVISION=0).
+TEST(CudaFastPrecision, DivisionIsTheApproximationOnlyWhenAskedFor) {
+    REQUIRE_NVRTC();
+    Tensor<f32> x({4, 512}), y({4, 512});
+    auto args = args_of(std::as_const(x).view(), y.view());
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::fast, What::source), "kc::fdiv_full("));
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::fast, What::ptx), "div.full.f32"));
+    for (Precision p : {Precision::standard, Precision::exact}) {
+        EXPECT_FALSE(contains(cuda_text(softmax_kernel(), args, p, What::source), "kc::fdiv_full(")) << "a correctly rounded quotient";
+        EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, p, What::ptx), "div.rn.f32"));
+    }
+    auto program = detail::specialize(*softmax_kernel().shared_impl(), args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = Precision::fast});
+    o.fast_division = false;
+    EXPECT_FALSE(contains(cu::emit_kernel(*program, o).source, "kc::fdiv_full("));
+}
+
+// Quotients of random bit patterns (every exponent, subnormals, infinities, NaN)
+// against f64: within 2 ulp of the correctly rounded quotient where it is normal,
+// within 2 ulp of 2^-149 or flushed to zero where it is subnormal; NaN where IEEE
+// gives NaN, infinities and zeros where it gives them.
+Kernel divide_kernel() {
+    return kernel("divide_probe", [](View<const f32, 1> a, View<const f32, 1> b, View<f32, 1> y) {
+        auto n = axis("n", kBlock);
+        for (auto& nest : parallel(shape(axis("blocks", ceil_div(a.extent(0), kBlock))))) {
+            auto i0 = nest.index() * kBlock;
+            y(coord(i0), shape(n)).store(a[coord(i0), shape(n)] / b[coord(i0), shape(n)]);
+        }
+    });
+}
+
+TEST(CudaFastPrecisionDevice, DivisionIsWithinItsBound) {
+    REQUIRE_DEVICE();
+    const std::int64_t n = std::int64_t{1} << 24;
+    Tensor<f32> a({n}), b({n}), y({n});
+    std::mt19937 g(17);
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint32_t ua = g(), ub = g();
+        if (i % 2 == 0) ub = (ub & 0x807fffffu) | ((0x3f800000u + ((g() % 64u) << 23)) - (32u << 23));  // divisors near 1 too
+        std::memcpy(&a.values()[static_cast<std::size_t>(i)], &ua, 4);
+        std::memcpy(&b.values()[static_cast<std::size_t>(i)], &ub, 4);
+    }
+    auto ad = a.to(cuda()), bd = b.to(cuda());
+    auto yd = y.to(cuda());
+    divide_kernel().launch(cuda(), Precision::fast, std::as_const(ad).view(), std::as_const(bd).view(), yd.view());
+    const std::vector<float> got = yd.to(host()).values();
+    double worst = 0;
+    long flushed = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const float x = a.values()[i], z = b.values()[i], r = got[i];
+        const double want = static_cast<double>(x) / static_cast<double>(z);
+        const float rounded = static_cast<float>(want);
+        if (std::isnan(rounded)) {
+            EXPECT_TRUE(std::isnan(r)) << x << " / " << z << " = " << r;
+            continue;
+        }
+        if (std::isinf(z) || x == 0.0f || std::isinf(x) || z == 0.0f) {  // exact results: zeros and infinities
+            EXPECT_EQ(r, rounded) << x << " / " << z;
+            continue;
+        }
+        if (std::abs(want) > static_cast<double>(FLT_MAX)) {  // overflows, or rounds to the largest float
+            EXPECT_TRUE(std::isinf(r) || std::abs(r) >= FLT_MAX / 2) << x << " / " << z << " = " << r;
+            continue;
+        }
+        if (std::abs(want) < FLT_MIN) {
+            flushed += r == 0.0f && want != 0.0;
+            EXPECT_TRUE(r == 0.0f || std::abs(static_cast<double>(r) - want) <= 0x1p-148) << x << " / " << z << " = " << r << ", want " << want;
+            continue;
+        }
+        const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+        const double ulps = std::abs(static_cast<double>(r) - want) / ulp;
+        worst = std::max(worst, ulps);
+        EXPECT_LE(ulps, 2.0) << x << " / " << z << " = " << r << ", want " << want;
+    }
+    std::printf("[ fast division ] %zu quotients, worst %.3f ulp (normal results), %ld subnormal ones flushed to zero\n", got.size(), worst, flushed);
 }
 
 // Every f32 input from below the subnormal results to the overflow, and the special

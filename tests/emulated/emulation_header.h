@@ -130,6 +130,8 @@ __device__ __forceinline__ unsigned f2h2_min(float lo, float hi) { return f2h2(l
 __device__ __forceinline__ unsigned f2b2_min(float lo, float hi) { return f2b2(lo, hi); }
 __device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
 __device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+// div.full.f32 (prelude.cpp, precision fast): on the host the correctly rounded quotient, within its 2 ulp.
+__device__ __forceinline__ float fdiv_full(float a, float b) { return a / b; }
 // The special function unit's reciprocal (prelude.cpp, the first step of kc::fdiv):
 // on the host the correctly rounded one, another approximation kc::fdiv's steps correct.
 __device__ __forceinline__ float rcp_approx(float b) { return 1.0f / b; }

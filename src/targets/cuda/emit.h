@@ -138,6 +138,10 @@ struct EmitOptions {
     // (div.rn.f32) with no call to its slow path, which made ptxas keep every live
     // value across each quotient (prelude: "f32 division"). KILN_CUDA_INLINE_DIVISION.
     bool inline_division = false;
+    // In precision fast, f32 division (and f16/bf16's, held in f32) as div.full.f32
+    // (kc::fdiv_full, within 2 ulp: docs/semantics.md). KILN_CUDA_FAST_DIVISION=0 keeps
+    // the correctly rounded quotient there too (A/B).
+    bool fast_division = true;
     // Index facts: each thread's index within its instance stated to NVVM (prelude:
     // kc::assume), so element columns take unsigned remainders, and i64 compares of
     // an iota against a value a run shares in 32 bits (scalar_ops.cpp:

@@ -145,6 +145,12 @@ __device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
 // quotient is div.rn.f32's own.
 // (The divisor's test is its own value and the dividend's joins it with &, not &&,
 // so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
+// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp
+// over the whole range (PTX ISA), one reciprocal on the special function unit and a
+// multiply with the operands scaled where they need it, no range check and no call
+// (div.rn.f32, the operator /, is a reciprocal, four fmas, a range check and a call
+// to a slow path). CUDA's -use_fast_math divides so (--prec-div=false).
+__device__ __forceinline__ float fdiv_full(float a, float b) { float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
 // The special function unit's reciprocal (MUFU.RCP, within 1 ulp), the first step
 // of kc::fdiv below; the emulator's is the host's correctly rounded 1 / b, another
 // approximation the same steps correct.

@@ -90,8 +90,12 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
 
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b) {
     if (is_float(k)) {
-        // Correctly rounded as `/` is, without div.rn.f32's call (prelude: "f32 division").
-        if (op == OpCode::div && e.options().inline_division && held_in_float(k)) return round_float(k, call("kc::fdiv", a, b));
+        if (op == OpCode::div && held_in_float(k)) {
+            // Precision fast: within 2 ulp, no range check and no call (prelude: kc::fdiv_full).
+            if (e.fast() && e.options().fast_division) return round_float(k, call("kc::fdiv_full", a, b));
+            // Correctly rounded as `/` is, without div.rn.f32's call (prelude: "f32 division").
+            if (e.options().inline_division) return round_float(k, call("kc::fdiv", a, b));
+        }
         std::string sym(ir::infix_operator(op));
         if (!sym.empty()) return round_float(k, "(" + a + " " + sym + " " + b + ")");
         if (op == OpCode::maximum) return call("kc::kmax", a, b);
