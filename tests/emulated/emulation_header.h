@@ -16,6 +16,7 @@ inline constexpr const char* kEmulationHeader = R"EMU(
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__

@@ -184,11 +184,14 @@ __device__ __forceinline__ int clamp_to_index(long long v, int n) { return v < 0
 // |b| in [2^-125, 2^125] (the reciprocal is normal), |a| in [2^-100, 2^125] and the
 // quotient in [2^-100, 2^125] (the residual, a multiple of ulp(b) ulp(q) >= 2^-147,
 // is exact; nothing overflows). Everything else (zeros, subnormals, infinities,
-// NaN, quotients that overflow or underflow) goes through fdiv_wide, inline: the
-// operands' significands divided in that range, the exponent put back by integer
-// arithmetic, and a subnormal quotient rounded from the significand once, the exact
-// residual's sign breaking the ties that the first rounding made (so no double
-// rounding). tests/emulated/emulated_inline_division_test.cpp checks it against the
+// NaN, quotients that overflow or underflow) goes through fdiv_wide: the operands'
+// significands divided in that range, the exponent put back by integer arithmetic,
+// and a subnormal quotient rounded from the significand once, the exact residual's
+// sign breaking the ties that the first rounding made (so no double rounding). It is
+// a call (one copy, reached only there): inlined at every quotient its registers made
+// the rows around it spill more than div.rn.f32 did (offline, the rows benchmark's
+// softmax, cross-entropy and SwiGLU, bench/results/gpu-20261206-s32/), called they
+// spill less (SwiGLU bf16 at 1000 columns 124 -> 20 bytes at the first layout). tests/emulated/emulated_inline_division_test.cpp checks it against the
 // interpreter's quotients over the whole exponent range, the device tests against
 // div.rn.f32 itself.
 __device__ __forceinline__ float fdiv_core(float a, float b) {
@@ -197,7 +200,7 @@ __device__ __forceinline__ float fdiv_core(float a, float b) {
     const float q0 = __fmul_rn(a, r1);
     return __fmaf_rn(r1, __fmaf_rn(-b, q0, a), q0);
 }
-__device__ __forceinline__ float fdiv_wide(float a, float b) {
+__device__ __noinline__ float fdiv_wide(float a, float b) {
     const unsigned ia = __float_as_uint(a), ib = __float_as_uint(b);
     const unsigned sign = (ia ^ ib) & 0x80000000u;
     unsigned xa = ia & 0x7fffffffu, xb = ib & 0x7fffffffu;
