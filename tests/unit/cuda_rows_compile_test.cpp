@@ -307,6 +307,30 @@ TEST(CudaRows, ASpillHalvesTheShareBeforeTheShiftedRunsAloneAreGivenUp) {
     EXPECT_TRUE(no_spills(plan)) << plan;
 }
 
+// EmitOptions::spill_tolerance (KILN_CUDA_SPILL_TOLERANCE, 0 by default): a spill of
+// at most that many bytes is kept rather than what the ladder gives up for it. The bf16
+// softmax at 8192 columns spills holding the next row ahead (the test above): with a
+// tolerance above that spill it keeps its loads ahead, the spill stays, and the plan
+// says it was kept (not "not register-resident"); with none it gives them up.
+TEST(CudaRows, ASpillWithinTheToleranceIsKept) {
+    REQUIRE_NVRTC();
+    const RowArgs a = softmax_args(64, 8192);
+    auto program = detail::specialize(*rows::softmax<bf16>().shared_impl(), a.args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(a.args, CompileOptions{.precision = Precision::standard});
+    o.spill_tolerance = 0;
+    const auto strict = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    ASSERT_FALSE(strict->spill_feedback.empty());
+    EXPECT_TRUE(contains(strict->spill_feedback.front(), "no loads ahead of their instance")) << strict->spill_feedback.front();
+    EXPECT_FALSE(strict->kept_spills());
+    EXPECT_EQ(strict->resources.spill_store_bytes + strict->resources.spill_load_bytes, 0);
+    o.spill_tolerance = 1024;
+    const auto tolerant = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    ASSERT_EQ(tolerant->spill_feedback.size(), 1u);
+    EXPECT_TRUE(tolerant->kept_spills()) << tolerant->spill_feedback.front();
+    EXPECT_GT(tolerant->resources.spill_store_bytes + tolerant->resources.spill_load_bytes, 0);
+    EXPECT_TRUE(contains(tolerant->kernel.source, "issued one instance ahead"));
+}
+
 // Stores of bf16 pairs canonicalise NaNs with one 16-bit minimum (min.s16x2) where
 // the registers allow it: not in a kernel holding loads ahead of their instance
 // (there it made ptxas spill, and the prefetch is worth more), and not where the

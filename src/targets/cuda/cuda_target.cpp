@@ -284,7 +284,7 @@ public:
         // The one reason a kernel whose values all have register layouts still leaves
         // the fast path: they do not fit (a row wider than a cluster of 8 CTAs' registers
         // hold, or one that cannot span a cluster: cuda_layout.h says when).
-        if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0)
+        if (k->resources.known && k->resources.spill_store_bytes + k->resources.spill_load_bytes > 0 && !k->kept_spills())
             s << "  not register-resident: the values a thread holds exceed the registers of a " << k->kernel.threads << "-thread CTA"
               << (k->kernel.cluster > 1 ? " in a cluster of " + std::to_string(k->kernel.cluster) : "")
               << ", and ptxas spills them to local memory (a row spans a cluster of CTAs only in standard precision, with every op in "

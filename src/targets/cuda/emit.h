@@ -142,6 +142,11 @@ struct EmitOptions {
     // (kc::fdiv_full, within 2 ulp: docs/semantics.md). KILN_CUDA_FAST_DIVISION=0 keeps
     // the correctly rounded quotient there too (A/B).
     bool fast_division = true;
+    // Bytes of spill stores and loads (together) the kernel cache keeps in a row
+    // kernel rather than give up, for them, its loads ahead, shifted runs or share
+    // (kernel_cache.cpp's ladder gives them up for any spill). 0 until an A/B on a
+    // device decides; KILN_CUDA_SPILL_TOLERANCE (0 to 1024).
+    int spill_tolerance = 0;
     // Index facts: each thread's index within its instance stated to NVVM (prelude:
     // kc::assume), so element columns take unsigned remainders, and i64 compares of
     // an iota against a value a run shares in 32 bits (scalar_ops.cpp:

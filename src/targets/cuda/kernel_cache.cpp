@@ -96,8 +96,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // (-1: compiled offline): precision, index width, misaligned rows, the GEMM
 // kernel's tile, split-K code and cluster, the generic kernel beside a specialised
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
-// the inline and fast divisions (process-wide knobs that tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, std::string, int>;
+// the inline and fast divisions and the spill tolerance (process-wide knobs that
+// tests set per compile), arch, device.
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -287,7 +288,7 @@ namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
     return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async,
-            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, arch, device};
+            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead
@@ -445,7 +446,9 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             // the whole module, 0.5-1 s, for a kernel that rarely runs).
             const Resources& r = fresh->resources;
             const bool specialised = !fresh->kernel.gemm.entry.empty() || !fresh->kernel.attention.entry.empty();
-            const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0;
+            // (EmitOptions::spill_tolerance: spills of at most that many bytes, stored and
+            // loaded, are kept rather than what the ladder would give up for them.)
+            const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > eo.spill_tolerance;
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
@@ -532,6 +535,9 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                                   std::to_string(fresh->kernel.min_ctas * fresh->kernel.threads) + spilled);
                 continue;
             }
+            if (!specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0)
+                gave_up.push_back(std::string(kKeptSpills) + spilled + ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) +
+                                  " bytes, KILN_CUDA_SPILL_TOLERANCE)");
             fresh->spill_feedback = gave_up;
             if (dev) load(*fresh, p, *dev);
             k = file(fresh);

@@ -21,6 +21,8 @@ struct Resources {
     int spill_load_bytes = 0;
 };
 
+inline constexpr const char* kKeptSpills = "spills kept";
+
 struct CompiledKernel {
     EmittedKernel kernel;
     std::string arch;                  // "sm_90a"
@@ -32,8 +34,10 @@ struct CompiledKernel {
     Resources attention_resources;     // of kernel.attention.entry, when there is one
     bool from_disk = false;
     // What the spill feedback gave up, in order, to fit the registers (the plan's
-    // "fitted to the registers" line): empty when the first compile fit.
+    // "fitted to the registers" line): empty when the first compile fit. Its last line
+    // starts with kKeptSpills where spills within EmitOptions::spill_tolerance were kept.
     std::vector<std::string> spill_feedback;
+    bool kept_spills() const { return !spill_feedback.empty() && spill_feedback.back().rfind(kKeptSpills, 0) == 0; }
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     bool compiled = true;              // false: probe_kernel's emitted kernel, not compiled (no cubin, never loaded)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
