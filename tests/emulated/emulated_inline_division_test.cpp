@@ -22,6 +22,7 @@
 #include "examples/row_kernels.h"
 #include "interp_bytes.h"
 #include "targets/cuda/prelude.h"
+#include "tests/unit/division_kernels.h"
 
 using namespace kiln;
 using cpu_diff::Buffer;
@@ -30,20 +31,9 @@ namespace rows = kiln::catalog::rows;
 
 namespace {
 
-bool knob_on() {
-    const char* v = std::getenv("KILN_CUDA_INLINE_DIVISION");
-    return v && std::string(v) == "1";
-}
+using division_tests::divide_rows;
 
-Kernel divide_rows() {
-    return kernel("divide_rows", [](View<const f32, 2> a, View<const f32, 2> b, View<f32, 2> y) {
-        auto r = axis("r", 1), c = axis("c", a.extent(1));
-        for (auto& nest : parallel(shape(axis("rows", a.extent(0))))) {
-            auto origin = coord(nest.index(), 0);
-            y(origin, shape(r, c)).store(a[origin, shape(r, c)] / b[origin, shape(r, c)]);
-        }
-    });
-}
+bool knob_on() { return division_tests::knob_on("KILN_CUDA_INLINE_DIVISION"); }
 
 // An f32 input of `rows` x `cols` holding `values` (then zeros).
 Buffer floats(std::int64_t rows, std::int64_t cols, const std::vector<float>& values) {

@@ -17,6 +17,7 @@
 #include "targets/common/target_impl.h"
 #include "targets/cuda/prelude.h"
 #include "trace/kernel_trace.h"
+#include "tests/unit/division_kernels.h"
 
 using namespace kiln;
 using cpu_diff::Buffer;
@@ -25,10 +26,9 @@ namespace rows = kiln::catalog::rows;
 
 namespace {
 
-bool knob_on() {
-    const char* v = std::getenv("KILN_CUDA_SHARED_DIVISOR");
-    return v && std::string(v) == "1";
-}
+using division_tests::divide_rows;
+
+bool knob_on() { return division_tests::knob_on("KILN_CUDA_SHARED_DIVISOR"); }
 
 std::string source_of(const Kernel& k, const std::vector<Buffer>& bufs) {
     std::vector<detail::Arg> args;
@@ -56,17 +56,6 @@ Kernel divide_by_scalar() {
         for (auto& nest : parallel(shape(axis("rows", x.extent(0))))) {
             auto origin = coord(nest.index(), 0);
             y(origin, shape(r, c)).store(x[origin, shape(r, c)] / s);
-        }
-    });
-}
-
-// Elementwise division of two rows: no shared divisor, the plain quotient.
-Kernel divide_rows() {
-    return kernel("divide_rows", [](View<const f32, 2> a, View<const f32, 2> b, View<f32, 2> y) {
-        auto r = axis("r", 1), c = axis("c", a.extent(1));
-        for (auto& nest : parallel(shape(axis("rows", a.extent(0))))) {
-            auto origin = coord(nest.index(), 0);
-            y(origin, shape(r, c)).store(a[origin, shape(r, c)] / b[origin, shape(r, c)]);
         }
     });
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cuda_test_util.h"
+#include "division_kernels.h"
 
 using namespace kiln;
 using namespace kiln::cuda_test;
@@ -105,16 +106,7 @@ TEST(CudaInlineDivision, TheBoundsAreNeeded) {
     EXPECT_EQ(bits(-0.0f / 3.0f), bits(-0.0f));
 }
 
-// y = a / b elementwise over rows.
-Kernel divide_rows() {
-    return kernel("divide_rows", [](View<const f32, 2> a, View<const f32, 2> b, View<f32, 2> y) {
-        auto r = axis("r", 1), c = axis("c", a.extent(1));
-        for (auto& nest : parallel(shape(axis("rows", a.extent(0))))) {
-            auto origin = coord(nest.index(), 0);
-            y(origin, shape(r, c)).store(a[origin, shape(r, c)] / b[origin, shape(r, c)]);
-        }
-    });
-}
+using division_tests::divide_rows;
 
 TEST(CudaInlineDivision, ThePtxHoldsNoDivisionInstructionAndCallsOnlyTheWidePath) {
     REQUIRE_NVRTC();
@@ -167,8 +159,7 @@ std::pair<std::vector<float>, std::vector<float>> hard_operands(std::size_t n) {
 
 TEST(CudaInlineDivision, OnTheDeviceTheQuotientsAreTheInterpretersBits) {
     REQUIRE_DEVICE();
-    const char* knob = std::getenv("KILN_CUDA_INLINE_DIVISION");
-    if (!knob || std::string(knob) != "1") GTEST_SKIP() << "KILN_CUDA_INLINE_DIVISION=1 runs this";
+    if (!division_tests::knob_on("KILN_CUDA_INLINE_DIVISION")) GTEST_SKIP() << "KILN_CUDA_INLINE_DIVISION=1 runs this";
     constexpr std::int64_t rows = 4096, cols = 4096;
     auto [a, b] = hard_operands(static_cast<std::size_t>(rows * cols));
     Tensor<f32> ta({rows, cols}, a), tb({rows, cols}, b), want({rows, cols});
@@ -191,8 +182,7 @@ TEST(CudaInlineDivision, OnTheDeviceEveryDividendSignificandAgainstHardDivisors)
     // 2^23 dividend significands in [1, 2) against divisors where a reciprocal rounds
     // least kindly and random ones, against the host's correctly rounded quotients.
     REQUIRE_DEVICE();
-    const char* knob = std::getenv("KILN_CUDA_INLINE_DIVISION");
-    if (!knob || std::string(knob) != "1") GTEST_SKIP() << "KILN_CUDA_INLINE_DIVISION=1 runs this";
+    if (!division_tests::knob_on("KILN_CUDA_INLINE_DIVISION")) GTEST_SKIP() << "KILN_CUDA_INLINE_DIVISION=1 runs this";
     std::vector<std::uint32_t> significands = {0u, 1u, 2u, 3u, 0x7fffffu, 0x7ffffeu, 0x7ffffdu, 0x400000u, 0x3fffffu, 0x555555u, 0x2aaaabu};
     std::mt19937 rng(606);
     while (significands.size() < 16) significands.push_back(rng() & 0x7fffffu);

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Plans every row kernel of the benchmark (kind x width) on the cuda target offline, one line each.
+# KINDS and KERNELS (space-separated) narrow it (session 32: KERNELS="softmax cross_entropy swiglu").
 k=/work/main/build/tools/kiln
 name() { case $1 in softmax) echo softmax_rows;; layernorm) echo layernorm_affine;; rmsnorm) echo rmsnorm_weighted;; residual_layernorm) echo residual_layernorm_affine;; *) echo $1;; esac; }
 export KILN_CACHE_DIR=${KILN_CACHE_DIR:-/tmp/rows-offline-cache}
-for kind in bf16 f32; do
+for kind in ${KINDS:-bf16 f32}; do
 for wr in 8192:32768 128:1048576 1000:131072 4000:32768 5123:26000 65536:2048; do
   C=${wr%%:*}; R=${wr##*:}
-  for kn in softmax layernorm rmsnorm log_softmax cross_entropy residual_layernorm swiglu; do
+  for kn in ${KERNELS:-softmax layernorm rmsnorm log_softmax cross_entropy residual_layernorm swiglu}; do
     case $kn in
       softmax|log_softmax) a="--arg ${R}x$C --arg ${R}x$C";;
       layernorm) a="--arg ${R}x$C --arg $C --arg $C --arg ${R}x$C";;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 32, the device call that ran (call1.sh and call2.sh merged once the device
+# Session 32's device call (two planned calls merged once the device
 # budget left room for one call; from the repository root, .deps carried):
-#   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261206-s32/call1m.sh
+#   OUT=<dir> CALL_SECONDS=540 bash bench/results/gpu-20261206-s32/call.sh
 # 1. The NVVM workaround of 9337549: the cuda fuzz regressions (5521605 among them) and
 #    the ptxas workaround tests.
 # 2. kc::fdiv (KILN_CUDA_INLINE_DIVISION=1): its device tests, then the A/B on the bf16
