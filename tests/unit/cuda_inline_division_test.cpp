@@ -186,16 +186,19 @@ TEST(CudaInlineDivision, OnTheDeviceEveryDividendSignificandAgainstHardDivisors)
     std::vector<std::uint32_t> significands = {0u, 1u, 2u, 3u, 0x7fffffu, 0x7ffffeu, 0x7ffffdu, 0x400000u, 0x3fffffu, 0x555555u, 0x2aaaabu};
     std::mt19937 rng(606);
     while (significands.size() < 16) significands.push_back(rng() & 0x7fffffu);
-    const std::int64_t divisors = static_cast<std::int64_t>(significands.size()), n = std::int64_t{1} << 23;
+    // Rows of 4096 quotients (a row of 2^23 would be one program instance's tile: the
+    // first device run's version of this test did not finish in its 150 s).
+    const std::int64_t divisors = static_cast<std::int64_t>(significands.size()), n = std::int64_t{1} << 23, cols = 4096;
     std::vector<float> a(static_cast<std::size_t>(divisors * n)), b(a.size());
     for (std::int64_t d = 0; d < divisors; ++d)
         for (std::int64_t m = 0; m < n; ++m) {
             a[static_cast<std::size_t>(d * n + m)] = from_bits(0x3f800000u | static_cast<std::uint32_t>(m));
             b[static_cast<std::size_t>(d * n + m)] = from_bits(0x3f800000u | significands[static_cast<std::size_t>(d)]);
         }
-    Tensor<f32> ta({divisors, n}, a), tb({divisors, n}, b);
+    const std::int64_t rows = divisors * n / cols;
+    Tensor<f32> ta({rows, cols}, a), tb({rows, cols}, b);
     const auto ad = ta.to(cuda()), bd = tb.to(cuda());
-    auto yd = Tensor<f32>({divisors, n}).to(cuda());
+    auto yd = Tensor<f32>({rows, cols}).to(cuda());
     run_kernel(divide_rows(), cuda(), args_of(ad, bd, yd), {.precision = Precision::exact}, Loc::here());
     const auto got = yd.to(host()).values();
     long differ = 0;

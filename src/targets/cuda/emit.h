@@ -135,12 +135,16 @@ struct EmitOptions {
     // softmax and cross-entropy rows (gpu-20261205-s27); KILN_CUDA_SHARED_DIVISOR=1 turns it on.
     bool shared_divisor = false;
     // f32 division (and f16/bf16's, held in f32) as kc::fdiv: the bits of `/`
-    // (div.rn.f32) with no call to its slow path, which made ptxas keep every live
-    // value across each quotient (prelude: "f32 division"). KILN_CUDA_INLINE_DIVISION.
+    // (div.rn.f32) with no call to its slow path at each quotient, which made ptxas keep
+    // every live value across each one (prelude: "f32 division"). Off: on an H200 it ran
+    // 10 of 12 bf16 dividing rows slower (softmax at 8192 columns 0.73 -> 0.62 of copy),
+    // SwiGLU at 1000 columns faster (0.41 -> 0.76: a larger share a thread fit),
+    // bench/results/gpu-20261206-s32/. KILN_CUDA_INLINE_DIVISION=1.
     bool inline_division = false;
     // In precision fast, f32 division (and f16/bf16's, held in f32) as div.full.f32
-    // (kc::fdiv_full, within 2 ulp: docs/semantics.md). KILN_CUDA_FAST_DIVISION=0 keeps
-    // the correctly rounded quotient there too (A/B).
+    // (kc::fdiv_full, within 2 ulp of the correctly rounded quotient: docs/semantics.md):
+    // the d 128 FlashAttention kernel 3-6% faster on an H200 (gpu-20261206-s32).
+    // KILN_CUDA_FAST_DIVISION=0 keeps the correctly rounded quotient there too (A/B).
     bool fast_division = true;
     // Bytes of spill stores and loads (together) the kernel cache keeps in a row
     // kernel rather than give up, for them, its loads ahead, shifted runs or share
