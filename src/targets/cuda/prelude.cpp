@@ -145,8 +145,9 @@ __device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
 // quotient is div.rn.f32's own.
 // (The divisor's test is its own value and the dividend's joins it with &, not &&,
 // so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
-// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp
-// over the whole range (PTX ISA), one reciprocal on the special function unit and a
+// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp of
+// the correctly rounded quotient over the whole range (PTX ISA; subnormal quotients may
+// be flushed to zero), one reciprocal on the special function unit and a
 // multiply with the operands scaled where they need it, no range check and no call
 // (div.rn.f32, the operator /, is a reciprocal, four fmas, a range check and a call
 // to a slow path). CUDA's -use_fast_math divides so (--prec-div=false).
