@@ -125,6 +125,17 @@ __device__ __forceinline__ float kmin(float a, float b) {
 // took the signed remainder's four instructions instead of one (the bf16
 // cross-entropy rows at 8192 columns: 1,456 SASS instructions against 1,576).
 __device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
+// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp of
+// the correctly rounded quotient over the whole range (PTX ISA; subnormal quotients may
+// be flushed to zero), one reciprocal on the special function unit and a
+// multiply with the operands scaled where they need it, no range check and no call
+// (div.rn.f32, the operator /, is a reciprocal, four fmas, a range check and a call
+// to a slow path). CUDA's -use_fast_math divides so (--prec-div=false).
+__device__ __forceinline__ float fdiv_full(float a, float b) { float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+// The special function unit's reciprocal (MUFU.RCP, within 1 ulp), the first step
+// of kc::fdiv below; the emulator's is the host's correctly rounded 1 / b, another
+// approximation the same steps correct.
+__device__ __forceinline__ float rcp_approx(float b) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b)); return r; }
 // ---- f32 division by a divisor many quotients share (softmax's e / sum: the
 // emitter calls this where the divisor is broadcast along a thread's run, when
 // EmitOptions::shared_divisor is on: KILN_CUDA_SHARED_DIVISOR=1; an H100 A/B of the
@@ -145,17 +156,6 @@ __device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
 // quotient is div.rn.f32's own.
 // (The divisor's test is its own value and the dividend's joins it with &, not &&,
 // so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
-// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp of
-// the correctly rounded quotient over the whole range (PTX ISA; subnormal quotients may
-// be flushed to zero), one reciprocal on the special function unit and a
-// multiply with the operands scaled where they need it, no range check and no call
-// (div.rn.f32, the operator /, is a reciprocal, four fmas, a range check and a call
-// to a slow path). CUDA's -use_fast_math divides so (--prec-div=false).
-__device__ __forceinline__ float fdiv_full(float a, float b) { float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
-// The special function unit's reciprocal (MUFU.RCP, within 1 ulp), the first step
-// of kc::fdiv below; the emulator's is the host's correctly rounded 1 / b, another
-// approximation the same steps correct.
-__device__ __forceinline__ float rcp_approx(float b) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b)); return r; }
 // ---- plain C++ from here: the emulator (tests/emulated) keeps it as written
 __device__ __forceinline__ float fdiv_shared(float a, float b) {
     const float y = __frcp_rn(b);
@@ -192,9 +192,10 @@ __device__ __forceinline__ int clamp_to_index(long long v, int n) { return v < 0
 // a call (one copy, reached only there): inlined at every quotient its registers made
 // the rows around it spill more than div.rn.f32 did (offline, the rows benchmark's
 // softmax, cross-entropy and SwiGLU, bench/results/gpu-20261206-s32/), called they
-// spill less (SwiGLU bf16 at 1000 columns 124 -> 20 bytes at the first layout). tests/emulated/emulated_inline_division_test.cpp checks it against the
-// interpreter's quotients over the whole exponent range, the device tests against
-// div.rn.f32 itself.
+// spill less (SwiGLU bf16 at 1000 columns 124 -> 20 bytes at the first layout).
+// tests/emulated/emulated_inline_division_test.cpp checks it against the interpreter's
+// quotients over the whole exponent range, tests/unit/cuda_inline_division_test.cpp
+// on a device.
 __device__ __forceinline__ float fdiv_core(float a, float b) {
     const float r0 = rcp_approx(b);
     const float r1 = __fmaf_rn(r0, __fmaf_rn(-b, r0, 1.0f), r0);
