@@ -6,6 +6,7 @@
 // statistics stay in registers. Whether the kernels compute the right values is
 // checked on the emulated target (tests/emulated) and on the device.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include "cuda_test_util.h"
 #include "examples/row_kernels.h"
@@ -190,6 +191,8 @@ TEST(CudaRows, SoftmaxDividesByTheRowSumAndPacksBf16Pairs) {
     EXPECT_EQ(count(ptx, "div.rn.f32"), 32) << "one IEEE division per quotient slot (32 per thread)";
 }
 
+// No spill beyond the few bytes EmitOptions::layout_spill_tolerance keeps rather
+// than change the layout (bf16 cross-entropy and SwiGLU at 1000 columns: 8 + 8).
 TEST(CudaRows, CatalogRowKernelsCompileWithoutSpills) {
     REQUIRE_NVRTC();
     for (std::int64_t cols : {8192, 1000}) {
@@ -214,7 +217,7 @@ TEST(CudaRows, CatalogRowKernelsCompileWithoutSpills) {
             {rows::cross_entropy<bf16>(), ce.args}, {rows::residual_layernorm<bf16>(), res.args}, {rows::swiglu<bf16>(), sw.args}};
         for (auto& [k, args] : kernels) {
             std::string plan = cuda_text(k, args, Precision::standard, What::plan);
-            EXPECT_TRUE(no_spills(plan)) << plan;
+            EXPECT_TRUE(no_spills(plan) || contains(plan, "not worth a change of layout: within EmitOptions::layout_spill_tolerance (16 bytes")) << plan;
             EXPECT_FALSE(contains(plan, "staged")) << plan;
             // Wide rows stream through registers: 1024 threads resident per SM (64
             // registers each) keep enough bytes in flight. swiglu and cross_entropy hold
@@ -329,6 +332,41 @@ TEST(CudaRows, ASpillWithinTheToleranceIsKept) {
     EXPECT_TRUE(tolerant->kept_spills()) << tolerant->spill_feedback.front();
     EXPECT_GT(tolerant->resources.spill_store_bytes + tolerant->resources.spill_load_bytes, 0);
     EXPECT_TRUE(contains(tolerant->kernel.source, "issued one instance ahead"));
+}
+
+// EmitOptions::layout_spill_tolerance (16 bytes by default): after the loads ahead
+// go, a spill within it is kept rather than change the layout for it. The bf16 SwiGLU
+// at 1000 columns spills a few bytes once its loads ahead are given up (8 + 8 with
+// this NVRTC; on an H100 0.91 of copy so, 0.55 at half the share): with no tolerance
+// it gives up the NaN minimum and then half each thread's share; with a generous one
+// it keeps both, and its loads ahead still go (they go for any spill).
+TEST(CudaRows, ASmallSpillIsKeptRatherThanHalveTheShare) {
+    REQUIRE_NVRTC();
+    RowArgs sw;
+    sw.in<bf16>({64, 2 * 1000});
+    sw.out<bf16>({64, 1000});
+    auto program = detail::specialize(*rows::swiglu<bf16>().shared_impl(), sw.args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(sw.args, CompileOptions{.precision = Precision::standard});
+    o.spill_tolerance = 0;
+    o.layout_spill_tolerance = 0;
+    const auto strict = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    auto said = [](const cu::CompiledKernel& k, const std::string& what) {
+        return std::any_of(k.spill_feedback.begin(), k.spill_feedback.end(), [&](const std::string& s) { return contains(s, what); });
+    };
+    ASSERT_FALSE(strict->spill_feedback.empty());
+    EXPECT_TRUE(said(*strict, "no loads ahead of their instance")) << strict->spill_feedback.front();
+    EXPECT_TRUE(said(*strict, "each thread holds 1/2 of its share of the rows")) << strict->spill_feedback.back();
+    EXPECT_FALSE(strict->kept_spills());
+    o.layout_spill_tolerance = 1024;
+    const auto tolerant = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    ASSERT_EQ(tolerant->spill_feedback.size(), 2u);
+    EXPECT_TRUE(contains(tolerant->spill_feedback.front(), "no loads ahead of their instance")) << tolerant->spill_feedback.front();
+    EXPECT_TRUE(tolerant->kept_spills()) << tolerant->spill_feedback.back();
+    EXPECT_TRUE(contains(tolerant->spill_feedback.back(), "not worth a change of layout")) << tolerant->spill_feedback.back();
+    EXPECT_FALSE(said(*tolerant, "of its share of the rows"));
+    // The whole share: half the threads an instance that the strict ladder gave it.
+    EXPECT_EQ(2 * tolerant->kernel.threads / tolerant->kernel.instances_per_cta, strict->kernel.threads / strict->kernel.instances_per_cta);
+    EXPECT_FALSE(contains(tolerant->kernel.source, "issued one instance ahead"));
 }
 
 // Stores of bf16 pairs canonicalise NaNs with one 16-bit minimum (min.s16x2) where

@@ -151,6 +151,19 @@ struct EmitOptions {
     // (kernel_cache.cpp's ladder gives them up for any spill). 0 until an A/B on a
     // device decides; KILN_CUDA_SPILL_TOLERANCE (0 to 1024).
     int spill_tolerance = 0;
+    // Bytes of spill stores and loads (together) kept rather than change the layout
+    // for them: give up the NaN minimum, halve each thread's share of the rows, halve
+    // the resident threads (the ladder's steps after the loads ahead, which go for any
+    // spill beyond spill_tolerance: held through local memory they hide no latency;
+    // measured, keeping them spilled lost on log_softmax, 0.96 -> 0.78 of copy). A spill
+    // of a value or two costs less than half the share: twice the threads a row's
+    // reductions combine, and 8-byte vectors where a thread held one run of eight
+    // 16-bit elements. A/B on an H100 (gpu-20261206-s33, each value twice): bf16 SwiGLU
+    // 0.82 -> 0.94 of copy at 128 columns and 0.55 -> 0.90 at 1000, cross-entropy at
+    // 1000 0.45 -> 0.55, softmax at 4000 0.72 -> 0.88; f32 softmax at 8192 1.00 -> 0.97
+    // (the one loss; the other problems whose plans it changes, within 1%).
+    // KILN_CUDA_LAYOUT_SPILL_TOLERANCE (0 to 1024; 0: the ladder as before, the A/B).
+    int layout_spill_tolerance = 16;
     // Index facts: each thread's index within its instance stated to NVVM (prelude:
     // kc::assume), so element columns take unsigned remainders, and i64 compares of
     // an iota against a value a run shares in 32 bits (scalar_ops.cpp:

@@ -96,9 +96,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // (-1: compiled offline): precision, index width, misaligned rows, the GEMM
 // kernel's tile, split-K code and cluster, the generic kernel beside a specialised
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
-// the inline and fast divisions and the spill tolerance (process-wide knobs that
+// the inline and fast divisions and the spill tolerances (process-wide knobs that
 // tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, std::string, int>;
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, int, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -288,7 +288,7 @@ namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
     return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async,
-            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, arch, device};
+            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead
@@ -420,7 +420,12 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 return fresh;
             }
         }
-        if (auto same = filed(fresh->key)) {
+        // The same source accepted earlier in the process is taken as it is where any
+        // ladder would keep it; one that spills was kept under the tolerances of the
+        // compile that filed it, so this ladder judges it for itself.
+        auto same = filed(fresh->key);
+        if (same && same->resources.spill_store_bytes + same->resources.spill_load_bytes > eo.spill_tolerance) same = nullptr;
+        if (same) {
             if (same->has_text) {
                 k = same;
             } else {  // loaded through the index: the emitter's text joins the module already loaded
@@ -449,6 +454,10 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             // (EmitOptions::spill_tolerance: spills of at most that many bytes, stored and
             // loaded, are kept rather than what the ladder would give up for them.)
             const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > eo.spill_tolerance;
+            // (EmitOptions::layout_spill_tolerance: for the steps after the loads ahead, a
+            // little more is kept rather than change the layout.)
+            const int layout_tolerance = std::max(eo.spill_tolerance, eo.layout_spill_tolerance);
+            const bool spills_for_layout = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > layout_tolerance;
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
@@ -517,27 +526,31 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 drop_loads_ahead(spilled);
                 continue;
             }
-            if (spills && fresh->kernel.nan_by_minimum) {
+            if (spills_for_layout && fresh->kernel.nan_by_minimum) {
                 eo.nan_by_minimum = false;
                 gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled" + spilled);
                 continue;
             }
             const bool split_helped = instance_threads != split_threads;  // the last split gave each instance more threads
             split_threads = instance_threads;
-            if (spills && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
+            if (spills_for_layout && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
                 eo.layout_split *= 2;
                 gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows" + spilled);
                 continue;
             }
-            if (spills && fresh->kernel.min_ctas > 1) {
+            if (spills_for_layout && fresh->kernel.min_ctas > 1) {
                 eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
                 gave_up.push_back("registers for " + std::to_string(eo.resident_threads) + " resident threads per SM, not " +
                                   std::to_string(fresh->kernel.min_ctas * fresh->kernel.threads) + spilled);
                 continue;
             }
-            if (!specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0)
-                gave_up.push_back(std::string(kKeptSpills) + spilled + ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) +
-                                  " bytes, KILN_CUDA_SPILL_TOLERANCE)");
+            // Spills within a tolerance are kept and said so; beyond both, the ladder had
+            // nothing left to give up (the plan says the values are not register-resident).
+            if (!specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0 && !spills_for_layout)
+                gave_up.push_back(std::string(kKeptSpills) + spilled +
+                                  (!spills ? ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) + " bytes, KILN_CUDA_SPILL_TOLERANCE)"
+                                           : ", not worth a change of layout: within EmitOptions::layout_spill_tolerance (" +
+                                                 std::to_string(eo.layout_spill_tolerance) + " bytes, KILN_CUDA_LAYOUT_SPILL_TOLERANCE)"));
             fresh->spill_feedback = gave_up;
             if (dev) load(*fresh, p, *dev);
             k = file(fresh);

@@ -35,7 +35,8 @@ struct CompiledKernel {
     bool from_disk = false;
     // What the spill feedback gave up, in order, to fit the registers (the plan's
     // "fitted to the registers" line): empty when the first compile fit. Its last line
-    // starts with kKeptSpills where spills within EmitOptions::spill_tolerance were kept.
+    // starts with kKeptSpills where spills within EmitOptions::spill_tolerance or
+    // layout_spill_tolerance were kept.
     std::vector<std::string> spill_feedback;
     bool kept_spills() const { return !spill_feedback.empty() && spill_feedback.back().rfind(kKeptSpills, 0) == 0; }
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)

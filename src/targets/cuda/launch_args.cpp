@@ -89,6 +89,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.fast_division = fast_division;
     static const int spill_tolerance = static_cast<int>(support::env_integer("KILN_CUDA_SPILL_TOLERANCE", 0, 1024).value_or(0));
     o.spill_tolerance = spill_tolerance;
+    static const int layout_spill_tolerance = static_cast<int>(support::env_integer("KILN_CUDA_LAYOUT_SPILL_TOLERANCE", 0, 1024).value_or(16));
+    o.layout_spill_tolerance = layout_spill_tolerance;
     static const bool index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1).value_or(0) != 0;
     o.index_facts = index_facts;
     static const bool split_first = support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 1).value_or(1) != 0;
