@@ -23,6 +23,12 @@
 // user's i8/i32 minimum and maximum compare in the unsigned order of the values
 // with the sign bit flipped, and an i32 negation is a not and an add
 // (prelude.cpp: "ptxas and negated int32 operands").
+//
+// CudaAbsAgainstNonPositive: ptxas folds setp.ge.f32 (or .gt) of an abs.f32 against
+// a constant <= 0 to true, as if |x| could not be NaN: `-2.5 <= abs(x - x)` was 1 on
+// the device for x = inf (program 5640584, bench/results/gpu-20261206-s33). The
+// emitter clears the sign bit with an and.b32 instead (prelude.cpp: "ptxas and |x|
+// against a constant <= 0").
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -246,4 +252,79 @@ TEST(CudaNegatedInt32MinMax, DeviceAgreesWithTheInterpreter) {
     compare(i32{}, "negated_i32", std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
     compare(i32{}, "negated_i32", -30, 30);
     compare(i8{}, "negated_i8", -128, 127);
+}
+
+namespace {
+
+// The fuzz program's comparison and its neighbours, each stored as 0 or 1.
+template <Element T> Kernel abs_compares(const char* name) {
+    return kernel(name, [](View<const T, 1> x, View<i32, 2> out) {
+        auto n = axis("n", kN), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("one_instance", 1)))) {
+            (void)nest;
+            auto v = x[coord(0), shape(n)];
+            const std::vector<Tile<bool>> tests = {T(-2.5f) <= abs(v - v), abs(v) >= T(0.0f), abs(v) > T(-1.0f), T(0.0f) <= abs(v)};
+            for (std::int64_t i = 0; i < static_cast<std::int64_t>(tests.size()); ++i)
+                out(coord(i, 0), shape(one, n)).store(reshape(cast<i32>(tests[static_cast<std::size_t>(i)]), shape(one, n)));
+        }
+    });
+}
+constexpr std::int64_t kAbsTests = 4;
+
+std::vector<float> abs_inputs() {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    return {inf, -inf, nan, -nan, 0.0f, -0.0f, 1.0f, -1.0f, 2.5f, -2.5f, 1e-45f, -1e-45f, 3e38f, -3e38f, 0.5f, -7.0f};
+}
+
+}  // namespace
+
+TEST(CudaAbsAgainstNonPositive, PtxClearsTheSignBitInsteadOfAbs) {
+    REQUIRE_NVRTC();
+    Tensor<f32> x({kN});
+    Tensor<bf16> xb({kN});
+    Tensor<i32> out({kAbsTests, kN});
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        for (const std::string& ptx : {cuda_text(abs_compares<f32>("abs_compares_f32"), args_of(std::as_const(x).view(), out.view()), p, What::ptx),
+                                       cuda_text(abs_compares<bf16>("abs_compares_bf16"), args_of(std::as_const(xb).view(), out.view()), p, What::ptx)}) {
+            ASSERT_FALSE(ptx.empty());
+            EXPECT_EQ(count(ptx, "abs.f32"), 0) << "an abs.f32 ptxas may compare as if it could not be NaN";
+            EXPECT_GT(count(ptx, "and.b32"), 0);
+        }
+    }
+}
+
+// On the device: each comparison as the interpreter makes it, NaNs and infinities among the inputs.
+TEST(CudaAbsAgainstNonPositive, DeviceAgreesWithTheInterpreter) {
+    REQUIRE_DEVICE();
+    auto compare = [](auto tag, const char* name) {
+        using T = decltype(tag);
+        std::vector<T> xs;
+        for (float v : abs_inputs()) xs.push_back(T(v));
+        Tensor<T> x({kN}, xs);
+        Tensor<i32> want({kAbsTests, kN});
+        for (Precision p : {Precision::exact, Precision::standard}) {
+            run_kernel(abs_compares<T>(name), interp(), args_of(std::as_const(x).view(), want.view()), {.precision = p}, Loc::here());
+            auto xd = x.to(cuda());
+            auto od = Tensor<i32>({kAbsTests, kN}).to(cuda());
+            run_kernel(abs_compares<T>(name), cuda(), args_of(std::as_const(xd), od), {.precision = p}, Loc::here());
+            EXPECT_EQ(od.to(host()).values(), want.values()) << name << (p == Precision::exact ? " exact" : " standard");
+        }
+    };
+    compare(f32{}, "abs_compares_f32");
+    compare(bf16{}, "abs_compares_bf16");
+}
+
+// The interpreter's answers (what the device must match): NaN compares false, every
+// other |x| is >= 0 and so above any negative constant.
+TEST(CudaAbsAgainstNonPositive, TheInterpreterKeepsNaNFalse) {
+    Tensor<f32> x({kN}, abs_inputs());
+    Tensor<i32> out({kAbsTests, kN});
+    run_kernel(abs_compares<f32>("abs_compares_f32"), interp(), args_of(std::as_const(x).view(), out.view()), {.precision = Precision::exact}, Loc::here());
+    const auto v = out.values();
+    const auto in = abs_inputs();
+    for (std::int64_t i = 0; i < kN; ++i) {
+        const bool nan = std::isnan(in[static_cast<std::size_t>(i)]), inf = std::isinf(in[static_cast<std::size_t>(i)]);
+        EXPECT_EQ(v[static_cast<std::size_t>(i)], nan || inf ? 0 : 1) << "|x - x| >= -2.5 for x = " << in[static_cast<std::size_t>(i)];
+        for (std::int64_t t = 1; t < kAbsTests; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t * kN + i)], nan ? 0 : 1) << "test " << t << ", x = " << in[static_cast<std::size_t>(i)];
+    }
 }

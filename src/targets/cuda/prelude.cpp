@@ -68,6 +68,13 @@ __device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); re
 __device__ __forceinline__ float bool_to_float(bool b) { return opaque_bits(b ? 0x3f800000u : 0u); }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return opaque_bits(c ? __float_as_uint(a) : __float_as_uint(b)); }
 __device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+// ---- ptxas and |x| against a constant <= 0: ptxas (CUDA 13.0, sm_90a) folds
+// setp.ge.f32 (or .gt) of an abs.f32 against a constant <= 0 to true, as if |x| could
+// not be NaN: |x - x| >= -2.5 was 1 on the device for x = inf, where the contract
+// (and IEEE) gives 0 (fuzz program 5640584, on an H100). So the user's f32 abs (and
+// f16/bf16's, held in float) clears the sign bit with an and.b32, the same bits,
+// which ptxas does not reason about as a magnitude (tests/unit/cuda_ptxas_workarounds_test.cpp).
+__device__ __forceinline__ float fabs_bits(float x) { return __uint_as_float(__float_as_uint(x) & 0x7fffffffu); }
 // ---- ptxas and negated int32 operands: ptxas (CUDA 13.0, sm_90a) fuses two
 // dependent signed 32-bit minimums (or maximums) into one VIMNMX3 and, where an
 // operand of the inner one is a negation, folds the negation into the VIMNMX3,

@@ -73,7 +73,7 @@ std::string unary_expr(Emitter& e, OpCode op, Kind k, const std::string& x) {
     bool f64 = k == Kind::F64;
     switch (op) {
         case OpCode::neg: return f64 ? "-" + x : call("kc::fneg", x);  // prelude: "ptxas and -0.0"
-        case OpCode::abs: return call(f64 ? "fabs" : "fabsf", x);
+        case OpCode::abs: return call(f64 ? "fabs" : "kc::fabs_bits", x);  // prelude: "ptxas and |x| against a constant <= 0"
         case OpCode::sqrt: return f64 ? call("__dsqrt_rn", x) : round_float(k, call("__fsqrt_rn", x));
         default: break;
     }
