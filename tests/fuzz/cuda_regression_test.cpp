@@ -50,3 +50,8 @@ TEST(CudaFuzzRegression, Seed7000248AMisalignedRowLoadedOnceIsShiftedOnce) { rep
 // NVVM widening the sign flip it had made of it as sext(x) - 2^31 (prelude.cpp:
 // "NVVM and the i32 sign bit").
 TEST(CudaFuzzRegression, Seed5521605AnInt32MinusIntMinWidensRight) { replay(5521605, Precision::exact); }
+
+// ptxas (CUDA 13.0) folded `-2.5 <= abs(x - x)` to true, as if |x| could not be NaN:
+// 1 for x = inf where the interpreter stores 0 (session 33, on an H100; prelude.cpp:
+// "ptxas and |x| against a constant <= 0").
+TEST(CudaFuzzRegression, Seed5640584AbsOfANaNIsAboveNoNegativeConstant) { replay(5640584, Precision::exact); }
