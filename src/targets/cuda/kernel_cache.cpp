@@ -420,11 +420,13 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 return fresh;
             }
         }
-        // The same source accepted earlier in the process is taken as it is where any
-        // ladder would keep it; one that spills was kept under the tolerances of the
-        // compile that filed it, so this ladder judges it for itself.
+        // The same source accepted earlier in the process is taken as it is, unless it
+        // spills and a ladder of other spill tolerances kept it: this ladder judges it
+        // for itself then (tests compile one program under several).
         auto same = filed(fresh->key);
-        if (same && same->resources.spill_store_bytes + same->resources.spill_load_bytes > eo.spill_tolerance) same = nullptr;
+        if (same && same->resources.spill_store_bytes + same->resources.spill_load_bytes > 0 &&
+            (same->ladder_spill_tolerance != eo.spill_tolerance || same->ladder_layout_spill_tolerance != eo.layout_spill_tolerance))
+            same = nullptr;
         if (same) {
             if (same->has_text) {
                 k = same;
@@ -491,6 +493,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                                      fitted.spilled;
                 }
                 fresh->spill_feedback = gave_up;
+                fresh->ladder_spill_tolerance = eo.spill_tolerance;
+                fresh->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
                 if (dev) load(*fresh, p, *dev);
                 k = file(fresh);
                 break;
@@ -552,6 +556,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                                            : ", not worth a change of layout: within EmitOptions::layout_spill_tolerance (" +
                                                  std::to_string(eo.layout_spill_tolerance) + " bytes, KILN_CUDA_LAYOUT_SPILL_TOLERANCE)"));
             fresh->spill_feedback = gave_up;
+            fresh->ladder_spill_tolerance = eo.spill_tolerance;
+            fresh->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
             if (dev) load(*fresh, p, *dev);
             k = file(fresh);
         }

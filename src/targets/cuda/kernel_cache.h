@@ -39,6 +39,9 @@ struct CompiledKernel {
     // layout_spill_tolerance were kept.
     std::vector<std::string> spill_feedback;
     bool kept_spills() const { return !spill_feedback.empty() && spill_feedback.back().rfind(kKeptSpills, 0) == 0; }
+    // The spill tolerances of the ladder that kept this kernel (EmitOptions::spill_tolerance,
+    // layout_spill_tolerance); -1 where no ladder of this process judged it.
+    int ladder_spill_tolerance = -1, ladder_layout_spill_tolerance = -1;
     bool has_text = true;              // kernel has the emitter's source and plan lines (false: found through the program index)
     bool compiled = true;              // false: probe_kernel's emitted kernel, not compiled (no cubin, never loaded)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
