@@ -142,6 +142,8 @@ __device__ __forceinline__ void assume(bool) {}
 __device__ __forceinline__ float bool_to_float(bool b) { return b ? 1.0f : 0.0f; }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return c ? a : b; }
 __device__ __forceinline__ float fneg(float x) { return -x; }
+// prelude.cpp's "ptxas and |x| against a constant <= 0": the same bits.
+__device__ __forceinline__ float fabs_bits(float x) { return __uint_as_float(__float_as_uint(x) & 0x7fffffffu); }
 // prelude.cpp's "ptxas and negated int32 operands" helpers: the same values.
 __device__ __forceinline__ int smin32(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int smax32(int a, int b) { return a > b ? a : b; }
