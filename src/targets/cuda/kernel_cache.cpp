@@ -411,6 +411,15 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         eo.grid_prefetch = 0;
         gave_up.push_back("no loads ahead of their instance or iteration (grid_prefetch, loop_prefetch): holding them spilled" + why);
     };
+    // The ladder's end: the kernel kept, with what was given up for it and the
+    // tolerances it was judged under, loaded and filed.
+    auto keep = [&](const std::shared_ptr<CompiledKernel>& kept) {
+        kept->spill_feedback = gave_up;
+        kept->ladder_spill_tolerance = eo.spill_tolerance;
+        kept->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
+        if (dev) load(*kept, p, *dev);
+        k = file(kept);
+    };
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
         if (probe) {
@@ -455,11 +464,11 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             const bool specialised = !fresh->kernel.gemm.entry.empty() || !fresh->kernel.attention.entry.empty();
             // (EmitOptions::spill_tolerance: spills of at most that many bytes, stored and
             // loaded, are kept rather than what the ladder would give up for them.)
-            const bool spills = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > eo.spill_tolerance;
+            const int spill_bytes = !specialised && r.known ? r.spill_store_bytes + r.spill_load_bytes : 0;
+            const bool spills = spill_bytes > eo.spill_tolerance;
             // (EmitOptions::layout_spill_tolerance: for the steps after the loads ahead, a
             // little more is kept rather than change the layout.)
-            const int layout_tolerance = std::max(eo.spill_tolerance, eo.layout_spill_tolerance);
-            const bool spills_for_layout = !specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > layout_tolerance;
+            const bool spills_for_layout = spill_bytes > std::max(eo.spill_tolerance, eo.layout_spill_tolerance);
             const std::string spilled =
                 " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
             const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
@@ -492,11 +501,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                     gave_up.back() = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
                                      fitted.spilled;
                 }
-                fresh->spill_feedback = gave_up;
-                fresh->ladder_spill_tolerance = eo.spill_tolerance;
-                fresh->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
-                if (dev) load(*fresh, p, *dev);
-                k = file(fresh);
+                keep(fresh);
                 break;
             }
             // Not where a row one warp holds would span two: its reductions, shuffles
@@ -550,16 +555,12 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             }
             // Spills within a tolerance are kept and said so; beyond both, the ladder had
             // nothing left to give up (the plan says the values are not register-resident).
-            if (!specialised && r.known && r.spill_store_bytes + r.spill_load_bytes > 0 && !spills_for_layout)
+            if (spill_bytes > 0 && !spills_for_layout)
                 gave_up.push_back(std::string(kKeptSpills) + spilled +
                                   (!spills ? ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) + " bytes, KILN_CUDA_SPILL_TOLERANCE)"
                                            : ", not worth a change of layout: within EmitOptions::layout_spill_tolerance (" +
                                                  std::to_string(eo.layout_spill_tolerance) + " bytes, KILN_CUDA_LAYOUT_SPILL_TOLERANCE)"));
-            fresh->spill_feedback = gave_up;
-            fresh->ladder_spill_tolerance = eo.spill_tolerance;
-            fresh->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
-            if (dev) load(*fresh, p, *dev);
-            k = file(fresh);
+            keep(fresh);
         }
         break;
     }
