@@ -52,6 +52,8 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
             const char* mode = precision == Precision::exact ? " exact" : " standard";
             for (const auto& s : ptx_hazards::hazardous_selects(ptx)) ADD_FAILURE() << "program " << seed << mode << ": select of -1.0 against -0.0: " << s;
             for (const auto& s : ptx_hazards::negated_signed_min_max(ptx)) ADD_FAILURE() << "program " << seed << mode << ": signed min/max of a negation: " << s;
+            // (Not widened_through_constant_sums: NVVM writes that pair rightly for index
+            // arithmetic, an element's column - 2 + j, whose sums cannot wrap.)
         }
     }
     EXPECT_GT(compiled, 0);
@@ -77,4 +79,29 @@ TEST(CudaPtxHazards, Program5521605WidensTheFlippedValue) {
     const std::string before = "\tld.global.u32 \t%r211, [%rd89];\n\txor.b32  \t%r23, %r211, -2147483648;\n\tcvt.s64.s32 \t%rd5, %r211;\n"
                                "\tadd.s64 \t%rd91, %rd5, -2147483648;\n\tdiv.s64 \t%rd335, %rd5, %rd91;\n";
     ASSERT_EQ(ptx_hazards::sign_extended_sign_flips(before).size(), 1u);
+}
+
+// Program 4962944 (an H100 campaign, session 34, precision standard): an i32
+// `(x + INT_MAX) / x` came out 0 for x = 29: NVVM widened the divisor as
+// sext(x + INT_MAX) - INT_MAX (prelude.cpp: "NVVM and i32 sums with a constant").
+// Its PTX, compiled offline, now adds in PTX and widens x itself; the scan finds the
+// pair in the PTX NVVM wrote before the change.
+TEST(CudaPtxHazards, Program4962944WidensTheOperandNotTheSum) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    fuzz::Limits limits;
+    limits.device = true;
+    const fuzz::Recipe r = fuzz::make_recipe(4962944, limits);
+    Kernel k = fuzz::build_kernel(r);
+    fuzz::Launch l = fuzz::make_launch(r);
+    auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
+    const auto c = cu::compiled_kernel(*program, cu::emit_options(l.args, CompileOptions{.precision = Precision::standard}), nullptr, /*need_text=*/true);
+    EXPECT_NE(c->kernel.source.find("kc::add32_opaque("), std::string::npos);
+    const std::string ptx = cu::kernel_ptx(*c);
+    for (const auto& s : ptx_hazards::widened_through_constant_sums(ptx)) ADD_FAILURE() << "sext(x + C) - C: " << s;
+    const std::string before = "\tadd.s32 \t%r72, %r150, 2147483647;\n\tcvt.s64.s32 \t%rd14, %r72;\n\tsetp.eq.s32 \t%p10, %r150, 0;\n"
+                               "\tadd.s64 \t%rd72, %rd14, -2147483647;\n\tdiv.s64 \t%rd171, %rd14, %rd72;\n";
+    ASSERT_EQ(ptx_hazards::widened_through_constant_sums(before).size(), 1u);
+    // A sum widened and offset by another constant is the program's own arithmetic.
+    const std::string other = "\tadd.s32 \t%r72, %r150, 7;\n\tcvt.s64.s32 \t%rd14, %r72;\n\tadd.s64 \t%rd72, %rd14, -6;\n";
+    EXPECT_TRUE(ptx_hazards::widened_through_constant_sums(other).empty());
 }

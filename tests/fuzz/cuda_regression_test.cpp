@@ -55,3 +55,9 @@ TEST(CudaFuzzRegression, Seed5521605AnInt32MinusIntMinWidensRight) { replay(5521
 // 1 for x = inf where the interpreter stores 0 (session 33, on an H100; prelude.cpp:
 // "ptxas and |x| against a constant <= 0").
 TEST(CudaFuzzRegression, Seed5640584AbsOfANaNIsAboveNoNegativeConstant) { replay(5640584, Precision::exact); }
+
+// An i32 `(x + INT_MAX) / x` gave 0 for x = 29 where the interpreter gives -74051159
+// (session 34, on an H100, standard precision): NVVM widened the divisor x as
+// sext(x + INT_MAX) - INT_MAX, as if the sum could not wrap (prelude.cpp: "NVVM and
+// i32 sums with a constant").
+TEST(CudaFuzzRegression, Seed4962944AnInt32SumWithAConstantLeavesItsOperandWhole) { replay(4962944, Precision::standard); }

@@ -4,6 +4,7 @@
 // tests/fuzz/cuda_ptx_hazards_test.cpp the fuzzer's programs.
 #pragma once
 
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -47,6 +48,26 @@ inline std::vector<std::string> sign_extended_sign_flips(const std::string& ptx)
     std::vector<std::string> found;
     for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), add); it != std::sregex_iterator(); ++it)
         if (widened.count((*it)[1])) found.push_back(it->str());
+    return found;
+}
+
+// The PTX lines subtracting C from a register a cvt.s64.s32 wrote from an `add.s32 ..,
+// x, C`: NVVM's widening of x itself as sext(x + C) - C, which is 2^32 off where the
+// i32 sum wrapped (prelude.cpp: "NVVM and i32 sums with a constant"; fuzz program
+// 4962944: x / 29 for x = 29 + INT_MAX came out 0). NVVM writes the same pair rightly
+// for index arithmetic whose sums cannot wrap (a column - 2 + j), so this scans one
+// kernel known to hold none, not every fuzzed program.
+inline std::vector<std::string> widened_through_constant_sums(const std::string& ptx) {
+    static const std::regex sum(R"(add\.s32\s+(%r\d+),\s*%r\d+,\s*(-?\d+);)"), cvt(R"(cvt\.s64\.s32\s+(%rd\d+),\s*(%r\d+);)"),
+        add(R"(add\.s64\s+%rd\d+,\s*(%rd\d+),\s*(-?\d+);)");
+    std::map<std::string, long long> summed;  // i32 register -> the constant added
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), sum); it != std::sregex_iterator(); ++it) summed[(*it)[1]] = std::stoll((*it)[2]);
+    std::map<std::string, long long> widened;  // i64 register -> the constant its i32 source had added
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), cvt); it != std::sregex_iterator(); ++it)
+        if (auto s = summed.find((*it)[2]); s != summed.end()) widened[(*it)[1]] = s->second;
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), add); it != std::sregex_iterator(); ++it)
+        if (auto w = widened.find((*it)[1]); w != widened.end() && std::stoll((*it)[2]) == -w->second) found.push_back(it->str());
     return found;
 }
 

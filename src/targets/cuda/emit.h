@@ -127,8 +127,9 @@ struct EmitOptions {
     // alone made it fit, try it once more with them at layout_split 2 and keep that if
     // it fits (kernel_cache.cpp says what the H200 showed). At 5123 columns that kept
     // bf16 LayerNorm and residual LayerNorm's shifted runs: 1.5x and 1.9x
-    // (bench/results/gpu-20261205-s24/). KILN_CUDA_SPLIT_FIRST=0: the ladder without it (A/B).
-    bool split_before_dropping = true;
+    // (bench/results/gpu-20261205-s24/). 2: also where the loads ahead had to go after
+    // the shifted runs (the try keeps them gone). KILN_CUDA_SPLIT_FIRST=0, 1 or 2 (A/B).
+    int split_before_dropping = 1;
     // Float division whose divisor is one value for a thread's run (softmax's
     // e / sum) as kc::fdiv_shared: the same bits, the reciprocal once a run and no
     // special-function-unit op a quotient (prelude). Off: within noise on an H100's

@@ -407,8 +407,10 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         eo.misaligned_rows = false;
         gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + why);
     };
+    bool loads_ahead_dropped = false;
     auto drop_loads_ahead = [&](const std::string& why) {
         eo.grid_prefetch = 0;
+        loads_ahead_dropped = true;
         gave_up.push_back("no loads ahead of their instance or iteration (grid_prefetch, loop_prefetch): holding them spilled" + why);
     };
     // The ladder's end: the kernel kept, with what was given up for it and the
@@ -485,6 +487,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             if (split_probe) {
                 Fitted fitted = std::move(*split_probe);
                 split_probe.reset();
+                std::string& shifted_entry = gave_up.front();  // the shifted runs given up (then, maybe, the loads ahead)
                 // Kept: no spill, more threads an instance, and still one instance per
                 // CTA's own registers (a row spread over a cluster loads nothing ahead).
                 const bool kept = instance_threads > fitted.instance_threads && fresh->kernel.cluster == fitted.kernel->kernel.cluster &&
@@ -493,13 +496,13 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                     const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
                                                          (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
                                                    : ", and at half the share a thread" + spilled;
-                    gave_up.back() += half;
+                    shifted_entry += half;
                     eo.misaligned_rows = false;
                     eo.layout_split = 1;
                     fresh = std::move(fitted.kernel);
                 } else {
-                    gave_up.back() = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
-                                     fitted.spilled;
+                    shifted_entry = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
+                                    fitted.spilled;
                 }
                 keep(fresh);
                 break;
@@ -507,8 +510,11 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
             // Not where a row one warp holds would span two: its reductions, shuffles
             // alone today, would exchange partials through shared memory at barriers.
             const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
-            // (gave_up holds one change: the shifted runs given up, the first compile's.)
-            if (!spills && !shifted_spilled.empty() && gave_up.size() == 1 && eo.split_before_dropping && fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
+            // (gave_up holds the shifted runs given up, the first compile's change, and at
+            // split_before_dropping 2 maybe the loads ahead given up after them.)
+            const bool shifted_alone = gave_up.size() == 1, then_loads_ahead = gave_up.size() == 2 && loads_ahead_dropped;
+            if (!spills && !shifted_spilled.empty() && (shifted_alone || (then_loads_ahead && eo.split_before_dropping >= 2)) &&
+                eo.split_before_dropping >= 1 && fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
                 split_probe = Fitted{fresh, instance_threads, shifted_spilled};
                 eo.misaligned_rows = true;
                 eo.layout_split = 2;

@@ -93,7 +93,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.layout_spill_tolerance = layout_spill_tolerance;
     static const bool index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1).value_or(0) != 0;
     o.index_facts = index_facts;
-    static const bool split_first = support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 1).value_or(1) != 0;
+    static const int split_first = static_cast<int>(support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 2).value_or(1));
     o.split_before_dropping = split_first;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && has_misaligned_rows(args);

@@ -105,6 +105,12 @@ __device__ __forceinline__ int neg32(int x) { int r; asm("{ .reg .b32 t; not.b32
 // constant INT_MIN flips the sign bit in PTX, which NVVM cannot look into, and one
 // of another constant that NVVM would only know after folding adds in PTX.
 __device__ __forceinline__ int flip_sign32(int x) { int r; asm("xor.b32 %0, %1, 0x80000000;" : "=r"(r) : "r"(x)); return r; }
+// ---- NVVM and i32 sums with a constant: where a kernel had both x + C (wrapping, no
+// overflow undefined: kc::add32 adds unsigned) and x widened to 64 bits, NVVM (CUDA
+// 13.0) widened x as sext(x + C) - C (`cvt.s64.s32` of the sum, then `add.s64 .., -C`),
+// as if the sum could not wrap: fuzz program 4962944 (standard, on an H100) divided
+// 29 + INT_MAX by 29 and got 0, the divisor being 29 - 2^32. So every i32 add or
+// subtract of a constant (or a value NVVM could fold to one) is added in PTX too.
 __device__ __forceinline__ int add32_opaque(int a, int b) { int r; asm("add.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 __device__ __forceinline__ int sub32_opaque(int a, int b) { int r; asm("sub.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 // One rounding of a double (math results; casts from f64 and integers).

@@ -216,15 +216,15 @@ std::optional<std::int64_t> int_constant(const Node& n) {
 }
 
 // An i32 add or subtract with an operand NVVM knows (prelude: "NVVM and the i32 sign
-// bit"): of INT_MIN, the sign bit flipped in PTX; of another value it would know only
-// after folding, added in PTX; "" for the rest (plain kc::add32 / kc::sub32).
+// bit", "NVVM and i32 sums with a constant"): of INT_MIN, the sign bit flipped in PTX;
+// of another constant, or a value NVVM would know only after folding, added in PTX;
+// "" for the rest (plain kc::add32 / kc::sub32).
 std::string i32_with_known_operand(const Node& n, const std::vector<std::string>& x) {
     if (n.type.kind != Kind::I32 || (n.op != OpCode::add && n.op != OpCode::sub)) return "";
     constexpr std::int64_t kMin = -2147483648LL;
     const auto a = int_constant(*n.operands[0]), b = int_constant(*n.operands[1]);
     if (b == kMin) return "kc::flip_sign32(" + x[0] + ")";  // x + MIN, x - MIN
     if (a == kMin) return n.op == OpCode::add ? "kc::flip_sign32(" + x[1] + ")" : "kc::flip_sign32(kc::sub32(0, " + x[1] + "))";
-    if (a || b) return "";  // another constant: no sign bit to fold
     if (compile_time_known(*n.operands[0]) || compile_time_known(*n.operands[1]))
         return call(n.op == OpCode::add ? "kc::add32_opaque" : "kc::sub32_opaque", x[0], x[1]);
     return "";
