@@ -378,6 +378,9 @@ void measure(const Lowered& l, CudaLayouts& c) {
         const ir::Node* tile = n.op == OpCode::load ? &n : n.op == OpCode::store ? n.operands.back() : nullptr;
         if (tile && !tile->type.dims.empty()) c.vec = std::max(c.vec, std::min(8, 16 / kind_bytes(tile->type.kind)));
     });
+    // Rows moved element by element anyway (misaligned) read best one element a thread
+    // in turn: a warp's accesses then cover one contiguous span (LowerOptions::max_run).
+    if (l.options.max_run > 0) c.vec = std::min(c.vec, l.options.max_run);
 }
 
 // The first op that stages through shared memory, if any.

@@ -31,6 +31,7 @@ struct LowerOptions {
     int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
     bool loop_prefetch = false;      // cuda: loop_prefetch.h (KILN_CUDA_LOOP_PREFETCH=1)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
+    int max_run = 0;                 // cuda: the longest run of a row a thread holds (0: a 16-byte vector's; cuda_layout.h)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     int cluster_cta_threads = 0;     // cuda: the threads of each CTA of such a cluster (0: cuda_layout.cpp's choice; KILN_CUDA_CLUSTER_CTA)
     // cuda: the attention kernel may re-block keys of a program whose row maximum starts

@@ -157,6 +157,36 @@ TEST(CudaRows, RaggedWidthsKeepTheirVectorRuns) {
     }
 }
 
+// LowerOptions::max_run 1 (EmitOptions::coalesced_elements, for misaligned rows moved
+// element by element): each thread holds single elements dealt in turn, so that slot
+// j of thread t is element j T + t of the row and a warp's loads cover one span.
+TEST(CudaRows, ALongestRunOfOneDealsElementsInTurn) {
+    auto a = softmax_args(64, 5123);
+    auto program = detail::specialize(*rows::softmax<bf16>().shared_impl(), a.args, Loc::here());
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    const passes::Lowered natural = passes::lower(*program, o, "cuda_layout");
+    o.max_run = 1;
+    const passes::Lowered dealt = passes::lower(*program, o, "cuda_layout");
+    const ir::Node* load = nullptr;
+    ir::walk(program->grid ? *program->grid->body : program->body, [&](const ir::Node& n) {
+        if (!load && n.op == ir::OpCode::load) load = &n;
+    });
+    ASSERT_NE(load, nullptr);
+    EXPECT_EQ(natural.layouts->of(load).vec, 8);
+    const passes::CudaLayout l = dealt.layouts->of(load);
+    ASSERT_EQ(l.vec, 1);
+    EXPECT_EQ(dealt.layouts->decision(load).how, passes::CudaLowering::element_access);
+    for (int t : {0, 1, 31, l.threads - 1})
+        for (std::int64_t j : {std::int64_t{0}, std::int64_t{1}, l.slots() - 1}) {
+            const auto e = l.element(t, j);
+            const std::int64_t col = j * l.threads + t;
+            if (col < 5123) EXPECT_EQ(e, col) << "thread " << t << " slot " << j;
+            else EXPECT_FALSE(e.has_value()) << "thread " << t << " slot " << j;
+        }
+    EXPECT_TRUE(contains(passes::print(dealt), "cyclic over")) << passes::print(dealt);
+}
+
 TEST(CudaRows, ColumnSumsReduceInRegisters) {
     REQUIRE_NVRTC();
     RowArgs a;

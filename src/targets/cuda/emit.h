@@ -201,6 +201,14 @@ struct EmitOptions {
     // each. Measured on an H100 at 26000 x 5123 f32 (bench/results/gpu-20261205-s31):
     // softmax 0.64 -> 0.98 of copy, LayerNorm 0.68 -> 0.85. KILN_CUDA_NARROWER_VECTORS=0 (A/B).
     bool narrower_vectors = true;
+    // Set where the launch's rows are misaligned (launch_args.cpp: has_misaligned_rows)
+    // and KILN_CUDA_COALESCED_ELEMENTS=1: whenever such rows then move element by
+    // element (misaligned_rows off, or given up by the spill ladder), the layout deals
+    // one element to each thread in turn (LowerOptions::max_run 1), so that a warp's
+    // accesses to a row are one contiguous span, not 32 spans 16 bytes apart each read
+    // a byte pair at a time (bf16 SwiGLU at 5123 columns: 0.36 of copy on an H100,
+    // bench/results/gpu-20261206-s34/). Off until an A/B on a device decides.
+    bool coalesced_elements = false;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
     // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for

@@ -31,6 +31,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.grid_prefetch = o.grid_prefetch;
     l.loop_prefetch = o.loop_prefetch;
     l.layout_split = o.layout_split;
+    l.max_run = o.coalesced_elements && !o.misaligned_rows ? 1 : 0;  // (emit.h: coalesced_elements)
     l.cluster_rows = o.cluster_rows;
     l.cluster_cta_threads = o.cluster_cta_threads;
     l.attention_reblock_minus_infinity = o.attention_reblock_minus_infinity;

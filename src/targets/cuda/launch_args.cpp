@@ -99,6 +99,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.misaligned_rows = shifted && has_misaligned_rows(args);
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
+    static const bool coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 1).value_or(0) != 0;
+    o.coalesced_elements = coalesced && has_misaligned_rows(args);
     return o;
 }
 

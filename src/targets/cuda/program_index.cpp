@@ -203,6 +203,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("cluster cta threads", std::to_string(o.cluster_cta_threads));
     key.add("misaligned rows", o.misaligned_rows ? "1" : "0");
     key.add("narrower vectors", o.narrower_vectors ? "1" : "0");
+    key.add("coalesced elements", o.coalesced_elements ? "1" : "0");
     key.add("shared divisor", o.shared_divisor ? "1" : "0");
     key.add("inline division", o.inline_division ? "1" : "0");
     key.add("fast division", o.fast_division ? "1" : "0");
