@@ -3,10 +3,9 @@
 // row cover one contiguous span). On the emulated cuda target, bit for bit against
 // the interpreter: bf16 rows at every offset 5123 columns give, i8 rows at all 16
 // byte offsets, padded strides whose bytes between rows keep their fill, and the
-// plan that says so. Off by default until a device A/B decides: ctest's
-// kiln_emulated_tests_coalesced_elements runs these with KILN_CUDA_COALESCED_ELEMENTS=1
-// and KILN_CUDA_SHIFTED_RUNS=0 (the emulator has no ptxas, so its spill ladder never
-// gives the shifted runs up; the knob stands in for that).
+// plan that says so. ctest's kiln_emulated_tests_coalesced_elements runs these with
+// KILN_CUDA_COALESCED_ELEMENTS=1 and KILN_CUDA_SHIFTED_RUNS=0: the emulator has no
+// ptxas, so its spill ladder never gives the shifted runs up; the knob stands in for that.
 #include <gtest/gtest.h>
 
 #include <algorithm>

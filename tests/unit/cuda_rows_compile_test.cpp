@@ -187,6 +187,33 @@ TEST(CudaRows, ALongestRunOfOneDealsElementsInTurn) {
     EXPECT_TRUE(contains(passes::print(dealt), "cyclic over")) << passes::print(dealt);
 }
 
+// EmitOptions::coalesced_elements (KILN_CUDA_COALESCED_ELEMENTS=1): where the spill
+// feedback gives the shifted runs up (bf16 SwiGLU at 5123 columns: its two halves and
+// their shifted vectors spill under 64 registers), the rows moved element by element are
+// dealt one element a thread in turn, and the step says so; without it they keep runs of 8.
+TEST(CudaRows, MisalignedRowsGivenUpAreDealtAnElementAThread) {
+    REQUIRE_NVRTC();
+    RowArgs a;
+    a.in<bf16>({64, 2 * 5123});
+    a.out<bf16>({64, 5123});
+    auto program = detail::specialize(*rows::swiglu<bf16>().shared_impl(), a.args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(a.args, CompileOptions{.precision = Precision::standard});
+    ASSERT_TRUE(o.misaligned_rows);
+    const std::string gave_up = "misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled";
+    o.coalesced_elements = false;
+    const auto runs = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    if (runs->spill_feedback.empty() || !contains(runs->spill_feedback.front(), gave_up))
+        GTEST_SKIP() << "this NVRTC's ptxas fits the shifted runs";
+    EXPECT_FALSE(contains(runs->spill_feedback.front(), "one element at a time in turn")) << runs->spill_feedback.front();
+    o.coalesced_elements = true;
+    const auto dealt = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+    ASSERT_FALSE(dealt->spill_feedback.empty());
+    EXPECT_TRUE(contains(dealt->spill_feedback.front(), gave_up + " (")) << dealt->spill_feedback.front();
+    EXPECT_TRUE(contains(dealt->spill_feedback.front(), "and dealt to the threads one element at a time in turn")) << dealt->spill_feedback.front();
+    EXPECT_EQ(dealt->resources.spill_store_bytes + dealt->resources.spill_load_bytes, 0);
+    EXPECT_NE(runs->key, dealt->key);
+}
+
 TEST(CudaRows, ColumnSumsReduceInRegisters) {
     REQUIRE_NVRTC();
     RowArgs a;

@@ -206,8 +206,12 @@ struct EmitOptions {
     // element (misaligned_rows off, or given up by the spill ladder), the layout deals
     // one element to each thread in turn (LowerOptions::max_run 1), so that a warp's
     // accesses to a row are one contiguous span, not 32 spans 16 bytes apart each read
-    // a byte pair at a time (bf16 SwiGLU at 5123 columns: 0.36 of copy on an H100,
-    // bench/results/gpu-20261206-s34/). Off until an A/B on a device decides.
+    // a byte pair at a time. Measured on an H100 (bench/results/gpu-20261206-s34/, call
+    // 4): bf16 SwiGLU at 5123 columns, whose shifted runs spill, 1.06 -> 1.55 TB/s; with
+    // the shifted runs off for every kernel, softmax there 1.31 -> 1.36. Off until an A/B
+    // of every kernel it changes: bf16 LayerNorm at 5123 columns, whose half-share try
+    // keeps the shifted runs against runs of 8 (1.5x), keeps the dealt elements instead
+    // (the try is kept only where it loses no loads ahead, and the dealt kernel has none).
     bool coalesced_elements = false;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave

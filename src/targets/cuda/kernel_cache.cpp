@@ -405,7 +405,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     // their instance, and saying why (`why`: how much spilled).
     auto drop_shifted_runs = [&](const std::string& why) {
         eo.misaligned_rows = false;
-        gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + why);
+        gave_up.push_back("misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled" + why +
+                          (eo.coalesced_elements ? ", and dealt to the threads one element at a time in turn" : ""));
     };
     bool loads_ahead_dropped = false;
     auto drop_loads_ahead = [&](const std::string& why) {
