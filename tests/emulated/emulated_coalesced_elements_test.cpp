@@ -15,12 +15,14 @@
 #include "cuda_emulator.h"
 #include "examples/row_kernels.h"
 #include "interp_bytes.h"
+#include "row_test_kernels.h"
 #include "targets/common/target_impl.h"
 #include "tests/unit/cpu_diff.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
 using cpu_diff::Buffer;
+using emulated::add_one_rows;
 using emulated::expect_interp_bytes;
 namespace rows = kiln::catalog::rows;
 
@@ -39,17 +41,6 @@ std::string plan_of(const Kernel& k, const std::vector<Buffer>& bufs) {
     for (const auto& b : bufs) args.push_back(b.arg);
     auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
     return emulated::cuda_emulated().impl().plan(*program, args, {.precision = Precision::exact});
-}
-
-// y = x + 1 per row through f32 (exact for these values in any precision).
-template <Element T> Kernel add_one_rows() {
-    return kernel("add_one_rows", [](View<const T, 2> x, View<T, 2> y) {
-        auto r = axis("r", 1), c = axis("c", x.template extent<1>());
-        for (auto& nest : parallel(shape(axis("rows", x.template extent<0>())))) {
-            auto origin = coord(nest.index(), 0);
-            y(origin, shape(r, c)).store(cast<T>(cast<f32>(x[origin, shape(r, c)]) + 1.0f));
-        }
-    });
 }
 
 }  // namespace

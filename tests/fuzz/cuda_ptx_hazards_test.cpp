@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "fuzz/differential.h"
@@ -59,6 +60,21 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
     EXPECT_GT(compiled, 0);
 }
 
+namespace {
+
+// Fuzz program `seed` as a device campaign generates it, compiled offline for its launch.
+std::shared_ptr<const cu::CompiledKernel> compiled_program(std::uint64_t seed, Precision precision) {
+    fuzz::Limits limits;
+    limits.device = true;
+    const fuzz::Recipe r = fuzz::make_recipe(seed, limits);
+    Kernel k = fuzz::build_kernel(r);
+    fuzz::Launch l = fuzz::make_launch(r);
+    auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
+    return cu::compiled_kernel(*program, cu::emit_options(l.args, CompileOptions{.precision = precision}), nullptr, /*need_text=*/true);
+}
+
+}  // namespace
+
 // Program 5521605 (an H100 campaign, session 31): an i32 `x - INT_MIN` cast to i64
 // came out 2^32 off for negative x: NVVM widened the `x ^ 0x80000000` it had made
 // of it as sext(x) - 2^31 (prelude.cpp: "NVVM and the i32 sign bit"). Its PTX,
@@ -66,13 +82,7 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
 // in the PTX NVVM wrote before the change.
 TEST(CudaPtxHazards, Program5521605WidensTheFlippedValue) {
     if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
-    fuzz::Limits limits;
-    limits.device = true;
-    const fuzz::Recipe r = fuzz::make_recipe(5521605, limits);
-    Kernel k = fuzz::build_kernel(r);
-    fuzz::Launch l = fuzz::make_launch(r);
-    auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
-    const auto c = cu::compiled_kernel(*program, cu::emit_options(l.args, CompileOptions{.precision = Precision::exact}), nullptr, /*need_text=*/true);
+    const auto c = compiled_program(5521605, Precision::exact);
     EXPECT_NE(c->kernel.source.find("kc::flip_sign32("), std::string::npos);
     const std::string ptx = cu::kernel_ptx(*c);
     for (const auto& s : ptx_hazards::sign_extended_sign_flips(ptx)) ADD_FAILURE() << "sext(x) - 2^31: " << s;
@@ -88,13 +98,7 @@ TEST(CudaPtxHazards, Program5521605WidensTheFlippedValue) {
 // pair in the PTX NVVM wrote before the change.
 TEST(CudaPtxHazards, Program4962944WidensTheOperandNotTheSum) {
     if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
-    fuzz::Limits limits;
-    limits.device = true;
-    const fuzz::Recipe r = fuzz::make_recipe(4962944, limits);
-    Kernel k = fuzz::build_kernel(r);
-    fuzz::Launch l = fuzz::make_launch(r);
-    auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
-    const auto c = cu::compiled_kernel(*program, cu::emit_options(l.args, CompileOptions{.precision = Precision::standard}), nullptr, /*need_text=*/true);
+    const auto c = compiled_program(4962944, Precision::standard);
     EXPECT_NE(c->kernel.source.find("kc::add32_opaque("), std::string::npos);
     const std::string ptx = cu::kernel_ptx(*c);
     for (const auto& s : ptx_hazards::widened_through_constant_sums(ptx)) ADD_FAILURE() << "sext(x + C) - C: " << s;
