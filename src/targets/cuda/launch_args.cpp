@@ -33,13 +33,14 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     EmitOptions o;
     o.precision = opts.precision;
     o.index64 = opts.index_width == IndexWidth::wide || needs_64bit_offsets(args);
+    const bool misaligned = has_misaligned_rows(args);  // (read by three options below: a walk over the views once a launch)
     // The generic kernel beside a GEMM or attention kernel: compiled only once a launch
     // needs it (cuda_target.cpp), unless a view's rows are not 16-byte multiples apart,
     // which the attention kernel's TMA refuses: then with the first compile, not after a
     // wasted one of the attention kernel alone. (A GEMM packs such operands.)
     // KILN_CUDA_GENERIC_KERNEL=1 always compiles it with the first (A/B).
     static const bool generic_first = support::env_integer("KILN_CUDA_GENERIC_KERNEL", 0, 1).value_or(0) != 0;
-    o.generic_kernel = generic_first || has_misaligned_rows(args);
+    o.generic_kernel = generic_first || misaligned;
     // The attention kernel's schedule (emit_attention.cpp) and the grid prefetch
     // (passes/grid_prefetch.h): A/B knobs.
     static const int overlap = static_cast<int>(support::env_integer("KILN_ATTENTION_OVERLAP", 0, 2).value_or(1));
@@ -96,11 +97,11 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     static const int split_first = static_cast<int>(support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 2).value_or(1));
     o.split_before_dropping = split_first;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
-    o.misaligned_rows = shifted && has_misaligned_rows(args);
+    o.misaligned_rows = shifted && misaligned;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
     static const bool coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 1).value_or(0) != 0;
-    o.coalesced_elements = coalesced && has_misaligned_rows(args);
+    o.coalesced_elements = coalesced && misaligned;
     return o;
 }
 
