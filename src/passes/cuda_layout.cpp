@@ -320,7 +320,12 @@ private:
         const ir::Node* tile = n.op == OpCode::load ? &n : n.operands.back();
         CudaLayout l = of(tile);
         if (scalar(tile) || l.uniform) return {CudaLowering::element_access, ""};
-        if (l.holds == CudaHolds::rows || l.vec == 1) return {CudaLowering::element_access, l.vec == 1 ? "" : "one element per row held"};
+        // Elements dealt one a thread in turn (LowerOptions::max_run 1) move as runs of one:
+        // as runs they are issued together and may go ahead of their instance
+        // (grid_prefetch takes loads in runs only).
+        const bool dealt_in_turn = l.vec == 1 && l_.options.max_run == 1;
+        if (l.holds == CudaHolds::rows || (l.vec == 1 && !dealt_in_turn))
+            return {CudaLowering::element_access, l.vec == 1 ? "" : "one element per row held"};
         // Runs along the rows' axis are contiguous in the view only where that axis is the
         // tile's last (a [c, 1] tile of a view reads c at the view's outer stride).
         if (last_extent(tile) == 1 && row_extent(tile) > 1) return {CudaLowering::element_access, "the row's axis is not the tile's last"};

@@ -44,8 +44,8 @@ void grid_prefetch(Lowered& l) {
         g.why = "no parallel nest";
         return;
     }
-    if (l.layouts->cluster > 1) {
-        g.why = "an instance spans a cluster of CTAs";
+    if (l.layouts->cluster > 1 && !l.options.cluster_prefetch) {
+        g.why = "an instance spans a cluster of CTAs (KILN_CUDA_CLUSTER_PREFETCH=1 loads ahead there too)";
         return;
     }
     std::unordered_set<const Node*> inside, ok;

@@ -123,5 +123,8 @@ TEST(EmulatedGridPrefetch, AMisalignedVectorLoadedOnceIsShiftedOnce) {
     expect_interp_bytes(k, bufs);
     std::string plan = plan_of(k, bufs);
     EXPECT_TRUE(contains(plan, "loaded once, before the first instance")) << plan;
-    EXPECT_TRUE(contains(plan, "misaligned rows as aligned vectors shifted between lanes")) << plan;
+    // (By default 16-bit rows are dealt an element a thread instead; ctest's
+    // kiln_emulated_tests_shifted_runs runs this with them shifted.)
+    const bool dealt = contains(plan, "global load of elements dealt one a thread in turn");
+    EXPECT_TRUE(dealt != contains(plan, "misaligned rows as aligned vectors shifted between lanes")) << plan;
 }

@@ -53,6 +53,12 @@ struct RowArgs {
         keep.push_back(t);
         args.push_back(detail::to_arg(t->view()));
     }
+    // r rows of c elements, `pitch` elements apart (a padded matrix's first c columns).
+    template <class T> void rows(std::int64_t r, std::int64_t c, std::int64_t pitch) {
+        auto t = std::make_shared<std::vector<std::remove_const_t<T>>>(static_cast<std::size_t>((r - 1) * pitch + c));
+        keep.push_back(t);
+        args.push_back(detail::to_arg(HostView<T>{t->data(), {r, c}, {pitch, 1}}));
+    }
 };
 
 RowArgs rmsnorm_args(std::int64_t r, std::int64_t c) {
@@ -139,11 +145,19 @@ TEST(CudaRows, NarrowRowsPackInstancesAndNeedNoBarrier) {
 
 TEST(CudaRows, RaggedWidthsKeepTheirVectorRuns) {
     REQUIRE_NVRTC();
-    // 5123 columns: 640 whole runs of 8 bf16 and a partial one; 4000: no CTA-wide round of
-    // runs divides the row. Both reduce in registers and keep 16-byte loads for the body.
+    // 5123 columns of rows 5128 apart (16-byte aligned): 640 whole runs of 8 bf16 and a
+    // partial one; 4000: no CTA-wide round of runs divides the row. Both reduce in
+    // registers and keep 16-byte loads for the body.
     for (std::int64_t cols : {5123, 4000}) {
         SCOPED_TRACE(cols);
-        auto a = layernorm_args(64, cols);
+        RowArgs a = layernorm_args(64, cols);
+        if (cols == 5123) {
+            a = RowArgs{};
+            a.rows<const bf16>(64, cols, 5128);
+            a.in<bf16>({cols});
+            a.in<bf16>({cols});
+            a.rows<bf16>(64, cols, 5128);
+        }
         std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
         std::string load = value_line(plan, "load");
         EXPECT_TRUE(contains(load, "runs of 8 over ")) << plan;
@@ -155,6 +169,34 @@ TEST(CudaRows, RaggedWidthsKeepTheirVectorRuns) {
         EXPECT_TRUE(has_128bit_load(ptx));
         EXPECT_TRUE(contains(ptx, "ld.global.u16")) << "the partial run and misaligned rows go element by element";
     }
+}
+
+// bf16 rows that start off 16-byte boundaries (5123 columns, contiguous) are dealt one
+// element a thread in turn from the start (EmitOptions::coalesced_elements 2, the
+// default for 16-bit rows), not moved as shifted vectors; where the loads ahead of the
+// instance then spill, each thread holds half its share to keep them.
+TEST(CudaRows, MisalignedSixteenBitRowsAreDealtFromTheStart) {
+    REQUIRE_NVRTC();
+    auto a = layernorm_args(64, 5123);
+    const cu::EmitOptions o = cu::emit_options(a.args, CompileOptions{.precision = Precision::standard});
+    EXPECT_EQ(o.coalesced_elements, 2);
+    EXPECT_FALSE(o.misaligned_rows) << "no shifted runs for 16-bit rows dealt from the start";
+    const std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(value_line(plan, "load"), "global load of elements dealt one a thread in turn")) << plan;
+    EXPECT_FALSE(contains(plan, "shifted")) << plan;
+    EXPECT_TRUE(contains(plan, "persistent:")) << "the row ahead is kept\n" << plan;
+    if (contains(plan, "fitted to the registers by recompiling:"))
+        EXPECT_TRUE(contains(plan, "keeping the loads ahead of their instance (")) << plan;
+    EXPECT_TRUE(no_spills(plan)) << plan;
+    // f32 rows 5123 apart keep their runs (moved in narrower vectors where misaligned),
+    // and aligned bf16 rows are not dealt.
+    RowArgs f;
+    f.in<f32>({64, 5123});
+    f.out<f32>({64, 5123});
+    const cu::EmitOptions of = cu::emit_options(f.args, CompileOptions{.precision = Precision::standard});
+    EXPECT_EQ(of.coalesced_elements, 0);
+    EXPECT_TRUE(of.misaligned_rows);
+    EXPECT_EQ(cu::emit_options(layernorm_args(64, 4000).args, CompileOptions{}).coalesced_elements, 0);
 }
 
 // LowerOptions::max_run 1 (EmitOptions::coalesced_elements, for misaligned rows moved
@@ -176,7 +218,8 @@ TEST(CudaRows, ALongestRunOfOneDealsElementsInTurn) {
     EXPECT_EQ(natural.layouts->of(load).vec, 8);
     const passes::CudaLayout l = dealt.layouts->of(load);
     ASSERT_EQ(l.vec, 1);
-    EXPECT_EQ(dealt.layouts->decision(load).how, passes::CudaLowering::element_access);
+    // Runs of one: issued together, and loads ahead of their instance may take them.
+    EXPECT_EQ(dealt.layouts->decision(load).how, passes::CudaLowering::vector_access);
     for (int t : {0, 1, 31, l.threads - 1})
         for (std::int64_t j : {std::int64_t{0}, std::int64_t{1}, l.slots() - 1}) {
             const auto e = l.element(t, j);
@@ -198,14 +241,14 @@ TEST(CudaRows, MisalignedRowsGivenUpAreDealtAnElementAThread) {
     a.out<bf16>({64, 5123});
     auto program = detail::specialize(*rows::swiglu<bf16>().shared_impl(), a.args, Loc::here());
     cu::EmitOptions o = cu::emit_options(a.args, CompileOptions{.precision = Precision::standard});
-    ASSERT_TRUE(o.misaligned_rows);
+    o.misaligned_rows = true;  // (the default deals 16-bit rows from the start: the test above)
     const std::string gave_up = "misaligned rows moved element by element, not as shifted aligned vectors, whose code spilled";
-    o.coalesced_elements = false;
+    o.coalesced_elements = 0;
     const auto runs = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
     if (runs->spill_feedback.empty() || !contains(runs->spill_feedback.front(), gave_up))
         GTEST_SKIP() << "this NVRTC's ptxas fits the shifted runs";
     EXPECT_FALSE(contains(runs->spill_feedback.front(), "one element at a time in turn")) << runs->spill_feedback.front();
-    o.coalesced_elements = true;
+    o.coalesced_elements = 1;
     const auto dealt = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
     ASSERT_FALSE(dealt->spill_feedback.empty());
     EXPECT_TRUE(contains(dealt->spill_feedback.front(), gave_up + " (")) << dealt->spill_feedback.front();
@@ -305,9 +348,10 @@ TEST(CudaRows, TransposeStagesInPaddedRows) {
 
 // A kernel whose registers overflow is compiled again giving something up
 // (kernel_cache.cpp's spill feedback); the plan says what. Rows 5123 bf16 apart are
-// not 16-byte aligned: the launch asks for the shifted-vector code, and where that
-// code spilled the kernel moves those rows element by element: the plan must then
-// say so, never drop it silently. Aligned rows (4000 columns) ask for none of it.
+// not 16-byte aligned: asked for the shifted-vector code (EmitOptions::misaligned_rows,
+// which 16-bit rows take at KILN_CUDA_COALESCED_ELEMENTS=0 or 1), where that code
+// spilled the kernel moves those rows element by element: the plan must then say so,
+// never drop it silently. Aligned rows (4000 columns) ask for none of it.
 TEST(CudaRows, ThePlanSaysWhatTheSpillFeedbackGaveUp) {
     REQUIRE_NVRTC();
     const std::string shifted = "misaligned rows as aligned vectors shifted between lanes";
@@ -320,8 +364,14 @@ TEST(CudaRows, ThePlanSaysWhatTheSpillFeedbackGaveUp) {
         a.out<bf16>({64, cols});
         const std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
         if (cols == 5123) {
-            EXPECT_TRUE(contains(plan, shifted) != contains(plan, gave_up)) << plan;
-            if (contains(plan, gave_up)) EXPECT_TRUE(contains(plan, "fitted to the registers by recompiling:")) << plan;
+            const auto k = compiled_with(rows::layernorm_affine<bf16>(), a.args, Precision::standard, [](cu::EmitOptions& o) {
+                o.misaligned_rows = true;
+                o.coalesced_elements = 0;
+            });
+            const std::string text = ladder_and_values(*k);
+            EXPECT_TRUE(contains(text, shifted) != contains(text, gave_up)) << text;
+            if (contains(text, gave_up)) EXPECT_FALSE(k->spill_feedback.empty()) << text;
+            EXPECT_EQ(k->resources.spill_store_bytes + k->resources.spill_load_bytes, 0) << text;
         } else {
             EXPECT_FALSE(contains(plan, shifted)) << plan;
             EXPECT_FALSE(contains(plan, gave_up)) << plan;
@@ -360,11 +410,16 @@ TEST(CudaRows, ASpillHalvesTheShareBeforeTheShiftedRunsAloneAreGivenUp) {
         EXPECT_FALSE(contains(plan, "issued one instance ahead")) << plan;
         EXPECT_TRUE(no_spills(plan)) << plan;
     }
+    // (The shifted runs of 16-bit rows, which the default deals instead: EmitOptions::coalesced_elements.)
     RowArgs ln = layernorm_args(64, 5123);
-    const std::string plan = cuda_text(rows::layernorm_affine<bf16>(), ln.args, Precision::standard, What::plan);
-    EXPECT_TRUE(contains(plan, "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share (")) << plan;
-    EXPECT_TRUE(contains(plan, "misaligned rows as aligned vectors shifted between lanes")) << plan;
-    EXPECT_TRUE(no_spills(plan)) << plan;
+    const auto k = compiled_with(rows::layernorm_affine<bf16>(), ln.args, Precision::standard, [](cu::EmitOptions& o) {
+        o.misaligned_rows = true;
+        o.coalesced_elements = 0;
+    });
+    const std::string text = ladder_and_values(*k);
+    EXPECT_TRUE(contains(text, "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share (")) << text;
+    EXPECT_TRUE(contains(text, "misaligned rows as aligned vectors shifted between lanes")) << text;
+    EXPECT_EQ(k->resources.spill_store_bytes + k->resources.spill_load_bytes, 0) << text;
 }
 
 // EmitOptions::spill_tolerance (KILN_CUDA_SPILL_TOLERANCE, 0 by default): a spill of

@@ -47,7 +47,26 @@ inline std::string generic_ptx(const Kernel& k, const std::vector<detail::Arg>& 
     return cu::kernel_ptx(*cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true));
 }
 
+// The kernel compiled offline under the launch's emit options as `adjust` changes
+// them (a ladder step or a layout a default no longer takes, say).
+template <class Adjust>
+std::shared_ptr<const cu::CompiledKernel> compiled_with(const Kernel& k, const std::vector<detail::Arg>& args, Precision precision, Adjust adjust) {
+    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
+    cu::EmitOptions o = cu::emit_options(args, CompileOptions{.precision = precision});
+    adjust(o);
+    return cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
+}
+
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every line of a compiled kernel's plan text that says what the spill ladder gave
+// up and how each value is held, joined (for contains()).
+inline std::string ladder_and_values(const cu::CompiledKernel& k) {
+    std::string text;
+    for (const std::string& s : k.spill_feedback) text += s + "\n";
+    for (const std::string& s : k.kernel.values) text += s + "\n";
+    return text;
+}
 
 inline int count(const std::string& text, const std::string& part) {
     int n = 0;

@@ -62,6 +62,7 @@ bool bind(void* lib, DriverApi& api, std::string& missing) {
     api.cuMemFreeAsync = reinterpret_cast<decltype(api.cuMemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
     api.cuMemcpy2DAsync = reinterpret_cast<decltype(api.cuMemcpy2DAsync)>(dlsym(lib, "cuMemcpy2DAsync_v2"));
     api.cuStreamIsCapturing = reinterpret_cast<decltype(api.cuStreamIsCapturing)>(dlsym(lib, "cuStreamIsCapturing"));
+    api.cuOccupancyMaxActiveClusters = reinterpret_cast<decltype(api.cuOccupancyMaxActiveClusters)>(dlsym(lib, "cuOccupancyMaxActiveClusters"));
     return missing.empty();
 }
 

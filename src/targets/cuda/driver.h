@@ -61,6 +61,18 @@ struct Memcpy2D {
     std::size_t width_bytes = 0, height = 0;
 };
 
+// cuOccupancyMaxActiveClusters's description of a launch (CUlaunchConfig in cuda.h;
+// the layout is ABI). kiln passes no attributes: its kernels name their cluster
+// size at compile time (__cluster_dims__).
+struct LaunchConfig {
+    unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+    unsigned block_x = 1, block_y = 1, block_z = 1;
+    unsigned shared_bytes = 0;
+    CUstream stream = nullptr;
+    void* attributes = nullptr;
+    unsigned attribute_count = 0;
+};
+
 // Entry points, bound by symbol name (see driver.cpp for the names).
 struct DriverApi {
     CUresult (*cuInit)(unsigned flags);
@@ -110,6 +122,9 @@ struct DriverApi {
     // Optional (CUDA 10+): whether a stream is being captured into a CUDA graph
     // (status 0: not capturing), where split_k_workspace.h must not allocate.
     CUresult (*cuStreamIsCapturing)(CUstream stream, int* status);
+    // Optional (CUDA 12+): how many clusters of a kernel fit on the device at once,
+    // for the persistent grid of rows spread over clusters (occupancy.h).
+    CUresult (*cuOccupancyMaxActiveClusters)(int* clusters, CUfunction fn, const LaunchConfig* config);
 };
 
 // What was found: the driver's entry points, a device and its properties.

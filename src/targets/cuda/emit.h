@@ -185,6 +185,17 @@ struct EmitOptions {
     // 65536 (bench/results/gpu-20261205-s31): bf16 softmax 0.50 -> 0.60 of copy, cross-entropy
     // 0.25 -> 0.29, f32 within 1%. KILN_CUDA_CLUSTER_CTA=256|512|1024 (A/B).
     int cluster_cta_threads = 0;
+    // Rows spread over a cluster load ahead of their instance too (passes/grid_prefetch.h):
+    // the grid becomes persistent, as many clusters as the driver says fit at once
+    // (occupancy.h), each cluster's CTAs loading their part of its next row while this
+    // one reduces. Without it each cluster runs one row: its loads, two cluster-wide
+    // reductions and its stores in turn, with two CTAs an SM to overlap them. Where the
+    // loads ahead spill they go (kernel_cache.cpp: not a smaller share a thread, which
+    // lost). Measured on an H100 at 2048 x 65536 (bench/results/gpu-20261206-s35, call
+    // 1): bf16 LayerNorm 0.36 -> 0.48 of copy, RMSNorm 0.47 -> 0.63, f32 RMSNorm 0.65 ->
+    // 0.72; the others' loads ahead spill, and they compile as without it.
+    // KILN_CUDA_CLUSTER_PREFETCH=0 (A/B).
+    bool cluster_prefetch = true;
     // Some view of the launch has rows that do not start on a 16-byte boundary (its
     // base or a stride other than the innermost); chosen per launch like index64.
     // Only then do runs of f16/bf16/i8 rows carry the code that moves a misaligned
@@ -194,25 +205,30 @@ struct EmitOptions {
     // again only for new shapes: a base pointer that moves off or onto alignment
     // with the same shapes keeps the first launch's kernel, which is correct either
     // way, since both kernels move any run, and only slower.) KILN_CUDA_SHIFTED_RUNS=0
-    // keeps it out (runs of misaligned rows element by element; A/B).
+    // keeps it out (runs of misaligned rows element by element; A/B). Off where f16/bf16
+    // rows are dealt from the start (coalesced_elements).
     bool misaligned_rows = false;
     // With misaligned_rows: whole runs that are not shifted move in narrower vectors
     // (emit_memory.cpp: narrower_vectors), else element by element with a bounds test
     // each. Measured on an H100 at 26000 x 5123 f32 (bench/results/gpu-20261205-s31):
     // softmax 0.64 -> 0.98 of copy, LayerNorm 0.68 -> 0.85. KILN_CUDA_NARROWER_VECTORS=0 (A/B).
     bool narrower_vectors = true;
-    // Set where the launch's rows are misaligned (launch_args.cpp: has_misaligned_rows)
-    // and KILN_CUDA_COALESCED_ELEMENTS=1: whenever such rows then move element by
-    // element (misaligned_rows off, or given up by the spill ladder), the layout deals
-    // one element to each thread in turn (LowerOptions::max_run 1), so that a warp's
-    // accesses to a row are one contiguous span, not 32 spans 16 bytes apart each read
-    // a byte pair at a time. Measured on an H100 (bench/results/gpu-20261206-s34/, call
-    // 4): bf16 SwiGLU at 5123 columns, whose shifted runs spill, 1.06 -> 1.55 TB/s; with
-    // the shifted runs off for every kernel, softmax there 1.31 -> 1.36. Off until an A/B
-    // of every kernel it changes: bf16 LayerNorm at 5123 columns, whose half-share try
-    // keeps the shifted runs against runs of 8 (1.5x), keeps the dealt elements instead
-    // (the try is kept only where it loses no loads ahead, and the dealt kernel has none).
-    bool coalesced_elements = false;
+    // Where the launch's rows are misaligned (launch_args.cpp: misaligned_rows_of), 1 or
+    // 2: whenever such rows move element by element (misaligned_rows off, or given up by
+    // the spill ladder), the layout deals one element to each thread in turn
+    // (LowerOptions::max_run 1), so that a warp's accesses to a row are one contiguous
+    // span, not 32 spans 16 bytes apart each read a byte pair at a time; the elements
+    // move as runs of one, which may load ahead of their instance. 2: and where those
+    // loads ahead spill, each thread first holds half its share (twice the threads an
+    // instance) to keep them (kernel_cache.cpp's ladder); f16/bf16 rows are then dealt
+    // from the start, without shifted runs. The default: 2 where an f16/bf16 view's rows
+    // are misaligned, else 0 (i8 rows keep their shifted runs, f32 rows their narrower
+    // vectors: neither measured dealt). Measured on an H100 at 26000 x 5123 bf16 against
+    // the shifted runs (bench/results/gpu-20261206-s35, call 2; of copy): softmax 0.45 ->
+    // 0.48, RMSNorm 0.50 -> 0.72, log-softmax 0.51 -> 0.55, cross-entropy 0.25 -> 0.37,
+    // LayerNorm 0.40 -> 0.50, residual LayerNorm 0.51 -> 0.62, SwiGLU 0.36 -> 0.63.
+    // KILN_CUDA_COALESCED_ELEMENTS=0|1|2 sets it for every launch with misaligned rows (A/B).
+    int coalesced_elements = 0;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
     // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for

@@ -178,15 +178,22 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
         run = run_of(E, tile);
         if (!run.held.empty()) E.open("if (" + run.held + ")");
-        whole_and_pointer("");
-        E.open("if (" + w + " && ((unsigned long long)" + p + " & " + num(bytes - 1) + ") == 0)");
-        r.vector(p, bytes);
-        E.close();
-        // Only where the launch has such rows: aligned launches compile as before.
-        if (E.options().misaligned_rows && E.options().narrower_vectors) narrower_vectors(E, w, p, bytes, storage_bytes(storage), r.vector);
-        E.open("else");
-        element_by_element();
-        E.close();
+        if (l.vec == 1) {
+            // Runs of one element (dealt one a thread in turn): the element's own access
+            // is the run's; a vector test besides would only double its code.
+            c = coordinates(E, n, dims, "e");
+            element_by_element();
+        } else {
+            whole_and_pointer("");
+            E.open("if (" + w + " && ((unsigned long long)" + p + " & " + num(bytes - 1) + ") == 0)");
+            r.vector(p, bytes);
+            E.close();
+            // Only where the launch has such rows: aligned launches compile as before.
+            if (E.options().misaligned_rows && E.options().narrower_vectors) narrower_vectors(E, w, p, bytes, storage_bytes(storage), r.vector);
+            E.open("else");
+            element_by_element();
+            E.close();
+        }
         if (!run.held.empty()) {
             if (r.past_end) {
                 E.otherwise();
@@ -283,8 +290,9 @@ void note_runs(Emitter& E, const Node& n, const std::string& when) {
     const int vector_bytes = static_cast<int>(std::min<std::int64_t>(16, l.vec * storage_bytes(n.type.kind)));
     const std::string where = l.holds == passes::CudaHolds::columns ? " of the tile's columns" : "";
     const std::string shifted = shifts_runs(E, l, n.type.kind) ? "; misaligned rows as aligned vectors shifted between lanes" : "";
-    E.note(n, "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows" + shifted + "), " + when +
-                  (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
+    const std::string how = l.vec == 1 ? "global load of elements dealt one a thread in turn" + where + ", "
+                                       : "global load in runs of " + num(l.vec) + where + " (" + num(vector_bytes) + "-byte vectors when the view allows" + shifted + "), ";
+    E.note(n, how + when + (checked(n) ? "masked (bounds::zero)" : "unchecked (bounds::assume)"));
 }
 
 void load(Emitter& E, const Node& n) {

@@ -34,6 +34,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.max_run = o.coalesced_elements && !o.misaligned_rows ? 1 : 0;  // (emit.h: coalesced_elements)
     l.cluster_rows = o.cluster_rows;
     l.cluster_cta_threads = o.cluster_cta_threads;
+    l.cluster_prefetch = o.cluster_prefetch;
     l.attention_reblock_minus_infinity = o.attention_reblock_minus_infinity;
     return l;
 }

@@ -98,7 +98,7 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
 // the inline and fast divisions and the spill tolerances (process-wide knobs that
 // tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, int, bool, std::string, int>;
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, int, int, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -237,6 +237,16 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     if (k.kernel.generic && k.kernel.shared_bytes > 48 * 1024)
         check(d, d.api.cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(k.kernel.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "'");
+    // A cluster's CTAs run together, on one GPC: how many clusters fit at once is the
+    // driver's to say (the GPCs' sizes differ), not a product of per-SM occupancy.
+    if (k.function && k.kernel.cluster > 1 && d.api.cuOccupancyMaxActiveClusters) {
+        LaunchConfig c;
+        c.grid_x = static_cast<unsigned>(k.kernel.cluster);
+        c.block_x = static_cast<unsigned>(k.kernel.threads);
+        c.shared_bytes = static_cast<unsigned>(k.kernel.shared_bytes);
+        int clusters = 0;
+        if (d.api.cuOccupancyMaxActiveClusters(&clusters, k.function, &c) == CUDA_SUCCESS) k.active_clusters = clusters;
+    }
     const GemmKernel& g = k.kernel.gemm;
     if (!g.entry.empty()) {
         check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
@@ -420,8 +430,10 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         kept->spill_feedback = gave_up;
         kept->ladder_spill_tolerance = eo.spill_tolerance;
         kept->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;
-        if (dev) load(*kept, p, *dev);
-        k = file(kept);
+        if (dev && !kept->loaded()) load(*kept, p, *dev);
+        // The kernel filed under its key serves where its ladder said the same.
+        const std::shared_ptr<const CompiledKernel> filed_one = file(kept);
+        k = filed_one->spill_feedback == kept->spill_feedback ? filed_one : kept;
     };
     for (;;) {
         std::shared_ptr<CompiledKernel> fresh = emit(p, eo, arch, shared_limit, launch);
@@ -432,143 +444,147 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                 return fresh;
             }
         }
-        // The same source accepted earlier in the process is taken as it is, unless it
-        // spills and a ladder of other spill tolerances kept it: this ladder judges it
-        // for itself then (tests compile one program under several).
-        auto same = filed(fresh->key);
-        if (same && same->resources.spill_store_bytes + same->resources.spill_load_bytes > 0 &&
-            (same->ladder_spill_tolerance != eo.spill_tolerance || same->ladder_layout_spill_tolerance != eo.layout_spill_tolerance))
-            same = nullptr;
-        if (same) {
-            if (same->has_text) {
-                k = same;
-            } else {  // loaded through the index: the emitter's text joins the module already loaded
-                auto joined = std::make_shared<CompiledKernel>(*same);
-                joined->kernel = fresh->kernel;
-                joined->spill_feedback = gave_up;
-                joined->has_text = true;
-                k = file(joined);
-            }
+        // The same source compiled earlier in the process (another launch's ladder, or
+        // shapes of this program it had): its artifacts, without reading them again, but
+        // judged by this ladder, whose steps (and what the plan says of them) must not
+        // depend on what compiled before.
+        if (auto same = filed(fresh->key)) {
+            auto reused = std::make_shared<CompiledKernel>(*same);
+            reused->kernel = fresh->kernel;  // the emitter's text (a kernel found through the index has none)
+            reused->has_text = true;
+            reused->spill_feedback.clear();
+            reused->ladder_spill_tolerance = reused->ladder_layout_spill_tolerance = -1;
+            fresh = std::move(reused);
         } else {
             fetch_artifacts(*fresh, eo);
-            // A register cap that makes ptxas spill costs more than the occupancy it buys
-            // (local memory traffic in a kernel bound by memory traffic). The code that
-            // moves misaligned rows as shifted vectors (emit.h: misaligned_rows) goes
-            // first, then the registers holding loads ahead of their instance
-            // (passes/grid_prefetch.h), then the NaN canonicalisation by a 16-bit
-            // minimum (emit.h: nan_by_minimum); then each thread holds a smaller share of the
-            // rows (more threads per instance, up to 8 times as many); then ask for
-            // half the resident threads (twice the registers) until it fits or none is asked.
-            // A module with a GEMM or attention kernel launches that kernel; its generic
-            // kernel is the fallback for launches the specialised one refuses, and is
-            // not compiled again for its spills (each recompile is a second NVRTC run of
-            // the whole module, 0.5-1 s, for a kernel that rarely runs).
-            const Resources& r = fresh->resources;
-            const bool specialised = !fresh->kernel.gemm.entry.empty() || !fresh->kernel.attention.entry.empty();
-            // (EmitOptions::spill_tolerance: spills of at most that many bytes, stored and
-            // loaded, are kept rather than what the ladder would give up for them.)
-            const int spill_bytes = !specialised && r.known ? r.spill_store_bytes + r.spill_load_bytes : 0;
-            const bool spills = spill_bytes > eo.spill_tolerance;
-            // (EmitOptions::layout_spill_tolerance: for the steps after the loads ahead, a
-            // little more is kept rather than change the layout.)
-            const bool spills_for_layout = spill_bytes > std::max(eo.spill_tolerance, eo.layout_spill_tolerance);
-            const std::string spilled =
-                " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
-            const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
-            // The shifted runs of misaligned rows are worth more than a thread's share of
-            // the row: where giving them up alone made the kernel fit, it is tried once
-            // more with them and each thread holding half as much (twice the threads an
-            // instance, the same resident threads). Not where the loads ahead of the
-            // instance had to go too, nor for the loads ahead alone: measured on an H200
-            // (bench/results/gpu-20261205-s24/), halving the share to keep loads ahead
-            // lost as often as it won (geomean 0.99 over 48 row problems; bf16 SwiGLU at
-            // 4000 columns 0.66x, softmax at 8192 0.84x, f32 residual LayerNorm at 5123,
-            // which gave up both, 0.82x), while keeping the shifted runs alone won 1.5x
-            // and 1.9x (bf16 LayerNorm and residual LayerNorm at 5123 columns).
-            if (split_probe) {
-                Fitted fitted = std::move(*split_probe);
-                split_probe.reset();
-                std::string& shifted_entry = gave_up.front();  // the shifted runs given up (then, maybe, the loads ahead)
-                // Kept: no spill, more threads an instance, and still one instance per
-                // CTA's own registers (a row spread over a cluster loads nothing ahead).
-                const bool kept = instance_threads > fitted.instance_threads && fresh->kernel.cluster == fitted.kernel->kernel.cluster &&
-                                  fresh->kernel.persistent == fitted.kernel->kernel.persistent;
-                if (spills || !kept) {
-                    const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
-                                                         (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
-                                                   : ", and at half the share a thread" + spilled;
-                    shifted_entry += half;
-                    eo.misaligned_rows = false;
-                    eo.layout_split = 1;
-                    fresh = std::move(fitted.kernel);
-                } else {
-                    shifted_entry = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
-                                    fitted.spilled;
-                }
-                keep(fresh);
-                break;
-            }
-            // Not where a row one warp holds would span two: its reductions, shuffles
-            // alone today, would exchange partials through shared memory at barriers.
-            const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
-            // (gave_up holds the shifted runs given up, the first compile's change, and at
-            // split_before_dropping 2 maybe the loads ahead given up after them.)
-            const bool shifted_alone = gave_up.size() == 1, then_loads_ahead = gave_up.size() == 2 && loads_ahead_dropped;
-            if (!spills && !shifted_spilled.empty() && (shifted_alone || (then_loads_ahead && eo.split_before_dropping >= 2)) &&
-                eo.split_before_dropping >= 1 && fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
-                split_probe = Fitted{fresh, instance_threads, shifted_spilled};
-                eo.misaligned_rows = true;
-                eo.layout_split = 2;
-                continue;
-            }
-            if (spills && eo.misaligned_rows && gave_up.empty()) shifted_spilled = spilled;
-            if (spills && eo.misaligned_rows) {
-                drop_shifted_runs(spilled);
-                continue;
-            }
-            // A loop's loads an iteration ahead (passes/loop_prefetch.h) keep their registers
-            // while each thread's share of the rows halves: a chunked row's loop otherwise
-            // waits out a load every iteration. (Not measured yet on a device: see
-            // loop_prefetch.h.) Then, as for the grid prefetch's, they go.
-            if (spills && fresh->kernel.loads_ahead_in_loops && !fresh->kernel.persistent && eo.grid_prefetch != 0 && fresh->kernel.min_ctas > 1 &&
-                eo.layout_split < 8 && instance_threads != split_threads) {
-                split_threads = instance_threads;
-                eo.layout_split *= 2;
-                gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows, keeping a loop's loads an iteration ahead" +
-                                  spilled);
-                continue;
-            }
-            if (spills && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops) && eo.grid_prefetch != 0) {
-                drop_loads_ahead(spilled);
-                continue;
-            }
-            if (spills_for_layout && fresh->kernel.nan_by_minimum) {
-                eo.nan_by_minimum = false;
-                gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled" + spilled);
-                continue;
-            }
-            const bool split_helped = instance_threads != split_threads;  // the last split gave each instance more threads
-            split_threads = instance_threads;
-            if (spills_for_layout && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
-                eo.layout_split *= 2;
-                gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows" + spilled);
-                continue;
-            }
-            if (spills_for_layout && fresh->kernel.min_ctas > 1) {
-                eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
-                gave_up.push_back("registers for " + std::to_string(eo.resident_threads) + " resident threads per SM, not " +
-                                  std::to_string(fresh->kernel.min_ctas * fresh->kernel.threads) + spilled);
-                continue;
-            }
-            // Spills within a tolerance are kept and said so; beyond both, the ladder had
-            // nothing left to give up (the plan says the values are not register-resident).
-            if (spill_bytes > 0 && !spills_for_layout)
-                gave_up.push_back(std::string(kKeptSpills) + spilled +
-                                  (!spills ? ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) + " bytes, KILN_CUDA_SPILL_TOLERANCE)"
-                                           : ", not worth a change of layout: within EmitOptions::layout_spill_tolerance (" +
-                                                 std::to_string(eo.layout_spill_tolerance) + " bytes, KILN_CUDA_LAYOUT_SPILL_TOLERANCE)"));
-            keep(fresh);
         }
+        // A register cap that makes ptxas spill costs more than the occupancy it buys
+        // (local memory traffic in a kernel bound by memory traffic). The code that
+        // moves misaligned rows as shifted vectors (emit.h: misaligned_rows) goes
+        // first, then the registers holding loads ahead of their instance
+        // (passes/grid_prefetch.h), then the NaN canonicalisation by a 16-bit
+        // minimum (emit.h: nan_by_minimum); then each thread holds a smaller share of the
+        // rows (more threads per instance, up to 8 times as many); then ask for
+        // half the resident threads (twice the registers) until it fits or none is asked.
+        // A module with a GEMM or attention kernel launches that kernel; its generic
+        // kernel is the fallback for launches the specialised one refuses, and is
+        // not compiled again for its spills (each recompile is a second NVRTC run of
+        // the whole module, 0.5-1 s, for a kernel that rarely runs).
+        const Resources& r = fresh->resources;
+        const bool specialised = !fresh->kernel.gemm.entry.empty() || !fresh->kernel.attention.entry.empty();
+        // (EmitOptions::spill_tolerance: spills of at most that many bytes, stored and
+        // loaded, are kept rather than what the ladder would give up for them.)
+        const int spill_bytes = !specialised && r.known ? r.spill_store_bytes + r.spill_load_bytes : 0;
+        const bool spills = spill_bytes > eo.spill_tolerance;
+        // (EmitOptions::layout_spill_tolerance: for the steps after the loads ahead, a
+        // little more is kept rather than change the layout.)
+        const bool spills_for_layout = spill_bytes > std::max(eo.spill_tolerance, eo.layout_spill_tolerance);
+        const std::string spilled =
+            " (" + std::to_string(r.spill_store_bytes) + " bytes stored, " + std::to_string(r.spill_load_bytes) + " loaded in local memory)";
+        const int instance_threads = fresh->kernel.threads / std::max(1, fresh->kernel.instances_per_cta);
+        // The shifted runs of misaligned rows are worth more than a thread's share of
+        // the row: where giving them up alone made the kernel fit, it is tried once
+        // more with them and each thread holding half as much (twice the threads an
+        // instance, the same resident threads). Not where the loads ahead of the
+        // instance had to go too, nor for the loads ahead alone: measured on an H200
+        // (bench/results/gpu-20261205-s24/), halving the share to keep loads ahead
+        // lost as often as it won (geomean 0.99 over 48 row problems; bf16 SwiGLU at
+        // 4000 columns 0.66x, softmax at 8192 0.84x, f32 residual LayerNorm at 5123,
+        // which gave up both, 0.82x), while keeping the shifted runs alone won 1.5x
+        // and 1.9x (bf16 LayerNorm and residual LayerNorm at 5123 columns).
+        if (split_probe) {
+            Fitted fitted = std::move(*split_probe);
+            split_probe.reset();
+            std::string& shifted_entry = gave_up.front();  // the shifted runs given up (then, maybe, the loads ahead)
+            // Kept: no spill, more threads an instance, the same cluster and the same
+            // persistence (loads ahead of the instance kept).
+            const bool kept = instance_threads > fitted.instance_threads && fresh->kernel.cluster == fitted.kernel->kernel.cluster &&
+                              fresh->kernel.persistent == fitted.kernel->kernel.persistent;
+            if (spills || !kept) {
+                const std::string half = !kept ? ", and half the share a thread kept nothing (" + std::to_string(instance_threads) + " threads an instance" +
+                                                     (fresh->kernel.cluster > 1 ? " over a cluster)" : ")")
+                                               : ", and at half the share a thread" + spilled;
+                shifted_entry += half;
+                eo.misaligned_rows = false;
+                eo.layout_split = 1;
+                fresh = std::move(fitted.kernel);
+            } else {
+                shifted_entry = "each thread holds 1/2 of its share of the rows, keeping the shifted runs of misaligned rows, which spilled at the whole share" +
+                                fitted.spilled;
+            }
+            keep(fresh);
+            break;
+        }
+        // Not where a row one warp holds would span two: its reductions, shuffles
+        // alone today, would exchange partials through shared memory at barriers.
+        const bool leaves_its_warp = instance_threads <= 32 && 2 * instance_threads > 32;
+        // (gave_up holds the shifted runs given up, the first compile's change, and at
+        // split_before_dropping 2 maybe the loads ahead given up after them.)
+        const bool shifted_alone = gave_up.size() == 1, then_loads_ahead = gave_up.size() == 2 && loads_ahead_dropped;
+        if (!spills && !shifted_spilled.empty() && (shifted_alone || (then_loads_ahead && eo.split_before_dropping >= 2)) &&
+            eo.split_before_dropping >= 1 && fresh->kernel.min_ctas > 1 && !leaves_its_warp) {
+            split_probe = Fitted{fresh, instance_threads, shifted_spilled};
+            eo.misaligned_rows = true;
+            eo.layout_split = 2;
+            continue;
+        }
+        if (spills && eo.misaligned_rows && gave_up.empty()) shifted_spilled = spilled;
+        if (spills && eo.misaligned_rows) {
+            drop_shifted_runs(spilled);
+            continue;
+        }
+        // A loop's loads an iteration ahead (passes/loop_prefetch.h) keep their registers
+        // while each thread's share of the rows halves: a chunked row's loop otherwise
+        // waits out a load every iteration. (Not measured yet on a device: see
+        // loop_prefetch.h.) So do the loads ahead of their instance of rows dealt an
+        // element a thread in turn (EmitOptions::coalesced_elements 2): each element a
+        // thread loads is a load of its own, latency it cannot hide by width. Measured
+        // on an H100 at 26000 x 5123 bf16 (bench/results/gpu-20261206-s35, call 2):
+        // LayerNorm 0.35 -> 0.50 of copy, residual LayerNorm 0.54 -> 0.62, SwiGLU the
+        // same (0.62). Not for rows spread over a cluster: halving their share to keep
+        // loads ahead lost at 2048 x 65536 bf16 (call 1: softmax 0.60 -> 0.42,
+        // cross-entropy 0.29 -> 0.15, residual LayerNorm 0.58 -> 0.35; SwiGLU alone
+        // won, 0.77 -> 0.86). Then, as for the grid prefetch's, they go.
+        const bool loop_ahead = fresh->kernel.loads_ahead_in_loops && !fresh->kernel.persistent;
+        const bool dealt_ahead = fresh->kernel.persistent && eo.coalesced_elements >= 2 && !eo.misaligned_rows && fresh->kernel.cluster == 1;
+        if (spills && (loop_ahead || dealt_ahead) && eo.grid_prefetch != 0 && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 &&
+            instance_threads != split_threads) {
+            split_threads = instance_threads;
+            eo.layout_split *= 2;
+            gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows, keeping " +
+                              (loop_ahead ? "a loop's loads an iteration ahead" : "the loads ahead of their instance") + spilled);
+            continue;
+        }
+        if (spills && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops) && eo.grid_prefetch != 0) {
+            drop_loads_ahead(spilled);
+            continue;
+        }
+        if (spills_for_layout && fresh->kernel.nan_by_minimum) {
+            eo.nan_by_minimum = false;
+            gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled" + spilled);
+            continue;
+        }
+        const bool split_helped = instance_threads != split_threads;  // the last split gave each instance more threads
+        split_threads = instance_threads;
+        if (spills_for_layout && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 && split_helped) {
+            eo.layout_split *= 2;
+            gave_up.push_back("each thread holds 1/" + std::to_string(eo.layout_split) + " of its share of the rows" + spilled);
+            continue;
+        }
+        if (spills_for_layout && fresh->kernel.min_ctas > 1) {
+            eo.resident_threads = fresh->kernel.min_ctas / 2 * fresh->kernel.threads;
+            gave_up.push_back("registers for " + std::to_string(eo.resident_threads) + " resident threads per SM, not " +
+                              std::to_string(fresh->kernel.min_ctas * fresh->kernel.threads) + spilled);
+            continue;
+        }
+        // Spills within a tolerance are kept and said so; beyond both, the ladder had
+        // nothing left to give up (the plan says the values are not register-resident).
+        if (spill_bytes > 0 && !spills_for_layout)
+            gave_up.push_back(std::string(kKeptSpills) + spilled +
+                              (!spills ? ", within EmitOptions::spill_tolerance (" + std::to_string(eo.spill_tolerance) + " bytes, KILN_CUDA_SPILL_TOLERANCE)"
+                                       : ", not worth a change of layout: within EmitOptions::layout_spill_tolerance (" +
+                                             std::to_string(eo.layout_spill_tolerance) + " bytes, KILN_CUDA_LAYOUT_SPILL_TOLERANCE)"));
+        keep(fresh);
         break;
     }
     // (Reaching here, NVRTC compiled the kernel: a lookup key is this NVRTC's.)

@@ -48,6 +48,9 @@ struct CompiledKernel {
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
     CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
     CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
+    // Of a kernel whose instances span clusters (kernel.cluster > 1), loaded: how many
+    // of its clusters the device runs at once (0: unknown), the persistent grid's size.
+    int active_clusters = 0;
     // Loaded on a device (a module beside a specialised kernel may have no generic function).
     bool loaded() const { return function || gemm_function || attention_function; }
 };

@@ -18,22 +18,26 @@
 
 namespace kiln::cu {
 
-bool has_misaligned_rows(const std::vector<detail::Arg>& args) {
+MisalignedRows misaligned_rows_of(const std::vector<detail::Arg>& args) {
+    MisalignedRows m;
     for (const detail::Arg& a : args) {
         if (!a.is_view || a.extents.empty() || a.strides.back() != 1) continue;  // no vector access along the row
         const std::int64_t bytes = kind_bytes(a.kind);
-        if (reinterpret_cast<std::uintptr_t>(a.data) % 16 != 0) return true;
+        bool misaligned = reinterpret_cast<std::uintptr_t>(a.data) % 16 != 0;
         for (std::size_t d = 0; d + 1 < a.extents.size(); ++d)
-            if (a.extents[d] > 1 && (a.strides[d] * bytes) % 16 != 0) return true;
+            if (a.extents[d] > 1 && (a.strides[d] * bytes) % 16 != 0) misaligned = true;
+        m.any = m.any || misaligned;
+        m.sixteen_bit = m.sixteen_bit || (misaligned && bytes == 2);
     }
-    return false;
+    return m;
 }
 
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {
     EmitOptions o;
     o.precision = opts.precision;
     o.index64 = opts.index_width == IndexWidth::wide || needs_64bit_offsets(args);
-    const bool misaligned = has_misaligned_rows(args);  // (read by three options below: a walk over the views once a launch)
+    const MisalignedRows misaligned_rows = misaligned_rows_of(args);  // (read by three options below: a walk over the views once a launch)
+    const bool misaligned = misaligned_rows.any;
     // The generic kernel beside a GEMM or attention kernel: compiled only once a launch
     // needs it (cuda_target.cpp), unless a view's rows are not 16-byte multiples apart,
     // which the attention kernel's TMA refuses: then with the first compile, not after a
@@ -82,6 +86,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
         return v == "auto" ? 0 : std::stoi(v);
     }();
     o.cluster_cta_threads = cluster_cta;
+    static const bool cluster_prefetch = support::env_integer("KILN_CUDA_CLUSTER_PREFETCH", 0, 1).value_or(1) != 0;
+    o.cluster_prefetch = cluster_prefetch;
     static const bool shared_divisor = support::env_integer("KILN_CUDA_SHARED_DIVISOR", 0, 1).value_or(0) != 0;
     o.shared_divisor = shared_divisor;
     static const bool inline_division = support::env_integer("KILN_CUDA_INLINE_DIVISION", 0, 1).value_or(0) != 0;
@@ -96,12 +102,17 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.index_facts = index_facts;
     static const int split_first = static_cast<int>(support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 2).value_or(1));
     o.split_before_dropping = split_first;
+    // Misaligned rows (emit.h: misaligned_rows, coalesced_elements): f16/bf16 ones dealt
+    // an element a thread in turn from the start, others moved as shifted or narrower
+    // vectors and dealt where the spill ladder gives those up; KILN_CUDA_COALESCED_ELEMENTS
+    // 0, 1 or 2 sets the dealing for every kind (A/B: 2 deals 16-bit rows from the start).
+    static const std::optional<std::int64_t> coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 2);
+    o.coalesced_elements = !misaligned ? 0 : coalesced ? static_cast<int>(*coalesced) : misaligned_rows.sixteen_bit ? 2 : 0;
+    const bool dealt_from_the_start = o.coalesced_elements == 2 && misaligned_rows.sixteen_bit;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
-    o.misaligned_rows = shifted && misaligned;
+    o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
-    static const bool coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 1).value_or(0) != 0;
-    o.coalesced_elements = coalesced && misaligned;
     return o;
 }
 

@@ -24,9 +24,13 @@ namespace kiln::cu {
 
 using passes::needs_64bit_offsets;
 
-// Whether some view's rows (unit innermost stride) may start off a 16-byte boundary:
-// its base, or a stride other than the innermost, is not a multiple of 16 bytes.
-bool has_misaligned_rows(const std::vector<detail::Arg>& args);
+// Which views' rows (unit innermost stride) may start off a 16-byte boundary: its
+// base, or a stride other than the innermost, is not a multiple of 16 bytes.
+struct MisalignedRows {
+    bool any = false;           // some view's
+    bool sixteen_bit = false;   // some f16 or bf16 view's (emit.h: coalesced_elements)
+};
+MisalignedRows misaligned_rows_of(const std::vector<detail::Arg>& args);
 
 // The emitter's options for a launch with these arguments and compile options: the
 // offsets' width, whether rows may be misaligned, and the A/B knobs read from the

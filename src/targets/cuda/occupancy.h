@@ -27,7 +27,9 @@ std::int64_t max_ctas();
 
 // The CTAs for `instances` program instances, `cluster` CTAs for each when an
 // instance spans a cluster (instances beyond the grid are covered by the kernel's
-// grid-stride loop), capped by max_ctas() (whole clusters, at least one).
+// grid-stride loop), capped by max_ctas() (whole clusters, at least one). A
+// persistent kernel's grid: resident_ctas() on every SM, or for clusters the
+// driver's count of those that fit at once (CompiledKernel::active_clusters).
 unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device& d);
 
 }  // namespace kiln::cu
