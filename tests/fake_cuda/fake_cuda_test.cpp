@@ -246,9 +246,9 @@ TEST_F(FakeCuda, APrefetchingRowKernelLaunchesAPersistentGrid) {
 }
 
 // Whether a launch's rows may start off a 16-byte boundary is part of which kernel
-// it runs (EmitOptions::misaligned_rows): the same rows read 5123 elements apart
-// get a kernel of their own, and aligned rows then find theirs again. (At widths
-// where the shifting code would make the kernel spill, it is dropped: 4096.)
+// it runs (EmitOptions::misaligned_rows, coalesced_elements): the same rows read 5123
+// elements apart get a kernel of their own (bf16 ones dealt an element a thread in
+// turn), and aligned rows then find theirs again.
 TEST_F(FakeCuda, MisalignedRowsCompileTheirOwnKernel) {
     Stream s = Stream::create();
     const std::int64_t rows = 64, cols = 5120;
@@ -266,7 +266,7 @@ TEST_F(FakeCuda, MisalignedRowsCompileTheirOwnKernel) {
     exe.launch(padded, yd.view());
     s.synchronize();
     EXPECT_EQ(counts().module_loads, loads + 1) << "a kernel for rows that may be misaligned";
-    EXPECT_TRUE(contains(exe.plan(), "misaligned rows as aligned vectors shifted between lanes")) << exe.plan();
+    EXPECT_TRUE(contains(exe.plan(), "global load of elements dealt one a thread in turn")) << exe.plan();
     exe.launch(aligned, yd.view());
     s.synchronize();
     EXPECT_EQ(counts().module_loads, loads + 1) << "the aligned rows' kernel is still there";
@@ -639,13 +639,22 @@ TEST_F(FakeCuda, AttentionReadsAKeyViewStoredTransposedInBoxesOfKeys) {
     fake()->reset();
     kiln::variants::attention::fa_kT().launch(cuda(), std::as_const(qd).view(), std::as_const(kd).view(), std::as_const(vd).view(), od.view());
     EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
+    // The maps encoded by this launch, found by their dims: Q's or V's may come from the
+    // process's tensor map cache instead (tensor_map_cache.h), encoded by an earlier test
+    // over a buffer freed and reallocated at the same address with the same layout.
     TensorMap maps[16];
-    ASSERT_EQ(fake()->tensor_maps(maps, 16), 3) << "Q, K and V";
-    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 4), (std::vector<std::uint64_t>{320, 64, 2, 1})) << "keys, channels, head, batch";
-    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].strides, maps[1].strides + 3), (std::vector<std::uint64_t>{320 * 2, 64 * 320 * 2, 2 * 64 * 320 * 2}));
-    EXPECT_EQ(maps[1].box[0], 64u);
-    EXPECT_EQ(maps[1].box[1], 64u) << "every channel of a box of 64 keys";
-    EXPECT_EQ(std::vector<std::uint64_t>(maps[2].dims, maps[2].dims + 4), (std::vector<std::uint64_t>{64, 320, 2, 1})) << "V as ever";
+    const long encoded = fake()->tensor_maps(maps, 16);
+    auto find = [&](std::vector<std::uint64_t> dims) -> const TensorMap* {
+        for (long i = 0; i < encoded; ++i)
+            if (std::vector<std::uint64_t>(maps[i].dims, maps[i].dims + 4) == dims) return &maps[i];
+        return nullptr;
+    };
+    const TensorMap* k_map = find({320, 64, 2, 1});
+    ASSERT_NE(k_map, nullptr) << "K's map: keys, channels, head, batch (" << encoded << " maps encoded)";
+    EXPECT_EQ(std::vector<std::uint64_t>(k_map->strides, k_map->strides + 3), (std::vector<std::uint64_t>{320 * 2, 64 * 320 * 2, 2 * 64 * 320 * 2}));
+    EXPECT_EQ(k_map->box[0], 64u);
+    EXPECT_EQ(k_map->box[1], 64u) << "every channel of a box of 64 keys";
+    EXPECT_TRUE(find({64, 320, 2, 1}) || encoded < 3) << "V as ever";
     Tensor<bf16> kt300({1, 2, 64, 300}), v300({1, 2, 300, 64});
     auto k3 = kt300.to(cuda()), v3 = v300.to(cuda());
     kiln::variants::attention::fa_kT().launch(cuda(), std::as_const(qd).view(), std::as_const(k3).view(), std::as_const(v3).view(), od.view());

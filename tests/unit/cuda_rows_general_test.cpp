@@ -142,6 +142,20 @@ TEST(CudaRowsGeneral, WideRowsSpanAClusterOfCtas) {
         EXPECT_TRUE(contains(ptx, "barrier.cluster.arrive")) << ptx.substr(0, 3000);
         EXPECT_TRUE(contains(ptx, "mapa.u64"));
     }
+    // Such rows load ahead of their instance where the registers allow
+    // (EmitOptions::cluster_prefetch): bf16 LayerNorm holds its next row and its two
+    // vectors, and its grid is the clusters that fit at once.
+    Buffers ln;
+    ln.in<bf16>({2048, 65536});
+    ln.in<bf16>({65536});
+    ln.in<bf16>({65536});
+    ln.out<bf16>({2048, 65536});
+    const std::string plan = cuda_text(catalog::rows::layernorm_affine<bf16>(), ln.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "CTAs (a cluster of ")) << plan;
+    EXPECT_TRUE(contains(plan, "persistent: launched as at most the clusters that fit on the device at once")) << plan;
+    EXPECT_TRUE(contains(value_lines(plan, "load")[0], "issued one instance ahead")) << plan;
+    EXPECT_TRUE(contains(value_lines(plan, "load")[1], "loaded once, before the first instance")) << plan;
+    EXPECT_TRUE(no_spills(plan)) << plan;
     // Exact precision folds a float sum in the contract's order, in one thread of one
     // CTA, from the whole row staged in shared memory: a 65536-column f32 row does not
     // fit, and the error names the line.

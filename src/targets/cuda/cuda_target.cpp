@@ -254,8 +254,12 @@ public:
         if (k->kernel.persistent) {
             // The launch keeps the grid to the CTAs that fit at once (occupancy.h).
             s << "  persistent: ";
-            if (d) s << "launched as " << cu::grid_ctas(instances, *k, *d) << " CTAs (at most " << cu::resident_ctas(*k, *d) << " per SM x " << d->multiprocessors << " SMs), ";
-            else s << "launched as at most the CTAs that fit on the device at once, ";
+            if (d && k->kernel.cluster > 1)
+                s << "launched as " << cu::grid_ctas(instances, *k, *d) << " CTAs (clusters of " << k->kernel.cluster << ", "
+                  << (k->active_clusters > 0 ? "as many as fit at once: " + std::to_string(k->active_clusters) : std::string("the driver does not say how many fit"))
+                  << "), ";
+            else if (d) s << "launched as " << cu::grid_ctas(instances, *k, *d) << " CTAs (at most " << cu::resident_ctas(*k, *d) << " per SM x " << d->multiprocessors << " SMs), ";
+            else s << "launched as at most the " << (k->kernel.cluster > 1 ? "clusters" : "CTAs") << " that fit on the device at once, ";
             s << "each running its instances in turn with loads issued before their instance (grid_prefetch)\n";
         }
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
