@@ -45,7 +45,7 @@ void grid_prefetch(Lowered& l) {
         return;
     }
     if (l.layouts->cluster > 1 && !l.options.cluster_prefetch) {
-        g.why = "an instance spans a cluster of CTAs (KILN_CUDA_CLUSTER_PREFETCH=1 loads ahead there too)";
+        g.why = "an instance spans a cluster of CTAs, turned off there (KILN_CUDA_CLUSTER_PREFETCH=0)";
         return;
     }
     std::unordered_set<const Node*> inside, ok;

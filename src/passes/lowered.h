@@ -34,7 +34,7 @@ struct LowerOptions {
     int max_run = 0;                 // cuda: the longest run of a row a thread holds (0: a 16-byte vector's; cuda_layout.h)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     int cluster_cta_threads = 0;     // cuda: the threads of each CTA of such a cluster (0: cuda_layout.cpp's choice; KILN_CUDA_CLUSTER_CTA)
-    bool cluster_prefetch = false;   // cuda: such rows load ahead of their instance too (grid_prefetch.h; KILN_CUDA_CLUSTER_PREFETCH=1)
+    bool cluster_prefetch = true;    // cuda: such rows load ahead of their instance too (grid_prefetch.h; KILN_CUDA_CLUSTER_PREFETCH=0: not)
     // cuda: the attention kernel may re-block keys of a program whose row maximum starts
     // at -inf, making NaN the rows the program's first key block hides (attention_match.h:
     // first_block_nan; checked on an H200 against the interpreter, bench/results/gpu-20261204-s18;

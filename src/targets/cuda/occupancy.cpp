@@ -30,11 +30,11 @@ unsigned grid_ctas(std::int64_t instances, const CompiledKernel& k, const Device
     // A persistent grid is the CTAs that fit at once: a CTA (or a cluster) left for a
     // second wave would run its whole share of the instances after the others finish.
     // Clusters: as many as the driver says fit (else as if every SM's CTAs made whole clusters).
-    if (k.kernel.persistent && cluster > 1) {
-        const std::int64_t fit = k.active_clusters > 0 ? k.active_clusters : std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors) / cluster;
-        ctas = std::min<std::int64_t>(ctas, std::max<std::int64_t>(1, fit) * cluster);
+    if (k.kernel.persistent) {
+        const std::int64_t clusters = cluster > 1 && k.active_clusters > 0 ? k.active_clusters
+                                                                           : std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors) / cluster;
+        ctas = std::min<std::int64_t>(ctas, std::max<std::int64_t>(1, clusters) * cluster);
     }
-    else if (k.kernel.persistent) ctas = std::min<std::int64_t>(ctas, std::int64_t{resident_ctas(k, d)} * std::max(1, d.multiprocessors));
     if (const std::int64_t cap = max_ctas(); cap > 0) ctas = std::min(ctas, std::max<std::int64_t>(1, cap / cluster) * cluster);
     // A whole number of clusters (the kernel's grid-stride loop covers the rest).
     return static_cast<unsigned>(std::min<std::int64_t>(ctas, 0x7fffffff / cluster * cluster));
