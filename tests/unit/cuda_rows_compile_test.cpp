@@ -199,6 +199,42 @@ TEST(CudaRows, MisalignedSixteenBitRowsAreDealtFromTheStart) {
     EXPECT_EQ(cu::emit_options(layernorm_args(64, 4000).args, CompileOptions{}).coalesced_elements, 0);
 }
 
+// The plan says which views' rows start off 16-byte boundaries, why, and the row
+// pitch that would align them: the user's lever where the values' lines say the rows
+// move element by element.
+TEST(CudaRows, ThePlanNamesViewsWhoseRowsStartOff16ByteBoundaries) {
+    RowArgs a = layernorm_args(64, 5123);  // x [64, 5123], weight [5123], bias [5123], y [64, 5123]
+    const std::vector<detail::ParamSig> params = detail::specialize(*rows::layernorm_affine<bf16>().shared_impl(), a.args, Loc::here())->params;
+    std::vector<std::string> notes = cu::misaligned_row_notes(a.args, params);
+    ASSERT_EQ(notes.size(), 2u) << "x and y; the parameter vectors have no rows and start aligned";
+    EXPECT_EQ(notes[0], "argument 0 (View<const bf16, 2>): its rows are 10246 bytes apart, not a multiple of 16 (a pitch of 5128 elements, "
+                        "10256 bytes, would start every row on a 16-byte boundary)");
+    EXPECT_EQ(notes[1].substr(0, 30), "argument 3 (View<bf16, 2>): it");
+    EXPECT_TRUE(cu::misaligned_row_notes(layernorm_args(64, 4000).args, params).empty()) << "rows 8000 bytes apart";
+    // A view of a matrix's columns 1..: aligned rows, a base 2 bytes (one bf16) past a boundary.
+    RowArgs shifted;
+    auto m = std::make_shared<std::vector<bf16>>(64 * 4096);
+    shifted.keep.push_back(m);
+    shifted.args.push_back(detail::to_arg(HostView<const bf16>{m->data() + 1, {64, 4000}, {4096, 1}}));
+    notes = cu::misaligned_row_notes(shifted.args, {});
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "argument 0: its data starts 2 bytes past a 16-byte boundary");
+    // A 3-D view whose leading dimension's step is off: named by its dimension.
+    RowArgs cube;
+    auto c = std::make_shared<std::vector<float>>(4 * 1001 * 8);
+    cube.keep.push_back(c);
+    cube.args.push_back(detail::to_arg(HostView<const f32>{c->data(), {4, 8, 8}, {1001 * 2, 8, 1}}));
+    notes = cu::misaligned_row_notes(cube.args, {});
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "argument 0: the steps of its dimension 0 are 8008 bytes apart, not a multiple of 16 (a step of 2004 elements, 8016 bytes, "
+                        "would start every row on a 16-byte boundary)");
+    // And the plan carries them.
+    REQUIRE_NVRTC();
+    const std::string plan = cuda_text(rows::layernorm_affine<bf16>(), a.args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "\n  rows off 16-byte boundaries: argument 0 (View<const bf16, 2>): its rows are 10246 bytes apart")) << plan;
+    EXPECT_FALSE(contains(cuda_text(rows::layernorm_affine<bf16>(), layernorm_args(64, 4000).args, Precision::standard, What::plan), "rows off"));
+}
+
 // LowerOptions::max_run 1 (EmitOptions::coalesced_elements, for misaligned rows moved
 // element by element): each thread holds single elements dealt in turn, so that slot
 // j of thread t is element j T + t of the row and a warp's loads cover one span.

@@ -263,6 +263,9 @@ public:
             s << "each running its instances in turn with loads issued before their instance (grid_prefetch)\n";
         }
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
+        // Why rows move in narrower pieces than 16-byte vectors (the values' lines say how), and what would let them.
+        for (const std::string& note : cu::misaligned_row_notes(args, p.params))
+            s << "  rows off 16-byte boundaries: " << note << "\n";
         s << "  shared memory: " << k->kernel.shared_bytes << " bytes dynamic"
           << (k->kernel.shared_site.empty() ? "" : " (most for " + k->kernel.shared_site + ")") << "\n";
         // (Not compiled yet, the generic kernel has no resources: said above.)

@@ -3,6 +3,7 @@
 #include "targets/cuda/emit_gemm.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -30,6 +31,32 @@ MisalignedRows misaligned_rows_of(const std::vector<detail::Arg>& args) {
         m.sixteen_bit = m.sixteen_bit || (misaligned && bytes == 2);
     }
     return m;
+}
+
+std::vector<std::string> misaligned_row_notes(const std::vector<detail::Arg>& args, const std::vector<detail::ParamSig>& params) {
+    std::vector<std::string> notes;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const detail::Arg& a = args[i];
+        if (!a.is_view || a.extents.empty() || a.strides.back() != 1) continue;  // as misaligned_rows_of
+        const std::int64_t bytes = kind_bytes(a.kind);
+        std::string why;
+        for (std::size_t d = 0; d + 1 < a.extents.size() && why.empty(); ++d) {
+            const std::int64_t pitch = a.strides[d] * bytes;
+            if (a.extents[d] <= 1 || pitch % 16 == 0) continue;
+            // The nearest pitch above that is a whole number of 16-byte units and of elements.
+            const std::int64_t unit = std::max<std::int64_t>(16, bytes), padded = (std::abs(pitch) + unit - 1) / unit * unit;
+            const bool rows = d + 2 == a.extents.size();
+            why = (rows ? "its rows are " : "the steps of its dimension " + std::to_string(d) + " are ") + std::to_string(pitch) +
+                  " bytes apart, not a multiple of 16 (" + (rows ? "a pitch" : "a step") + " of " + std::to_string(padded / bytes) + " elements, " +
+                  std::to_string(padded) + " bytes, would start every row on a 16-byte boundary)";
+        }
+        if (const auto off = reinterpret_cast<std::uintptr_t>(a.data) % 16; why.empty() && off != 0)
+            why = "its data starts " + std::to_string(off) + " bytes past a 16-byte boundary";
+        if (why.empty()) continue;
+        const std::string spelling = i < params.size() ? " (" + params[i].spelling + ")" : "";
+        notes.push_back("argument " + std::to_string(i) + spelling + ": " + why);
+    }
+    return notes;
 }
 
 EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOptions& opts) {

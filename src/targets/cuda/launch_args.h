@@ -32,6 +32,12 @@ struct MisalignedRows {
 };
 MisalignedRows misaligned_rows_of(const std::vector<detail::Arg>& args);
 
+// For the plan: one line for each view whose rows start off 16-byte boundaries, naming
+// the argument, why (its row pitch or its data's address) and, for a pitch, the
+// nearest one that would let its rows move as 16-byte vectors. `params`: the
+// program's parameters as written ("View<const bf16, 2>").
+std::vector<std::string> misaligned_row_notes(const std::vector<detail::Arg>& args, const std::vector<detail::ParamSig>& params);
+
 // The emitter's options for a launch with these arguments and compile options: the
 // offsets' width, whether rows may be misaligned, and the A/B knobs read from the
 // environment once (KILN_ATTENTION_OVERLAP, KILN_CUDA_PREFETCH, KILN_CUDA_CLUSTER,
