@@ -25,6 +25,7 @@
 using namespace kiln;
 using cpu_diff::Buffer;
 using emulated::add_one_rows;
+using emulated::softmax_block;
 using emulated::expect_interp_bytes;
 namespace rows = kiln::catalog::rows;
 
@@ -100,7 +101,6 @@ TEST(EmulatedMisalignedRows, I8RowsAtEveryByteOffset) {
     // 1003-byte rows: 16 consecutive rows start at all 16 offsets; a 16-byte run is 16 elements.
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::I8, {17, 1003}, 71, -100, 100), cpu_diff::output(Kind::I8, {17, 1003})};
     expect_interp_bytes(add_one_rows<i8>(), bufs);
-    expect_interp_bytes(add_one_rows<i8>(), bufs, Precision::standard);
 }
 
 TEST(EmulatedMisalignedRows, NarrowRowsShareAWarp) {
@@ -123,4 +123,24 @@ TEST(EmulatedMisalignedRows, PaddedStridesKeepTheBytesBetweenRows) {
     std::vector<Buffer> bufs = {x, y};
     expect_interp_bytes(add_one_rows<bf16>(), bufs);
     expect_interp_bytes(rows::rmsnorm_weighted<bf16>(), {x, cpu_diff::input(Kind::BF16, {4096}, 92), y});
+}
+
+// Rows dealt one element a thread in turn (the default for misaligned 16-bit rows)
+// move without per-element tests or addressing where the whole row is in its view
+// with a unit stride (emit_memory.cpp: each_run); a block wider than the row and a
+// view with a stride of 2 take the checked path.
+TEST(EmulatedMisalignedRows, DealtRowsWholeInTheirViewOrNot) {
+    std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {9, 5123}, 61), cpu_diff::output(Kind::BF16, {9, 5123})};
+    std::vector<detail::Arg> args;
+    for (const auto& b : bufs) args.push_back(b.arg);
+    if (cu::emit_options(args, {.precision = Precision::exact}).coalesced_elements == 0) GTEST_SKIP() << "KILN_CUDA_COALESCED_ELEMENTS=0: not dealt";
+    expect_interp_bytes(add_one_rows<bf16>(), bufs);
+    if (cu::emit_options(args, {.precision = Precision::exact}).whole_rows)  // (KILN_CUDA_WHOLE_ROWS=0: every element tested)
+        EXPECT_NE(source_of(add_one_rows<bf16>(), bufs).find("whole_row"), std::string::npos) << "the whole-row path";
+    // A block of 8192 columns over rows of 5123: never whole, read with -inf past the row.
+    expect_interp_bytes(softmax_block<bf16>(8192), bufs);
+    // Every other element of rows 2 x 5123 apart (a stride of 2: no row is whole).
+    const Buffer strided = cpu_diff::input(Kind::BF16, {9, 5123}, 62, -4, 4, false, {2 * 5123, 2});
+    expect_interp_bytes(add_one_rows<bf16>(), {strided, cpu_diff::output(Kind::BF16, {9, 5123})});
+    expect_interp_bytes(rows::softmax<bf16>(), {strided, cpu_diff::output(Kind::BF16, {9, 5123})});
 }

@@ -213,6 +213,14 @@ struct EmitOptions {
     // each. Measured on an H100 at 26000 x 5123 f32 (bench/results/gpu-20261205-s31):
     // softmax 0.64 -> 0.98 of copy, LayerNorm 0.68 -> 0.85. KILN_CUDA_NARROWER_VECTORS=0 (A/B).
     bool narrower_vectors = true;
+    // Rows dealt one element a thread in turn (coalesced_elements, or runs of one the
+    // layout chose) move, where a one-row tile lies whole in its view with a unit
+    // stride, at the row's offset plus each element's column: no bounds test and no
+    // offset arithmetic per element (emit_memory.cpp: each_run). Such rows are issue
+    // bound: at 26000 x 5123 bf16 the softmax's loop had ~80 instructions an element,
+    // ten of each load's and each store's for tests and addressing; with this, about
+    // 17% fewer (SASS, offline: bench/results/gpu-20261206-s36/). KILN_CUDA_WHOLE_ROWS=0 (A/B).
+    bool whole_rows = true;
     // Where the launch's rows are misaligned (launch_args.cpp: misaligned_rows_of), 1 or
     // 2: whenever such rows move element by element (misaligned_rows off, or given up by
     // the spill ladder), the layout deals one element to each thread in turn

@@ -85,6 +85,14 @@ std::string whole_run(const Node& n, const std::vector<std::string>& c, std::int
     return whole + stride(n, last) + " == 1";
 }
 
+// A tile of one row (every dim but the last of extent 1): its elements' offsets are
+// the row's plus their columns.
+bool one_row_tile(const std::vector<Dim>& dims) {
+    for (std::size_t d = 0; d + 1 < dims.size(); ++d)
+        if (dims[d].extent != 1) return false;
+    return !dims.empty();
+}
+
 // The tile-side facts of run q of this thread: where it starts, whether the thread
 // holds it, and (for a row whose last run is partial) how many of its elements
 // are in the tile.
@@ -173,6 +181,38 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         // Everything inside the thread's own runs: this is the code of every aligned
         // launch, and its registers are what the layouts were tuned for.
         if (!writer.empty()) E.open("if (" + writer + ")");
+        // Runs of one element of a one-row tile (a row dealt one element a thread in
+        // turn): where the whole row is in the view with a unit stride, every element is
+        // its row's offset plus its column, with neither bounds tests nor offset
+        // arithmetic of its own (an element's access is then its load or store; each
+        // had ten instructions of tests and addressing, and such rows are issue bound:
+        // bench/results/gpu-20261206-s36/; EmitOptions::whole_rows). Else as below.
+        std::string whole_row;
+        if (l.vec == 1 && E.options().whole_rows && one_row_tile(dims)) {
+            whole_row = E.fresh("whole_row");
+            const std::string row_at = E.fresh("row_at");
+            const std::vector<std::string> origin = coordinates(E, n, dims, "0");
+            E.line("const bool " + whole_row + " = " + whole_run(n, origin, dims.back().extent) + ";");
+            // (Computed only for a row in range: no overflow from far-away coordinates.)
+            E.line("const kiln_idx " + row_at + " = " + whole_row + " ? (kiln_idx)(" + offset(n, origin) + ") : (kiln_idx)0;");
+            E.open("if (" + whole_row + ")");
+            E.line("#pragma unroll");
+            E.open("for (int q = 0; q < " + num(l.slots()) + "; ++q)");
+            E.line("const int e = " + E.element(tile, "q") + ";");
+            run = run_of(E, tile);
+            if (!run.held.empty()) E.open("if (" + run.held + ")");
+            r.element(0, "", row_at + " + (kiln_idx)e");
+            if (!run.held.empty()) {
+                if (r.past_end) {
+                    E.otherwise();
+                    r.past_end();
+                }
+                E.close();
+            }
+            E.close();
+            E.close();
+            E.open("else");
+        }
         E.line("#pragma unroll");
         E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
         E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
@@ -202,6 +242,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             E.close();
         }
         E.close();
+        if (!whole_row.empty()) E.close();
         if (!writer.empty()) E.close();
         return;
     }

@@ -140,6 +140,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
+    static const bool whole_rows = support::env_integer("KILN_CUDA_WHOLE_ROWS", 0, 1).value_or(1) != 0;
+    o.whole_rows = whole_rows;
     return o;
 }
 
