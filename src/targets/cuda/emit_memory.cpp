@@ -181,6 +181,24 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         // Everything inside the thread's own runs: this is the code of every aligned
         // launch, and its registers are what the layouts were tuned for.
         if (!writer.empty()) E.open("if (" + writer + ")");
+        // The loop over this thread's runs: `access` emits a held run's (q, e and run
+        // set), r.past_end what a run the thread does not hold does.
+        auto over_runs = [&](const std::function<void()>& access) {
+            E.line("#pragma unroll");
+            E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
+            E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
+            run = run_of(E, tile);
+            if (!run.held.empty()) E.open("if (" + run.held + ")");
+            access();
+            if (!run.held.empty()) {
+                if (r.past_end) {
+                    E.otherwise();
+                    r.past_end();
+                }
+                E.close();
+            }
+            E.close();
+        };
         // Runs of one element of a one-row tile (a row dealt one element a thread in
         // turn): where the whole row is in the view with a unit stride, every element is
         // its row's offset plus its column, with neither bounds tests nor offset
@@ -196,34 +214,18 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             // (Computed only for a row in range: no overflow from far-away coordinates.)
             E.line("const kiln_idx " + row_at + " = " + whole_row + " ? (kiln_idx)(" + offset(n, origin) + ") : (kiln_idx)0;");
             E.open("if (" + whole_row + ")");
-            E.line("#pragma unroll");
-            E.open("for (int q = 0; q < " + num(l.slots()) + "; ++q)");
-            E.line("const int e = " + E.element(tile, "q") + ";");
-            run = run_of(E, tile);
-            if (!run.held.empty()) E.open("if (" + run.held + ")");
-            r.element(0, "", row_at + " + (kiln_idx)e");
-            if (!run.held.empty()) {
-                if (r.past_end) {
-                    E.otherwise();
-                    r.past_end();
-                }
-                E.close();
-            }
-            E.close();
+            over_runs([&] { r.element(0, "", row_at + " + (kiln_idx)e"); });
             E.close();
             E.open("else");
         }
-        E.line("#pragma unroll");
-        E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
-        E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
-        run = run_of(E, tile);
-        if (!run.held.empty()) E.open("if (" + run.held + ")");
-        if (l.vec == 1) {
-            // Runs of one element (dealt one a thread in turn): the element's own access
-            // is the run's; a vector test besides would only double its code.
-            c = coordinates(E, n, dims, "e");
-            element_by_element();
-        } else {
+        over_runs([&] {
+            if (l.vec == 1) {
+                // Runs of one element (dealt one a thread in turn): the element's own access
+                // is the run's; a vector test besides would only double its code.
+                c = coordinates(E, n, dims, "e");
+                element_by_element();
+                return;
+            }
             whole_and_pointer("");
             E.open("if (" + w + " && ((unsigned long long)" + p + " & " + num(bytes - 1) + ") == 0)");
             r.vector(p, bytes);
@@ -233,15 +235,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             E.open("else");
             element_by_element();
             E.close();
-        }
-        if (!run.held.empty()) {
-            if (r.past_end) {
-                E.otherwise();
-                r.past_end();
-            }
-            E.close();
-        }
-        E.close();
+        });
         if (!whole_row.empty()) E.close();
         if (!writer.empty()) E.close();
         return;
