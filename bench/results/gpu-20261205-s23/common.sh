@@ -54,3 +54,10 @@ ab() {
   done
   python3 bench/rows_ab.py "${outs[@]}" > $r/ab-$name.md 2>&1; cat $r/ab-$name.md
 }
+# The cuda fuzz regressions and PTX hazard scans (kiln_fuzz_tests built), into
+# $r/t-regressions.log; prints the summary. (Added in session 36; calls before it spell it out.)
+regressions() {
+  el "fuzz regressions and PTX hazards"
+  timeout 120 build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*:CudaPtxHazards.*' > $r/t-regressions.log 2>&1; echo "rc $?"
+  grep -E "^\[ *(PASSED|FAILED) |FAILED  \]" $r/t-regressions.log | head -12
+}
