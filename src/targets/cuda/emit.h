@@ -218,8 +218,9 @@ struct EmitOptions {
     // stride, at the row's offset plus each element's column: no bounds test and no
     // offset arithmetic per element (emit_memory.cpp: each_run). Such rows are issue
     // bound: at 26000 x 5123 bf16 the softmax's loop had ~80 instructions an element,
-    // ten of each load's and each store's for tests and addressing; with this, about
-    // 17% fewer (SASS, offline: bench/results/gpu-20261206-s36/). KILN_CUDA_WHOLE_ROWS=0 (A/B).
+    // ten of each load's and each store's for tests and addressing; a whole row's
+    // path has 0.36-0.71 of the instructions the seven bf16 row kernels had at 5123
+    // columns (SASS, offline: bench/results/gpu-20261206-s36/). KILN_CUDA_WHOLE_ROWS=0 (A/B).
     bool whole_rows = true;
     // Where the launch's rows are misaligned (launch_args.cpp: misaligned_rows_of), 1 or
     // 2: whenever such rows move element by element (misaligned_rows off, or given up by

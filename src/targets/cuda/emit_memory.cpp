@@ -183,11 +183,17 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         if (!writer.empty()) E.open("if (" + writer + ")");
         // The loop over this thread's runs: `access` emits a held run's (q, e and run
         // set), r.past_end what a run the thread does not hold does.
-        auto over_runs = [&](const std::function<void()>& access) {
+        // `every_thread`: the runs before the row's first partial round of threads are
+        // held by every thread (q < C / G: run q's columns are q G .. q G + G - 1), said
+        // so that the unrolled loop tests only the last ones (elements dealt one a
+        // thread in turn: slot q of lane t holds column q G + t).
+        auto over_runs = [&](const std::function<void()>& access, bool every_thread = false) {
             E.line("#pragma unroll");
             E.open("for (int q = 0; q < " + num(l.slots() / l.vec) + "; ++q)");
             E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
             run = run_of(E, tile);
+            const std::int64_t whole_rounds = l.cols / l.group;
+            if (every_thread && !run.held.empty() && whole_rounds > 0) run.held = "q < " + num(whole_rounds) + " || (" + run.held + ")";
             if (!run.held.empty()) E.open("if (" + run.held + ")");
             access();
             if (!run.held.empty()) {
@@ -214,7 +220,8 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             // (Computed only for a row in range: no overflow from far-away coordinates.)
             E.line("const kiln_idx " + row_at + " = " + whole_row + " ? (kiln_idx)(" + offset(n, origin) + ") : (kiln_idx)0;");
             E.open("if (" + whole_row + ")");
-            over_runs([&] { r.element(0, "", row_at + " + (kiln_idx)e"); });
+            const bool dealt_row = l.row_rounds == 1 && l.rows_per_round() == 1;  // one row, column q G + t in slot q of lane t
+            over_runs([&] { r.element(0, "", row_at + " + (kiln_idx)e"); }, dealt_row);
             E.close();
             E.open("else");
         }
