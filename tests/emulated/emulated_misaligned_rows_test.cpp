@@ -101,6 +101,7 @@ TEST(EmulatedMisalignedRows, I8RowsAtEveryByteOffset) {
     // 1003-byte rows: 16 consecutive rows start at all 16 offsets; a 16-byte run is 16 elements.
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::I8, {17, 1003}, 71, -100, 100), cpu_diff::output(Kind::I8, {17, 1003})};
     expect_interp_bytes(add_one_rows<i8>(), bufs);
+    expect_interp_bytes(add_one_rows<i8>(), bufs, Precision::standard);
 }
 
 TEST(EmulatedMisalignedRows, NarrowRowsShareAWarp) {
