@@ -19,16 +19,37 @@
 
 namespace kiln::cu {
 
+namespace {
+
+// Where a view's rows (unit innermost stride) may start off a 16-byte boundary: the
+// first dim other than the innermost whose step is not a multiple of 16 bytes (-1:
+// none), and its base's offset past a boundary. Read once a launch (no strings).
+struct RowMisalignment {
+    bool vector_rows = false;  // a view with a unit innermost stride (its rows may move as vectors)
+    int dim = -1;
+    std::uintptr_t base_offset = 0;
+    bool any() const { return vector_rows && (dim >= 0 || base_offset != 0); }
+};
+
+RowMisalignment row_misalignment(const detail::Arg& a) {
+    RowMisalignment m;
+    if (!a.is_view || a.extents.empty() || a.strides.back() != 1) return m;  // no vector access along the row
+    m.vector_rows = true;
+    const std::int64_t bytes = kind_bytes(a.kind);
+    for (std::size_t d = 0; d + 1 < a.extents.size() && m.dim < 0; ++d)
+        if (a.extents[d] > 1 && (a.strides[d] * bytes) % 16 != 0) m.dim = static_cast<int>(d);
+    m.base_offset = reinterpret_cast<std::uintptr_t>(a.data) % 16;
+    return m;
+}
+
+}  // namespace
+
 MisalignedRows misaligned_rows_of(const std::vector<detail::Arg>& args) {
     MisalignedRows m;
     for (const detail::Arg& a : args) {
-        if (!a.is_view || a.extents.empty() || a.strides.back() != 1) continue;  // no vector access along the row
-        const std::int64_t bytes = kind_bytes(a.kind);
-        bool misaligned = reinterpret_cast<std::uintptr_t>(a.data) % 16 != 0;
-        for (std::size_t d = 0; d + 1 < a.extents.size(); ++d)
-            if (a.extents[d] > 1 && (a.strides[d] * bytes) % 16 != 0) misaligned = true;
+        const bool misaligned = row_misalignment(a).any();
         m.any = m.any || misaligned;
-        m.sixteen_bit = m.sixteen_bit || (misaligned && bytes == 2);
+        m.sixteen_bit = m.sixteen_bit || (misaligned && kind_bytes(a.kind) == 2);
     }
     return m;
 }
@@ -37,22 +58,20 @@ std::vector<std::string> misaligned_row_notes(const std::vector<detail::Arg>& ar
     std::vector<std::string> notes;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const detail::Arg& a = args[i];
-        if (!a.is_view || a.extents.empty() || a.strides.back() != 1) continue;  // as misaligned_rows_of
-        const std::int64_t bytes = kind_bytes(a.kind);
+        const RowMisalignment m = row_misalignment(a);
+        if (!m.any()) continue;
         std::string why;
-        for (std::size_t d = 0; d + 1 < a.extents.size() && why.empty(); ++d) {
-            const std::int64_t pitch = a.strides[d] * bytes;
-            if (a.extents[d] <= 1 || pitch % 16 == 0) continue;
+        if (m.dim >= 0) {
+            const std::int64_t bytes = kind_bytes(a.kind), pitch = a.strides[static_cast<std::size_t>(m.dim)] * bytes;
             // The nearest pitch above that is a whole number of 16-byte units and of elements.
             const std::int64_t unit = std::max<std::int64_t>(16, bytes), padded = (std::abs(pitch) + unit - 1) / unit * unit;
-            const bool rows = d + 2 == a.extents.size();
-            why = (rows ? "its rows are " : "the steps of its dimension " + std::to_string(d) + " are ") + std::to_string(pitch) +
+            const bool rows = static_cast<std::size_t>(m.dim) + 2 == a.extents.size();
+            why = (rows ? "its rows are " : "the steps of its dimension " + std::to_string(m.dim) + " are ") + std::to_string(pitch) +
                   " bytes apart, not a multiple of 16 (" + (rows ? "a pitch" : "a step") + " of " + std::to_string(padded / bytes) + " elements, " +
                   std::to_string(padded) + " bytes, would start every row on a 16-byte boundary)";
+        } else {
+            why = "its data starts " + std::to_string(m.base_offset) + " bytes past a 16-byte boundary";
         }
-        if (const auto off = reinterpret_cast<std::uintptr_t>(a.data) % 16; why.empty() && off != 0)
-            why = "its data starts " + std::to_string(off) + " bytes past a 16-byte boundary";
-        if (why.empty()) continue;
         const std::string spelling = i < params.size() ? " (" + params[i].spelling + ")" : "";
         notes.push_back("argument " + std::to_string(i) + spelling + ": " + why);
     }
