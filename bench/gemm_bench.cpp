@@ -306,15 +306,22 @@ Row run_batched(const std::string& name, int batch, int M, int N, int K, int pit
 // CUDA_R_8I operands and CUBLAS_COMPUTE_32I (TN, the layout cuBLAS's int8 kernels
 // take, as wgmma's). Integer sums: kiln's output must equal cuBLAS's bit for bit
 // (rel L2 reports the count of differing elements over the whole output instead).
-Row run_int8(const std::string& name, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256) {
+// With `b_kn`, the weight is an i8 B stored [K, N] (Y = X B, as a plain GEMM is
+// written): wgmma reads 8-bit operands K-major only, so kiln copies B transposed at
+// every launch (gemm_staging.h), and the peer is still cublasGemmEx TN on B's
+// transpose [N, K] made once, untimed (the layout cuBLAS's int8 kernels take).
+Row run_int8(const std::string& name, int M, int N, int K, std::int64_t bm = 128, std::int64_t bn = 256, bool b_kn = false) {
     if (!selected(name)) return {};
     std::mt19937 g(M * 31 + N * 7 + K);
     std::uniform_int_distribution<int> d(-128, 127);
-    Tensor<i8> X({M, K}), W({N, K});
+    Tensor<i8> X({M, K}), W({N, K}), B(b_kn ? std::vector<std::int64_t>{K, N} : std::vector<std::int64_t>{1, 1});
     Tensor<i32> Y({M, N});
     for (auto* t : {&X, &W})
         for (auto& x : t->values()) x = static_cast<std::int8_t>(d(g));
-    const auto Xd = X.to(cuda()), Wd = W.to(cuda());
+    if (b_kn)
+        for (std::int64_t kk = 0; kk < K; ++kk)
+            for (std::int64_t nn = 0; nn < N; ++nn) B.values()[kk * N + nn] = W.values()[nn * K + kk];
+    const auto Xd = X.to(cuda()), Wd = W.to(cuda()), Bd = B.to(cuda());
     auto Yd = Y.to(cuda()), Yref = Y.to(cuda());
     auto k = kernel("bench_gemm_i8", [=](View<const i8, 2> x, View<const i8, 2> w, View<i32, 2> y) {
         constexpr std::int64_t bk = 128;
@@ -331,9 +338,27 @@ Row run_int8(const std::string& name, int M, int N, int K, std::int64_t bm = 128
             y(coord(m0, n0), shape(m, n)).store(acc);
         }
     });
+    auto k_kn = kernel("bench_gemm_i8_kn", [=](View<const i8, 2> x, View<const i8, 2> b, View<i32, 2> y) {
+        constexpr std::int64_t bk = 128;
+        auto gm = axis("block_m", ceil_div(x.extent(0), bm)), gn = axis("block_n", ceil_div(b.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(x.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), kk = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<i32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                acc = mma(x[coord(m0, k0), shape(m, kk)], b[coord(k0, n0), shape(kk, n)], acc);
+            }
+            y(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
     cudaStream_t stream = g_stream;
     const Target on_stream = cuda(Stream::wrap(stream));
-    auto launch = [&] { k.launch(on_stream, std::as_const(Xd).view(), std::as_const(Wd).view(), Yd.view()); };
+    auto launch = [&] {
+        if (b_kn) k_kn.launch(on_stream, std::as_const(Xd).view(), std::as_const(Bd).view(), Yd.view());
+        else k.launch(on_stream, std::as_const(Xd).view(), std::as_const(Wd).view(), Yd.view());
+    };
     launch();
     const CublasOn blas(stream);
     int one = 1, zero = 0;
@@ -417,6 +442,11 @@ int main(int argc, char** argv) {
     rows.push_back(run_int8("i8 4096x14336x4096 X W^T -> i32 tile 128x128x128", 4096, 14336, 4096, 128, 128));
     rows.push_back(run_int8("i8 3000x5000x7000 X W^T -> i32 (rows of 7000 bytes, staged)", 3000, 5000, 7000));
     rows.push_back(run_int8("i8 64x8192x8192 X W^T -> i32 (small M)", 64, 8192, 8192));
+    // B stored [K, N]: copied transposed by kiln at every launch (timed), cuBLAS TN on B^T.
+    rows.push_back(run_int8("i8 4096^3 X B -> i32 (B [K, N])", 4096, 4096, 4096, 128, 256, true));
+    rows.push_back(run_int8("i8 8192^3 X B -> i32 (B [K, N])", 8192, 8192, 8192, 128, 256, true));
+    rows.push_back(run_int8("i8 4096x14336x4096 X B -> i32 (B [K, N])", 4096, 14336, 4096, 128, 256, true));
+    rows.push_back(run_int8("i8 3000x5000x7000 X B -> i32 (B [K, N])", 3000, 5000, 7000, 128, 256, true));
     nlohmann::json json = nlohmann::json::array();
     for (const Row& r : rows) {
         if (r.name.empty()) continue;

@@ -258,11 +258,9 @@ private:
             if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
                 return no("the operands are not both f16, both bf16 or both i8");
             if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
-        } else if (at || !bt) {
-            // wgmma transposes 16-bit operands only.
-            return no(std::string("wgmma reads 8-bit operands K-major only: A stored [M, K] and B stored [N, K] (a linear layer's weight, "
-                                  "X W^T); here ") + (at ? "A is stored [K, M]" : "B is stored [K, N]"));
         }
+        // (wgmma transposes 16-bit operands only: 8-bit ones stored with k outermost are
+        // copied transposed at each launch, targets/cuda/gemm_staging.h.)
         // A load with a fallback of +0 (`.load(0.0f)`) reads what the bounds policy's
         // zero fill reads: the kernel's TMA fills out-of-range elements with +0.
         // (A view of rank r > 2: a [1.., rows, cols] tile, its leading coordinates the

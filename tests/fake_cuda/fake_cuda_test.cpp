@@ -15,6 +15,7 @@
 #include "fuzz/campaign.h"
 #include "tests/interop/interop_util.h"
 #include "targets/cuda/driver.h"
+#include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
@@ -712,8 +713,9 @@ TEST_F(FakeCuda, BatchedGemmReadsEachOperandThroughAMapOfItsRank) {
 
 // An i8 x i8 -> i32 GEMM (a quantised linear layer, X [M, K] against W [N, K]) takes the
 // Hopper kernel: its operands are byte maps (UINT8) whose boxes are rows of 128 elements
-// (128 bytes, the swizzle's span), strides in bytes. A B stored [K, N] is refused, and
-// the plan says why (wgmma reads 8-bit operands K-major only).
+// (128 bytes, the swizzle's span), strides in bytes. A B stored [K, N] (wgmma reads
+// 8-bit operands K-major only) is copied transposed first, and B's map describes the
+// copy: [N] rows of K bytes padded to whole 128-byte lines.
 TEST_F(FakeCuda, Int8GemmReadsItsOperandsAsByteMapsOf128ElementRows) {
     const Kernel k = kiln::variants::gemm::i8_linear();  // 128x128x64 tiles
     Tensor<i8> x({256, 512}), w({384, 512});
@@ -742,15 +744,27 @@ TEST_F(FakeCuda, Int8GemmReadsItsOperandsAsByteMapsOf128ElementRows) {
     EXPECT_NE(plan.find("k32 s8 -> s32"), std::string::npos) << plan;
     EXPECT_NE(plan.find("x128 (program's 128x128x64)"), std::string::npos) << "BK 128: a box row of bytes\n" << plan;
 
-    // B stored [K, N]: the mma.sync kernel, and the reason.
+    // B stored [K, N], K 320 (rows of the copy padded to 384 bytes): transposed, then the Hopper GEMM.
     const Kernel kn = kiln::variants::gemm::i8_i32();
-    Tensor<i8> b({512, 384});
-    auto bd = b.to(cuda());
+    Tensor<i8> x2({256, 320}), b({320, 384});
+    auto x2d = x2.to(cuda()), bd = b.to(cuda());
     Executable exe_kn = kn.compile(cuda());
+    const std::uint64_t transposed = cu::staging_counts().transposed;
     fake()->reset();
-    exe_kn.launch(std::as_const(xd).view(), std::as_const(bd).view(), yd.view());
-    EXPECT_EQ(fake()->tensor_maps(maps, 16), 0) << "no TMA";
-    EXPECT_NE(exe_kn.plan().find("wgmma reads 8-bit operands K-major only"), std::string::npos) << exe_kn.plan();
+    exe_kn.launch(std::as_const(x2d).view(), std::as_const(bd).view(), yd.view());
+    EXPECT_EQ(counts().launches, 2) << "B transposed, then the GEMM\n" << exe_kn.plan();
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM";
+    EXPECT_EQ(cu::staging_counts().transposed, transposed + 1);
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "X and the copy of B";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 2), (std::vector<std::uint64_t>{320, 256}));
+    EXPECT_EQ(maps[0].strides[0], 320u) << "X read in place";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 2), (std::vector<std::uint64_t>{320, 384})) << "[N][K]: the copy's";
+    EXPECT_EQ(maps[1].strides[0], 384u) << "the copy's rows: K bytes padded to whole 128-byte lines";
+    EXPECT_EQ(maps[1].box[0], 128u);
+    EXPECT_TRUE(maps[1].box[1] == 64u || maps[1].box[1] == 128u) << "bn rows of the copy (K-major): " << maps[1].box[1];
+    const std::string plan_kn = exe_kn.plan();
+    EXPECT_NE(plan_kn.find("B stored [K, N] (copied transposed at each launch: wgmma reads 8-bit operands K-major only)"), std::string::npos)
+        << plan_kn;
 }
 
 // A batched GEMM whose A rows TMA cannot read in place (100 bf16: 200 bytes, not a

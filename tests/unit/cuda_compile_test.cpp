@@ -584,8 +584,13 @@ TEST(CudaCompile, CatalogI8GemmUsesInt8TensorCoresInBothModes) {
         std::string ptx = cuda_text(k, args, p, What::ptx);
         EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")) << ptx.substr(0, 3000);
         EXPECT_FALSE(contains(ptx, "satfinite")) << "the contract wraps i32 sums; saturation would differ";
-        EXPECT_FALSE(contains(ptx, "wgmma")) << "B stored [K, N]: the Hopper GEMM reads 8-bit operands K-major only";
+        // B stored [K, N] takes the Hopper GEMM too, from a copy transposed at each launch
+        // (wgmma reads 8-bit operands K-major only); the module holds the mma.sync kernel
+        // beside it because A's rows (45 bytes) are not 16-byte multiples apart.
+        EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n")) << ptx.substr(0, 3000);
+        EXPECT_TRUE(contains(ptx, ".entry kiln_gemm_i8_sm90_transpose")) << "the transposing kernel";
         std::string plan = cuda_text(k, args, p, What::plan);
+        EXPECT_TRUE(contains(plan, "B stored [K, N] (copied transposed at each launch")) << plan;
         EXPECT_TRUE(contains(plan, "tensor cores: mma.sync m16n8k32 s8 -> s32")) << plan;
         EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
         EXPECT_FALSE(contains(plan, "mma ops on tensor cores: 0")) << plan;

@@ -250,6 +250,40 @@ inline Kernel i8_batched() { return kernel("i8_batched", [](View<const i8, 3> X,
     }
 }); }
 
+// i8 with both operands stored k outermost: At [K, M], B [K, N] (wgmma reads 8-bit
+// operands K-major only: both are copied transposed at each launch), 64x128x64 tiles.
+inline Kernel i8_kouter() { return kernel("i8_kouter", [](View<const i8, 2> At, View<const i8, 2> B, View<i32, 2> C) {
+    auto M = At.extent(1), K = At.extent(0), N = B.extent(1);
+    auto gm = axis("gm", ceil_div(M, 64)), gn = axis("gn", ceil_div(N, 128)), kt = axis("kt", ceil_div(K, 64));
+    auto m = axis("m", 64), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 64, n0 = nest.index(gn) * 128;
+        auto acc = zeros<i32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 64;
+            acc = mma(At[coord(k0, m0), shape(k, m)], B[coord(k0, n0), shape(k, n)], acc);
+        }
+        C(coord(m0, n0), shape(m, n)).store(acc);
+    }
+}); }
+
+// A batch of i8 products with B [batch, K, N] (each matrix copied transposed) and a
+// dequantising epilogue, 128x128x128 tiles.
+inline Kernel i8_bmm_kn() { return kernel("i8_bmm_kn", [](View<const i8, 3> X, View<const i8, 3> B, View<const f32, 1> scale, View<f32, 3> Y) {
+    auto gb = axis("batch", X.extent(0));
+    auto gm = axis("gm", ceil_div(X.extent(1), 128)), gn = axis("gn", ceil_div(B.extent(2), 128)), kt = axis("kt", ceil_div(X.extent(2), 128));
+    auto one = axis("one", 1), m = axis("m", 128), n = axis("n", 128), k = axis("k", 128);
+    for (auto& nest : parallel(shape(gb, gm, gn))) {
+        auto b = nest.index(gb), m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<i32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 128;
+            acc = mma(reshape(X[coord(b, m0, k0), shape(one, m, k)], shape(m, k)), reshape(B[coord(b, k0, n0), shape(one, k, n)], shape(k, n)), acc);
+        }
+        Y(coord(b, m0, n0), shape(one, m, n)).store(reshape(cast<f32>(acc) * scale[coord(n0), shape(n)], shape(one, m, n)));
+    }
+}); }
+
 // ---------------------------------------------------------------- epilogues
 // Common prologue for the epilogue variants: 128x128x64 tiles, pipeline window 3.
 #define GEMM_HEAD(A, B)                                                                              \

@@ -56,8 +56,11 @@ std::vector<Variant> gemm_table() {
         gemm_variant("kloop_pipeline_default", g::kloop_pipeline_default, plain, both(fast)),
         gemm_variant("i8_i32", g::i8_i32,
                      [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.k, d.n}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
-                     both(gemm_why("wgmma reads 8-bit operands K-major only: A stored [M, K] and B stored [N, K] (a linear layer's weight, "
-                                   "X W^T); here B is stored [K, N]"))),
+                     // (B stored [K, N]: copied transposed at each launch.)
+                     both(fast)),
+        gemm_variant("i8_kouter", g::i8_kouter,
+                     [](const Dims& d) { return V{Ints(Kind::I8, {d.k, d.m}, -128, 127), Ints(Kind::I8, {d.k, d.n}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
+                     both(fast)),
         gemm_variant("i8_linear", g::i8_linear,
                      [](const Dims& d) { return V{Ints(Kind::I8, {d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), Out(Kind::I32, {d.m, d.n})}; },
                      // (k 80: rows of 80 bytes, staged to whole lines by pitched copies.)
@@ -74,6 +77,13 @@ std::vector<Variant> gemm_table() {
         gemm_variant("i8_batched", g::i8_batched,
                      [](const Dims& d) {
                          return V{Ints(Kind::I8, {d.batch, d.m, d.k}, -128, 127), Ints(Kind::I8, {d.n, d.k}, -128, 127), In(Kind::F32, {d.n}),
+                                  Out(Kind::F32, {d.batch, d.m, d.n})};
+                     },
+                     {{{.m = 256, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 96, .batch = 2}, fast}},
+                     {.m = 100, .n = 130, .k = 70, .batch = 2}),
+        gemm_variant("i8_bmm_kn", g::i8_bmm_kn,
+                     [](const Dims& d) {
+                         return V{Ints(Kind::I8, {d.batch, d.m, d.k}, -128, 127), Ints(Kind::I8, {d.batch, d.k, d.n}, -128, 127), In(Kind::F32, {d.n}),
                                   Out(Kind::F32, {d.batch, d.m, d.n})};
                      },
                      {{{.m = 256, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 96, .batch = 2}, fast}},

@@ -147,7 +147,7 @@ public:
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
         if (k->gemm_function) {
             cu::CUstream stream = stream_ ? stream_->handle : nullptr;
-            cu::GemmStaging staging(d, stream, k->gemm_pack_function);
+            cu::GemmStaging staging(d, stream, k->gemm_pack_function, k->gemm_transpose_function);
             if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging, &refused)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
                 finish(d, p, loc,

@@ -280,6 +280,12 @@ struct GemmKernel {
     int a = -1, b = -1;                // the view parameters A and B
     bool a_mmajor = false;             // A stored [K, M] (its TMA boxes are [bk][64 m], like B's)
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
+    // 8-bit operands stored with k outermost (A [K, M], B [K, N]): wgmma reads them
+    // K-major only, so each launch copies them transposed (gemm_staging.h:
+    // stage_transposed) and the kernel reads the copies K-major.
+    bool a_transposed = false, b_transposed = false;
+    bool kernel_a_mmajor() const { return a_mmajor && !a_transposed; }  // how the kernel reads A
+    bool kernel_b_kmajor() const { return b_kmajor || b_transposed; }   // ... and B
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     int cp_async = 0;                  // operands read by cp.async, not TMA: bit 0 A, bit 1 B (EmitOptions::gemm_cp_async)
@@ -303,6 +309,8 @@ struct GemmKernel {
     std::string describe() const;      // the plan's line
     // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
     std::string pack_entry() const { return entry + "_pack"; }
+    // Its transposing kernel, in modules with a_transposed or b_transposed (emit_gemm_sm90.cuh: transpose_bytes).
+    std::string transpose_entry() const { return entry + "_transpose"; }
 };
 // The bytes of a GEMM operand's element: 1 for i8 (box rows of 128 elements, BK 128),
 // else 2 (f16, bf16).

@@ -384,12 +384,16 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.b = ir::param_index(*m.load_b);
     g.a_mmajor = m.a_mmajor;
     g.b_kmajor = m.b_kmajor;
+    // wgmma reads 8-bit operands K-major only: one stored with k outermost is read
+    // from a transposed copy (gemm_staging.h: stage_transposed).
+    const bool bytes = m.load_a->type.kind == Kind::I8;
+    g.a_transposed = bytes && m.a_mmajor;
+    g.b_transposed = bytes && !m.b_kmajor;
     // A batched kernel runs its (batch, tile) units whole, on lone CTAs: split-K's
     // workspace and a cluster's multicast are per tile of one batch (not yet for batches).
     g.batched = batched(m);
     // 8-bit operands (emit_gemm_sm90.cuh) run on lone CTAs, without split-K's float
     // partials, read by TMA.
-    const bool bytes = m.load_a->type.kind == Kind::I8;
     g.split_k = E.options().gemm_split_k && !g.batched && !bytes;
     g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched && !bytes ? 2 : 1;
     g.cp_async = g.cluster == 1 && !bytes ? E.options().gemm_cp_async & 3 : 0;
@@ -414,7 +418,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     s += "\n// ---- the Hopper GEMM kernel of this program (emit_gemm.cpp): TMA + mbarrier ring + wgmma\n";
     if (E.options().uniform_warpgroup) s += "#define KILN_UNIFORM_WARPGROUP 1\n";
     s += embedded::emit_gemm_sm90_cuh();
-    s += wgmma_wrapper(g.bn, g.in, g.a_mmajor, g.b_kmajor);
+    s += wgmma_wrapper(g.bn, g.in, g.kernel_a_mmajor(), g.kernel_b_kmajor());
     const std::string cluster_dims = g.cluster > 1 ? "__cluster_dims__(" + num(g.cluster) + ", 1, 1) " : "";
     // A batched kernel's batches and the batch axes' extents (launch_args.cpp: gemm_launch).
     std::string batch_params = g.batched ? "long long kiln_batches, " : "";
@@ -436,7 +440,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.quad_stores = !quads.empty();
     s += "    [&](long long re, long long ce) { return " + epi.inside() + "; }" + (quads.empty() ? "" : ",\n    " + quads) + ");\n";
     s += "    kg::gemm_sm90<" + num(g.bm) + ", " + num(g.bn) + ", " + num(g.bk) + ", " + num(g.stages) + ", " +
-         (g.a_mmajor ? "true" : "false") + ", " + (g.b_kmajor ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) + ", " + num(g.cp_async) +
+         (g.kernel_a_mmajor() ? "true" : "false") + ", " + (g.kernel_b_kmajor() ? "true" : "false") + ", " + (g.split_k ? "true" : "false") + ", " + num(g.cluster) + ", " + num(g.cp_async) +
          ", kg::Wgmma>(&kiln_ta, &kiln_tb, kiln_tiles_n, kiln_tiles, kiln_k_tiles, kg::SplitK{kiln_splits, kiln_partials, kiln_counters, "
          "kiln_rows}, kiln_smem, epilogue, " +
          (g.batched ? "kg::make_batch<" + num(g.a_lead) + ", " + num(g.b_lead) + ">(kiln_batches, kiln_batch_set, kiln_batch_coords)" : std::string("kg::NoBatch{}")) +
@@ -447,6 +451,11 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols, "
          "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
          "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
+    if (g.a_transposed || g.b_transposed)
+        s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.transpose_entry() +
+             "(const unsigned char* src, long long src_stride, unsigned char* dst, long long dst_stride, long long rows, long long cols, "
+             "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
+             "    kg::transpose_bytes(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
     E.count_tensor_core_op();
     return s;
 }
@@ -464,7 +473,12 @@ std::string GemmKernel::describe() const {
                            " copied by the producer warpgroup's cp.async (rows that straddle 128-byte lines)"
                      : "") +
            (batched ? ", batched (work units of a batch and a tile; A's and B's leading coordinates in tensor maps of their views' ranks)" : "") +
-           (a_mmajor ? ", A stored [K, M] (M-major)" : "") + (b_kmajor ? ", B stored [N, K] (K-major)" : "") +
+           (a_transposed ? ", A stored [K, M] (copied transposed at each launch: wgmma reads 8-bit operands K-major only)"
+            : a_mmajor   ? ", A stored [K, M] (M-major)"
+                         : "") +
+           (b_transposed ? ", B stored [K, N] (copied transposed at each launch: wgmma reads 8-bit operands K-major only)"
+            : b_kmajor   ? ", B stored [N, K] (K-major)"
+                         : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            (std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)
                 ? ", " + std::to_string(std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)) +

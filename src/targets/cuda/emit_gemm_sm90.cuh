@@ -820,6 +820,85 @@ __device__ __forceinline__ void pack_rows(const unsigned short* src, long long s
     }
 }
 
+// Operand transposition (gemm_staging.h: stage_transposed). wgmma reads 8-bit operands
+// K-major only, so an i8 operand stored with its k axis outermost (B [K, N], A [K, M])
+// is copied transposed: src is rows x cols bytes (row stride src_stride), dst cols x
+// rows, its rows dst_stride bytes apart (whole 128-byte lines, the padding past `rows`
+// zeros); a batch (leads, as pack_rows) one matrix after another.
+// A CTA of 256 threads (kPackThreads) moves 128 x 128 tiles through shared memory. Loads: 16 bytes a thread, a warp
+// reading four source rows of 128 bytes (16-byte loads where the source rows are
+// 16-byte aligned, else bytes). Stores: a thread gathers a 4 x 16 block (four words down
+// each of 16 source rows), turns it with byte permutes into four 16-byte pieces of four
+// destination rows, a warp's eight lanes writing one destination row's 128 bytes.
+// The tile's rows are 33 words (a source row lands one bank further on each row), and
+// rows 32 apart swap words in fours (XOR 4 * (row / 32 % 4)): the gather's 32 lanes
+// (8 row groups 16 apart, 4 words) then read 32 different banks.
+__device__ __forceinline__ void transpose_bytes(const unsigned char* src, long long src_stride, unsigned char* dst, long long dst_stride,
+                                                long long rows, long long cols, PackLeads leads) {
+    constexpr int T = 128, W = T / 4 + 1;  // tile edge (bytes), words a tile row takes in shared memory
+    __shared__ unsigned tile[T * W];
+    const long long tiles_r = (rows + T - 1) / T, tiles_c = (cols + T - 1) / T, per_matrix = tiles_r * tiles_c;
+    const long long all = per_matrix * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 16 == 0;
+    for (int i = 0; i < 3; ++i) vectors = vectors && (leads.extent[i] == 1 || leads.stride[i] % 16 == 0);
+    const int t = threadIdx.x;
+    auto slot = [](int row, int word) { return row * W + (word ^ (4 * ((row >> 5) & 3))); };
+    for (long long q = blockIdx.x; q < all; q += gridDim.x) {
+        long long m = q / per_matrix, at = 0;
+        const long long matrix = m, in_matrix = q % per_matrix;
+        for (int i = 2; i >= 0; --i) {
+            at += m % leads.extent[i] * leads.stride[i];
+            m /= leads.extent[i];
+        }
+        const long long r0 = in_matrix / tiles_c * T, c0 = in_matrix % tiles_c * T;
+        const unsigned char* s = src + at;
+        __syncthreads();  // the previous tile's gathers are done
+#pragma unroll
+        for (int u = 0; u < T * T / 16 / 256; ++u) {
+            const int chunk = t + u * 256, row = chunk / 8, col = chunk % 8 * 16;
+            const long long r = r0 + row, c = c0 + col;
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (r < rows) {
+                const unsigned char* p = s + r * src_stride + c;
+                if (vectors && c + 16 <= cols) {
+                    v = __ldcs(reinterpret_cast<const uint4*>(p));
+                } else {
+                    unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+                    for (int j = 0; j < 16; ++j)
+                        if (c + j < cols) w[j / 4] |= static_cast<unsigned>(__ldcs(p + j)) << (8 * (j % 4));
+                    v = make_uint4(w[0], w[1], w[2], w[3]);
+                }
+            }
+            const int word = col / 4;
+            tile[slot(row, word)] = v.x;
+            tile[slot(row, word + 1)] = v.y;
+            tile[slot(row, word + 2)] = v.z;
+            tile[slot(row, word + 3)] = v.w;
+        }
+        __syncthreads();
+        // This thread: destination rows c0 + 4 * jg .. + 3 (source columns), destination
+        // columns r0 + 16 * cg .. + 15 (source rows).
+        const int cg = t % 8, jg = t / 8;
+        unsigned w[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) w[i] = tile[slot(16 * cg + i, jg)];
+        unsigned char* d = dst + matrix * cols * dst_stride + r0 + 16 * cg;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+            const long long c = c0 + 4 * jg + b;
+            if (c >= cols) break;
+            // Byte b of each of the 16 words, in order: __byte_perm picks bytes of two words.
+            const unsigned pick = static_cast<unsigned>(b) | static_cast<unsigned>(b + 4) << 4;
+            unsigned o[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                o[k] = __byte_perm(__byte_perm(w[4 * k], w[4 * k + 1], pick), __byte_perm(w[4 * k + 2], w[4 * k + 3], pick), 0x5410);
+            *reinterpret_cast<uint4*>(d + c * dst_stride) = make_uint4(o[0], o[1], o[2], o[3]);
+        }
+    }
+}
+
 }  // namespace kg
 
 #endif  // __CUDACC__

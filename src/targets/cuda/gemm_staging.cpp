@@ -19,7 +19,7 @@ constexpr std::int64_t kLineBytes = 128;    // a staged copy's rows are whole li
 constexpr double kPackBytesPerSecond = 3.0e12;
 constexpr double kProductFlopsPerSecond = 700e12;
 constexpr double kPackShare = 0.25;
-std::atomic<std::uint64_t> g_packed{0}, g_pitched{0};
+std::atomic<std::uint64_t> g_packed{0}, g_pitched{0}, g_transposed{0};
 
 // The share of the product's time at full speed a copy of `bytes` costs (read and written).
 double copy_share(double bytes, double flops) { return 2 * bytes / kPackBytesPerSecond / (flops / kProductFlopsPerSecond); }
@@ -57,7 +57,7 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
 
 bool cp_async_asked() { return support::env_integer("KILN_GEMM_CPASYNC", 0, 1).value_or(0) == 1; }
 
-StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load()}; }
+StagingCounts staging_counts() { return {g_packed.load(), g_pitched.load(), g_transposed.load()}; }
 
 bool tma_readable(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();  // TMA coordinates are 32-bit
@@ -73,6 +73,15 @@ std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std
             return "a leading stride of " + std::to_string(bytes) + " bytes, not a positive multiple of 16";
     }
     return std::string();
+}
+
+CUdeviceptr GemmStaging::memory(WorkspaceSlot slot, std::size_t bytes) {
+    CUdeviceptr p = stream_workspace(d_, stream_, slot, bytes, /*zero=*/false, nullptr);
+    if (!p) {
+        check(d_, d_.api.cuMemAllocAsync(&p, bytes, stream_), "allocating GEMM staging memory");
+        scratch_.push_back(p);
+    }
+    return p;
 }
 
 GemmStaging::~GemmStaging() {
@@ -101,12 +110,7 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
                   std::to_string(kMaxPitchedMatrices) + ")");
     const std::int64_t per_row = kLineBytes / elem_bytes;
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
-    const std::size_t bytes = static_cast<std::size_t>(padded * rows * matrices * elem_bytes);
-    CUdeviceptr p = stream_workspace(d_, stream_, slot, bytes, /*zero=*/false, nullptr);
-    if (!p) {
-        check(d_, d_.api.cuMemAllocAsync(&p, bytes, stream_), "allocating GEMM staging memory");
-        scratch_.push_back(p);
-    }
+    const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * rows * matrices * elem_bytes));
     *staged_stride = padded;
     // The leading dims in the kernel's three slots, innermost last (unused: extent 1).
     std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
@@ -140,6 +144,41 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     }
     ++g_pitched;
     return reinterpret_cast<void*>(p);
+}
+
+void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
+                                    WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead) {
+    auto no = [&](const std::string& w) -> void* {
+        if (why) *why = w;
+        return nullptr;
+    };
+    if (!transpose_) return no("the module has no transposing kernel");
+    if (inner_stride != 1) return no("its inner stride is " + std::to_string(inner_stride) + ", not 1");
+    if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync) return no("the driver has no stream-ordered allocation to stage it in");
+    if (rows <= 0 || cols <= 0) return no("it is empty");
+    if (lead.size() > kMaxStagedLeads) return no("it has " + std::to_string(lead.size()) + " leading dims (at most " + std::to_string(kMaxStagedLeads) + " are staged)");
+    std::int64_t matrices = 1;
+    std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
+    for (std::size_t i = 0, at = kMaxStagedLeads - lead.size(); i < lead.size(); ++i, ++at) {
+        if (lead[i].extent <= 0) return no("it is empty");
+        matrices *= lead[i].extent;
+        extents[at] = lead[i].extent;
+        strides[at] = lead[i].stride;
+    }
+    // The copy's rows are the view's columns, each `rows` bytes padded to whole lines.
+    const std::int64_t padded = (rows + kLineBytes - 1) / kLineBytes * kLineBytes;
+    const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * cols * matrices));
+    *staged_stride = padded;
+    // Tiles of 128 x 128 bytes (emit_gemm_sm90.cuh: transpose_bytes), at most 8 CTAs a multiprocessor.
+    const std::int64_t tiles = (rows + 127) / 128 * ((cols + 127) / 128) * matrices;
+    const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t{8} * std::max(1, d_.multiprocessors)));
+    const void* src = data;
+    void* dst = reinterpret_cast<void*>(p);
+    std::int64_t src_stride = stride, dst_stride = padded, n_rows = rows, n_cols = cols;
+    void* params[] = {&src, &src_stride, &dst, &dst_stride, &n_rows, &n_cols, &extents[0], &extents[1], &extents[2], &strides[0], &strides[1], &strides[2]};
+    check(d_, d_.api.cuLaunchKernel(transpose_, ctas, 1, 1, kPackThreads, 1, 1, 0, stream_, params, nullptr), "transposing a GEMM operand for wgmma");
+    ++g_transposed;
+    return dst;
 }
 
 }  // namespace kiln::cu

@@ -5,8 +5,14 @@
 // covered rows are copied into a buffer on the launch's stream whose row stride is
 // rounded up to whole 128-byte lines (8191^3: 4.1x cuBLAS, which has no such path,
 // on an H200), and the kernel reads that. Only operands with a unit inner stride are
-// staged; a copy cannot transpose. Without the module's packing kernel (a fake
-// driver in tests) the copy is a pitched cuMemcpy2DAsync.
+// staged. Without the module's packing kernel (a fake driver in tests) the copy is a
+// pitched cuMemcpy2DAsync.
+//
+// 8-bit operands stored with k outermost (an int8 B [K, N], A [K, M]) are copied
+// transposed, K-major, by the module's transposing kernel (emit_gemm_sm90.cuh:
+// transpose_bytes): wgmma transposes 16-bit operands only. The copy reads and writes
+// the operand once (4096^2 bytes: about 11 us at 3 TB/s, a tenth of a 4096^3 int8
+// product), where the alternative was the generic mma.sync kernel.
 //
 // A staged copy's rows are padded to whole 128-byte lines: a row stride that is not
 // a multiple of the line (7000 bf16 columns: 14000 bytes) puts every 128-byte box row
@@ -81,7 +87,9 @@ class GemmStaging {
 public:
     // `pack`: the module's packing kernel (null: pitched copies, and rows TMA can
     // read are never staged).
-    GemmStaging(const Device& d, CUstream stream, CUfunction pack = nullptr) : d_(d), stream_(stream), pack_(pack) {}
+    // `transpose`: its transposing kernel (stage_transposed), where it has one.
+    GemmStaging(const Device& d, CUstream stream, CUfunction pack = nullptr, CUfunction transpose = nullptr)
+        : d_(d), stream_(stream), pack_(pack), transpose_(transpose) {}
     ~GemmStaging();
     GemmStaging(const GemmStaging&) = delete;
     GemmStaging& operator=(const GemmStaging&) = delete;
@@ -99,6 +107,15 @@ public:
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
+    // A K-major copy of an 8-bit operand stored with its k axis outermost (wgmma reads
+    // 8-bit operands K-major only): the `rows` x `cols` bytes of a view with unit inner
+    // stride and row stride `stride`, copied transposed by the module's transposing
+    // kernel, `cols` rows of `rows` bytes each `*staged_stride` (whole 128-byte lines)
+    // apart; a batch (`lead`) one matrix after another. Null (with `why`) where it
+    // cannot be made.
+    void* stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
+                           WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
+
     bool can_pack() const { return pack_ != nullptr; }
 
     CUstream stream() const { return stream_; }  // the launch's
@@ -107,13 +124,17 @@ public:
 private:
     const Device& d_;
     CUstream stream_;
-    CUfunction pack_;
+    CUfunction pack_, transpose_;
     std::vector<CUdeviceptr> scratch_;
+
+    // Stream-ordered memory of `bytes` for a copy: the workspace's `slot`, or this launch's.
+    CUdeviceptr memory(WorkspaceSlot slot, std::size_t bytes);
 };
 
-// Operands staged in this process: by the packing kernel, by pitched copies (tests).
+// Operands staged in this process: by the packing kernel, by pitched copies, by the
+// transposing kernel (tests).
 struct StagingCounts {
-    std::uint64_t packed = 0, pitched = 0;
+    std::uint64_t packed = 0, pitched = 0, transposed = 0;
 };
 StagingCounts staging_counts();
 

@@ -251,6 +251,9 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     if (!g.entry.empty()) {
         check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
         check(d, d.api.cuModuleGetFunction(&k.gemm_pack_function, module, g.pack_entry().c_str()), "finding kernel '" + p.name + "' (GEMM packing)");
+        if (g.a_transposed || g.b_transposed)
+            check(d, d.api.cuModuleGetFunction(&k.gemm_transpose_function, module, g.transpose_entry().c_str()),
+                  "finding kernel '" + p.name + "' (GEMM operand transposition)");
         check(d, d.api.cuFuncSetAttribute(k.gemm_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(g.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "' (GEMM)");
     }

@@ -47,6 +47,7 @@ struct CompiledKernel {
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
     CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
+    CUfunction gemm_transpose_function = nullptr;  // kernel.gemm.transpose_entry(), where it has one
     CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
     // Of a kernel whose instances span clusters (kernel.cluster > 1), loaded: how many
     // of its clusters the device runs at once (0: unknown), the persistent grid's size.

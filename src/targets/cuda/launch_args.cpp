@@ -362,8 +362,12 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
     // cannot read them in place, which for a batch is also a leading stride that is
     // not a multiple of 16 bytes.
     const int eb = gemm_operand_bytes(g.in);
-    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer) {
+    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, bool transposed) {
         const std::size_t r = v.extents.size() - 2;
+        if (transposed)
+            return GemmOperand{inner, outer,
+                               {true, "copied transposed, K-major, first (it is stored with k outermost, and wgmma reads 8-bit operands K-major only)"},
+                               true};
         double matrices = 1;
         for (std::size_t i = 0; i < r; ++i) matrices *= static_cast<double>(v.extents[i]);
         const std::string odd_lead = tma_lead_problem(v.extents, v.strides, eb);
@@ -375,9 +379,10 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
         return GemmOperand{inner, outer, std::move(route)};
     };
     const std::size_t ar = A.extents.size() - 2, br = B.extents.size() - 2;
-    return {g.a_mmajor ? operand(A, A.extents[ar + 1], std::min(A.extents[ar], pr.depth)) : operand(A, std::min(A.extents[ar + 1], pr.depth), A.extents[ar]),
-            g.b_kmajor ? operand(B, std::min(B.extents[br + 1], pr.depth), B.extents[br])
-                       : operand(B, B.extents[br + 1], std::min(B.extents[br], pr.depth))};
+    return {g.a_mmajor ? operand(A, A.extents[ar + 1], std::min(A.extents[ar], pr.depth), g.a_transposed)
+                       : operand(A, std::min(A.extents[ar + 1], pr.depth), A.extents[ar], false),
+            g.b_kmajor ? operand(B, std::min(B.extents[br + 1], pr.depth), B.extents[br], false)
+                       : operand(B, B.extents[br + 1], std::min(B.extents[br], pr.depth), g.b_transposed)};
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
@@ -432,7 +437,20 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
         std::int64_t stride = v.strides[lead];
         std::vector<std::int64_t> lead_strides(v.strides.begin(), v.strides.begin() + static_cast<std::ptrdiff_t>(lead));
-        if (o.route.pack) {
+        // The map's dims: the view's inner and outer, or the transposed copy's (its rows the view's columns).
+        std::int64_t map_inner = inner, map_outer = outer;
+        if (o.transposed) {
+            std::vector<StagedLead> leads;
+            for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
+            std::string w;
+            void* staged = staging.stage_transposed(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], slot, &stride, &w, leads);
+            if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for 8-bit operands, and " + w;
+            base = staged;
+            map_inner = outer;
+            map_outer = inner;
+            for (std::size_t i = lead, step = static_cast<std::size_t>(inner * stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
+                lead_strides[i] = static_cast<std::int64_t>(step);
+        } else if (o.route.pack) {
             std::vector<StagedLead> leads;
             for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
@@ -453,8 +471,8 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         // (TMA moves bytes: i8 as UINT8. A box row is 128 bytes, the swizzle's span.)
         r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g.in == Kind::I8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         r.base = base;
-        r.dims[0] = static_cast<std::uint64_t>(inner);
-        r.dims[1] = static_cast<std::uint64_t>(outer);
+        r.dims[0] = static_cast<std::uint64_t>(map_inner);
+        r.dims[1] = static_cast<std::uint64_t>(map_outer);
         r.strides[0] = static_cast<std::uint64_t>(stride) * eb;
         r.box[0] = static_cast<unsigned>(128 / eb);
         r.box[1] = static_cast<unsigned>(box_outer);
@@ -479,10 +497,11 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (!maps.get(d, r, map)) return "cuTensorMapEncodeTiled refused " + std::string(name);
         return std::string();
     };
-    std::string refused = operand(A, operands[0], g.a_mmajor ? g.bk : g.bm, L->maps[0], "A", WorkspaceSlot::staged_a, (g.cp_async & 1) != 0);
+    // (The boxes as the kernel reads each operand: a transposed copy K-major.)
+    std::string refused = operand(A, operands[0], g.kernel_a_mmajor() ? g.bk : g.bm, L->maps[0], "A", WorkspaceSlot::staged_a, (g.cp_async & 1) != 0);
     // In a cluster each CTA loads its share of every B box's rows (multicast to all).
     if (refused.empty())
-        refused = operand(B, operands[1], (g.b_kmajor ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b,
+        refused = operand(B, operands[1], (g.kernel_b_kmajor() ? g.bn : g.bk) / std::max(g.cluster, 1), L->maps[1], "B", WorkspaceSlot::staged_b,
                           (g.cp_async & 2) != 0);
     if (!refused.empty()) return reject(refused);
     L->schedule = schedule_gemm(rows, cols, depth, g.bm, g.bn, g.bk, d.multiprocessors, /*split_k=*/g.split_k, g.cluster);

@@ -106,6 +106,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 struct GemmOperand {
     std::int64_t inner = 0, outer = 0;
     OperandRoute route;
+    bool transposed = false;  // copied transposed, K-major, first (GemmKernel::a_transposed, b_transposed)
 };
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<detail::Arg>& args, const GemmKernel& g, bool can_pack);
 

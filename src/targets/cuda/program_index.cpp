@@ -44,6 +44,8 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_b", g.b);
     v("gemm_a_mmajor", g.a_mmajor);
     v("gemm_b_kmajor", g.b_kmajor);
+    v("gemm_a_transposed", g.a_transposed);
+    v("gemm_b_transposed", g.b_transposed);
     v("gemm_split_k", g.split_k);
     v("gemm_cluster", g.cluster);
     v("gemm_cp_async", g.cp_async);
