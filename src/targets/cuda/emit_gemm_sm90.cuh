@@ -828,7 +828,7 @@ __device__ __forceinline__ void pack_rows(const unsigned short* src, long long s
 // A CTA of 256 threads (kPackThreads) moves 128 x 128 tiles through shared memory. Loads: 16 bytes a thread, a warp
 // reading four source rows of 128 bytes (16-byte loads where the source rows are
 // 16-byte aligned, else bytes). Stores: a thread gathers a 4 x 16 block (four words down
-// each of 16 source rows), turns it with byte permutes into four 16-byte pieces of four
+// each of 16 source rows), turns it with __byte_perm into four 16-byte pieces of four
 // destination rows, a warp's eight lanes writing one destination row's 128 bytes.
 // The tile's rows are 33 words (a source row lands one bank further on each row), and
 // rows 32 apart swap words in fours (XOR 4 * (row / 32 % 4)): the gather's 32 lanes
