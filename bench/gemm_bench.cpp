@@ -380,6 +380,74 @@ Row run_int8(const std::string& name, int M, int N, int K, std::int64_t bm = 128
     return r;
 }
 
+// An f32 GEMM whose mma allows tf32 (Y = A B, B [K, N], as torch.matmul with
+// allow_tf32; or X W^T with W [N, K]), f32 out, tile 128x256x32, against cublasGemmEx
+// with CUBLAS_COMPUTE_32F_FAST_TF32 in the same layout. kiln's wgmma reads tf32
+// K-major only: it copies a B [K, N] transposed at every launch (timed). Both outputs
+// against an f64 product of the f32 inputs: "rel L2" is kiln's, and the row prints
+// cuBLAS's beside it.
+Row run_tf32(const std::string& name, int M, int N, int K, bool linear) {
+    if (!selected(name)) return {};
+    std::mt19937 g(M * 31 + N * 7 + K + 5);
+    std::uniform_real_distribution<float> d(-1, 1);
+    Tensor<f32> A({M, K}), B(linear ? std::vector<std::int64_t>{N, K} : std::vector<std::int64_t>{K, N}), C({M, N});
+    for (auto* t : {&A, &B})
+        for (auto& x : t->values()) x = d(g);
+    const auto Ad = A.to(cuda()), Bd = B.to(cuda());
+    auto Cd = C.to(cuda()), Cref = C.to(cuda());
+    constexpr std::int64_t bm = 128, bn = 256, bk = 32;
+    auto k = kernel(linear ? "bench_gemm_tf32_linear" : "bench_gemm_tf32", [=](View<const f32, 2> a, View<const f32, 2> b, View<f32, 2> c) {
+        auto gm = axis("block_m", ceil_div(a.extent(0), bm)), gn = axis("block_n", ceil_div(c.extent(1), bn));
+        auto kt = axis("k_tiles", ceil_div(a.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), kk = axis("k", bk);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * bm, n0 = nest.index(gn) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                auto w = linear ? b[coord(n0, k0), shape(n, kk)] : b[coord(k0, n0), shape(kk, n)];
+                acc = mma(a[coord(m0, k0), shape(m, kk)], w, acc, MmaOptions{.allow_tf32 = true});
+            }
+            c(coord(m0, n0), shape(m, n)).store(acc);
+        }
+    });
+    cudaStream_t stream = g_stream;
+    const Target on_stream = cuda(Stream::wrap(stream));
+    auto launch = [&] { k.launch(on_stream, std::as_const(Ad).view(), std::as_const(Bd).view(), Cd.view()); };
+    launch();
+    const CublasOn blas(stream);
+    float one = 1, zero = 0;
+    // Row-major C = A B is column-major C^T = B^T A^T; with W [N, K], C^T = W A^T read transposed.
+    auto cublas = [&] {
+        cublasGemmEx(blas.handle, linear ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, Bd.data(), CUDA_R_32F, linear ? K : N, Ad.data(),
+                     CUDA_R_32F, K, &zero, Cref.data(), CUDA_R_32F, N, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+    };
+    cublas();
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    const auto got = Cd.to(host()), want = Cref.to(host());
+    // An f64 reference on 4096 sampled elements.
+    std::mt19937 pick(7);
+    std::uniform_int_distribution<std::int64_t> at(0, static_cast<std::int64_t>(M) * N - 1);
+    double e_kiln = 0, e_blas = 0, norm = 0;
+    for (int s = 0; s < 4096; ++s) {
+        const std::int64_t i = at(pick), r = i / N, c = i % N;
+        double ref = 0;
+        for (std::int64_t q = 0; q < K; ++q)
+            ref += static_cast<double>(A.values()[r * K + q]) * static_cast<double>(linear ? B.values()[c * K + q] : B.values()[q * N + c]);
+        e_kiln += (got.values()[i] - ref) * (got.values()[i] - ref);
+        e_blas += (want.values()[i] - ref) * (want.values()[i] - ref);
+        norm += ref * ref;
+    }
+    Row r{name};
+    r.err = std::sqrt(e_kiln / norm);
+    time_row(r, launch, cublas, 2.0 * M * N * static_cast<double>(K), (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N) * 4,
+             stream);
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    print_row(r);
+    std::printf("    cuBLAS rel L2 against f64 %.1e\n", std::sqrt(e_blas / norm));
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -442,6 +510,12 @@ int main(int argc, char** argv) {
     rows.push_back(run_int8("i8 4096x14336x4096 X W^T -> i32 tile 128x128x128", 4096, 14336, 4096, 128, 128));
     rows.push_back(run_int8("i8 3000x5000x7000 X W^T -> i32 (rows of 7000 bytes, staged)", 3000, 5000, 7000));
     rows.push_back(run_int8("i8 64x8192x8192 X W^T -> i32 (small M)", 64, 8192, 8192));
+    // f32 with tf32 allowed, against cuBLAS's FAST_TF32.
+    rows.push_back(run_tf32("tf32 4096^3 A B (B [K, N])", 4096, 4096, 4096, false));
+    rows.push_back(run_tf32("tf32 8192^3 A B (B [K, N])", 8192, 8192, 8192, false));
+    rows.push_back(run_tf32("tf32 4096^3 X W^T (W [N, K])", 4096, 4096, 4096, true));
+    rows.push_back(run_tf32("tf32 4096x14336x4096 X W^T", 4096, 14336, 4096, true));
+    rows.push_back(run_tf32("tf32 3000x5000x7000 A B", 3000, 5000, 7000, false));
     // B stored [K, N]: copied transposed by kiln at every launch (timed), cuBLAS TN on B^T.
     rows.push_back(run_int8("i8 4096^3 X B -> i32 (B [K, N])", 4096, 4096, 4096, 128, 256, true));
     rows.push_back(run_int8("i8 8192^3 X B -> i32 (B [K, N])", 8192, 8192, 8192, 128, 256, true));

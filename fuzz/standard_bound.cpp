@@ -232,7 +232,10 @@ private:
             // products; tensor cores may truncate their f32 sums (two roundings per
             // addition), and FMA only removes roundings.
             s.abs += 2 * gamma(2 * (count + 1), k) * (acc.mag + count * term);
-            if (options.allow_tf32 && n.operands[0]->type.kind == Kind::F32) s.abs += count * (2 * 0x1p-11 + 0x1p-22) * term;
+            // tf32 inputs: rounded to nearest (mma.sync after cvt.rna: 2^-11 of each
+            // operand) or truncated (wgmma reads the top 19 bits of an f32 in shared
+            // memory: 2^-10), so each product is within 2 * 2^-10 + 2^-20 of its term.
+            if (options.allow_tf32 && n.operands[0]->type.kind == Kind::F32) s.abs += count * (2 * 0x1p-10 + 0x1p-20) * term;
         }
         if (!std::isfinite(s.abs)) return unbounded();
         return s.exact() ? s : rounded(s, k);

@@ -3,7 +3,7 @@
 //
 // In precision standard a target may differ from the interpreter in four ways
 // only (docs/semantics.md): float sums it reassociates (reduce, scan, mma: trees,
-// vector lanes, tensor cores, FMA), mma inputs it rounds to tf32 when allowed, its
+// vector lanes, tensor cores, FMA), mma inputs it narrows to tf32 when allowed, its
 // own transcendental functions (within 2 ulp), and a product it fuses with the sum
 // that consumes it (FMA; the cuda target compiles with --fmad=true). Everything
 // else is correctly rounded on every target, so an operation whose operands are

@@ -255,12 +255,15 @@ private:
             return no("the mma is not a product of A[m, k] (or [k, m]) and B[k, n] (or [n, k])");
         const bool at = a_operand_t != a_swapped, bt = b_operand_t != b_swapped;  // how the loads lie in memory
         if (!integer) {
-            if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16))
-                return no("the operands are not both f16, both bf16 or both i8");
+            // f32 operands where the mma allows tf32: wgmma's tf32 reads them as tf32.
+            const bool tf32 = a->type.kind == Kind::F32 && ir::mma_options(*mma).allow_tf32;
+            if (a->type.kind != b->type.kind || (a->type.kind != Kind::F16 && a->type.kind != Kind::BF16 && !tf32))
+                return no(a->type.kind == Kind::F32 && b->type.kind == Kind::F32 ? "f32 operands without allow_tf32"
+                                                                                 : "the operands are not both f16, both bf16, both i8 or both f32 (with allow_tf32)");
             if (mma->type.kind != Kind::F32) return no("the accumulator is not f32");
         }
-        // (wgmma transposes 16-bit operands only: 8-bit ones stored with k outermost are
-        // copied transposed at each launch, targets/cuda/gemm_staging.h.)
+        // (wgmma transposes 16-bit operands only: 8-bit and tf32 ones stored with k
+        // outermost are copied transposed at each launch, targets/cuda/gemm_staging.h.)
         // A load with a fallback of +0 (`.load(0.0f)`) reads what the bounds policy's
         // zero fill reads: the kernel's TMA fills out-of-range elements with +0.
         // (A view of rank r > 2: a [1.., rows, cols] tile, its leading coordinates the

@@ -767,6 +767,38 @@ TEST_F(FakeCuda, Int8GemmReadsItsOperandsAsByteMapsOf128ElementRows) {
         << plan_kn;
 }
 
+// An f32 GEMM whose mma allows tf32 takes the Hopper kernel on wgmma k8 tf32: operands
+// are FLOAT32 maps whose boxes are rows of 32 elements (128 bytes), read K-major, so a
+// B stored [K, N] is copied transposed first ([N] rows of K elements padded to whole
+// 128-byte lines), and an A stored [M, K] is read in place.
+TEST_F(FakeCuda, Tf32GemmReadsKMajorFloatMapsAndTransposesBStoredKByN) {
+    const Kernel k = kiln::variants::gemm::tf32_plain();  // 128x128x32 tiles
+    Tensor<f32> a({256, 200}), b({200, 384});
+    Tensor<f32> c({256, 384});
+    auto ad = a.to(cuda()), bd = b.to(cuda());
+    auto cd = c.to(cuda());
+    Executable exe = k.compile(cuda());
+    const std::uint64_t transposed = cu::staging_counts().transposed;
+    fake()->reset();
+    exe.launch(std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    EXPECT_EQ(counts().launches, 2) << "B transposed, then the GEMM\n" << exe.plan();
+    EXPECT_EQ(cu::staging_counts().transposed, transposed + 1);
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "A and the copy of B";
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_EQ(maps[i].type, 7) << "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+        EXPECT_EQ(maps[i].box[0], 32u) << "a box row of 32 f32";
+    }
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 2), (std::vector<std::uint64_t>{200, 256}));
+    EXPECT_EQ(maps[0].strides[0], 800u) << "A in place: rows of 200 f32";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 2), (std::vector<std::uint64_t>{200, 384})) << "[N][K]: the copy's";
+    EXPECT_EQ(maps[1].strides[0], 224u * 4) << "the copy's rows: K elements padded to whole 128-byte lines";
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("k8 tf32 -> f32 (allow_tf32)"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("x32 (program's 128x128x32)"), std::string::npos) << "BK 32: a box row of f32\n" << plan;
+    EXPECT_NE(plan.find("B stored [K, N] (copied transposed at each launch: wgmma reads tf32 operands K-major only)"), std::string::npos) << plan;
+}
+
 // A batched GEMM whose A rows TMA cannot read in place (100 bf16: 200 bytes, not a
 // multiple of 16) packs A's matrices, one after another, into rows of whole 128-byte
 // lines (the module's packing kernel: a launch before the GEMM's), and A's map

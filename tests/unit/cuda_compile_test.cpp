@@ -536,11 +536,24 @@ TEST(CudaCompile, GemmOutsideThePatternKeepsTheOrdinaryLowering) {
     std::string in_loop = ordinary(tiled_gemm<bf16, bf16>(128, 128, 64, GemmVariant::op_in_loop), Precision::standard, "op in the loop");
     EXPECT_TRUE(contains(in_loop, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
     ordinary(tiled_gemm<bf16, bf16>(128, 128, 64, GemmVariant::load_in_epilogue), Precision::standard, "load in the epilogue");
-    // f32 operands (tf32 or not) are not f16/bf16.
+    // f32 operands without allow_tf32 (input precision is never narrowed silently).
     auto f32_args = gemm_args<f32, f32>(256, 256, 128);
-    std::string tf32 = cuda_text(tiled_gemm<f32, f32>(128, 128, 64, GemmVariant::plain, {.allow_tf32 = true}), f32_args, Precision::standard,
-                                 What::ptx);
-    EXPECT_FALSE(contains(tf32, "wgmma"));
+    auto ordinary_f32 = [&](const Kernel& k, Precision p, const std::string& why) {
+        EXPECT_FALSE(contains(cuda_text(k, f32_args, p, What::ptx), "wgmma")) << why;
+        EXPECT_FALSE(contains(cuda_text(k, f32_args, p, What::plan), "lowering: wgmma")) << why;
+    };
+    ordinary_f32(tiled_gemm<f32, f32>(128, 128, 64), Precision::standard, "f32 without allow_tf32");
+    // With allow_tf32: wgmma k8 tf32, B [K, N] copied transposed (wgmma reads tf32 K-major only).
+    const Kernel tf32_gemm = tiled_gemm<f32, f32>(128, 128, 64, GemmVariant::plain, {.allow_tf32 = true});
+    const std::string tf32 = cuda_text(tf32_gemm, f32_args, Precision::standard, What::ptx);
+    // (m64nNk8: the launch's tile for this small problem may be narrower than the program's.)
+    EXPECT_TRUE(contains(tf32, "k8.f32.tf32.tf32")) << tf32.substr(tf32.find("mma_async") == std::string::npos ? 0 : tf32.find("mma_async"), 300);
+    EXPECT_TRUE(contains(tf32, "cp.async.bulk.tensor")) << "TMA";
+    const std::string tf32_plan = cuda_text(tf32_gemm, f32_args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(tf32_plan, "k8 tf32 -> f32 (allow_tf32)")) << tf32_plan;
+    EXPECT_TRUE(contains(tf32_plan, "B stored [K, N] (copied transposed at each launch: wgmma reads tf32 operands K-major only)")) << tf32_plan;
+    // Exact precision keeps the contract's order (tf32 allowed or not).
+    ordinary_f32(tf32_gemm, Precision::exact, "exact precision, tf32 allowed");
 }
 
 TEST(CudaCompile, GemmEpilogueAppliesTheProgramsElementwiseOps) {

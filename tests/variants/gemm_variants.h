@@ -284,6 +284,54 @@ inline Kernel i8_bmm_kn() { return kernel("i8_bmm_kn", [](View<const i8, 3> X, V
     }
 }); }
 
+// f32 operands with allow_tf32 (wgmma k8 tf32): C = A B as a plain f32 GEMM is written,
+// B [K, N] copied transposed at each launch, 128x128x32 tiles.
+inline Kernel tf32_plain() { return kernel("tf32_plain", [](View<const f32, 2> A, View<const f32, 2> B, View<f32, 2> C) {
+    auto gm = axis("gm", ceil_div(A.extent(0), 128)), gn = axis("gn", ceil_div(B.extent(1), 128)), kt = axis("kt", ceil_div(A.extent(1), 32));
+    auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 32);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * 32;
+            acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc, MmaOptions{.allow_tf32 = true});
+        }
+        C(coord(m0, n0), shape(m, n)).store(acc);
+    }
+}); }
+
+// tf32 as a linear layer: Y = X W^T, W [N, K] read in place, a bias and ReLU
+// epilogue into bf16, 128x256x64 tiles.
+inline Kernel tf32_linear() { return kernel("tf32_linear", [](View<const f32, 2> X, View<const f32, 2> W, View<const f32, 1> bias, View<bf16, 2> Y) {
+    auto gm = axis("gm", ceil_div(X.extent(0), 128)), gn = axis("gn", ceil_div(W.extent(0), 256)), kt = axis("kt", ceil_div(X.extent(1), 64));
+    auto m = axis("m", 128), n = axis("n", 256), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 256;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt))) {
+            auto k0 = step.index() * 64;
+            acc = mma(X[coord(m0, k0), shape(m, k)], W[coord(n0, k0), shape(n, k)], acc, MmaOptions{.allow_tf32 = true});
+        }
+        Y(coord(m0, n0), shape(m, n)).store(cast<bf16>(max(acc + bias[coord(n0), shape(n)], 0.0f)));
+    }
+}); }
+
+// tf32 with A stored [K, M] (copied transposed) and B [N, K] (in place), 64x128x32 tiles.
+inline Kernel tf32_at_bt() { return kernel("tf32_at_bt", [](View<const f32, 2> At, View<const f32, 2> Bt, View<f32, 2> C) {
+    auto M = At.extent(1), K = At.extent(0), N = Bt.extent(0);
+    auto gm = axis("gm", ceil_div(M, 64)), gn = axis("gn", ceil_div(N, 128)), kt = axis("kt", ceil_div(K, 32));
+    auto m = axis("m", 64), n = axis("n", 128), k = axis("k", 32);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 64, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt))) {
+            auto k0 = step.index() * 32;
+            acc = mma(At[coord(k0, m0), shape(k, m)], Bt[coord(n0, k0), shape(n, k)], acc, MmaOptions{.allow_tf32 = true});
+        }
+        C(coord(m0, n0), shape(m, n)).store(acc);
+    }
+}); }
+
 // ---------------------------------------------------------------- epilogues
 // Common prologue for the epilogue variants: 128x128x64 tiles, pipeline window 3.
 #define GEMM_HEAD(A, B)                                                                              \

@@ -88,6 +88,12 @@ std::vector<Variant> gemm_table() {
                      },
                      {{{.m = 256, .n = 384, .k = 256, .batch = 3}, fast}, {{.m = 200, .n = 300, .k = 96, .batch = 2}, fast}},
                      {.m = 100, .n = 130, .k = 70, .batch = 2}),
+        gemm_variant("tf32_plain", g::tf32_plain, abc<Kind::F32, Kind::F32>, both(fast)),
+        gemm_variant("tf32_linear", g::tf32_linear,
+                     [](const Dims& d) { return V{In(Kind::F32, {d.m, d.k}), In(Kind::F32, {d.n, d.k}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; },
+                     both(fast)),
+        gemm_variant("tf32_at_bt", g::tf32_at_bt,
+                     [](const Dims& d) { return V{In(Kind::F32, {d.k, d.m}), In(Kind::F32, {d.n, d.k}), Out(Kind::F32, {d.m, d.n})}; }, both(fast)),
         // ---- epilogues
         gemm_variant("bias_n", g::bias_n, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; },
                      both(fast)),

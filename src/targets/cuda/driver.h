@@ -33,6 +33,7 @@ inline constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;  // bytes: i8 operands
 inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;  // f32 operands read as tf32
 inline constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
 inline constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
 inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;

@@ -280,8 +280,8 @@ struct GemmKernel {
     int a = -1, b = -1;                // the view parameters A and B
     bool a_mmajor = false;             // A stored [K, M] (its TMA boxes are [bk][64 m], like B's)
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
-    // 8-bit operands stored with k outermost (A [K, M], B [K, N]): wgmma reads them
-    // K-major only, so each launch copies them transposed (gemm_staging.h:
+    // 8-bit or tf32 operands stored with k outermost (A [K, M], B [K, N]): wgmma reads
+    // them K-major only, so each launch copies them transposed (gemm_staging.h:
     // stage_transposed) and the kernel reads the copies K-major.
     bool a_transposed = false, b_transposed = false;
     bool kernel_a_mmajor() const { return a_mmajor && !a_transposed; }  // how the kernel reads A
@@ -309,12 +309,16 @@ struct GemmKernel {
     std::string describe() const;      // the plan's line
     // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
     std::string pack_entry() const { return entry + "_pack"; }
-    // Its transposing kernel, in modules with a_transposed or b_transposed (emit_gemm_sm90.cuh: transpose_bytes).
+    // Its transposing kernel, in modules with a_transposed or b_transposed (emit_gemm_sm90.cuh:
+    // transpose_bytes, transpose_words).
     std::string transpose_entry() const { return entry + "_transpose"; }
 };
 // The bytes of a GEMM operand's element: 1 for i8 (box rows of 128 elements, BK 128),
-// else 2 (f16, bf16).
-inline int gemm_operand_bytes(Kind in) { return in == Kind::I8 ? 1 : 2; }
+// 4 for f32 read as tf32 (box rows of 32, BK 32), else 2 (f16, bf16).
+inline int gemm_operand_bytes(Kind in) { return in == Kind::I8 ? 1 : in == Kind::F32 ? 4 : 2; }
+// Whether wgmma reads operands of this kind K-major only (8-bit and tf32: it transposes
+// 16-bit operands alone). Such GEMMs run on lone CTAs, without split-K or cp.async.
+inline bool gemm_k_major_only(Kind in) { return in == Kind::I8 || in == Kind::F32; }
 // Threads of a CTA of the packing kernel.
 inline constexpr int kPackThreads = 256;
 

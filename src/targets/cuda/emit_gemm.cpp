@@ -24,9 +24,9 @@ constexpr std::int64_t kSharedLimit = 227 * 1024;
 // Whether wgmma and TMA take a program's tile as it is: BM 64 or 128 (one or two
 // consumer warpgroups), BN a multiple of the 64-column swizzle box up to wgmma's
 // 256, BK 64 or 128.
-// (8-bit operands take any BK: the kernel's is 128, their sums exact in any order.)
+// (8-bit and tf32 operands take any BK: the kernel's is a 128-byte box row.)
 bool takes_directly(std::int64_t bm, std::int64_t bn, std::int64_t bk, Kind in) {
-    return (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (in == Kind::I8 || bk == 64 || bk == 128);
+    return (bm == 64 || bm == 128) && bn % 64 == 0 && bn <= 256 && (gemm_k_major_only(in) || bk == 64 || bk == 128);
 }
 
 // The kernel's tile: the program's when wgmma and TMA take it directly (BM 64 or
@@ -43,9 +43,9 @@ void choose_tile(const GemmMatch& m, const EmitOptions& o, GemmKernel& g) {
         g.bm = o.gemm_bm;
         g.bn = o.gemm_bn;
     }
-    // 8-bit operands: box rows of 128 elements (128 bytes, as 64 of f16), so BK 128.
+    // 8-bit and tf32 operands: a box row of 128 bytes (as 64 f16), so BK 128 or 32.
     const int eb = gemm_operand_bytes(in);
-    g.bk = eb == 1 ? 128 : direct ? static_cast<int>(m.bk) : 64;
+    g.bk = eb != 2 ? 128 / eb : direct ? static_cast<int>(m.bk) : 64;
     std::int64_t stage = static_cast<std::int64_t>(g.bm + g.bn) * g.bk * eb;
     g.stages = static_cast<int>(std::min<std::int64_t>(8, (kSharedLimit - 1024 - 16) / (stage + 16)));
     g.threads = 128 * (g.bm / 64 + 1);
@@ -384,19 +384,19 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     g.b = ir::param_index(*m.load_b);
     g.a_mmajor = m.a_mmajor;
     g.b_kmajor = m.b_kmajor;
-    // wgmma reads 8-bit operands K-major only: one stored with k outermost is read
-    // from a transposed copy (gemm_staging.h: stage_transposed).
-    const bool bytes = m.load_a->type.kind == Kind::I8;
-    g.a_transposed = bytes && m.a_mmajor;
-    g.b_transposed = bytes && !m.b_kmajor;
+    // wgmma reads 8-bit and tf32 operands K-major only: one stored with k outermost is
+    // read from a transposed copy (gemm_staging.h: stage_transposed).
+    const bool k_major_only = gemm_k_major_only(m.load_a->type.kind);
+    g.a_transposed = k_major_only && m.a_mmajor;
+    g.b_transposed = k_major_only && !m.b_kmajor;
     // A batched kernel runs its (batch, tile) units whole, on lone CTAs: split-K's
     // workspace and a cluster's multicast are per tile of one batch (not yet for batches).
     g.batched = batched(m);
-    // 8-bit operands (emit_gemm_sm90.cuh) run on lone CTAs, without split-K's float
-    // partials, read by TMA.
-    g.split_k = E.options().gemm_split_k && !g.batched && !bytes;
-    g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched && !bytes ? 2 : 1;
-    g.cp_async = g.cluster == 1 && !bytes ? E.options().gemm_cp_async & 3 : 0;
+    // 8-bit and tf32 operands (emit_gemm_sm90.cuh) run on lone CTAs, without split-K,
+    // read by TMA.
+    g.split_k = E.options().gemm_split_k && !g.batched && !k_major_only;
+    g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched && !k_major_only ? 2 : 1;
+    g.cp_async = g.cluster == 1 && !k_major_only ? E.options().gemm_cp_async & 3 : 0;
     g.n_axis = m.n_axis;
     g.batch_axes = m.batch_axes;
     g.a_lead = ir::access_rank(*m.load_a) - 2;
@@ -451,11 +451,16 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols, "
          "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
          "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
-    if (g.a_transposed || g.b_transposed)
-        s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.transpose_entry() +
-             "(const unsigned char* src, long long src_stride, unsigned char* dst, long long dst_stride, long long rows, long long cols, "
+    // The transposing kernel of 8-bit or tf32 operands stored with k outermost (strides in elements).
+    if (g.a_transposed || g.b_transposed) {
+        const bool words = gemm_operand_bytes(g.in) == 4;
+        const std::string t = words ? "unsigned" : "unsigned char";
+        s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.transpose_entry() + "(const " + t +
+             "* src, long long src_stride, " + t + "* dst, long long dst_stride, long long rows, long long cols, "
              "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
-             "    kg::transpose_bytes(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
+             "    kg::" + (words ? "transpose_words" : "transpose_bytes") +
+             "(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
+    }
     E.count_tensor_core_op();
     return s;
 }
@@ -465,7 +470,7 @@ std::string GemmKernel::describe() const {
     return "wgmma pipeline (" + entry + "): tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) +
            " (program's " + std::to_string(program_bm) + "x" + std::to_string(program_bn) + "x" + std::to_string(program_bk) + "), " +
            std::to_string(stages) + " TMA stages (128B swizzle, mbarrier ring), " + std::to_string(bm / 64) +
-           " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + (in == Kind::I8 ? "k32 s8 -> s32 (exact: integer sums wrap in any order)" : "k16") +
+           " consumer warpgroup(s) of wgmma.mma_async m64n" + std::to_string(bn) + (in == Kind::I8 ? "k32 s8 -> s32 (exact: integer sums wrap in any order)" : in == Kind::F32 ? "k8 tf32 -> f32 (allow_tf32)" : "k16") +
            " + 1 producer warpgroup, " + std::to_string(threads) +
            " threads, " + std::to_string(shared_bytes) + " bytes shared, persistent grid" + (split_k ? ", split-K" : "") +
            (cluster > 1 ? ", clusters of " + std::to_string(cluster) + " CTAs on adjacent m-tiles sharing B by TMA multicast" : "") +
@@ -473,10 +478,12 @@ std::string GemmKernel::describe() const {
                            " copied by the producer warpgroup's cp.async (rows that straddle 128-byte lines)"
                      : "") +
            (batched ? ", batched (work units of a batch and a tile; A's and B's leading coordinates in tensor maps of their views' ranks)" : "") +
-           (a_transposed ? ", A stored [K, M] (copied transposed at each launch: wgmma reads 8-bit operands K-major only)"
+           (a_transposed ? std::string(", A stored [K, M] (copied transposed at each launch: wgmma reads ") + (in == Kind::I8 ? "8-bit" : "tf32") +
+                               " operands K-major only)"
             : a_mmajor   ? ", A stored [K, M] (M-major)"
                          : "") +
-           (b_transposed ? ", B stored [K, N] (copied transposed at each launch: wgmma reads 8-bit operands K-major only)"
+           (b_transposed ? std::string(", B stored [K, N] (copied transposed at each launch: wgmma reads ") + (in == Kind::I8 ? "8-bit" : "tf32") +
+                               " operands K-major only)"
             : b_kmajor   ? ", B stored [N, K] (K-major)"
                          : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +

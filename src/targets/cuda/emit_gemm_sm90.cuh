@@ -214,7 +214,7 @@ __device__ __forceinline__ int warpgroup_index() {
 // Shared memory the main loop needs (the caller adds nothing: its dynamic
 // allocation is exactly this).
 // EB: the operands' element bytes (2: f16/bf16; 1: i8, whose BK is twice as many
-// elements in the same 128-byte box rows).
+// elements in the same 128-byte box rows; 4: f32 read as tf32, half as many).
 template <int BM, int BN, int BK, int STAGES, int EB = 2> struct GemmShape {
     static constexpr int consumers = BM / 64;  // consumer warpgroups
     static constexpr int threads = 128 * (consumers + 1);
@@ -551,15 +551,15 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
     static_assert(!Bat::batched || (CLUSTER == 1 && !SPLIT_K), "batches on lone CTAs, without split-K");
     constexpr bool kBatched = Bat::batched;
     // The accumulator's element and the operands' size (Mma: the wgmma wrapper). 8-bit
-    // operands (i8 -> i32) are read K-major only (wgmma transposes 16-bit operands
-    // alone), by TMA in place, with no split-K, cluster or cp.async; their box rows
-    // hold kBox = 128 elements of k, a wgmma step 32.
+    // (i8 -> i32) and tf32 operands are read K-major only (wgmma transposes 16-bit
+    // operands alone), by TMA, with no split-K, cluster or cp.async; their box rows
+    // hold kBox = 128 or 32 elements of k, a wgmma step 32 or 8.
     using Acc = typename Mma::Acc;
     constexpr int kEB = Mma::elem_bytes, kBox = 128 / kEB;
-    static_assert(kEB == 2 || (kEB == 1 && !A_MMAJOR && B_KMAJOR && !SPLIT_K && CLUSTER == 1 && CP_ASYNC == 0),
-                  "8-bit operands: K-major, on lone CTAs, without split-K or cp.async");
+    static_assert(kEB == 2 || ((kEB == 1 || kEB == 4) && !A_MMAJOR && B_KMAJOR && !SPLIT_K && CLUSTER == 1 && CP_ASYNC == 0),
+                  "8-bit and tf32 operands: K-major, on lone CTAs, without split-K or cp.async");
     using S = GemmShape<BM, BN, BK, STAGES, kEB>;
-    static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK % 64 == 0 && BK <= 256, "unsupported tile");
+    static_assert(BM % 64 == 0 && BM <= 256 && BN % 64 == 0 && BN <= 256 && BK * kEB % 128 == 0 && BK * kEB <= 512, "unsupported tile");
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
     auto* full = reinterpret_cast<unsigned long long*>(ring + STAGES * S::stage_bytes);
     unsigned long long* empty = full + STAGES;
@@ -726,7 +726,7 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
             wgmma_fence();
 #pragma unroll
             for (int k = 0; k < BK * kEB / 32; ++k) {
-                // (A step is 32 bytes of k: 16 f16/bf16 elements or 32 i8.)
+                // (A step is 32 bytes of k: 16 f16/bf16 elements, 32 i8 or 8 tf32.)
                 // A: box k / 4, this warpgroup's 64 rows, 32 bytes per k step inside
                 // the 128-byte row; M-major, this warpgroup's box, 16 k rows of 128
                 // bytes per step. B: 16 k rows of 128 bytes per step; boxes of 64
@@ -825,8 +825,8 @@ __device__ __forceinline__ void pack_rows(const unsigned short* src, long long s
 // is copied transposed: src is rows x cols bytes (row stride src_stride), dst cols x
 // rows, its rows dst_stride bytes apart (whole 128-byte lines, the padding past `rows`
 // zeros); a batch (leads, as pack_rows) one matrix after another.
-// A CTA of 256 threads (kPackThreads) moves 128 x 128 tiles through shared memory. Loads: 16 bytes a thread, a warp
-// reading four source rows of 128 bytes (16-byte loads where the source rows are
+// A CTA of 256 threads (kPackThreads) moves 128 x 128 tiles through shared memory.
+// Loads: 16 bytes a thread, a warp reading four source rows of 128 bytes (16-byte loads where the source rows are
 // 16-byte aligned, else bytes). Stores: a thread gathers a 4 x 16 block (four words down
 // each of 16 source rows), turns it with __byte_perm into four 16-byte pieces of four
 // destination rows, a warp's eight lanes writing one destination row's 128 bytes.
@@ -895,6 +895,42 @@ __device__ __forceinline__ void transpose_bytes(const unsigned char* src, long l
             for (int k = 0; k < 4; ++k)
                 o[k] = __byte_perm(__byte_perm(w[4 * k], w[4 * k + 1], pick), __byte_perm(w[4 * k + 2], w[4 * k + 3], pick), 0x5410);
             *reinterpret_cast<uint4*>(d + c * dst_stride) = make_uint4(o[0], o[1], o[2], o[3]);
+        }
+    }
+}
+
+// The same for 4-byte elements (f32 operands read as tf32): src rows x cols words,
+// dst cols x rows (row stride dst_stride words, a multiple of 32). A CTA of 256
+// threads moves 32 x 32 tiles through shared memory (rows of 33 words: a column's
+// words on 32 banks), a warp loading one source row's 128 bytes and storing one
+// destination row's.
+__device__ __forceinline__ void transpose_words(const unsigned* src, long long src_stride, unsigned* dst, long long dst_stride, long long rows,
+                                                long long cols, PackLeads leads) {
+    constexpr int T = 32;
+    __shared__ unsigned tile[T][T + 1];
+    const long long tiles_r = (rows + T - 1) / T, tiles_c = (cols + T - 1) / T, per_matrix = tiles_r * tiles_c;
+    const long long all = per_matrix * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    const int tx = threadIdx.x % T, ty = threadIdx.x / T;
+    for (long long q = blockIdx.x; q < all; q += gridDim.x) {
+        long long m = q / per_matrix, at = 0;
+        const long long matrix = m, in_matrix = q % per_matrix;
+        for (int i = 2; i >= 0; --i) {
+            at += m % leads.extent[i] * leads.stride[i];
+            m /= leads.extent[i];
+        }
+        const long long r0 = in_matrix / tiles_c * T, c0 = in_matrix % tiles_c * T;
+        __syncthreads();  // the previous tile's stores are done
+#pragma unroll
+        for (int j = 0; j < T / 8; ++j) {
+            const long long r = r0 + ty + 8 * j, c = c0 + tx;
+            tile[ty + 8 * j][tx] = r < rows && c < cols ? __ldcs(src + at + r * src_stride + c) : 0u;
+        }
+        __syncthreads();
+        unsigned* d = dst + matrix * cols * dst_stride + r0 + tx;
+#pragma unroll
+        for (int j = 0; j < T / 8; ++j) {
+            const long long c = c0 + ty + 8 * j;
+            if (c < cols) d[c * dst_stride] = tile[tx][ty + 8 * j];
         }
     }
 }

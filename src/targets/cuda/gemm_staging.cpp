@@ -147,12 +147,14 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
 }
 
 void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
-                                    WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead) {
+                                    int elem_bytes, WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why,
+                                    const std::vector<StagedLead>& lead) {
     auto no = [&](const std::string& w) -> void* {
         if (why) *why = w;
         return nullptr;
     };
     if (!transpose_) return no("the module has no transposing kernel");
+    if (elem_bytes != 1 && elem_bytes != 4) return no("its elements are " + std::to_string(elem_bytes) + " bytes (the transposing kernels take 1 or 4)");
     if (inner_stride != 1) return no("its inner stride is " + std::to_string(inner_stride) + ", not 1");
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync) return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
@@ -165,12 +167,15 @@ void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::in
         extents[at] = lead[i].extent;
         strides[at] = lead[i].stride;
     }
-    // The copy's rows are the view's columns, each `rows` bytes padded to whole lines.
-    const std::int64_t padded = (rows + kLineBytes - 1) / kLineBytes * kLineBytes;
-    const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * cols * matrices));
+    // The copy's rows are the view's columns, each `rows` elements padded to whole lines.
+    const std::int64_t per_line = kLineBytes / elem_bytes;
+    const std::int64_t padded = (rows + per_line - 1) / per_line * per_line;
+    const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * cols * matrices * elem_bytes));
     *staged_stride = padded;
-    // Tiles of 128 x 128 bytes (emit_gemm_sm90.cuh: transpose_bytes), at most 8 CTAs a multiprocessor.
-    const std::int64_t tiles = (rows + 127) / 128 * ((cols + 127) / 128) * matrices;
+    // Tiles of 128 x 128 bytes or 32 x 32 words (emit_gemm_sm90.cuh: transpose_bytes,
+    // transpose_words), at most 8 CTAs a multiprocessor.
+    const std::int64_t edge = elem_bytes == 1 ? 128 : 32;
+    const std::int64_t tiles = (rows + edge - 1) / edge * ((cols + edge - 1) / edge) * matrices;
     const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t{8} * std::max(1, d_.multiprocessors)));
     const void* src = data;
     void* dst = reinterpret_cast<void*>(p);

@@ -8,9 +8,10 @@
 // staged. Without the module's packing kernel (a fake driver in tests) the copy is a
 // pitched cuMemcpy2DAsync.
 //
-// 8-bit operands stored with k outermost (an int8 B [K, N], A [K, M]) are copied
-// transposed, K-major, by the module's transposing kernel (emit_gemm_sm90.cuh:
-// transpose_bytes): wgmma transposes 16-bit operands only. The copy reads and writes
+// 8-bit and tf32 operands stored with k outermost (an int8 or f32 B [K, N], A [K, M])
+// are copied transposed, K-major, by the module's transposing kernel
+// (emit_gemm_sm90.cuh: transpose_bytes, transpose_words): wgmma transposes 16-bit
+// operands only. The copy reads and writes
 // the operand once (4096^2 bytes: about 11 us at 3 TB/s, a tenth of a 4096^3 int8
 // product), where the alternative was the generic mma.sync kernel.
 //
@@ -107,13 +108,13 @@ public:
     void* stage(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                 WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
-    // A K-major copy of an 8-bit operand stored with its k axis outermost (wgmma reads
-    // 8-bit operands K-major only): the `rows` x `cols` bytes of a view with unit inner
-    // stride and row stride `stride`, copied transposed by the module's transposing
-    // kernel, `cols` rows of `rows` bytes each `*staged_stride` (whole 128-byte lines)
-    // apart; a batch (`lead`) one matrix after another. Null (with `why`) where it
-    // cannot be made.
-    void* stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride,
+    // A K-major copy of an 8-bit or tf32 operand stored with its k axis outermost (wgmma
+    // reads those K-major only): the `rows` x `cols` elements (of 1 or 4 bytes) of a view
+    // with unit inner stride and row stride `stride` (elements), copied transposed by
+    // the module's transposing kernel, `cols` rows of `rows` elements each
+    // `*staged_stride` elements (whole 128-byte lines) apart; a batch (`lead`) one
+    // matrix after another. Null (with `why`) where it cannot be made.
+    void* stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                            WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
     bool can_pack() const { return pack_ != nullptr; }

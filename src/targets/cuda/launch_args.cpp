@@ -338,8 +338,8 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk, g.in);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
-    // 8-bit operands: lone CTAs, no split-K, TMA alone (emit_gemm.cpp).
-    if (g.in == Kind::I8) return {t, false, 1, 0};
+    // 8-bit and tf32 operands: lone CTAs, no split-K, TMA alone (emit_gemm.cpp).
+    if (gemm_k_major_only(g.in)) return {t, false, 1, 0};
     // Operands whose routes read them by cp.async (as the plan, assuming the module's
     // packing kernel); the routes only where it is asked for (this runs at every launch).
     int cp_async = 0;
@@ -366,7 +366,8 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
         const std::size_t r = v.extents.size() - 2;
         if (transposed)
             return GemmOperand{inner, outer,
-                               {true, "copied transposed, K-major, first (it is stored with k outermost, and wgmma reads 8-bit operands K-major only)"},
+                               {true, std::string("copied transposed, K-major, first (it is stored with k outermost, and wgmma reads ") +
+                                          (g.in == Kind::I8 ? "8-bit" : "tf32") + " operands K-major only)"},
                                true};
         double matrices = 1;
         for (std::size_t i = 0; i < r; ++i) matrices *= static_cast<double>(v.extents[i]);
@@ -443,8 +444,9 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
             std::vector<StagedLead> leads;
             for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
-            void* staged = staging.stage_transposed(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], slot, &stride, &w, leads);
-            if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for 8-bit operands, and " + w;
+            void* staged = staging.stage_transposed(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &stride, &w, leads);
+            if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for " + (g.in == Kind::I8 ? "8-bit" : "tf32") +
+                                " operands, and " + w;
             base = staged;
             map_inner = outer;
             map_outer = inner;
@@ -469,7 +471,11 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
         TiledMapRequest r;
         // (TMA moves bytes: i8 as UINT8. A box row is 128 bytes, the swizzle's span.)
-        r.data_type = g.in == Kind::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : g.in == Kind::I8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        // (f32 read as tf32: FLOAT32, the elements' bits as they are; wgmma reads their top 19.)
+        r.data_type = g.in == Kind::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                      : g.in == Kind::I8  ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                      : g.in == Kind::F32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         r.base = base;
         r.dims[0] = static_cast<std::uint64_t>(map_inner);
         r.dims[1] = static_cast<std::uint64_t>(map_outer);

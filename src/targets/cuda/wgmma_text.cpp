@@ -15,7 +15,7 @@ void accumulators(int regs, std::string& list, std::string& operands, const char
 
 }  // namespace
 
-std::string wgmma_kind(Kind in) { return in == Kind::BF16 ? "bf16" : in == Kind::I8 ? "s8" : "f16"; }
+std::string wgmma_kind(Kind in) { return in == Kind::BF16 ? "bf16" : in == Kind::I8 ? "s8" : in == Kind::F32 ? "tf32" : "f16"; }
 
 std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool a_mmajor, bool b_kmajor, bool accumulate_operand) {
     const int regs = n / 2;
@@ -24,13 +24,15 @@ std::string wgmma_smem_wrapper(const std::string& name, int n, Kind in, bool a_m
     accumulators(regs, list, operands, integer ? "+r" : "+f");
     const std::string r = std::to_string(regs), k = wgmma_kind(in);
     // 8-bit operands: k32 steps into s32 accumulators that wrap (no .satfinite), both
-    // operands K-major, and no scale or transpose immediates (PTX takes them for
-    // 16-bit types only).
-    const std::string shape = "m64n" + std::to_string(n) + (integer ? "k32.s32." : "k16.f32.") + k + "." + k;
-    const std::string immediates = integer ? "" : std::string(", 1, 1, ") + (a_mmajor ? "1" : "0") + ", " + (b_kmajor ? "0" : "1");
+    // operands K-major, and no scale or transpose immediates; tf32 (f32 in memory, its
+    // low 13 bits unread): k8 steps, both K-major, scale immediates only (PTX takes
+    // transposes for 16-bit types only).
+    const bool tf32 = in == Kind::F32;
+    const std::string shape = "m64n" + std::to_string(n) + (integer ? "k32.s32." : tf32 ? "k8.f32." : "k16.f32.") + k + "." + k;
+    const std::string immediates = integer ? "" : tf32 ? ", 1, 1" : std::string(", 1, 1, ") + (a_mmajor ? "1" : "0") + ", " + (b_kmajor ? "0" : "1");
     return "struct " + name + " {\n"
            "    using Acc = " + (integer ? "int" : "float") + ";\n"
-           "    static constexpr int elem_bytes = " + (integer ? "1" : "2") + ";\n"
+           "    static constexpr int elem_bytes = " + (integer ? "1" : tf32 ? "4" : "2") + ";\n"
            "    static __device__ __forceinline__ void run(Acc (&d)[" + r + "], unsigned long long a, unsigned long long b" +
            (accumulate_operand ? ", int accumulate" : "") + ") {\n"
            "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) + ", 0;\\n\"\n"
