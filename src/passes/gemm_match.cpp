@@ -102,9 +102,22 @@ const Node* unmasked(const Node* x, std::vector<GemmMask>& masks, std::unordered
 // user's `transpose(At[k0, m0])`, A stored [K, M]), the transposed tile unmasked;
 // `swapped` says which. The transpose joins `parts` (the kernel reads the tile
 // transposed: it computes no permute).
+//
+// A 16-bit operand widened to f32 first (`cast<f32>(A[m0, k0])` into an f32 mma, as
+// a port of code that multiplies in f32 writes it) is read as it is stored: the cast
+// is exact and so is each product of two widened f16/bf16 values in f32, the sums
+// tensor cores form from the 16-bit elements. The cast joins `parts`.
+const Node* exactly_widened(const Node* x, std::unordered_set<const Node*>& parts) {
+    if (x->op != OpCode::cast || x->type.kind != Kind::F32) return x;
+    const Kind from = x->operands[0]->type.kind;
+    if (from != Kind::F16 && from != Kind::BF16) return x;
+    parts.insert(x);
+    return x->operands[0];
+}
+
 const Node* operand_load(const Node* x, std::vector<GemmMask>& masks, std::unordered_set<const Node*>& parts, bool& swapped) {
     swapped = false;
-    const Node* u = unmasked(x, masks, parts);
+    const Node* u = unmasked(exactly_widened(x, parts), masks, parts);
     if (u && u->type.rank() == 2 && unit_reshape(u) && u->operands[0]->op == OpCode::load) {  // a [1.., m, k] tile of a batched view
         parts.insert(u);
         return u->operands[0];
@@ -112,7 +125,7 @@ const Node* operand_load(const Node* x, std::vector<GemmMask>& masks, std::unord
     if (u && u->op == OpCode::permute && u->type.rank() == 2 && ir::dim_map(*u)[0] == 1) {  // the only 2-D permute besides the identity
         parts.insert(u);
         swapped = true;
-        u = unmasked(u->operands[0], masks, parts);
+        u = unmasked(exactly_widened(u->operands[0], parts), masks, parts);
     }
     return u;
 }

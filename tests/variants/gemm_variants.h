@@ -131,6 +131,23 @@ inline Kernel kloop_dot_f32() { return kernel("kloop_dot_f32", [](View<const bf1
     }
 }); }
 
+// The operands widened to f32 before an f32 mma (a port of code that multiplies in
+// f32), with reassociation allowed (mma's default), 128x128x64.
+inline Kernel kloop_mma_widened() { return kernel("kloop_mma_widened", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+    auto gm = axis("gm", ceil_div(A.extent(0), 128)), gn = axis("gn", ceil_div(B.extent(1), 128));
+    auto kt = axis("kt", ceil_div(A.extent(1), 64));
+    auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt))) {
+            auto k0 = step.index() * 64;
+            acc = mma(cast<f32>(A[coord(m0, k0), shape(m, k)]), cast<f32>(B[coord(k0, n0), shape(k, n)]), acc);
+        }
+        C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+    }
+}); }
+
 // acc = acc + mma(a, b, 0): each k tile's product formed from zero, then added.
 inline Kernel kloop_mma_add() { return kernel("kloop_mma_add", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
     auto gm = axis("gm", ceil_div(A.extent(0), 128)), gn = axis("gn", ceil_div(B.extent(1), 128));
