@@ -556,6 +556,47 @@ TEST(CudaCompile, GemmOutsideThePatternKeepsTheOrdinaryLowering) {
     ordinary_f32(tf32_gemm, Precision::exact, "exact precision, tf32 allowed");
 }
 
+// bf16 tiles widened to f32 before an f32 mma (reassociation allowed) take the Hopper
+// GEMM on bf16 wgmma: the widening and each product are exact in f32, so the kernel
+// reads the operands as stored and converts nothing.
+TEST(CudaCompile, GemmOperandsWidenedToF32AreReadAsStored) {
+    REQUIRE_NVRTC();
+    const Kernel k = kernel("gemm_widened", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("gm", ceil_div(A.extent(0), 128)), gn = axis("gn", ceil_div(B.extent(1), 128)), kt = axis("kt", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt))) {
+                auto k0 = step.index() * 64;
+                acc = mma(cast<f32>(A[coord(m0, k0), shape(m, kk)]), cast<f32>(B[coord(k0, n0), shape(kk, n)]), acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+    Tensor<bf16> a({256, 128}), b({128, 256}), c({256, 256});
+    auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), c.view());
+    const std::string ptx = cuda_text(k, args, Precision::standard, What::ptx);
+    EXPECT_TRUE(contains(ptx, "k16.f32.bf16.bf16")) << "bf16 wgmma";
+    const std::string plan = cuda_text(k, args, Precision::standard, What::plan);
+    EXPECT_TRUE(contains(plan, "lowering: wgmma pipeline")) << plan;
+    // f16 widened into a product with a bf16 one: the kinds differ, no Hopper GEMM.
+    const Kernel mixed = kernel("gemm_widened_mixed", [](View<const f16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+        auto gm = axis("gm", ceil_div(A.extent(0), 128)), gn = axis("gn", ceil_div(B.extent(1), 128));
+        auto m = axis("m", 128), n = axis("n", 128), kk = axis("k", 64);
+        for (auto& nest : parallel(shape(gm, gn))) {
+            auto m0 = nest.index(gm) * 128, n0 = nest.index(gn) * 128;
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(mma(cast<f32>(A[coord(m0, 0), shape(m, kk)]), cast<f32>(B[coord(0, n0), shape(kk, n)]),
+                                                            zeros<f32>(shape(m, n)))));
+        }
+    });
+    Tensor<f16> ha({256, 64});
+    Tensor<bf16> hb({64, 256}), hc({256, 256});
+    const std::string mixed_plan =
+        cuda_text(mixed, args_of(std::as_const(ha).view(), std::as_const(hb).view(), hc.view()), Precision::standard, What::plan);
+    EXPECT_TRUE(contains(mixed_plan, "not the canonical GEMM: the operands are not both f16, both bf16")) << mixed_plan;
+}
+
 TEST(CudaCompile, GemmEpilogueAppliesTheProgramsElementwiseOps) {
     REQUIRE_NVRTC();
     const ProgramsTileWidth full_width;
