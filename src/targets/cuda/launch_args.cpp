@@ -438,11 +438,12 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         }
         std::int64_t stride = v.strides[lead];
         std::vector<std::int64_t> lead_strides(v.strides.begin(), v.strides.begin() + static_cast<std::ptrdiff_t>(lead));
+        // A batch's leading dims, for a copy of it.
+        std::vector<StagedLead> leads;
+        for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
         // The map's dims: the view's inner and outer, or the transposed copy's (its rows the view's columns).
         std::int64_t map_inner = inner, map_outer = outer;
         if (o.transposed) {
-            std::vector<StagedLead> leads;
-            for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
             void* staged = staging.stage_transposed(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &stride, &w, leads);
             if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for " + (g.in == Kind::I8 ? "8-bit" : "tf32") +
@@ -453,8 +454,6 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
             for (std::size_t i = lead, step = static_cast<std::size_t>(inner * stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
                 lead_strides[i] = static_cast<std::int64_t>(step);
         } else if (o.route.pack) {
-            std::vector<StagedLead> leads;
-            for (std::size_t i = 0; i < lead; ++i) leads.push_back({v.extents[i], v.strides[i]});
             std::string w;
             std::int64_t staged_stride = stride;
             if (void* staged = staging.stage(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &staged_stride, &w, leads)) {
