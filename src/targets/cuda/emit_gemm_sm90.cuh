@@ -782,21 +782,26 @@ __device__ __forceinline__ void gemm_sm90(const TensorMap* ta, const TensorMap* 
 // (read once); the stores stay in L2 for the GEMM that reads them next.
 struct PackLeads {
     long long extent[3], stride[3];
+    __device__ __forceinline__ long long matrices() const { return extent[0] * extent[1] * extent[2]; }
+    // The first element of matrix m (its leading indices are m's digits, innermost last).
+    __device__ __forceinline__ long long offset(long long m) const {
+        long long at = 0;
+        for (int i = 2; i >= 0; --i) {
+            at += m % extent[i] * stride[i];
+            m /= extent[i];
+        }
+        return at;
+    }
 };
 __device__ __forceinline__ void pack_rows(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride,
                                           long long rows, long long cols, PackLeads leads) {
     constexpr int kInFlight = 4;
-    const long long chunks = (cols + 7) / 8, all_rows = rows * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    const long long chunks = (cols + 7) / 8, all_rows = rows * leads.matrices();
     bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 8 == 0;
     for (int i = 0; i < 3; ++i) vectors = vectors && (leads.extent[i] == 1 || leads.stride[i] % 8 == 0);
     for (long long q = blockIdx.x; q < all_rows; q += gridDim.x) {
-        // Row q: row q % rows of matrix q / rows, whose leading indices are its digits.
-        long long m = q / rows, at_row = (q % rows) * src_stride;
-        for (int i = 2; i >= 0; --i) {
-            at_row += m % leads.extent[i] * leads.stride[i];
-            m /= leads.extent[i];
-        }
-        const unsigned short* s = src + at_row;
+        // Row q: row q % rows of matrix q / rows.
+        const unsigned short* s = src + (q % rows) * src_stride + leads.offset(q / rows);
         uint4* d = reinterpret_cast<uint4*>(dst + q * dst_stride);
         for (long long c0 = threadIdx.x; c0 < chunks; c0 += kInFlight * blockDim.x) {
             uint4 v[kInFlight];
@@ -838,20 +843,15 @@ __device__ __forceinline__ void transpose_bytes(const unsigned char* src, long l
     constexpr int T = 128, W = T / 4 + 1;  // tile edge (bytes), words a tile row takes in shared memory
     __shared__ unsigned tile[T * W];
     const long long tiles_r = (rows + T - 1) / T, tiles_c = (cols + T - 1) / T, per_matrix = tiles_r * tiles_c;
-    const long long all = per_matrix * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    const long long all = per_matrix * leads.matrices();
     bool vectors = reinterpret_cast<unsigned long long>(src) % 16 == 0 && src_stride % 16 == 0;
     for (int i = 0; i < 3; ++i) vectors = vectors && (leads.extent[i] == 1 || leads.stride[i] % 16 == 0);
     const int t = threadIdx.x;
     auto slot = [](int row, int word) { return row * W + (word ^ (4 * ((row >> 5) & 3))); };
     for (long long q = blockIdx.x; q < all; q += gridDim.x) {
-        long long m = q / per_matrix, at = 0;
-        const long long matrix = m, in_matrix = q % per_matrix;
-        for (int i = 2; i >= 0; --i) {
-            at += m % leads.extent[i] * leads.stride[i];
-            m /= leads.extent[i];
-        }
+        const long long matrix = q / per_matrix, in_matrix = q % per_matrix;
         const long long r0 = in_matrix / tiles_c * T, c0 = in_matrix % tiles_c * T;
-        const unsigned char* s = src + at;
+        const unsigned char* s = src + leads.offset(matrix);
         __syncthreads();  // the previous tile's gathers are done
 #pragma unroll
         for (int u = 0; u < T * T / 16 / 256; ++u) {
@@ -909,21 +909,17 @@ __device__ __forceinline__ void transpose_words(const unsigned* src, long long s
     constexpr int T = 32;
     __shared__ unsigned tile[T][T + 1];
     const long long tiles_r = (rows + T - 1) / T, tiles_c = (cols + T - 1) / T, per_matrix = tiles_r * tiles_c;
-    const long long all = per_matrix * leads.extent[0] * leads.extent[1] * leads.extent[2];
+    const long long all = per_matrix * leads.matrices();
     const int tx = threadIdx.x % T, ty = threadIdx.x / T;
     for (long long q = blockIdx.x; q < all; q += gridDim.x) {
-        long long m = q / per_matrix, at = 0;
-        const long long matrix = m, in_matrix = q % per_matrix;
-        for (int i = 2; i >= 0; --i) {
-            at += m % leads.extent[i] * leads.stride[i];
-            m /= leads.extent[i];
-        }
+        const long long matrix = q / per_matrix, in_matrix = q % per_matrix;
         const long long r0 = in_matrix / tiles_c * T, c0 = in_matrix % tiles_c * T;
+        const unsigned* s = src + leads.offset(matrix);
         __syncthreads();  // the previous tile's stores are done
 #pragma unroll
         for (int j = 0; j < T / 8; ++j) {
             const long long r = r0 + ty + 8 * j, c = c0 + tx;
-            tile[ty + 8 * j][tx] = r < rows && c < cols ? __ldcs(src + at + r * src_stride + c) : 0u;
+            tile[ty + 8 * j][tx] = r < rows && c < cols ? __ldcs(s + r * src_stride + c) : 0u;
         }
         __syncthreads();
         unsigned* d = dst + matrix * cols * dst_stride + r0 + tx;
