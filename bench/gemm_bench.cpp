@@ -36,7 +36,9 @@ namespace {
 
 
 
-enum class Form { plain, bias_relu, linear, a_transposed };
+// b_view_t: the plain kernel (B indexed [k, n]) launched with a B view over [N, K]
+// storage, strides (1, K): PyTorch's `a @ w.t()` into a kernel written as A B.
+enum class Form { plain, bias_relu, linear, a_transposed, b_view_t };
 
 // C = A B (B [K, N]), A B^T (B [N, K]) or A^T B (A [K, M]: `mma` contracts the shared
 // axis), optionally relu(A B + bias[n]).
@@ -150,15 +152,17 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
     std::uniform_real_distribution<double> d(-1, 1);
     auto ld = [&](std::int64_t x) { return lead == Lead::padded ? (x + 63) / 64 * 64 : x; };
     const bool km = f == Form::a_transposed;
-    const std::int64_t lda = km ? ld(M) : ld(K), ldb = f == Form::linear ? ld(K) : ld(N);
-    Tensor<bf16> A(km ? std::vector<std::int64_t>{K, lda} : std::vector<std::int64_t>{M, lda}), B(f == Form::linear ? std::vector<std::int64_t>{N, ldb} : std::vector<std::int64_t>{K, ldb}), bias({N}), C({M, N});
+    const bool nk_storage = f == Form::linear || f == Form::b_view_t;  // B stored [N, K]
+    const std::int64_t lda = km ? ld(M) : ld(K), ldb = nk_storage ? ld(K) : ld(N);
+    Tensor<bf16> A(km ? std::vector<std::int64_t>{K, lda} : std::vector<std::int64_t>{M, lda}), B(nk_storage ? std::vector<std::int64_t>{N, ldb} : std::vector<std::int64_t>{K, ldb}), bias({N}), C({M, N});
     for (auto* t : {&A, &B, &bias})
         for (auto& x : t->values()) x = bf16(d(g));
     const auto Ap = A.to(cuda()), Bp = B.to(cuda()), biasd = bias.to(cuda());
     const HostView<const bf16> Ad = km ? HostView<const bf16>{Ap.data(), {K, M}, {lda, 1}, Device::cuda, 0}
                                        : HostView<const bf16>{Ap.data(), {M, K}, {lda, 1}, Device::cuda, 0};
-    const HostView<const bf16> Bd = f == Form::linear ? HostView<const bf16>{Bp.data(), {N, K}, {ldb, 1}, Device::cuda, 0}
-                                                      : HostView<const bf16>{Bp.data(), {K, N}, {ldb, 1}, Device::cuda, 0};
+    const HostView<const bf16> Bd = f == Form::linear     ? HostView<const bf16>{Bp.data(), {N, K}, {ldb, 1}, Device::cuda, 0}
+                                   : f == Form::b_view_t ? HostView<const bf16>{Bp.data(), {K, N}, {1, ldb}, Device::cuda, 0}
+                                                         : HostView<const bf16>{Bp.data(), {K, N}, {ldb, 1}, Device::cuda, 0};
     auto Cd = C.to(cuda()), Cref = C.to(cuda());
     auto k = gemm(f, bm, bn, bk);
     std::optional<Tuner> tuner;
@@ -188,7 +192,7 @@ Row run(const std::string& name, Form f, int M, int N, int K, std::int64_t bm = 
         if (km)
             cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        else if (f == Form::linear)
+        else if (nk_storage)
             cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, Bd.data, CUDA_R_16BF, ldb, Ad.data, CUDA_R_16BF, lda, &zero, Cref.data(),
                          CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         else
@@ -471,6 +475,9 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 relu(A B + bias[n])", Form::bias_relu, 4096, 4096, 4096));
     rows.push_back(run("4096^3 X W^T (W [N, K])", Form::linear, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 X W^T", Form::linear, 4096, 14336, 4096));
+    // The plain kernel given B as a transposed view of [N, K] storage (strides (1, K)).
+    rows.push_back(run("4096^3 A B, B a view of w.t()", Form::b_view_t, 4096, 4096, 4096));
+    rows.push_back(run("4096x14336x4096 A B, B a view of w.t()", Form::b_view_t, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
     rows.push_back(run("4096^3 A^T B (A [K, M])", Form::a_transposed, 4096, 4096, 4096));
     rows.push_back(run("3000x5000x7000 A^T B (A [K, M])", Form::a_transposed, 3000, 5000, 7000));

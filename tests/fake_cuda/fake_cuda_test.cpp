@@ -767,6 +767,40 @@ TEST_F(FakeCuda, Int8GemmReadsItsOperandsAsByteMapsOf128ElementRows) {
         << plan_kn;
 }
 
+// Operand views that lie the other way round in memory from the program's indexing
+// (PyTorch's `w.t()`: B indexed [k, n] with strides (1, K)) take the Hopper GEMM as
+// they are stored, each a variant of the kernel: B read K-major from its [N][K] rows,
+// A indexed [m, k] with strides (1, M) read M-major from its [K][M] rows, no copy.
+// Before, TMA could not read them and the generic kernel ran.
+TEST_F(FakeCuda, GemmOperandsStoredTheOtherWayRoundAreReadAsStored) {
+    const Kernel k = kiln::variants::gemm::t128x128x64();
+    Tensor<bf16> a({512, 256}), at({256, 512}), bt({384, 256}), c({512, 384});
+    auto ad = a.to(cuda()), atd = at.to(cuda()), btd = bt.to(cuda()), cd = c.to(cuda());
+    const HostView<const bf16> b_flipped{btd.data(), {256, 384}, {1, 256}, Device::cuda, 0};  // B [K, N] stored [N][K]
+    const HostView<const bf16> a_flipped{atd.data(), {512, 256}, {1, 512}, Device::cuda, 0};  // A [M, K] stored [K][M]
+    Executable exe = k.compile(cuda());
+    fake()->reset();
+    exe.launch(std::as_const(ad).view(), b_flipped, cd.view());
+    EXPECT_EQ(counts().launches, 1) << "no copy\n" << exe.plan();
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM";
+    TensorMap maps[16];
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 2) << "A and B";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[1].dims, maps[1].dims + 2), (std::vector<std::uint64_t>{256, 384})) << "B as stored: [N] rows of K";
+    EXPECT_EQ(maps[1].strides[0], 256u * 2);
+    EXPECT_EQ(maps[1].box[0], 64u);
+    const std::string plan = exe.plan();
+    EXPECT_NE(plan.find("B's view stored the other way round (strides with the unit one first): read K-major"), std::string::npos) << plan;
+
+    fake()->reset();
+    exe.launch(a_flipped, b_flipped, cd.view());
+    EXPECT_EQ(counts().launches, 1) << "no copy";
+    ASSERT_EQ(fake()->tensor_maps(maps, 16), 1) << "A's (B's map is the first launch's: tensor_map_cache.h)";
+    EXPECT_EQ(std::vector<std::uint64_t>(maps[0].dims, maps[0].dims + 2), (std::vector<std::uint64_t>{512, 256})) << "A as stored: [K] rows of M";
+    EXPECT_EQ(maps[0].strides[0], 512u * 2);
+    EXPECT_EQ(maps[0].box[0], 64u);
+    EXPECT_EQ(maps[0].box[1], 64u) << "boxes of [bk][64 m] (M-major)";
+}
+
 // An f32 GEMM whose mma allows tf32 takes the Hopper kernel on wgmma k8 tf32: operands
 // are FLOAT32 maps whose boxes are rows of 32 elements (128 bytes), read K-major, so a
 // B stored [K, N] is copied transposed first ([N] rows of K elements padded to whole

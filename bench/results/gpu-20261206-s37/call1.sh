@@ -22,8 +22,8 @@ el "catalog gemm_i8, linear_i8 on cuda"
 for e in gemm_i8 linear_i8; do for p in exact standard; do for z in small medium; do
   timeout 60 $k run $e --target cuda --precision $p --size $z >> $r/catalog-i8.log 2>&1; echo "$e $p $z: rc $?"
 done; done; done
-el "int8 and tf32 GEMM rows against cuBLAS"
-timeout 180 build-gpu/bench/kiln_gemm_bench $r/gemm-i8-tf32.json "i8 |tf32 " > $r/gemm-i8-tf32.log 2>&1; echo "rc $?"; tail -22 $r/gemm-i8-tf32.log
+el "int8, tf32 and w.t() GEMM rows against cuBLAS"
+timeout 200 build-gpu/bench/kiln_gemm_bench $r/gemm-i8-tf32.json "i8 |tf32 |w.t()" > $r/gemm-i8-tf32.log 2>&1; echo "rc $?"; tail -26 $r/gemm-i8-tf32.log
 K=softmax,layernorm,rmsnorm,log_softmax,cross_entropy,residual_layernorm,swiglu
 ab whole KILN_CUDA_WHOLE_ROWS "0 1" $K 5123 bf16
 regressions

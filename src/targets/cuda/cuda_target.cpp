@@ -32,12 +32,14 @@ constexpr int kOfflineMultiprocessors = 132;
 bool gemm_variant_for_launch(const ir::Program& p, const std::vector<Arg>& args, const cu::GemmKernel& g, cu::EmitOptions& o, const cu::Device* d) {
     if (g.entry.empty()) return false;
     const cu::GemmChoice c = cu::gemm_launch_choice(p, args, g, d ? d->multiprocessors : kOfflineMultiprocessors);
-    if (c.tile.bm == g.bm && c.tile.bn == g.bn && c.split_k == g.split_k && c.cluster == g.cluster && c.cp_async == g.cp_async) return false;
+    if (c.tile.bm == g.bm && c.tile.bn == g.bn && c.split_k == g.split_k && c.cluster == g.cluster && c.cp_async == g.cp_async && c.flipped == g.flipped)
+        return false;
     o.gemm_bm = c.tile.bm;
     o.gemm_bn = c.tile.bn;
     o.gemm_split_k = c.split_k;
     o.gemm_cluster = c.cluster;
     o.gemm_cp_async = c.cp_async;
+    o.gemm_flipped = c.flipped;
     return true;
 }
 

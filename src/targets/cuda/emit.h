@@ -259,6 +259,12 @@ struct EmitOptions {
     // 128-byte lines (gemm_staging.h: operand_route), a variant of its own; never
     // with clusters.
     int gemm_cp_async = 0;
+    // The Hopper GEMM kernel's operands whose views lie the other way round in memory
+    // from the program's indexing (bit 0: A, bit 1: B): a B indexed [k, n] passed as a
+    // view with strides (1, K) (PyTorch's `w.t()`) is stored [N, K], read K-major.
+    // Chosen per launch from the views' strides (launch_args.h: gemm_launch_choice), a
+    // variant of its own.
+    int gemm_flipped = 0;
     // Stores of f16/bf16 pairs may canonicalise NaNs with sm_90's 16-bit minimum (one
     // instruction for the pair, against six with tests of the floats: a bf16 softmax
     // 0.68 -> 0.71 of copy on an H200). Only in kernels that hold no loads ahead of
@@ -280,12 +286,18 @@ struct GemmKernel {
     int a = -1, b = -1;                // the view parameters A and B
     bool a_mmajor = false;             // A stored [K, M] (its TMA boxes are [bk][64 m], like B's)
     bool b_kmajor = false;             // B stored [N, K] (its TMA box is [bn][64 k], like A's)
+    // Operands whose views lie the other way round in memory (EmitOptions::gemm_flipped:
+    // bit 0 A, bit 1 B): a_mmajor and b_kmajor say how the program indexes them, these
+    // how they are stored.
+    int flipped = 0;
+    bool a_stored_mmajor() const { return a_mmajor != ((flipped & 1) != 0); }
+    bool b_stored_kmajor() const { return b_kmajor != ((flipped & 2) != 0); }
     // 8-bit or tf32 operands stored with k outermost (A [K, M], B [K, N]): wgmma reads
     // them K-major only, so each launch copies them transposed (gemm_staging.h:
     // stage_transposed) and the kernel reads the copies K-major.
     bool a_transposed = false, b_transposed = false;
-    bool kernel_a_mmajor() const { return a_mmajor && !a_transposed; }  // how the kernel reads A
-    bool kernel_b_kmajor() const { return b_kmajor || b_transposed; }   // ... and B
+    bool kernel_a_mmajor() const { return a_stored_mmajor() && !a_transposed; }  // how the kernel reads A
+    bool kernel_b_kmajor() const { return b_stored_kmajor() || b_transposed; }   // ... and B
     bool split_k = false;              // has split-K's code (EmitOptions::gemm_split_k)
     int cluster = 1;                   // CTAs per cluster, sharing B by multicast (EmitOptions::gemm_cluster)
     int cp_async = 0;                  // operands read by cp.async, not TMA: bit 0 A, bit 1 B (EmitOptions::gemm_cp_async)

@@ -387,8 +387,9 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     // wgmma reads 8-bit and tf32 operands K-major only: one stored with k outermost is
     // read from a transposed copy (gemm_staging.h: stage_transposed).
     const bool k_major_only = gemm_k_major_only(m.load_a->type.kind);
-    g.a_transposed = k_major_only && m.a_mmajor;
-    g.b_transposed = k_major_only && !m.b_kmajor;
+    g.flipped = E.options().gemm_flipped & 3;
+    g.a_transposed = k_major_only && g.a_stored_mmajor();
+    g.b_transposed = k_major_only && !g.b_stored_kmajor();
     // A batched kernel runs its (batch, tile) units whole, on lone CTAs: split-K's
     // workspace and a cluster's multicast are per tile of one batch (not yet for batches).
     g.batched = batched(m);
@@ -396,7 +397,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
     // read by TMA.
     g.split_k = E.options().gemm_split_k && !g.batched && !k_major_only;
     g.cluster = E.options().gemm_cluster == 2 && !g.split_k && !g.batched && !k_major_only ? 2 : 1;
-    g.cp_async = g.cluster == 1 && !k_major_only ? E.options().gemm_cp_async & 3 : 0;
+    g.cp_async = g.cluster == 1 && !k_major_only && !g.flipped ? E.options().gemm_cp_async & 3 : 0;
     g.n_axis = m.n_axis;
     g.batch_axes = m.batch_axes;
     g.a_lead = ir::access_rank(*m.load_a) - 2;
@@ -478,6 +479,12 @@ std::string GemmKernel::describe() const {
                            " copied by the producer warpgroup's cp.async (rows that straddle 128-byte lines)"
                      : "") +
            (batched ? ", batched (work units of a batch and a tile; A's and B's leading coordinates in tensor maps of their views' ranks)" : "") +
+           ((flipped & 1) ? std::string(", A's view stored the other way round (strides with the unit one first): read ") +
+                                 (a_stored_mmajor() ? "M-major" : "K-major")
+                           : std::string()) +
+           ((flipped & 2) ? std::string(", B's view stored the other way round (strides with the unit one first): read ") +
+                                 (b_stored_kmajor() ? "K-major" : "N-major")
+                           : std::string()) +
            (a_transposed ? std::string(", A stored [K, M] (copied transposed at each launch: wgmma reads ") + (in == Kind::I8 ? "8-bit" : "tf32") +
                                " operands K-major only)"
             : a_mmajor   ? ", A stored [K, M] (M-major)"

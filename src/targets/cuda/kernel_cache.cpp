@@ -98,7 +98,7 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
 // the inline and fast divisions and the spill tolerances (process-wide knobs that
 // tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, bool, int, bool, bool, int, int, int, bool, std::string, int>;
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, int, bool, int, bool, bool, int, int, int, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -300,7 +300,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
 namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
-    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async,
+    return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async, o.gemm_flipped,
             o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, o.coalesced_elements, o.whole_rows, arch, device};
 }
 

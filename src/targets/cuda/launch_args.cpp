@@ -331,27 +331,36 @@ bool matrices_readable_in_place(const Arg& v, int elem_bytes) {
 
 }  // namespace
 
+// Whether a view's matrices lie the other way round in memory from their indexing:
+// unit stride along the second-to-last dim, not the last (PyTorch's `w.t()`).
+bool flipped_view(const Arg& v) {
+    const std::size_t r = v.extents.size() - 2;
+    return v.extents.size() >= 2 && v.strides[r] == 1 && v.strides[r + 1] != 1 && v.extents[r] > 1 && v.extents[r + 1] > 1;
+}
+
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, int multiprocessors) {
     const auto problem = gemm_problem(p, args, g);
-    if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster, g.cp_async};
+    if (!problem) return {{g.bm, g.bn}, g.split_k, g.cluster, g.cp_async, g.flipped};
+    // Operands stored the other way round: a variant that reads them so (no cp.async).
+    const int flipped = (flipped_view(args[static_cast<std::size_t>(g.a)]) ? 1 : 0) | (flipped_view(args[static_cast<std::size_t>(g.b)]) ? 2 : 0);
     // From the program's own kernel tile, not g's (g may be a variant compiled for
     // another launch): every variant of the kernel chooses alike.
     const GemmTile own = own_tile(g.program_bm, g.program_bn, g.program_bk, g.in);
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
     // 8-bit and tf32 operands: lone CTAs, no split-K, TMA alone (emit_gemm.cpp).
-    if (gemm_k_major_only(g.in)) return {t, false, 1, 0};
+    if (gemm_k_major_only(g.in)) return {t, false, 1, 0, flipped};
     // Operands whose routes read them by cp.async (as the plan, assuming the module's
     // packing kernel); the routes only where it is asked for (this runs at every launch).
     int cp_async = 0;
-    if (cp_async_asked()) {
+    if (cp_async_asked() && !flipped) {
         const std::array<GemmOperand, 2> operands = gemm_operands(*problem, args, g, /*can_pack=*/true);
         cp_async = (operands[0].route.cp_async ? 1 : 0) | (operands[1].route.cp_async ? 2 : 0);
     }
     // A batched kernel runs whole tiles on lone CTAs (emit_gemm.cpp).
-    if (g.batched) return {t, false, 1, cp_async};
+    if (g.batched) return {t, false, 1, cp_async, flipped};
     const bool split = schedule_gemm(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors).splits > 1;
     const int cluster = cp_async ? 1 : launch_cluster(problem->rows, problem->cols, problem->depth, t.bm, t.bn, g.bk, multiprocessors);
-    return {t, split, cluster, cp_async};
+    return {t, split, cluster, cp_async, flipped};
 }
 
 std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vector<Arg>& args, const GemmKernel& g, bool can_pack) {
@@ -362,28 +371,31 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
     // cannot read them in place, which for a batch is also a leading stride that is
     // not a multiple of 16 bytes.
     const int eb = gemm_operand_bytes(g.in);
-    auto operand = [&](const Arg& v, std::int64_t inner, std::int64_t outer, bool transposed) {
+    // `k_dim`: which of the view's last two dims the program indexes by k (its extent
+    // clipped to the k loop's); `flipped`: the view lies the other way round in memory
+    // (unit stride along the first of the two), so its rows are the other dim's.
+    auto operand = [&](const Arg& v, int k_dim, bool flipped, bool transposed) {
         const std::size_t r = v.extents.size() - 2;
-        if (transposed)
-            return GemmOperand{inner, outer,
-                               {true, std::string("copied transposed, K-major, first (it is stored with k outermost, and wgmma reads ") +
-                                          (g.in == Kind::I8 ? "8-bit" : "tf32") + " operands K-major only)"},
-                               true};
+        const std::size_t in_dim = r + (flipped ? 0 : 1), out_dim = r + (flipped ? 1 : 0);
+        auto extent = [&](std::size_t d) { return d == r + static_cast<std::size_t>(k_dim) ? std::min(v.extents[d], pr.depth) : v.extents[d]; };
+        const std::int64_t inner = extent(in_dim), outer = extent(out_dim);
+        GemmOperand o{inner, outer, v.strides[out_dim], v.strides[in_dim], {}, transposed};
+        if (transposed) {
+            o.route = {true, std::string("copied transposed, K-major, first (it is stored with k outermost, and wgmma reads ") +
+                                 (g.in == Kind::I8 ? "8-bit" : "tf32") + " operands K-major only)"};
+            return o;
+        }
         double matrices = 1;
         for (std::size_t i = 0; i < r; ++i) matrices *= static_cast<double>(v.extents[i]);
         const std::string odd_lead = tma_lead_problem(v.extents, v.strides, eb);
         const double bytes = eb * static_cast<double>(inner) * static_cast<double>(outer) * matrices;
-        const std::vector<std::int64_t> extents(v.extents.begin() + static_cast<std::ptrdiff_t>(r), v.extents.end()),
-            strides(v.strides.begin() + static_cast<std::ptrdiff_t>(r), v.strides.end());
-        OperandRoute route = operand_route(v.data, extents, strides, eb, bytes, flops * static_cast<double>(pr.batches), can_pack);
-        if (!odd_lead.empty() && !route.pack) route = {true, "packed to whole 128-byte lines first (TMA needs 16-byte multiples: " + odd_lead + ")"};
-        return GemmOperand{inner, outer, std::move(route)};
+        // (The matrix as stored: rows of the inner dim.)
+        const std::vector<std::int64_t> extents{v.extents[out_dim], v.extents[in_dim]}, strides{v.strides[out_dim], v.strides[in_dim]};
+        o.route = operand_route(v.data, extents, strides, eb, bytes, flops * static_cast<double>(pr.batches), can_pack);
+        if (!odd_lead.empty() && !o.route.pack) o.route = {true, "packed to whole 128-byte lines first (TMA needs 16-byte multiples: " + odd_lead + ")"};
+        return o;
     };
-    const std::size_t ar = A.extents.size() - 2, br = B.extents.size() - 2;
-    return {g.a_mmajor ? operand(A, A.extents[ar + 1], std::min(A.extents[ar], pr.depth), g.a_transposed)
-                       : operand(A, std::min(A.extents[ar + 1], pr.depth), A.extents[ar], false),
-            g.b_kmajor ? operand(B, std::min(B.extents[br + 1], pr.depth), B.extents[br], false)
-                       : operand(B, B.extents[br + 1], std::min(B.extents[br], pr.depth), g.b_transposed)};
+    return {operand(A, g.a_mmajor ? 0 : 1, (g.flipped & 1) != 0, g.a_transposed), operand(B, g.b_kmajor ? 1 : 0, (g.flipped & 2) != 0, g.b_transposed)};
 }
 
 std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<Arg>& args, const GemmKernel& g, const Device& d,
@@ -436,7 +448,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
             map.words[5] = static_cast<std::uint64_t>(inner) | static_cast<std::uint64_t>(outer) << 32;
             return std::string();
         }
-        std::int64_t stride = v.strides[lead];
+        std::int64_t stride = o.row_stride;
         std::vector<std::int64_t> lead_strides(v.strides.begin(), v.strides.begin() + static_cast<std::ptrdiff_t>(lead));
         // A batch's leading dims, for a copy of it.
         std::vector<StagedLead> leads;
@@ -445,7 +457,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         std::int64_t map_inner = inner, map_outer = outer;
         if (o.transposed) {
             std::string w;
-            void* staged = staging.stage_transposed(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &stride, &w, leads);
+            void* staged = staging.stage_transposed(v.data, outer, inner, o.row_stride, o.inner_stride, eb, slot, &stride, &w, leads);
             if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for " + (g.in == Kind::I8 ? "8-bit" : "tf32") +
                                 " operands, and " + w;
             base = staged;
@@ -456,13 +468,13 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         } else if (o.route.pack) {
             std::string w;
             std::int64_t staged_stride = stride;
-            if (void* staged = staging.stage(v.data, outer, inner, v.strides[lead], v.strides[lead + 1], eb, slot, &staged_stride, &w, leads)) {
+            if (void* staged = staging.stage(v.data, outer, inner, o.row_stride, o.inner_stride, eb, slot, &staged_stride, &w, leads)) {
                 base = staged;
                 stride = staged_stride;
                 // The copy's matrices lie one after another, outermost leading dim first.
                 for (std::size_t i = lead, step = static_cast<std::size_t>(outer * staged_stride); i-- > 0; step *= static_cast<std::size_t>(v.extents[i]))
                     lead_strides[i] = static_cast<std::int64_t>(step);
-            } else if (!matrices_readable_in_place(v, eb)) {
+            } else if (!tma_readable(v.data, {outer, inner}, {o.row_stride, o.inner_stride}, eb) || !tma_lead_problem(v.extents, v.strides, eb).empty()) {
                 // (Rows that straddle lines are readable, only slower: those are read in place.)
                 return std::string(name) + " does not suit TMA (16-byte aligned base and " + (lead > 0 ? "strides" : "row stride") +
                            ", unit inner stride) and " + w;

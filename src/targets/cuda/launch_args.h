@@ -104,7 +104,8 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 // operand_route; `can_pack`: the module has its packing kernel). The launch and
 // kiln plan both ask here.
 struct GemmOperand {
-    std::int64_t inner = 0, outer = 0;
+    std::int64_t inner = 0, outer = 0;                 // as stored: elements of a row, rows
+    std::int64_t row_stride = 0, inner_stride = 1;     // ... and their strides (elements)
     OperandRoute route;
     bool transposed = false;  // copied transposed, K-major, first (GemmKernel::a_transposed, b_transposed)
 };
@@ -120,6 +121,7 @@ struct GemmChoice {
     bool split_k = false;
     int cluster = 1;
     int cp_async = 0;  // operands read by cp.async (EmitOptions::gemm_cp_async): their routes say so (gemm_staging.h)
+    int flipped = 0;   // operands whose views lie the other way round in memory (EmitOptions::gemm_flipped)
 };
 GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<detail::Arg>& args, const GemmKernel& g, int multiprocessors);
 

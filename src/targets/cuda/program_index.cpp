@@ -49,6 +49,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_split_k", g.split_k);
     v("gemm_cluster", g.cluster);
     v("gemm_cp_async", g.cp_async);
+    v("gemm_flipped", g.flipped);
     v("gemm_outputs", g.outputs);
     v("gemm_outputs_transposed", g.outputs_transposed);
     v("gemm_m_axis", g.m_axis);
@@ -218,6 +219,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("gemm split k", o.gemm_split_k ? "1" : "0");
     key.add("gemm cluster", std::to_string(o.gemm_cluster));
     key.add("gemm cp.async", std::to_string(o.gemm_cp_async));
+    key.add("gemm flipped", std::to_string(o.gemm_flipped));
     key.add("arch", arch);
     key.add("shared limit", std::to_string(shared_limit));
     key.add("nvrtc", nvrtc);
