@@ -173,7 +173,12 @@ struct EmitOptions {
     // changed their CTA size, persistence or spills (bench/results/gpu-20261205-s30/).
     // Measured on an H100 (bench/results/gpu-20261205-s31): bf16 cross-entropy at 8192
     // columns 0.57 -> 0.63 of copy, but log-softmax 0.99 -> 0.86 and SwiGLU at 4000
-    // 0.97 -> 0.67 where the spill ladder moved them. Off: KILN_CUDA_INDEX_FACTS=1.
+    // 0.97 -> 0.67 where the spill ladder moved them. So on only in launches whose
+    // f16/bf16 rows are dealt an element a thread from the start (misaligned rows:
+    // launch_args.cpp), where they were measured on an H200 with the whole-row path
+    // (gpu-20261206-s37, 26000 x 5123 bf16): cross-entropy 0.33 -> 0.38 of copy,
+    // log-softmax 0.56 -> 0.59, softmax 0.45 -> 0.47, LayerNorm 0.50 -> 0.49, the
+    // others within 1.5%. KILN_CUDA_INDEX_FACTS=0 or 1 for every launch.
     bool index_facts = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).

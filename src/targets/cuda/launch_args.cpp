@@ -144,8 +144,6 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.spill_tolerance = spill_tolerance;
     static const int layout_spill_tolerance = static_cast<int>(support::env_integer("KILN_CUDA_LAYOUT_SPILL_TOLERANCE", 0, 1024).value_or(16));
     o.layout_spill_tolerance = layout_spill_tolerance;
-    static const bool index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1).value_or(0) != 0;
-    o.index_facts = index_facts;
     static const int split_first = static_cast<int>(support::env_integer("KILN_CUDA_SPLIT_FIRST", 0, 2).value_or(1));
     o.split_before_dropping = split_first;
     // Misaligned rows (emit.h: misaligned_rows, coalesced_elements): f16/bf16 ones dealt
@@ -155,6 +153,10 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     static const std::optional<std::int64_t> coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 2);
     o.coalesced_elements = !misaligned ? 0 : coalesced ? static_cast<int>(*coalesced) : misaligned_rows.sixteen_bit ? 2 : 0;
     const bool dealt_from_the_start = o.coalesced_elements == 2 && misaligned_rows.sixteen_bit;
+    // The index facts where rows are dealt from the start (emit.h: index_facts);
+    // KILN_CUDA_INDEX_FACTS=0 or 1 sets them for every launch (A/B).
+    static const std::optional<std::int64_t> index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1);
+    o.index_facts = index_facts ? *index_facts != 0 : dealt_from_the_start;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
