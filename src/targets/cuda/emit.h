@@ -336,6 +336,8 @@ inline int gemm_operand_bytes(Kind in) { return in == Kind::I8 ? 1 : in == Kind:
 // Whether wgmma reads operands of this kind K-major only (8-bit and tf32: it transposes
 // 16-bit operands alone). Such GEMMs run on lone CTAs, without split-K or cp.async.
 inline bool gemm_k_major_only(Kind in) { return in == Kind::I8 || in == Kind::F32; }
+// Such operands' name in the plan's lines: "8-bit" or "tf32".
+inline const char* gemm_k_major_only_name(Kind in) { return in == Kind::I8 ? "8-bit" : "tf32"; }
 // Threads of a CTA of the packing kernel.
 inline constexpr int kPackThreads = 256;
 

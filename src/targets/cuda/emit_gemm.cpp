@@ -485,14 +485,15 @@ std::string GemmKernel::describe() const {
            ((flipped & 2) ? std::string(", B's view stored the other way round (strides with the unit one first): read ") +
                                  (b_stored_kmajor() ? "K-major" : "N-major")
                            : std::string()) +
-           (a_transposed ? std::string(", A stored [K, M] (copied transposed at each launch: wgmma reads ") + (in == Kind::I8 ? "8-bit" : "tf32") +
-                               " operands K-major only)"
-            : a_mmajor   ? ", A stored [K, M] (M-major)"
-                         : "") +
-           (b_transposed ? std::string(", B stored [K, N] (copied transposed at each launch: wgmma reads ") + (in == Kind::I8 ? "8-bit" : "tf32") +
-                               " operands K-major only)"
-            : b_kmajor   ? ", B stored [N, K] (K-major)"
-                         : "") +
+           // (How each operand is stored, which a flipped view makes the other way round.)
+           (a_transposed      ? std::string(", A stored [K, M] (copied transposed at each launch: wgmma reads ") + gemm_k_major_only_name(in) +
+                                    " operands K-major only)"
+            : a_stored_mmajor() ? ", A stored [K, M] (M-major)"
+                                : "") +
+           (b_transposed      ? std::string(", B stored [K, N] (copied transposed at each launch: wgmma reads ") + gemm_k_major_only_name(in) +
+                                    " operands K-major only)"
+            : b_stored_kmajor() ? ", B stored [N, K] (K-major)"
+                                : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
            (std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)
                 ? ", " + std::to_string(std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)) +

@@ -24,6 +24,32 @@ std::atomic<std::uint64_t> g_packed{0}, g_pitched{0}, g_transposed{0};
 // The share of the product's time at full speed a copy of `bytes` costs (read and written).
 double copy_share(double bytes, double flops) { return 2 * bytes / kPackBytesPerSecond / (flops / kProductFlopsPerSecond); }
 
+// A batch's leading dims in the copying kernels' three slots, innermost last (unused:
+// extent 1), and how many matrices they hold (0 where one is empty).
+struct LeadSlots {
+    std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
+    std::int64_t matrices = 1;
+};
+LeadSlots lead_slots(const std::vector<StagedLead>& lead) {
+    LeadSlots s;
+    for (std::size_t i = 0, at = kMaxStagedLeads - lead.size(); i < lead.size(); ++i, ++at) {
+        s.extents[at] = lead[i].extent;
+        s.strides[at] = lead[i].stride;
+        s.matrices *= std::max<std::int64_t>(lead[i].extent, 0);
+    }
+    return s;
+}
+
+// Launches one of the module's copying kernels (emit_gemm_sm90.cuh: pack_rows,
+// transpose_bytes, transpose_words: the same parameters) on `ctas` CTAs, at most 8 a
+// multiprocessor.
+void launch_copy(const Device& d, CUstream stream, CUfunction f, std::int64_t ctas, const void* src, std::int64_t src_stride, void* dst,
+                 std::int64_t dst_stride, std::int64_t rows, std::int64_t cols, LeadSlots& s, const char* what) {
+    const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(ctas, std::int64_t{8} * std::max(1, d.multiprocessors)));
+    void* params[] = {&src, &src_stride, &dst, &dst_stride, &rows, &cols, &s.extents[0], &s.extents[1], &s.extents[2], &s.strides[0], &s.strides[1], &s.strides[2]};
+    check(d, d.api.cuLaunchKernel(f, grid, 1, 1, kPackThreads, 1, 1, 0, stream, params, nullptr), what);
+}
+
 }  // namespace
 
 OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides, int elem_bytes,
@@ -100,11 +126,9 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
         return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
     if (lead.size() > kMaxStagedLeads) return no("it has " + std::to_string(lead.size()) + " leading dims (at most " + std::to_string(kMaxStagedLeads) + " are staged)");
-    std::int64_t matrices = 1;
-    for (const StagedLead& l : lead) {
-        if (l.extent <= 0) return no("it is empty");
-        matrices *= l.extent;
-    }
+    LeadSlots slots = lead_slots(lead);
+    const std::int64_t matrices = slots.matrices;
+    if (matrices == 0) return no("it is empty");
     if (!pack_ && matrices > kMaxPitchedMatrices)
         return no("it is a batch of " + std::to_string(matrices) + " matrices and there is no packing kernel (a pitched copy each: at most " +
                   std::to_string(kMaxPitchedMatrices) + ")");
@@ -112,27 +136,15 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
     const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * rows * matrices * elem_bytes));
     *staged_stride = padded;
-    // The leading dims in the kernel's three slots, innermost last (unused: extent 1).
-    std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
-    for (std::size_t i = 0, at = kMaxStagedLeads - lead.size(); i < lead.size(); ++i, ++at) {
-        extents[at] = lead[i].extent;
-        strides[at] = lead[i].stride;
-    }
     if (pack_ && elem_bytes == 2) {
-        // A CTA per row at a time (every matrix's rows in turn), at most 8 resident a
-        // multiprocessor's worth.
-        const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(rows * matrices, std::int64_t{8} * std::max(1, d_.multiprocessors)));
-        const void* src = data;
-        void* dst = reinterpret_cast<void*>(p);
-        std::int64_t src_stride = stride, dst_stride = padded, n_rows = rows, n_cols = cols;
-        void* params[] = {&src, &src_stride, &dst, &dst_stride, &n_rows, &n_cols, &extents[0], &extents[1], &extents[2], &strides[0], &strides[1], &strides[2]};
-        check(d_, d_.api.cuLaunchKernel(pack_, ctas, 1, 1, kPackThreads, 1, 1, 0, stream_, params, nullptr), "packing a GEMM operand for TMA");
+        // A CTA per row at a time (every matrix's rows in turn).
+        launch_copy(d_, stream_, pack_, rows * matrices, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "packing a GEMM operand for TMA");
         ++g_packed;
-        return dst;
+        return reinterpret_cast<void*>(p);
     }
     for (std::int64_t m = 0; m < matrices; ++m) {
         std::int64_t offset = 0;  // the matrix's first element in the view
-        for (std::int64_t i = kMaxStagedLeads - 1, rest = m; i >= 0; rest /= extents[i], --i) offset += rest % extents[i] * strides[i];
+        for (std::int64_t i = kMaxStagedLeads - 1, rest = m; i >= 0; rest /= slots.extents[i], --i) offset += rest % slots.extents[i] * slots.strides[i];
         Memcpy2D c;
         c.src_device = reinterpret_cast<CUdeviceptr>(data) + static_cast<CUdeviceptr>(offset * elem_bytes);
         c.src_pitch = static_cast<std::size_t>(stride * elem_bytes);
@@ -159,31 +171,20 @@ void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::in
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync) return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
     if (lead.size() > kMaxStagedLeads) return no("it has " + std::to_string(lead.size()) + " leading dims (at most " + std::to_string(kMaxStagedLeads) + " are staged)");
-    std::int64_t matrices = 1;
-    std::int64_t extents[kMaxStagedLeads] = {1, 1, 1}, strides[kMaxStagedLeads] = {0, 0, 0};
-    for (std::size_t i = 0, at = kMaxStagedLeads - lead.size(); i < lead.size(); ++i, ++at) {
-        if (lead[i].extent <= 0) return no("it is empty");
-        matrices *= lead[i].extent;
-        extents[at] = lead[i].extent;
-        strides[at] = lead[i].stride;
-    }
+    LeadSlots slots = lead_slots(lead);
+    const std::int64_t matrices = slots.matrices;
+    if (matrices == 0) return no("it is empty");
     // The copy's rows are the view's columns, each `rows` elements padded to whole lines.
     const std::int64_t per_line = kLineBytes / elem_bytes;
     const std::int64_t padded = (rows + per_line - 1) / per_line * per_line;
     const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * cols * matrices * elem_bytes));
     *staged_stride = padded;
-    // Tiles of 128 x 128 bytes or 32 x 32 words (emit_gemm_sm90.cuh: transpose_bytes,
-    // transpose_words), at most 8 CTAs a multiprocessor.
+    // Tiles of 128 x 128 bytes or 32 x 32 words (emit_gemm_sm90.cuh: transpose_bytes, transpose_words).
     const std::int64_t edge = elem_bytes == 1 ? 128 : 32;
     const std::int64_t tiles = (rows + edge - 1) / edge * ((cols + edge - 1) / edge) * matrices;
-    const unsigned ctas = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t{8} * std::max(1, d_.multiprocessors)));
-    const void* src = data;
-    void* dst = reinterpret_cast<void*>(p);
-    std::int64_t src_stride = stride, dst_stride = padded, n_rows = rows, n_cols = cols;
-    void* params[] = {&src, &src_stride, &dst, &dst_stride, &n_rows, &n_cols, &extents[0], &extents[1], &extents[2], &strides[0], &strides[1], &strides[2]};
-    check(d_, d_.api.cuLaunchKernel(transpose_, ctas, 1, 1, kPackThreads, 1, 1, 0, stream_, params, nullptr), "transposing a GEMM operand for wgmma");
+    launch_copy(d_, stream_, transpose_, tiles, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "transposing a GEMM operand for wgmma");
     ++g_transposed;
-    return dst;
+    return reinterpret_cast<void*>(p);
 }
 
 }  // namespace kiln::cu

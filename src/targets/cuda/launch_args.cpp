@@ -384,7 +384,7 @@ std::array<GemmOperand, 2> gemm_operands(const GemmProblem& pr, const std::vecto
         GemmOperand o{inner, outer, v.strides[out_dim], v.strides[in_dim], {}, transposed};
         if (transposed) {
             o.route = {true, std::string("copied transposed, K-major, first (it is stored with k outermost, and wgmma reads ") +
-                                 (g.in == Kind::I8 ? "8-bit" : "tf32") + " operands K-major only)"};
+                                 gemm_k_major_only_name(g.in) + " operands K-major only)"};
             return o;
         }
         double matrices = 1;
@@ -460,7 +460,7 @@ std::unique_ptr<GemmLaunch> gemm_launch(const ir::Program& p, const std::vector<
         if (o.transposed) {
             std::string w;
             void* staged = staging.stage_transposed(v.data, outer, inner, o.row_stride, o.inner_stride, eb, slot, &stride, &w, leads);
-            if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for " + (g.in == Kind::I8 ? "8-bit" : "tf32") +
+            if (!staged) return std::string(name) + " is stored with k outermost, which wgmma cannot read for " + gemm_k_major_only_name(g.in) +
                                 " operands, and " + w;
             base = staged;
             map_inner = outer;
