@@ -38,7 +38,7 @@ std::int64_t CudaLayout::slots() const {
 }
 
 bool CudaLayout::ragged_rows() const { return holds != CudaHolds::columns && row_rounds * rows_per_round() > rows; }
-bool CudaLayout::ragged_cols() const { return holds != CudaHolds::rows && row_runs * group * vec > cols; }
+bool CudaLayout::ragged_cols() const { return holds != CudaHolds::rows && (shifted || row_runs * group * vec > cols); }
 
 bool CudaLayout::replicated() const {
     if (uniform) return true;
@@ -47,20 +47,20 @@ bool CudaLayout::replicated() const {
     return false;
 }
 
-std::optional<std::int64_t> CudaLayout::element(int t, std::int64_t j) const {
+std::optional<std::int64_t> CudaLayout::element(int t, std::int64_t j, int shift) const {
     if (uniform) return j == 0 ? std::optional<std::int64_t>(0) : std::nullopt;
     if (j < 0 || j >= slots() || t < 0 || t >= threads) return std::nullopt;
     const std::int64_t lane = t % group, band = t / group;
-    auto column = [&](std::int64_t k, std::int64_t i) { return k * group * vec + lane * vec + i; };
+    auto column = [&](std::int64_t k, std::int64_t i) { return k * group * vec + lane * vec + i - (shifted ? shift : 0); };
     switch (holds) {
         case CudaHolds::tile: {
             std::int64_t row = j / (row_runs * vec) * rows_per_round() + band, col = column(j / vec % row_runs, j % vec);
-            if (row >= rows || col >= cols) return std::nullopt;
+            if (row >= rows || col < 0 || col >= cols) return std::nullopt;
             return row * cols + col;
         }
         case CudaHolds::columns: {
             std::int64_t col = column(j / vec, j % vec);
-            return col < cols ? std::optional<std::int64_t>(col) : std::nullopt;
+            return col >= 0 && col < cols ? std::optional<std::int64_t>(col) : std::nullopt;
         }
         case CudaHolds::rows: {
             std::int64_t row = j * rows_per_round() + band;
@@ -73,7 +73,7 @@ std::optional<std::int64_t> CudaLayout::element(int t, std::int64_t j) const {
 bool CudaLayout::same_distribution(const CudaLayout& o) const {
     if (uniform || o.uniform) return uniform == o.uniform && count == o.count;
     CudaHolds a = effective_holds(*this), b = effective_holds(o);
-    if (a != b || threads != o.threads || count != o.count) return false;
+    if (a != b || threads != o.threads || count != o.count || (a != CudaHolds::rows && shifted != o.shifted)) return false;
     switch (a) {
         case CudaHolds::tile:
             return rows == o.rows && cols == o.cols && vec == o.vec && group == o.group && row_runs == o.row_runs && row_rounds == o.row_rounds;
@@ -92,12 +92,13 @@ std::string CudaLayout::describe(bool scalar) const {
         case CudaHolds::tile: {
             std::string s = runs + ", " + str(slots()) + "/thread" + per_row;
             if (rows_per_round() > 1 && rows > 1) s += ", " + str(rows_per_round()) + " rows at a time";
-            if (ragged_cols()) s += cols % vec ? ", the last run of a row partial" : ", rows padded to " + str(row_runs * group * vec);
+            if (shifted) s += ", runs on the row's 16-byte boundaries (its first column kiln_shift elements past one)";
+            else if (ragged_cols()) s += cols % vec ? ", the last run of a row partial" : ", rows padded to " + str(row_runs * group * vec);
             return s;
         }
         case CudaHolds::columns:
             return "the columns of each thread's runs: " + runs + ", " + str(slots()) + "/thread" + per_row +
-                   (replicated() ? " (held by each of the " + str(rows_per_round()) + " rows at a time)" : "");
+                   (shifted ? ", on the row's 16-byte boundaries" : "") + (replicated() ? " (held by each of the " + str(rows_per_round()) + " rows at a time)" : "");
         case CudaHolds::rows:
             return "the rows of each thread's slots: " + str(slots()) + "/thread" + per_row + ", " + str(rows_per_round()) + " rows at a time";
     }

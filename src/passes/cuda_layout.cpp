@@ -530,6 +530,7 @@ void cuda_layout(Lowered& l) {
         if (first_staged(p, l).empty()) c = std::move(p);
     }
     if (c.instances_per_cta == 1 && c.largest > std::int64_t{c.threads} * most) try_cluster(l, base, most, c);
+    align_slots(l, c);
     l.layouts = std::move(c);
 }
 

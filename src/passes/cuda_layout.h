@@ -28,6 +28,17 @@
 // keeps enough bytes in flight; instances then synchronise on their own threads.
 // A row too wide for one CTA (more than 1024 threads' share) spans a cluster of CTAs
 // instead, on Hopper: T is then the cluster's threads.
+//
+// Aligned slots. A launch whose f16/bf16 rows do not start on a 16-byte boundary
+// (5123 bf16 columns: rows at byte offsets 0, 6, 12, 2, ...) cannot move the runs
+// above as aligned vectors. Where every value of an instance is one row (or its
+// columns, or uniform), its layouts may instead be `shifted`: each instance computes
+// `kiln_shift` (0 .. V - 1, the elements its row's first column lies past the 16-byte
+// boundary before it, from the address of one load: CudaLayouts::aligned_to) and
+// slot j of thread t holds column col - kiln_shift, so that every run of that load
+// starts on a boundary; K covers cols + V - 1 columns, and the slots before column 0
+// or past the last hold nothing. Other views' runs are aligned where they start as
+// that row does (an output of the same pitch), else moved element by element.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +64,7 @@ struct CudaLayout {
     std::int64_t row_runs = 1;   // K: runs per thread per row
     std::int64_t row_rounds = 1; // RR: rounds of T / G rows
     int threads = 1;             // T: threads of an instance
+    bool shifted = false;        // columns are slot columns less the instance's kiln_shift (aligned slots)
 
     std::int64_t slots() const;  // register slots per thread
     int rows_per_round() const { return threads / group; }
@@ -63,8 +75,9 @@ struct CudaLayout {
     // Whether several threads hold the same element (projections, uniform values).
     bool replicated() const;
     // The element index held in slot j of thread t, or nothing (a host model of what
-    // the emitter's index expressions compute; tests check layouts with it).
-    std::optional<std::int64_t> element(int t, std::int64_t j) const;
+    // the emitter's index expressions compute; tests check layouts with it). `shift`:
+    // the instance's kiln_shift, for a shifted layout.
+    std::optional<std::int64_t> element(int t, std::int64_t j, int shift = 0) const;
     // The same distribution, whatever the value's shape (a [1, C] tile and the
     // columns projection of any [R, C] tile with the same runs are one).
     bool same_distribution(const CudaLayout& o) const;
@@ -98,6 +111,10 @@ struct CudaLayouts {
     int vec = 1;                 // the kernel's widest run (elements), from its global loads and stores
     std::int64_t largest = 1;    // elements of the largest tile
     std::string packing_why;     // why instances are not packed, when they could have been
+    // Aligned slots: the load whose row start sets each instance's kiln_shift (null: no
+    // layout is shifted).
+    const ir::Node* aligned_to = nullptr;
+    std::string aligned_why;     // why the slots are not aligned, where the launch asked for it
     std::unordered_map<const ir::Node*, CudaLayout> values;
     std::unordered_map<const ir::Node*, CudaDecision> decisions;
     // The layout of a value (region arguments included).
@@ -111,5 +128,9 @@ struct CudaLayouts {
 std::string describe(const CudaDecision& d);
 
 void cuda_layout(Lowered& l);
+
+// cuda_layout's last step (cuda_aligned_slots.cpp): shifts the layouts of a program
+// whose instances are one row each (aligned slots, above), where the launch asks.
+void align_slots(const Lowered& l, CudaLayouts& c);
 
 }  // namespace kiln::passes

@@ -60,6 +60,10 @@ void grid_prefetch(Lowered& l) {
         std::unordered_set<const Node*> seen;
         load.invariant = load.why.empty();
         for (const Node* o : n->operands) load.invariant = load.invariant && !reads_index(o, *grid, seen);
+        // Aligned slots (cuda_layout.h) put a vector's columns where each instance's row
+        // starts: the one loaded for the first instance is not every instance's.
+        if (load.why.empty() && load.invariant && l.layouts->aligned_to)
+            load.why = "its slots follow each instance's row alignment (aligned slots): it is loaded with each instance";
         const bool narrow = kind_bytes(n->type.kind) < 4;
         if (load.why.empty() && !load.invariant && mode == PrefetchMode::once)
             load.why = "only loads the same for every instance go early (KILN_CUDA_PREFETCH=1)";

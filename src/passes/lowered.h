@@ -32,6 +32,7 @@ struct LowerOptions {
     bool loop_prefetch = false;      // cuda: loop_prefetch.h (KILN_CUDA_LOOP_PREFETCH=1)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
     int max_run = 0;                 // cuda: the longest run of a row a thread holds (0: a 16-byte vector's; cuda_layout.h)
+    bool aligned_slots = false;      // cuda: rows' runs start on one load's 16-byte boundaries (cuda_layout.h: aligned slots)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)
     int cluster_cta_threads = 0;     // cuda: the threads of each CTA of such a cluster (0: cuda_layout.cpp's choice; KILN_CUDA_CLUSTER_CTA)
     bool cluster_prefetch = true;    // cuda: such rows load ahead of their instance too (grid_prefetch.h; KILN_CUDA_CLUSTER_PREFETCH=0: not)

@@ -163,7 +163,9 @@ public:
 
     std::string plan(const ir::Program& p, const std::vector<detail::Arg>& args, const CompileOptions& opts) override {
         std::string s;
-        for (const auto& v : cu::emit_kernel(p, generic_options(args, opts)).values) s += v + "\n";
+        const cu::EmittedKernel k = cu::emit_kernel(p, generic_options(args, opts));
+        if (!k.aligned_slots.empty()) s += k.aligned_slots + "\n";
+        for (const auto& v : k.values) s += v + "\n";
         return s;
     }
 

@@ -51,6 +51,9 @@ TEST(EmulatedMisalignedRows, Bf16SoftmaxOver5123Columns) {
     if (cu::emit_options(args, {.precision = Precision::exact}).misaligned_rows) {  // KILN_CUDA_COALESCED_ELEMENTS=0|1
         EXPECT_NE(source_of(rows::softmax<bf16>(), bufs).find("kc::window16"), std::string::npos);
         EXPECT_NE(plan.find("misaligned rows as aligned vectors shifted between lanes"), std::string::npos) << plan;
+    } else if (cu::emit_options(args, {.precision = Precision::exact}).aligned_slots) {  // KILN_CUDA_ALIGNED_SLOTS=1
+        EXPECT_NE(plan.find("slots aligned to the 16-byte boundaries"), std::string::npos) << plan;
+        EXPECT_EQ(plan.find("dealt one a thread"), std::string::npos) << plan;
     } else {  // the default: dealt one element a thread in turn
         EXPECT_NE(plan.find("global load of elements dealt one a thread in turn"), std::string::npos) << plan;
         EXPECT_EQ(plan.find("shifted"), std::string::npos) << plan;

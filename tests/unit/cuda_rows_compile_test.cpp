@@ -266,6 +266,47 @@ TEST(CudaRows, ALongestRunOfOneDealsElementsInTurn) {
     EXPECT_TRUE(contains(passes::print(dealt), "cyclic over")) << passes::print(dealt);
 }
 
+// LowerOptions::aligned_slots (EmitOptions::aligned_slots, for misaligned f16/bf16 rows):
+// every value of the softmax is one row, so each layout is shifted, with runs enough
+// for the row's 5123 columns after any shift; for each shift the slots hold every
+// column once, in runs that start kiln_shift columns before a multiple of 8 (the
+// row's 16-byte boundaries); the rows' load sets the shift.
+TEST(CudaRows, AlignedSlotsHoldEveryColumnOnceAtEveryShift) {
+    auto a = softmax_args(64, 5123);
+    auto program = detail::specialize(*rows::softmax<bf16>().shared_impl(), a.args, Loc::here());
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    o.aligned_slots = true;
+    const passes::Lowered aligned = passes::lower(*program, o, "cuda_layout");
+    const ir::Node* load = nullptr;
+    ir::walk(program->grid ? *program->grid->body : program->body, [&](const ir::Node& n) {
+        if (!load && n.op == ir::OpCode::load) load = &n;
+    });
+    ASSERT_NE(load, nullptr);
+    EXPECT_EQ(aligned.layouts->aligned_to, load) << aligned.layouts->aligned_why;
+    const passes::CudaLayout l = aligned.layouts->of(load);
+    ASSERT_TRUE(l.shifted);
+    ASSERT_EQ(l.vec, 8);
+    EXPECT_GE(l.row_runs * l.group * l.vec, 5123 + 7);
+    for (int shift = 0; shift < 8; ++shift) {
+        std::vector<int> held(5123, 0);
+        for (int t = 0; t < l.threads; ++t)
+            for (std::int64_t j = 0; j < l.slots(); ++j) {
+                const auto e = l.element(t, j, shift);
+                if (!e) continue;
+                ASSERT_TRUE(*e >= 0 && *e < 5123) << *e;
+                ++held[static_cast<std::size_t>(*e)];
+                // The run's first slot lies on a boundary: column + shift a multiple of 8.
+                if (j % 8 == 0) EXPECT_EQ((*e + shift) % 8, 0) << "thread " << t << " slot " << j << " shift " << shift;
+            }
+        EXPECT_EQ(std::count(held.begin(), held.end(), 1), 5123) << "shift " << shift;
+    }
+    EXPECT_TRUE(contains(passes::print(aligned), "slots aligned to the 16-byte boundaries of each instance's row")) << passes::print(aligned);
+    // Without the option (the default), nothing is shifted.
+    o.aligned_slots = false;
+    EXPECT_FALSE(passes::lower(*program, o, "cuda_layout").layouts->of(load).shifted);
+}
+
 // EmitOptions::coalesced_elements (KILN_CUDA_COALESCED_ELEMENTS=1): where the spill
 // feedback gives the shifted runs up (bf16 SwiGLU at 5123 columns: its two halves and
 // their shifted vectors spill under 64 registers), the rows moved element by element are

@@ -265,6 +265,7 @@ public:
             s << "each running its instances in turn with loads issued before their instance (grid_prefetch)\n";
         }
         if (!k->kernel.packing_why.empty()) s << "  one instance per CTA: " << k->kernel.packing_why << "\n";
+        if (!k->kernel.aligned_slots.empty()) s << "  " << k->kernel.aligned_slots << "\n";
         // Why rows move in narrower pieces than 16-byte vectors (the values' lines say how), and what would let them.
         for (const std::string& note : cu::misaligned_row_notes(args, p.params))
             s << "  rows off 16-byte boundaries: " << note << "\n";

@@ -243,6 +243,13 @@ struct EmitOptions {
     // LayerNorm 0.40 -> 0.50, residual LayerNorm 0.51 -> 0.62, SwiGLU 0.36 -> 0.63.
     // KILN_CUDA_COALESCED_ELEMENTS=0|1|2 sets it for every launch with misaligned rows (A/B).
     int coalesced_elements = 0;
+    // Where the launch's f16/bf16 rows are misaligned: an instance's row's slots start
+    // on the 16-byte boundaries of that row (passes/cuda_layout.h: aligned slots), so
+    // that its runs move as aligned vectors, where every value of the program is one
+    // row (else the plan says why, and the kernel compiles as without it). In place of
+    // dealing those rows (coalesced_elements) or shifting their runs between lanes
+    // (misaligned_rows). KILN_CUDA_ALIGNED_SLOTS=1 (off until measured on a device).
+    bool aligned_slots = false;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
     // multiprocessors idle (128 x 14336 on 128x256 tiles: 56 for 132), 64 rows for
@@ -384,6 +391,7 @@ struct EmittedKernel {
     bool nan_by_minimum = false;      // some store canonicalises NaNs with the 16-bit minimum (EmitOptions::nan_by_minimum)
     int cluster = 1;                  // CTAs per instance (__cluster_dims__): the grid has `cluster` CTAs per instance
     std::string packing_why;          // why instances are not packed several per CTA ("" when they are, or need not be)
+    std::string aligned_slots;        // with EmitOptions::aligned_slots: which load's rows the slots align to, or why they do not
     std::int64_t shared_bytes = 0;    // dynamic shared memory per CTA
     std::string shared_site;          // the op that needs the most of it ("mma at gemm.cpp:31")
     std::string shared_op;            // that op ("mma") and its line, which a too-large kernel's error names

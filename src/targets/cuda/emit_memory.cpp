@@ -110,6 +110,10 @@ Run run_of(Emitter& E, const Node* tile) {
     r.held = E.valid(tile, "q * " + num(l.vec));
     r.col = E.col_of(l, "q * " + num(l.vec));
     r.may_be_partial = l.cols % l.vec != 0;
+    if (l.shifted) {  // aligned slots: the row's first run may start before column 0
+        r.held = "(" + r.col + ") + " + num(l.vec) + " > 0 && (" + r.col + ") < " + num(l.cols);
+        r.may_be_partial = true;
+    }
     return r;
 }
 
@@ -163,6 +167,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             auto ce = c;
             ce[last] = ck;
             std::string ok = run.may_be_partial ? "(" + run.col + ") + " + num(k) + " < " + num(l.cols) : "";
+            if (l.shifted) ok += " && (" + run.col + ") + " + num(k) + " >= 0";
             if (checked(n))
                 for (std::size_t d = 0; d < dims.size(); ++d) ok += (ok.empty() ? "" : " && ") + in_range(n, d, ce[d]);
             r.element(k, ok, offset(n, ce));
@@ -172,6 +177,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
     auto whole_and_pointer = [&](const std::string& held) {
         c = coordinates(E, n, dims, "e");
         std::string in_tile = run.may_be_partial ? "(" + run.col + ") + " + num(l.vec) + " <= " + num(l.cols) + " && " : "";
+        if (l.shifted) in_tile += "(" + run.col + ") >= 0 && ";
         E.line("const bool " + w + " = " + held + in_tile + whole_run(n, c, l.vec) + ";");
         // The offset is computed only for a run in range (no overflow from far-away coordinates).
         E.line(std::string(is_load ? "const " : "") + stype(storage) + "* const " + p + " = " + w + " ? " + a + " + (" + offset(n, c) +
@@ -193,7 +199,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             E.line("const int e = " + E.element(tile, "q * " + num(l.vec)) + ";");
             run = run_of(E, tile);
             const std::int64_t whole_rounds = l.cols / l.group;
-            if (every_thread && !run.held.empty() && whole_rounds > 0) run.held = "q < " + num(whole_rounds) + " || (" + run.held + ")";
+            if (every_thread && !l.shifted && !run.held.empty() && whole_rounds > 0) run.held = "q < " + num(whole_rounds) + " || (" + run.held + ")";
             if (!run.held.empty()) E.open("if (" + run.held + ")");
             access();
             if (!run.held.empty()) {
@@ -212,7 +218,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
         // had ten instructions of tests and addressing, and such rows are issue bound:
         // bench/results/gpu-20261206-s36/; EmitOptions::whole_rows). Else as below.
         std::string whole_row;
-        if (l.vec == 1 && E.options().whole_rows && one_row_tile(dims)) {
+        if (l.vec == 1 && !l.shifted && E.options().whole_rows && one_row_tile(dims)) {
             whole_row = E.fresh("whole_row");
             const std::string row_at = E.fresh("row_at");
             const std::vector<std::string> origin = coordinates(E, n, dims, "0");
@@ -238,7 +244,7 @@ void each_run(Emitter& E, const Node& n, const Node* tile, Kind storage, bool is
             r.vector(p, bytes);
             E.close();
             // Only where the launch has such rows: aligned launches compile as before.
-            if (E.options().misaligned_rows && E.options().narrower_vectors) narrower_vectors(E, w, p, bytes, storage_bytes(storage), r.vector);
+            if ((E.options().misaligned_rows || l.shifted) && E.options().narrower_vectors) narrower_vectors(E, w, p, bytes, storage_bytes(storage), r.vector);
             E.open("else");
             element_by_element();
             E.close();

@@ -170,6 +170,17 @@ void Emitter::grid(const Node& loop) {
     line("#pragma unroll 1");
     open("for (long long pid = " + first + "; pid < " + total + "; pid += " + stride + ")");
     bind_indices(*this, loop, ext, "pid");
+    if (const Node* source = lowered_.layouts->aligned_to) {
+        // Its origin's scalars in a block of their own (emitted again in program order).
+        std::unordered_set<const Node*> origin;
+        cone(loop, {source}, origin);
+        line("int kiln_shift;");
+        open("");
+        for (const Node* n : loop.body->nodes)
+            if (origin.count(n)) node(*n);
+        row_shift(false);
+        close();
+    }
     exchange_unknown();  // the previous instance may still be reading
     region(*loop.body);
     close();
@@ -178,16 +189,35 @@ void Emitter::grid(const Node& loop) {
     if (cluster_ > 1) line("kc::cluster_sync();");
 }
 
-void Emitter::fetch_ahead(const Node& loop, const std::string& at, const std::vector<const Node*>& loads) {
-    // The scalars of the loop's body the loads' origins read (their indices, offsets),
-    // in program order; the passes checked that nothing else feeds them.
-    std::unordered_set<const Node*> cone;
+// The scalars of the loop's body the origins of `of` read (their indices, offsets).
+void Emitter::cone(const Node& loop, const std::vector<const Node*>& of, std::unordered_set<const Node*>& into) const {
     std::function<void(const Node*)> need = [&](const Node* v) {
-        if (v->parent != loop.body.get() || !cone.insert(v).second) return;
+        if (v->parent != loop.body.get() || !into.insert(v).second) return;
         for (const Node* o : v->operands) need(o);
     };
-    for (const Node* n : loads)
+    for (const Node* n : of)
         for (const Node* o : n->operands) need(o);
+}
+
+void Emitter::row_shift(bool declare) {
+    const Node& n = *lowered_.layouts->aligned_to;
+    const std::vector<std::string> origin = view_access::coordinates(*this, n, n.type.dims, "0");
+    std::string in_view;
+    for (std::size_t d = 0; d < origin.size(); ++d) in_view += (d ? " && " : "") + view_access::in_range(n, d, origin[d]);
+    // Only a row in the view has an address (and no offset overflows); another moves nothing.
+    const std::string at = "(unsigned long long)(a" + num(ir::param_index(n)) + " + (" + view_access::offset(n, origin) + "))";
+    line(std::string(declare ? "const int " : "") + "kiln_shift = (" + in_view + ") ? (int)((" + at + " / " +
+         num(storage_bytes(n.type.kind)) + "ull) % " + num(layout(&n).vec) + "ull) : 0;");
+}
+
+void Emitter::fetch_ahead(const Node& loop, const std::string& at, const std::vector<const Node*>& loads) {
+    // The scalars of the loop's body the loads' origins read, in program order; the
+    // passes checked that nothing else feeds them. An instance ahead has its own row
+    // alignment (aligned slots): its kiln_shift, declared in the block, places its slots.
+    const bool shifted = &loop == grid_ && lowered_.layouts->aligned_to;
+    std::unordered_set<const Node*> scalars;
+    cone(loop, loads, scalars);
+    if (shifted) cone(loop, {lowered_.layouts->aligned_to}, scalars);
     const Trips& t = trips_.at(&loop);
     open("");
     const std::string trip = fresh("ahead_at");
@@ -195,7 +225,8 @@ void Emitter::fetch_ahead(const Node& loop, const std::string& at, const std::ve
     open("if (" + trip + " < " + t.count + ")");
     bind_indices(*this, loop, t.ext, trip);
     for (const Node* n : loop.body->nodes)
-        if (cone.count(n)) node(*n);
+        if (scalars.count(n)) node(*n);
+    if (shifted) row_shift(true);
     for (const Node* n : loads) emit_prefetch_fill(*this, *n, ahead_.at(n).buffer);
     close();
     close();

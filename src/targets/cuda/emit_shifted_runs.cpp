@@ -101,7 +101,8 @@ void shifted_store(Emitter& E, const std::string& p, const std::string& mis, Kin
 
 bool shifts_runs(const Emitter& E, const Emitter::Layout& l, Kind storage) {
     const std::int64_t bytes = l.vec * storage_bytes(storage);
-    return E.options().misaligned_rows && storage_bytes(storage) < 4 && (bytes == 8 || bytes == 16) &&
+    // (Aligned slots put the row's runs on its boundaries instead: cuda_layout.h.)
+    return E.options().misaligned_rows && !l.shifted && storage_bytes(storage) < 4 && (bytes == 8 || bytes == 16) &&
            (E.threads() >= 32 || E.instances() > 1);
 }
 

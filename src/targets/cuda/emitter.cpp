@@ -32,6 +32,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.loop_prefetch = o.loop_prefetch;
     l.layout_split = o.layout_split;
     l.max_run = o.coalesced_elements && !o.misaligned_rows ? 1 : 0;  // (emit.h: coalesced_elements)
+    l.aligned_slots = o.aligned_slots;
     l.cluster_rows = o.cluster_rows;
     l.cluster_cta_threads = o.cluster_cta_threads;
     l.cluster_prefetch = o.cluster_prefetch;
@@ -77,6 +78,8 @@ std::string Emitter::col_of(const Layout& l, const std::string& j) const {
     if (k != 1 && l.holds == passes::CudaHolds::columns) run = (v == 1 ? "(" + j + ")" : "(" + j + ") / " + num(v)) + " * " + num(g * v);
     std::string lane = g == 1 ? "" : (g == threads_ ? "tid" : "tid % " + num(g)) + (v == 1 ? "" : " * " + num(v));
     std::string within = v == 1 ? "" : "(" + j + ") % " + num(v);
+    // Aligned slots (passes/cuda_layout.h): the instance's row starts kiln_shift columns in.
+    if (l.shifted) return "(" + sum({run, lane, within}) + " - kiln_shift)";
     return sum({run, lane, within});
 }
 
@@ -100,7 +103,10 @@ std::string Emitter::valid(const Node* n, const std::string& j) const {
     if (l.uniform) return "";
     std::string ok;
     if (l.ragged_rows()) ok = "(" + row_of(l, j) + ") < " + num(l.rows);
-    if (l.ragged_cols()) ok += (ok.empty() ? "" : " && ") + ("(" + col_of(l, j) + ") < " + num(l.cols));
+    if (l.ragged_cols()) {
+        const std::string col = col_of(l, j);
+        ok += (ok.empty() ? "" : " && ") + (l.shifted ? col + " >= 0 && " : "") + ("(" + col + ") < " + num(l.cols));
+    }
     return ok;
 }
 
@@ -251,8 +257,8 @@ std::string Emitter::stage(const Node* x) {
     Layout l = layout(x);
     // Runs are contiguous in the array too: write them with vector stores (element
     // stores would put the lanes of a warp V apart, a V-way bank conflict). Partial
-    // runs and projections go element by element.
-    if (l.uniform || l.vec == 1 || l.holds != passes::CudaHolds::tile || l.cols % l.vec != 0) {
+    // runs, projections and shifted runs (aligned slots: a run may start before the row) go element by element.
+    if (l.uniform || l.vec == 1 || l.holds != passes::CudaHolds::tile || l.cols % l.vec != 0 || l.shifted) {
         each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
         return s;
     }
@@ -316,6 +322,11 @@ EmittedKernel Emitter::emit() {
     k.nan_by_minimum = nan_by_minimum_used_;
     k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
+    if (const Node* source = lowered_.layouts->aligned_to)
+        k.aligned_slots = "slots aligned to the 16-byte boundaries of each instance's row of the load" + (source->loc.known() ? " at " + source->loc.str() : "") +
+                          " (passes/cuda_layout.h: aligned slots)";
+    else if (o_.aligned_slots)
+        k.aligned_slots = "slots not aligned to the rows' 16-byte boundaries: " + lowered_.layouts->aligned_why;
     // Per instance: the scratch area, then the two exchange areas.
     const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;
     k.shared_bytes = per_instance * instances_;

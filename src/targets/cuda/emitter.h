@@ -140,6 +140,11 @@ private:
     // their own.
     void fetch_ahead(const Node& loop, const std::string& at, const std::vector<const Node*>& loads);
     void prefetched_load(const Node& n);
+    // Aligned slots (passes/cuda_layout.h): the scalars of the nest's body that the
+    // origin of the load the rows align to reads, and the instance's kiln_shift from
+    // its row's address (`declare`: as a new variable, else assigned to one).
+    void cone(const Node& loop, const std::vector<const Node*>& of, std::unordered_set<const Node*>& into) const;
+    void row_shift(bool declare);
 
     const ir::Program& p_;
     std::set<int> loaded_params_;

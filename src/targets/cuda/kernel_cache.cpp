@@ -98,7 +98,7 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
 // the inline and fast divisions and the spill tolerances (process-wide knobs that
 // tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, int, bool, int, bool, bool, int, int, int, bool, std::string, int>;
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, int, bool, int, bool, bool, int, int, int, bool, bool, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -301,7 +301,7 @@ namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
     return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async, o.gemm_flipped,
-            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, o.coalesced_elements, o.whole_rows, arch, device};
+            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, o.coalesced_elements, o.whole_rows, o.aligned_slots, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead
@@ -549,7 +549,10 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         // cross-entropy 0.29 -> 0.15, residual LayerNorm 0.58 -> 0.35; SwiGLU alone
         // won, 0.77 -> 0.86). Then, as for the grid prefetch's, they go.
         const bool loop_ahead = fresh->kernel.loads_ahead_in_loops && !fresh->kernel.persistent;
-        const bool dealt_ahead = fresh->kernel.persistent && eo.coalesced_elements >= 2 && !eo.misaligned_rows && fresh->kernel.cluster == 1;
+        // (Likewise rows held from their 16-byte boundaries, EmitOptions::aligned_slots: their
+        // loads ahead are those of rows dealt from the start.)
+        const bool dealt_ahead =
+            fresh->kernel.persistent && (eo.coalesced_elements >= 2 || eo.aligned_slots) && !eo.misaligned_rows && fresh->kernel.cluster == 1;
         if (spills && (loop_ahead || dealt_ahead) && eo.grid_prefetch != 0 && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 &&
             instance_threads != split_threads) {
             split_threads = instance_threads;

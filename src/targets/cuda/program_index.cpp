@@ -209,6 +209,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("narrower vectors", o.narrower_vectors ? "1" : "0");
     key.add("whole rows", o.whole_rows ? "1" : "0");
     key.add("coalesced elements", std::to_string(o.coalesced_elements));
+    key.add("aligned slots", o.aligned_slots ? "1" : "0");
     key.add("shared divisor", o.shared_divisor ? "1" : "0");
     key.add("inline division", o.inline_division ? "1" : "0");
     key.add("fast division", o.fast_division ? "1" : "0");
