@@ -114,6 +114,9 @@ void align_slots(const Lowered& l, CudaLayouts& c) {
             source = &n;
     });
     if (why.empty() && vec < 2) why = "its runs are single elements";
+    // (A column index then lies above -cols: a tile element's coordinates, e % cols, stay
+    // its column for the slots before column 0 too.)
+    if (why.empty() && cols < vec) why = "its rows are narrower than a run";
     if (why.empty() && !source) why = "no 16-bit load of a row of its own at the start of each instance sets the rows' alignment";
     if (!why.empty()) {
         c.aligned_why = why;

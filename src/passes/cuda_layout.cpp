@@ -323,7 +323,7 @@ private:
         // Elements dealt one a thread in turn (LowerOptions::max_run 1) move as runs of one:
         // as runs they are issued together and may go ahead of their instance
         // (grid_prefetch takes loads in runs only).
-        const bool dealt_in_turn = l.vec == 1 && l_.options.max_run == 1;
+        const bool dealt_in_turn = l.vec == 1 && c_.max_run == 1;
         if (l.holds == CudaHolds::rows || (l.vec == 1 && !dealt_in_turn))
             return {CudaLowering::element_access, l.vec == 1 ? "" : "one element per row held"};
         // Runs along the rows' axis are contiguous in the view only where that axis is the
@@ -375,8 +375,8 @@ private:
     std::unordered_map<const ir::Node*, CudaLayout> layout_;
 };
 
-// Kernel-wide facts: the widest run and the largest tile.
-void measure(const Lowered& l, CudaLayouts& c) {
+// Kernel-wide facts: the widest run (at most max_run elements, where not 0) and the largest tile.
+void measure(const Lowered& l, int max_run, CudaLayouts& c) {
     ir::walk(l.program->body, [&](const ir::Node& n) {
         if (!l.is_live(n)) return;
         if (ir::has_result(n.op)) c.largest = std::max(c.largest, n.type.count());
@@ -385,7 +385,8 @@ void measure(const Lowered& l, CudaLayouts& c) {
     });
     // Rows moved element by element anyway (misaligned) read best one element a thread
     // in turn: a warp's accesses then cover one contiguous span (LowerOptions::max_run).
-    if (l.options.max_run > 0) c.vec = std::min(c.vec, l.options.max_run);
+    if (max_run > 0) c.vec = std::min(c.vec, max_run);
+    c.max_run = max_run;
 }
 
 // The first op that stages through shared memory, if any.
@@ -500,9 +501,11 @@ void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, C
 // threads, each on as few threads as hold its largest tile at most_per_thread()
 // elements each (fewer when several tiles are live at once: peak_live_tiles): one
 // warp or a few lanes per narrow row.
-void cuda_layout(Lowered& l) {
+namespace {
+
+CudaLayouts choose(const Lowered& l, int max_run) {
     CudaLayouts base;
-    measure(l, base);
+    measure(l, max_run, base);
     // A thread's registers hold about most_per_thread() elements of live tiles without
     // spilling at 64 registers; more tiles live at once share them. Where ptxas still
     // spills, the kernel cache compiles again with a layout_split of 2, 4, 8.
@@ -530,7 +533,26 @@ void cuda_layout(Lowered& l) {
         if (first_staged(p, l).empty()) c = std::move(p);
     }
     if (c.instances_per_cta == 1 && c.largest > std::int64_t{c.threads} * most) try_cluster(l, base, most, c);
+    return c;
+}
+
+}  // namespace
+
+// Aligned slots (LowerOptions::aligned_slots) want runs of a 16-byte vector: tried
+// first where the launch would otherwise deal its rows an element a thread
+// (max_run 1), which it does where the program's slots cannot be aligned.
+void cuda_layout(Lowered& l) {
+    if (!l.options.aligned_slots) {
+        l.layouts = choose(l, l.options.max_run);
+        return;
+    }
+    CudaLayouts c = choose(l, 0);
     align_slots(l, c);
+    if (!c.aligned_to && l.options.max_run > 0) {
+        std::string why = std::move(c.aligned_why);
+        c = choose(l, l.options.max_run);
+        c.aligned_why = std::move(why);
+    }
     l.layouts = std::move(c);
 }
 

@@ -109,6 +109,7 @@ struct CudaLayouts {
     int instances_per_cta = 1;   // P: instances a CTA runs side by side (P T threads)
     int cluster = 1;             // C: CTAs an instance spans (a cluster; each runs T / C of its threads)
     int vec = 1;                 // the kernel's widest run (elements), from its global loads and stores
+    int max_run = 0;             // the longest run allowed (LowerOptions::max_run; 0: a 16-byte vector's)
     std::int64_t largest = 1;    // elements of the largest tile
     std::string packing_why;     // why instances are not packed, when they could have been
     // Aligned slots: the load whose row start sets each instance's kiln_shift (null: no

@@ -95,6 +95,20 @@ TEST(EmulatedAlignedSlots, F16RowsAndNarrowRowsSharingACta) {
     expect_aligned(rows::softmax<bf16>(), {cpu_diff::input(Kind::BF16, {23, 37}, 76), cpu_diff::output(Kind::BF16, {23, 37})});
 }
 
+TEST(EmulatedAlignedSlots, WidthsAroundTheRunsAndThreadsOfALayout) {
+    REQUIRE_ALIGNED_SLOTS();
+    // Odd widths (every row start at another shift) on either side of a run of 8, a
+    // warp's and a CTA's row of runs: the layouts' extra run for the shift, narrow rows
+    // packed several instances a CTA, rows over 512 and 1024 threads.
+    for (std::int64_t c : {9, 63, 65, 257, 1023, 2049, 4097, 8191}) {
+        SCOPED_TRACE("columns " + std::to_string(c));
+        const std::vector<std::int64_t> x = {7, c};
+        expect_aligned(rows::softmax<bf16>(), {cpu_diff::input(Kind::BF16, x, 101), cpu_diff::output(Kind::BF16, x)});
+        expect_aligned(rows::layernorm_affine<f16>(), {cpu_diff::input(Kind::F16, x, 102), cpu_diff::input(Kind::F16, {c}, 103),
+                                                       cpu_diff::input(Kind::F16, {c}, 104), cpu_diff::output(Kind::F16, x)});
+    }
+}
+
 TEST(EmulatedAlignedSlots, PaddedStridesKeepTheBytesBetweenRows) {
     REQUIRE_ALIGNED_SLOTS();
     // Rows of 4096 bf16 elements 4099 apart: every row but the first is misaligned, and
@@ -137,6 +151,12 @@ TEST(EmulatedAlignedSlots, AlignedLaunchesAndRowsOfOtherKindsAreNotShifted) {
 
 TEST(EmulatedAlignedSlots, APlanSaysWhyTheSlotsAreNotAligned) {
     REQUIRE_ALIGNED_SLOTS();
+    // Rows of 3 columns, narrower than their run of 4 (a shift of 3 would put a slot a
+    // whole row before column 0): dealt as without the option.
+    std::vector<Buffer> narrow = {cpu_diff::input(Kind::BF16, {7, 3}, 84), cpu_diff::output(Kind::BF16, {7, 3})};
+    expect_interp_bytes(rows::softmax<bf16>(), narrow);
+    const std::string why = plan_of(rows::softmax<bf16>(), narrow);
+    EXPECT_NE(why.find("slots not aligned to the rows' 16-byte boundaries: its rows are narrower than a run"), std::string::npos) << why;
     // The column sum's tiles hold many rows: each its own alignment, no one shift.
     std::vector<Buffer> bufs = {cpu_diff::input(Kind::BF16, {200, 5123}, 83), cpu_diff::output(Kind::F32, {5123})};
     expect_interp_bytes(rows::column_sum<bf16>(), bufs);

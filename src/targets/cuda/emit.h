@@ -246,9 +246,9 @@ struct EmitOptions {
     // Where the launch's f16/bf16 rows are misaligned: an instance's row's slots start
     // on the 16-byte boundaries of that row (passes/cuda_layout.h: aligned slots), so
     // that its runs move as aligned vectors, where every value of the program is one
-    // row (else the plan says why, and the kernel compiles as without it). In place of
-    // dealing those rows (coalesced_elements) or shifting their runs between lanes
-    // (misaligned_rows). KILN_CUDA_ALIGNED_SLOTS=1 (off until measured on a device).
+    // row (else the plan says why, and the kernel compiles as without it: its rows dealt,
+    // coalesced_elements, or shifted between lanes, misaligned_rows). Tried before those
+    // (passes/cuda_layout.cpp). KILN_CUDA_ALIGNED_SLOTS=1 (off until measured on a device).
     bool aligned_slots = false;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave

@@ -152,15 +152,16 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     // 0, 1 or 2 sets the dealing for every kind (A/B: 2 deals 16-bit rows from the start).
     static const std::optional<std::int64_t> coalesced = support::env_integer("KILN_CUDA_COALESCED_ELEMENTS", 0, 2);
     static const bool aligned_slots = support::env_integer("KILN_CUDA_ALIGNED_SLOTS", 0, 1).value_or(0) != 0;
+    // (Where a program's slots cannot be aligned, its rows are dealt as without it: cuda_layout.cpp.)
     o.aligned_slots = aligned_slots && misaligned_rows.sixteen_bit;
-    o.coalesced_elements = !misaligned || o.aligned_slots ? 0 : coalesced ? static_cast<int>(*coalesced) : misaligned_rows.sixteen_bit ? 2 : 0;
+    o.coalesced_elements = !misaligned ? 0 : coalesced ? static_cast<int>(*coalesced) : misaligned_rows.sixteen_bit ? 2 : 0;
     const bool dealt_from_the_start = o.coalesced_elements == 2 && misaligned_rows.sixteen_bit;
     // The index facts where rows are dealt from the start (emit.h: index_facts);
     // KILN_CUDA_INDEX_FACTS=0 or 1 sets them for every launch (A/B).
     static const std::optional<std::int64_t> index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1);
     o.index_facts = index_facts ? *index_facts != 0 : dealt_from_the_start;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
-    o.misaligned_rows = shifted && misaligned && !dealt_from_the_start && !o.aligned_slots;
+    o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;
     o.narrower_vectors = narrower;
     static const bool whole_rows = support::env_integer("KILN_CUDA_WHOLE_ROWS", 0, 1).value_or(1) != 0;
