@@ -4,12 +4,19 @@
 // boundaries of one load's row (cuda_layout.h: aligned slots).
 //
 // Why: such a row's runs of 8 elements cannot move as vectors where they lie, so
-// they were moved an element a thread in turn (80 instructions an element, issue
-// bound: bench/results/gpu-20261206-s36) or as aligned vectors shifted between
-// lanes by shuffles. Shifting where the slots lie instead costs one subtraction
-// in each column index: the row's loads and the stores of the same pitch move as
-// plain aligned vectors; only the runs before column 0 and past the last are moved
-// element by element.
+// they are moved an element a thread in turn (issue bound: bench/results/
+// gpu-20261206-s36) or as aligned vectors shifted between lanes by shuffles.
+// Shifting where the slots lie instead costs one subtraction in each column index:
+// the row's loads and the stores of the same pitch move as plain aligned vectors;
+// only the runs before column 0 and past the last are moved element by element.
+// Measured on an H200 it lost to the dealt rows on all seven row kernels (softmax
+// 0.47 -> 0.42 of copy, LayerNorm 0.49 -> 0.20: bench/results/gpu-20261206-s38),
+// so it is off unless asked for (KILN_CUDA_ALIGNED_SLOTS=1). Its costs were not
+// measured apart: a vector the row's shift misaligns (a weight, a bias, the second
+// half of a SwiGLU row) moves in narrower pieces every row, the reductions test
+// every slot's column, and the layouts and spill-ladder steps differ from the dealt
+// rows' (the cross-entropy, with no such vector, lost most: 0.38 -> 0.16). A next
+// try would profile one kernel first (ncu: issue slots, sectors per request).
 #include <functional>
 #include <unordered_set>
 

@@ -248,7 +248,10 @@ struct EmitOptions {
     // that its runs move as aligned vectors, where every value of the program is one
     // row (else the plan says why, and the kernel compiles as without it: its rows dealt,
     // coalesced_elements, or shifted between lanes, misaligned_rows). Tried before those
-    // (passes/cuda_layout.cpp). KILN_CUDA_ALIGNED_SLOTS=1 (off until measured on a device).
+    // (passes/cuda_layout.cpp). KILN_CUDA_ALIGNED_SLOTS=1. Off: on an H200 at 26000 x 5123
+    // bf16 it lost to the dealt rows on all seven row kernels (softmax 0.47 -> 0.42 of copy,
+    // RMSNorm 0.74 -> 0.36, LayerNorm 0.49 -> 0.20, cross-entropy 0.38 -> 0.16; causes not
+    // measured apart: bench/results/gpu-20261206-s38/).
     bool aligned_slots = false;
     // The Hopper GEMM kernel's tile when a launch takes another than the program's
     // (0: the program's): half the width for a launch whose full-width tiles leave
