@@ -155,4 +155,11 @@ std::string describe(const CudaDecision& d) {
     return d.why.empty() ? s : s + " (" + d.why + ")";
 }
 
+std::string describe_aligned_slots(const CudaLayouts& c) {
+    if (const ir::Node* source = c.aligned_to)
+        return "slots aligned to the 16-byte boundaries of each instance's row of the load" + (source->loc.known() ? " at " + source->loc.str() : "") +
+               " (passes/cuda_layout.h: aligned slots)";
+    return c.aligned_why.empty() ? "" : "slots not aligned to the rows' 16-byte boundaries: " + c.aligned_why;
+}
+
 }  // namespace kiln::passes

@@ -127,6 +127,9 @@ struct CudaLayouts {
 };
 
 std::string describe(const CudaDecision& d);
+// What a plan says of aligned slots: which load the slots align to, or why they do not
+// ("" where the launch did not ask for them).
+std::string describe_aligned_slots(const CudaLayouts& c);
 
 void cuda_layout(Lowered& l);
 

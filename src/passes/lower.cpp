@@ -118,9 +118,7 @@ std::string print(const Lowered& l, bool locations) {
                                               : "CTA of " + std::to_string(c.threads) + " threads";
         hooks.header.push_back(cta + ", runs of up to " + std::to_string(c.vec) + " elements");
         if (c.instances_per_cta == 1 && !c.packing_why.empty()) hooks.header.push_back("one instance per CTA: " + c.packing_why);
-        if (c.aligned_to) hooks.header.push_back("slots aligned to the 16-byte boundaries of each instance's row of the load" +
-                                                  (c.aligned_to->loc.known() ? " at " + c.aligned_to->loc.str() : std::string()));
-        else if (!c.aligned_why.empty()) hooks.header.push_back("slots not aligned to the rows' 16-byte boundaries: " + c.aligned_why);
+        if (std::string aligned = describe_aligned_slots(c); !aligned.empty()) hooks.header.push_back(aligned);
     }
     if (l.contractions.gemm)
         hooks.header.push_back("canonical GEMM: tile " + std::to_string(l.contractions.gemm->bm) + "x" + std::to_string(l.contractions.gemm->bn) +

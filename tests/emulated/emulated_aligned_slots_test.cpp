@@ -115,11 +115,7 @@ TEST(EmulatedAlignedSlots, PaddedStridesKeepTheBytesBetweenRows) {
     // the three elements after each row belong to no one (their fill must stay), nor do
     // those before a row's first column that its first aligned run covers.
     const Buffer x = cpu_diff::input(Kind::BF16, {6, 4096}, 91, -4, 4, false, {4099, 1});
-    Buffer y = x;
-    std::fill(y.bytes.begin(), y.bytes.end(), 0x5a);
-    y.arg.data = y.bytes.data();
-    y.arg.read_only = false;
-    y.output = true;
+    const Buffer y = emulated::output_like(x);
     expect_aligned(add_one_rows<bf16>(), {x, y});
     expect_aligned(rows::rmsnorm_weighted<bf16>(), {x, cpu_diff::input(Kind::BF16, {4096}, 92), y});
 }

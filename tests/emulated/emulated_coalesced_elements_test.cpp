@@ -80,11 +80,7 @@ TEST(EmulatedCoalescedElements, PaddedStridesKeepTheBytesBetweenRows) {
     // Rows of 4096 bf16 elements 4099 apart: every row but the first is misaligned,
     // and the three elements after each row belong to no one (their fill must stay).
     const Buffer x = cpu_diff::input(Kind::BF16, {6, 4096}, 91, -4, 4, false, {4099, 1});
-    Buffer y = x;
-    std::fill(y.bytes.begin(), y.bytes.end(), 0x5a);
-    y.arg.data = y.bytes.data();
-    y.arg.read_only = false;
-    y.output = true;
+    const Buffer y = emulated::output_like(x);
     expect_interp_bytes(add_one_rows<bf16>(), {x, y});
     expect_interp_bytes(rows::rmsnorm_weighted<bf16>(), {x, cpu_diff::input(Kind::BF16, {4096}, 92), y});
 }

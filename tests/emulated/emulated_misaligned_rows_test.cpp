@@ -119,11 +119,7 @@ TEST(EmulatedMisalignedRows, PaddedStridesKeepTheBytesBetweenRows) {
     // Rows of 4096 bf16 elements 4099 apart: every row but the first is misaligned,
     // and the three elements after each row belong to no one (their fill must stay).
     const Buffer x = cpu_diff::input(Kind::BF16, {6, 4096}, 91, -4, 4, false, {4099, 1});
-    Buffer y = x;  // the same padded shape, filled with 0x5a as cpu_diff::output fills
-    std::fill(y.bytes.begin(), y.bytes.end(), 0x5a);
-    y.arg.data = y.bytes.data();
-    y.arg.read_only = false;
-    y.output = true;
+    const Buffer y = emulated::output_like(x);
     std::vector<Buffer> bufs = {x, y};
     expect_interp_bytes(add_one_rows<bf16>(), bufs);
     expect_interp_bytes(rows::rmsnorm_weighted<bf16>(), {x, cpu_diff::input(Kind::BF16, {4096}, 92), y});

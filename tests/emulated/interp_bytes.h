@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,17 @@ namespace kiln::emulated {
 inline std::string first_difference(const cpu_diff::Buffer& want, const cpu_diff::Buffer& got) {
     const long long e = detail::first_non_identical(want.arg.kind, want.bytes.data(), got.bytes.data(), want.bytes.size());
     return e < 0 ? "" : "element " + std::to_string(e) + " differs";
+}
+
+// An output laid out as `like` (its shape and strides: the padding between rows too),
+// every byte 0x5a as cpu_diff::output fills: bytes no element covers must keep it.
+inline cpu_diff::Buffer output_like(const cpu_diff::Buffer& like) {
+    cpu_diff::Buffer y = like;
+    std::fill(y.bytes.begin(), y.bytes.end(), 0x5a);
+    y.arg.data = y.bytes.data();
+    y.arg.read_only = false;
+    y.output = true;
+    return y;
 }
 
 // Runs `k` over `bufs` on the interpreter and the emulated cuda target and expects

@@ -322,11 +322,7 @@ EmittedKernel Emitter::emit() {
     k.nan_by_minimum = nan_by_minimum_used_;
     k.cluster = cluster_;
     if (instances_ == 1 && lowered_.program->grid) k.packing_why = lowered_.layouts->packing_why;
-    if (const Node* source = lowered_.layouts->aligned_to)
-        k.aligned_slots = "slots aligned to the 16-byte boundaries of each instance's row of the load" + (source->loc.known() ? " at " + source->loc.str() : "") +
-                          " (passes/cuda_layout.h: aligned slots)";
-    else if (o_.aligned_slots)
-        k.aligned_slots = "slots not aligned to the rows' 16-byte boundaries: " + lowered_.layouts->aligned_why;
+    k.aligned_slots = passes::describe_aligned_slots(*lowered_.layouts);
     // Per instance: the scratch area, then the two exchange areas.
     const std::int64_t per_instance = shared_max_ + 2 * exchange_max_;
     k.shared_bytes = per_instance * instances_;
