@@ -549,10 +549,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         // cross-entropy 0.29 -> 0.15, residual LayerNorm 0.58 -> 0.35; SwiGLU alone
         // won, 0.77 -> 0.86). Then, as for the grid prefetch's, they go.
         const bool loop_ahead = fresh->kernel.loads_ahead_in_loops && !fresh->kernel.persistent;
-        // (Likewise rows held from their 16-byte boundaries, EmitOptions::aligned_slots: their
-        // loads ahead are those of rows dealt from the start.)
-        const bool dealt_ahead =
-            fresh->kernel.persistent && (eo.coalesced_elements >= 2 || eo.aligned_slots) && !eo.misaligned_rows && fresh->kernel.cluster == 1;
+        // (Aligned slots, EmitOptions::aligned_slots, come with these rows' options: the same step.)
+        const bool dealt_ahead = fresh->kernel.persistent && eo.coalesced_elements >= 2 && !eo.misaligned_rows && fresh->kernel.cluster == 1;
         if (spills && (loop_ahead || dealt_ahead) && eo.grid_prefetch != 0 && fresh->kernel.min_ctas > 1 && eo.layout_split < 8 &&
             instance_threads != split_threads) {
             split_threads = instance_threads;
