@@ -1,0 +1,789 @@
+// kiln: kernel 'softmax_rows' for the cuda target (standard precision, 32-bit offsets, sm_90)
+// kiln CUDA prelude: kiln/detail/kround.h, device helpers
+#ifndef KILN_HD
+#if defined(__CUDACC__)
+#define KILN_HD __host__ __device__ __forceinline__
+#else
+#define KILN_HD inline
+#endif
+#endif
+// kiln's rounding and integer-cast rules: one source for the interpreter, the
+// generated C++ and the generated CUDA. This header is pasted verbatim into
+// generated code (NVRTC has no standard headers), so it includes nothing and
+// uses only built-in types. Every function is exact integer or IEEE-double
+// arithmetic, so every engine computes the same bits.
+//
+// Narrow floats live as doubles holding an exactly representable value; an
+// operation computes in f64 and rounds ONCE to the kind with the functions here.
+// f16/bf16 rounding works on the double's bits directly: going through float
+// first would round twice and could miss a tie (e.g. 1 + 2^-11 + 2^-40 -> f16).
+#ifndef KILN_KROUND_H
+#define KILN_KROUND_H
+
+namespace kiln_rt {
+
+// ---- bit casts -------------------------------------------------------------
+KILN_HD unsigned long long bits_of(double x) {
+#if defined(__CUDA_ARCH__)
+    return (unsigned long long)__double_as_longlong(x);
+#else
+    return __builtin_bit_cast(unsigned long long, x);
+#endif
+}
+KILN_HD double double_of(unsigned long long b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    return __builtin_bit_cast(double, b);
+#endif
+}
+KILN_HD unsigned f32_bits(float x) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(x);
+#else
+    return __builtin_bit_cast(unsigned, x);
+#endif
+}
+KILN_HD float f32_of(unsigned b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    return __builtin_bit_cast(float, b);
+#endif
+}
+
+// 2^e for e in [-1022, 1023], built from bits (exact; no libm ldexp).
+KILN_HD double pow2i(int e) { return double_of((unsigned long long)(e + 1023) << 52); }
+
+// Two's-complement reinterpretation of a 64-bit pattern, written without the
+// implementation-defined unsigned->signed conversion of pre-C++20 dialects.
+KILN_HD long long i64_of_bits(unsigned long long u) {
+    return u >> 63 ? -(long long)(~u) - 1 : (long long)u;
+}
+
+// ---- narrow float encoding -------------------------------------------------
+// Round a double to a binary format with `mant` stored fraction bits and
+// exponent field width `ebits` (bias 2^(ebits-1)-1), round-to-nearest-even,
+// with gradual underflow and IEEE overflow, returning the format's bit pattern.
+// One rounding of the exact double value: the significand is shifted right and
+// the discarded bits decide the increment. The increment may carry out of the
+// fraction into the exponent field; that carry is exactly the next binade
+// (or infinity, or subnormal -> smallest normal), so no special case is needed.
+KILN_HD unsigned narrow_bits_from_double(double x, int mant, int ebits) {
+    const unsigned long long b = bits_of(x);
+    const unsigned sign = (unsigned)(b >> 63) << (mant + ebits);
+    const unsigned long long mag = b & 0x7fffffffffffffffULL;
+    const unsigned emask = (1u << ebits) - 1u;           // all-ones exponent field
+    const unsigned inf = emask << mant;
+    if (mag >= 0x7ff0000000000000ULL) {
+        if (mag > 0x7ff0000000000000ULL)                 // NaN: canonical quiet NaN, sign dropped
+            return inf | (1u << (mant - 1));
+        return sign | inf;
+    }
+    const int dexp = (int)(mag >> 52);                   // biased double exponent
+    // Double subnormals (< 2^-1022) lie far below half the smallest f16/bf16
+    // subnormal (2^-25, 2^-134), so they round to zero like underflow below.
+    if (dexp == 0) return sign;
+    const int bias = (int)(emask >> 1);
+    const int e = dexp - 1023;                           // unbiased exponent
+    const unsigned long long sig = (mag & 0x000fffffffffffffULL) | (1ULL << 52);
+    const int emin = 1 - bias;
+    // Bits to drop from the 53-bit significand: the fraction width difference,
+    // plus the distance below emin for results in the subnormal range.
+    int shift = 52 - mant + (e < emin ? emin - e : 0);
+    if (shift > 54) return sign;                         // < half the smallest subnormal
+    const unsigned long long q = sig >> shift;
+    const unsigned long long rem = sig & ((1ULL << shift) - 1ULL);
+    const unsigned long long half = 1ULL << (shift - 1);
+    const unsigned long long qr = q + ((rem > half || (rem == half && (q & 1ULL))) ? 1ULL : 0ULL);
+    unsigned long long out;
+    if (e < emin) {
+        out = qr;                                        // subnormal (may carry to min normal)
+    } else {
+        // (e + bias) << mant plus the fraction; q includes the implicit bit,
+        // hence the -(1 << mant). A carry to 2^(mant+1) bumps the exponent.
+        out = ((unsigned long long)(e + bias) << mant) + qr - (1ULL << mant);
+        if (out >= inf) out = inf;
+    }
+    return sign | (unsigned)out;
+}
+
+// Exact widening of a narrow bit pattern to double.
+KILN_HD double narrow_bits_to_double(unsigned h, int mant, int ebits) {
+    const unsigned emask = (1u << ebits) - 1u;
+    const int bias = (int)(emask >> 1);
+    const unsigned long long sign = (unsigned long long)((h >> (mant + ebits)) & 1u) << 63;
+    const unsigned ef = (h >> mant) & emask;
+    const unsigned long long frac = h & ((1u << mant) - 1u);
+    if (ef == emask)                                     // inf, or NaN keeping its payload (quieted)
+        return double_of(sign | 0x7ff0000000000000ULL | (frac << (52 - mant)) |
+                         (frac ? 0x0008000000000000ULL : 0ULL));
+    if (ef == 0) {                                       // zero or subnormal: frac * 2^(1-bias-mant), exact
+        const double v = (double)(long long)frac * pow2i(1 - bias - mant);
+        return sign ? -v : v;
+    }
+    return double_of(sign | ((unsigned long long)((int)ef - bias + 1023) << 52) | (frac << (52 - mant)));
+}
+
+KILN_HD unsigned short f16_bits_from_double(double x) { return (unsigned short)narrow_bits_from_double(x, 10, 5); }
+KILN_HD double f16_bits_to_double(unsigned short h) { return narrow_bits_to_double(h, 10, 5); }
+KILN_HD unsigned short bf16_bits_from_double(double x) { return (unsigned short)narrow_bits_from_double(x, 7, 8); }
+KILN_HD double bf16_bits_to_double(unsigned short h) { return narrow_bits_to_double(h, 7, 8); }
+
+// The value an f16/bf16 element stores for the exact result x: one rounding.
+// NaN becomes the canonical quiet NaN, so every engine stores the same bits.
+KILN_HD double round_f16(double x) { return f16_bits_to_double(f16_bits_from_double(x)); }
+KILN_HD double round_bf16(double x) { return bf16_bits_to_double(bf16_bits_from_double(x)); }
+
+// f32: the hardware double->float conversion is round-to-nearest-even with
+// IEEE overflow and subnormals on every target. NaN is canonicalised (float
+// NaN payload handling differs between x86 and the GPU).
+KILN_HD double round_f32(double x) {
+    if (x != x) return double_of(0x7ff8000000000000ULL);
+#if defined(__CUDA_ARCH__)
+    return (double)__double2float_rn(x);
+#else
+    return (double)(float)x;
+#endif
+}
+
+// ---- integer rules ---------------------------------------------------------
+// Keep the low `bits` bits of v, read as two's complement (bits in 1..64).
+KILN_HD long long wrap_bits(long long v, int bits) {
+    if (bits >= 64) return v;
+    const unsigned long long m = (1ULL << bits) - 1ULL;
+    const unsigned long long u = (unsigned long long)v & m;
+    return (u >> (bits - 1)) ? (long long)u - (long long)(1ULL << bits) : (long long)u;
+}
+KILN_HD long long wrap_i8(long long v) { return wrap_bits(v, 8); }
+KILN_HD long long wrap_i32(long long v) { return wrap_bits(v, 32); }
+KILN_HD long long int_min_of(int bits) { return i64_of_bits(0ULL - (1ULL << (bits - 1))); }
+KILN_HD long long int_max_of(int bits) { return (long long)((1ULL << (bits - 1)) - 1ULL); }
+
+// Float -> int cast: truncate toward zero, saturate to the kind's range, NaN -> 0.
+// The comparisons use +-2^(bits-1), exact in double, so the boundary is exact:
+// anything that truncates inside the range converts, everything else clamps.
+KILN_HD long long f64_to_int_sat(double x, int bits) {
+    if (x != x) return 0;
+    const double lim = pow2i(bits - 1);
+    if (x >= lim) return int_max_of(bits);
+    if (x <= -lim) return int_min_of(bits);
+    long long v = (long long)x;                          // in range: C truncation is exact
+#if !defined(__CUDA_ARCH__) && !defined(__METAL_VERSION__) && (defined(__GNUC__) || defined(__clang__))
+    // Opaque to the optimiser: without it GCC (-fno-trapping-math) folds a round trip
+    // (double)(long long)x into trunc(x), which keeps a zero's sign (trunc(-0.5) is
+    // -0.0) where the integer 0 converts to +0.0 (fuzz seed 50003803).
+    __asm__("" : "+r"(v));
+#endif
+    return v;
+}
+KILN_HD long long f64_to_i64_sat(double x) { return f64_to_int_sat(x, 64); }
+
+// Integer division at width `bits` (operands are values of that width): C
+// truncation; x / 0 = 0 and x % 0 = x (defined instead of a trap, identically
+// on every engine); MIN / -1 wraps to MIN and MIN % -1 = 0.
+KILN_HD long long idiv(long long a, long long b, int bits) {
+    if (b == 0) return 0;
+    if (b == -1) return wrap_bits(i64_of_bits(0ULL - (unsigned long long)a), bits);
+    return a / b;
+}
+KILN_HD long long imod(long long a, long long b, int bits) {
+    (void)bits;                                          // a % b cannot overflow once b = -1 is excluded
+    if (b == 0) return a;
+    if (b == -1) return 0;
+    return a % b;
+}
+
+}  // namespace kiln_rt
+
+#endif  // KILN_KROUND_H
+
+namespace kc {
+// ---- narrow floats: storage bits <-> the float holding the exact value
+__device__ __forceinline__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+// A NaN is stored as the canonical quiet NaN of the kind, sign dropped (0x7e00,
+// 0x7fc0), as kround.h does on the host: cvt alone would give 0x7fff.
+__device__ __forceinline__ unsigned short f2h(float x) {
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return x != x ? (unsigned short)0x7e00 : h;
+}
+__device__ __forceinline__ float b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ unsigned short f2b(float x) {
+    unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x)); return x != x ? (unsigned short)0x7fc0 : h;
+}
+// Two at once, lo in the low half (one instruction for the pair): what f2h / f2b give for each.
+__device__ __forceinline__ unsigned nan_pair(unsigned r, float lo, float hi, unsigned nan) {
+    if (lo != lo) r = (r & 0xffff0000u) | nan;
+    if (hi != hi) r = (r & 0x0000ffffu) | nan << 16;
+    return r;
+}
+__device__ __forceinline__ unsigned f2h2(float lo, float hi) {
+    unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair(r, lo, hi, 0x7e00u);
+}
+__device__ __forceinline__ unsigned f2b2(float lo, float hi) {
+    unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair(r, lo, hi, 0x7fc0u);
+}
+// The same, NaNs canonicalised by sm_90's 16-bit minimum (emit.h: nan_by_minimum):
+// cvt's NaN, 0x7fff, is the one positive pattern it gives above either canonical
+// NaN (+inf is 0x7c00 / 0x7f80, and it gives no negative NaN), so a signed minimum
+// with the canonical NaN rewrites exactly the NaNs, both halves in one instruction.
+__device__ __forceinline__ unsigned nan_pair_min(unsigned r, float lo, float hi, unsigned nan) {
+#if __CUDA_ARCH__ >= 900
+    asm("min.s16x2 %0, %0, %1;" : "+r"(r) : "r"(nan | nan << 16));
+    return r;
+#else
+    return nan_pair(r, lo, hi, nan);
+#endif
+}
+__device__ __forceinline__ unsigned f2h2_min(float lo, float hi) {
+    unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair_min(r, lo, hi, 0x7e00u);
+}
+__device__ __forceinline__ unsigned f2b2_min(float lo, float hi) {
+    unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return nan_pair_min(r, lo, hi, 0x7fc0u);
+}
+// One rounding of a float result to f16 / bf16. For + - * / sqrt the float
+// result rounded again equals the f64 result rounded once (24 >= 2p + 2 bits),
+// which is the contract's rule.
+__device__ __forceinline__ float r16(float x) { return h2f(f2h(x)); }
+__device__ __forceinline__ float rb16(float x) { return b2f(f2b(x)); }
+// ---- ptxas and -0.0: ptxas (CUDA 13.0) compiles selp.f32 between the
+// immediates -1.0 and -0.0 as an integer select of -1 and 0 converted to float,
+// which gives +0.0 for the -0.0. NVVM writes that select when it folds a negation
+// or a negative factor into a select whose arms it knows: -(b ? 1.0f : 0.0f) *
+// y was -0.0 on the device for b false and y < 0, where the contract says +0.0
+// (tests/unit/cuda_ptxas_workarounds_test.cpp). So the values whose arms NVVM would
+// know pass through an empty asm, which it cannot look into, and a negation is
+// one neg.f32 (ptxas folds it into the consumer's operand as before).
+__device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); return __uint_as_float(u); }
+__device__ __forceinline__ float bool_to_float(bool b) { return opaque_bits(b ? 0x3f800000u : 0u); }
+__device__ __forceinline__ float select_opaque(bool c, float a, float b) { return opaque_bits(c ? __float_as_uint(a) : __float_as_uint(b)); }
+__device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+// ---- ptxas and |x| against a constant <= 0: ptxas (CUDA 13.0, sm_90a) folds
+// setp.ge.f32 (or .gt) of an abs.f32 against a constant <= 0 to true, as if |x| could
+// not be NaN: |x - x| >= -2.5 was 1 on the device for x = inf, where the contract
+// (and IEEE) gives 0 (fuzz program 5640584, on an H100). So the user's f32 abs (and
+// f16/bf16's, held in float) clears the sign bit with an and.b32, the same bits,
+// which ptxas does not reason about as a magnitude (tests/unit/cuda_ptxas_workarounds_test.cpp).
+__device__ __forceinline__ float fabs_bits(float x) { return __uint_as_float(__float_as_uint(x) & 0x7fffffffu); }
+// ---- ptxas and negated int32 operands: ptxas (CUDA 13.0, sm_90a) fuses two
+// dependent signed 32-bit minimums (or maximums) into one VIMNMX3 and, where an
+// operand of the inner one is a negation, folds the negation into the VIMNMX3,
+// which keeps no negation: min(min(a, -b), c) computes min(a, b, c). A reduce_min
+// of a negated i32 row gave -24 where the contract gives -13 on the device (fuzz
+// program 3710388; the same SASS word for min(min(a, -b), c) as for
+// min(min(a, b), c)). So the user's i8/i32 minimum and maximum, and the reductions
+// and scans folding with them, compare the values with their sign bits flipped in
+// the unsigned order (the same order; ptxas keeps the negation before the flip),
+// and an i32 negation is a not and an add, which ptxas does not fold as one.
+__device__ __forceinline__ int smin32(int a, int b) {
+    int r;
+    asm("{ .reg .b32 x, y; xor.b32 x, %1, 0x80000000; xor.b32 y, %2, 0x80000000; min.u32 x, x, y; xor.b32 %0, x, 0x80000000; }" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ int smax32(int a, int b) {
+    int r;
+    asm("{ .reg .b32 x, y; xor.b32 x, %1, 0x80000000; xor.b32 y, %2, 0x80000000; max.u32 x, x, y; xor.b32 %0, x, 0x80000000; }" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ int neg32(int x) { int r; asm("{ .reg .b32 t; not.b32 t, %1; add.s32 %0, t, 1; }" : "=r"(r) : "r"(x)); return r; }
+// ---- NVVM and the i32 sign bit: x - INT_MIN (or + INT_MIN) is x ^ 0x80000000, the
+// form NVVM (CUDA 13.0) canonicalises it to; widened to 64 bits in one kernel it
+// became sext(x) - 2^31 (`cvt.s64.s32` then `add.s64 .., -2147483648`), which is
+// 2^32 off for negative x: an i64 cast of `x - INT_MIN` gave -2147483679 for x = -31
+// where the contract gives 2147483617 (fuzz program 5521605, on an H100; host
+// compilers, and so the emulator, were right). So an i32 add or subtract of the
+// constant INT_MIN flips the sign bit in PTX, which NVVM cannot look into, and one
+// of another constant that NVVM would only know after folding adds in PTX.
+__device__ __forceinline__ int flip_sign32(int x) { int r; asm("xor.b32 %0, %1, 0x80000000;" : "=r"(r) : "r"(x)); return r; }
+// ---- NVVM and i32 sums with a constant: where a kernel had both x + C (wrapping, no
+// overflow undefined: kc::add32 adds unsigned) and x widened to 64 bits, NVVM (CUDA
+// 13.0) widened x as sext(x + C) - C (`cvt.s64.s32` of the sum, then `add.s64 .., -C`),
+// as if the sum could not wrap: fuzz program 4962944 (standard, on an H100) divided
+// 29 + INT_MAX by 29 and got 0, the divisor being 29 - 2^32. So every i32 add or
+// subtract of a constant (or a value NVVM could fold to one) is added in PTX too.
+__device__ __forceinline__ int add32_opaque(int a, int b) { int r; asm("add.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ int sub32_opaque(int a, int b) { int r; asm("sub.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+// One rounding of a double (math results; casts from f64 and integers).
+__device__ __forceinline__ float d2f32(double x) { return __double2float_rn(x); }
+__device__ __forceinline__ float d2f16(double x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h2f(h); }
+__device__ __forceinline__ float d2bf16(double x) { return (float)kiln_rt::round_bf16(x); }
+
+// ---- maximum / minimum: NaN propagates; max(-0, +0) = +0, min(-0, +0) = -0
+// Selects, not branches (an epilogue's relu was a branch per element): equal
+// operands differ at most in the sign of a zero, and the AND (max) or OR (min) of
+// their bits is the +0 (-0) the rule asks for, or the operand itself.
+__device__ __forceinline__ float kmax(float a, float b) {
+    const float equal = __uint_as_float(__float_as_uint(a) & __float_as_uint(b));
+    const float r = a > b ? a : (a < b ? b : equal);
+    return a != a || b != b ? a + b : r;
+}
+__device__ __forceinline__ float kmin(float a, float b) {
+    const float equal = __uint_as_float(__float_as_uint(a) | __float_as_uint(b));
+    const float r = a < b ? a : (a > b ? b : equal);
+    return a != a || b != b ? a + b : r;
+}
+// ---- a fact for the optimiser (EmitOptions::index_facts): the emitter states that a thread's index within its
+// instance lies in [0, threads) (emitter.cpp). Without it NVVM reads threadIdx.x
+// into a signed int of unknown sign, and every element's column (e % C, e / C)
+// took the signed remainder's four instructions instead of one (the bf16
+// cross-entropy rows at 8192 columns: 1,456 SASS instructions against 1,576).
+__device__ __forceinline__ void assume(bool fact) { __builtin_assume(fact); }
+// Precision fast (docs/semantics.md): f32 division as div.full.f32, within 2 ulp of
+// the correctly rounded quotient over the whole range (PTX ISA; subnormal quotients may
+// be flushed to zero), one reciprocal on the special function unit and a
+// multiply with the operands scaled where they need it, no range check and no call
+// (div.rn.f32, the operator /, is a reciprocal, four fmas, a range check and a call
+// to a slow path). CUDA's -use_fast_math divides so (--prec-div=false).
+__device__ __forceinline__ float fdiv_full(float a, float b) { float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
+// The special function unit's reciprocal (MUFU.RCP, within 1 ulp), the first step
+// of kc::fdiv below; the emulator's is the host's correctly rounded 1 / b, another
+// approximation the same steps correct.
+__device__ __forceinline__ float rcp_approx(float b) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b)); return r; }
+// ---- f32 division by a divisor many quotients share (softmax's e / sum: the
+// emitter calls this where the divisor is broadcast along a thread's run, when
+// EmitOptions::shared_divisor is on: KILN_CUDA_SHARED_DIVISOR=1; an H100 A/B of the
+// bf16 softmax and cross-entropy rows found it within noise, gpu-20261205-s27; SASS: 6 instructions a quotient, none on the
+// special function unit, against div.rn.f32's 8 with a MUFU.RCP and an FCHK). The
+// same bits as a / b (div.rn.f32) in every case: y = RN(1/b) is computed once for
+// all the quotients with this divisor (NVVM merges and hoists the pure
+// __frcp_rn), then each quotient is q0 = RN(a y) corrected once by the exact
+// residual a - b q0 (Markstein): one multiply and two fmas, where div.rn.f32 takes
+// a reciprocal on the special function unit, four fmas and a range check per
+// quotient. The correction rounds correctly while nothing underflows or
+// overflows: with |a| and |b| in [2^-62, 2^62] every intermediate is a normal
+// float and the result scales exactly with the operands' exponents, so every
+// dividend significand against 21,200 divisor significands (all ones, near one,
+// near two and random: 1.8e11 pairs, bench/results/cuda-shared-divisor-20261204/;
+// tests/unit/cuda_shared_divisor_test.cpp runs 32 of them) stands for the range.
+// Outside it (zeros, subnormals, huge values, inf, NaN: the comparisons fail) the
+// quotient is div.rn.f32's own.
+// (The divisor's test is its own value and the dividend's joins it with &, not &&,
+// so that NVVM keeps the divisor's part once a run as it does the reciprocal.)
+// ---- plain C++ from here: the emulator (tests/emulated) keeps it as written
+__device__ __forceinline__ float fdiv_shared(float a, float b) {
+    const float y = __frcp_rn(b);
+    const float aa = fabsf(a), ab = fabsf(b);
+    const bool divisor_in_range = ab >= 0x1p-62f && ab <= 0x1p62f;
+    if (divisor_in_range & (aa >= 0x1p-62f) & (aa <= 0x1p62f)) {
+        const float q0 = __fmul_rn(a, y);
+        return __fmaf_rn(__fmaf_rn(-q0, b, a), y, q0);
+    }
+    return __fdiv_rn(a, b);
+}
+// An index of an axis of n elements (0 <= i < n) compares with an i64 value v as it
+// does with v clamped to [-1, n], which fits an int: scalar_ops.cpp's 32-bit
+// compares of an iota against a value shared by a run (cross-entropy's label).
+__device__ __forceinline__ int clamp_to_index(long long v, int n) { return v < 0 ? -1 : v > n ? n : (int)v; }
+// ---- f32 division, correctly rounded, with no call (EmitOptions::inline_division).
+// div.rn.f32 (the operator /) is a reciprocal, four fmas and a range check (FCHK)
+// whose failure calls a slow path subroutine; ptxas keeps every live value of the
+// kernel across each of those calls, and SwiGLU's 16 quotients a thread made the
+// rows benchmark's bf16 kernel at 1000 columns spill 124 bytes at the first layout
+// the kernel cache tries (6 with no slow path at all): the cache then gave up its
+// loads ahead and half of each thread's share, and the kernel ran at 0.57 of copy.
+// kc::fdiv is the same quotient: fdiv_core is div.rn.f32's fast path (Newton's step on
+// the reciprocal, then Markstein's correction of RN(a r) by the exact residual
+// a - b q), which rounds correctly while nothing underflows or overflows. Here
+// that is decided by plain comparisons, inside bounds tighter than FCHK's:
+// |b| in [2^-125, 2^125] (the reciprocal is normal), |a| in [2^-100, 2^125] and the
+// quotient in [2^-100, 2^125] (the residual, a multiple of ulp(b) ulp(q) >= 2^-147,
+// is exact; nothing overflows). Everything else (zeros, subnormals, infinities,
+// NaN, quotients that overflow or underflow) goes through fdiv_wide: the operands'
+// significands divided in that range, the exponent put back by integer arithmetic,
+// and a subnormal quotient rounded from the significand once, the exact residual's
+// sign breaking the ties that the first rounding made (so no double rounding). It is
+// a call (one copy, reached only there): inlined at every quotient its registers made
+// the rows around it spill more than div.rn.f32 did (offline, the rows benchmark's
+// softmax, cross-entropy and SwiGLU, bench/results/gpu-20261206-s32/), called they
+// spill less (SwiGLU bf16 at 1000 columns 124 -> 20 bytes at the first layout).
+// tests/emulated/emulated_inline_division_test.cpp checks it against the interpreter's
+// quotients over the whole exponent range, tests/unit/cuda_inline_division_test.cpp
+// on a device.
+__device__ __forceinline__ float fdiv_core(float a, float b) {
+    const float r0 = rcp_approx(b);
+    const float r1 = __fmaf_rn(r0, __fmaf_rn(-b, r0, 1.0f), r0);
+    const float q0 = __fmul_rn(a, r1);
+    return __fmaf_rn(r1, __fmaf_rn(-b, q0, a), q0);
+}
+__device__ __noinline__ float fdiv_wide(float a, float b) {
+    const unsigned ia = __float_as_uint(a), ib = __float_as_uint(b);
+    const unsigned sign = (ia ^ ib) & 0x80000000u;
+    unsigned xa = ia & 0x7fffffffu, xb = ib & 0x7fffffffu;
+    const unsigned inf = 0x7f800000u;
+    if (xa > inf || xb > inf) return a + b;  // a NaN operand
+    if ((xa == 0u && xb == 0u) || (xa == inf && xb == inf)) return __uint_as_float(0x7fc00000u);
+    if (xa == inf || xb == 0u) return __uint_as_float(sign | inf);
+    if (xa == 0u || xb == inf) return __uint_as_float(sign);
+    // Finite and nonzero: a = ma 2^(ea - 127), b = mb 2^(eb - 127), ma and mb in [1, 2)
+    // (a subnormal scaled by 2^24 first, exactly).
+    int ea = (int)(xa >> 23), eb = (int)(xb >> 23);
+    if (ea == 0) { xa = __float_as_uint(__uint_as_float(xa) * 0x1p24f); ea = (int)(xa >> 23) - 24; }
+    if (eb == 0) { xb = __float_as_uint(__uint_as_float(xb) * 0x1p24f); eb = (int)(xb >> 23) - 24; }
+    const float ma = __uint_as_float((xa & 0x7fffffu) | 0x3f800000u), mb = __uint_as_float((xb & 0x7fffffu) | 0x3f800000u);
+    const float q = fdiv_core(ma, mb);  // in (0.5, 2], correctly rounded
+    const unsigned iq = __float_as_uint(q);
+    const int e = (int)(iq >> 23) + ea - eb;  // the quotient's biased exponent
+    if (e >= 255) return __uint_as_float(sign | inf);
+    if (e >= 1) return __uint_as_float(sign | (iq + ((unsigned)(ea - eb) << 23)));
+    // Subnormal: the 24-bit significand m shifted right by s to the grid of 2^-149,
+    // rounded to nearest, ties to even, the true quotient's side of q (the exact
+    // residual's sign) deciding where m sits exactly halfway.
+    const int s = 1 - e;
+    if (s >= 25) return __uint_as_float(sign);  // below half of 2^-149
+    const unsigned m = (iq & 0x7fffffu) | 0x800000u, kept = m >> s, rest = m & ((1u << s) - 1u), half = 1u << (s - 1);
+    const float residual = __fmaf_rn(-mb, q, ma);
+    const bool up = rest > half || (rest == half && (residual > 0.0f || (residual == 0.0f && (kept & 1u) != 0u)));
+    return __uint_as_float(sign | (kept + (up ? 1u : 0u)));
+}
+__device__ __forceinline__ float fdiv(float a, float b) {
+    const float q = fdiv_core(a, b);
+    const float aa = fabsf(a), ab = fabsf(b), aq = fabsf(q);
+    const bool divisor = (ab >= 0x1p-125f) & (ab <= 0x1p125f);
+    const bool zero = aa == 0.0f;
+    if (divisor & (zero | ((aa >= 0x1p-100f) & (aa <= 0x1p125f) & (aq >= 0x1p-100f) & (aq <= 0x1p125f))))
+        return zero ? __uint_as_float((__float_as_uint(a) ^ __float_as_uint(b)) & 0x80000000u) : q;
+    return fdiv_wide(a, b);
+}
+// ---- end of plain C++
+// Precision fast (docs/semantics.md): e^x as 2^(x log2(e)) on the special function
+// unit, subnormal results flushed to zero; within 2 + 1.2 |x| ulp (CUDA's bound for
+// __expf). exp_fast_diff: e^(x - m) as 2^(x log2(e) - m log2(e)), one fma before the
+// SFU (m log2(e) is the same for a row, computed once where m is): within
+// 2 + 1.2 (|x - m| + |m|) ulp. Both are exp(NaN) = NaN, exp(-inf) = 0, exp(+inf) = inf.
+__device__ __forceinline__ float ex2_approx(float x) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+__device__ __forceinline__ float exp_fast(float x) { return ex2_approx(x * 1.44269504088896341f); }
+__device__ __forceinline__ float exp_fast_diff(float x, float m) {
+    return ex2_approx(__fmaf_rn(x, 1.44269504088896341f, -(m * 1.44269504088896341f)));
+}
+// exp_fast_scaled: e^(s c - m) as 2^(s (c log2 e) - m log2 e), `c_log2e` the
+// scale times log2(e) rounded once (the attention lowering's folded score scale):
+// within 2 + 1.5 |x - m| + 2.5 |m| ulp, x = s c (docs/semantics.md).
+__device__ __forceinline__ float exp_fast_scaled(float s, float c_log2e, float m) {
+    return ex2_approx(__fmaf_rn(s, c_log2e, -(m * 1.44269504088896341f)));
+}
+// sm_80+ max.NaN.f32: any NaN operand gives the canonical NaN, and max(-0, +0) =
+// max(+0, -0) = +0 (checked on an H200: bench/results/gpu-20261130-c/README.md) -- the
+// contract's maximum in one instruction, for float-held kinds.
+__device__ __forceinline__ float max_nan(float a, float b) {
+    float d;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+}
+__device__ __forceinline__ double kmax(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? b : a;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ double kmin(double a, double b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return __double_as_longlong(a) < 0 ? a : b;
+    return a < b ? a : b;
+}
+// A barrier among the `count` threads of one instance when a CTA runs several (id 0
+// is __syncthreads).
+__device__ __forceinline__ void bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(count) : "memory"); }
+// Bytes [s, s + 16) of the 32 bytes w[0..8) (little-endian words), s < 16: a run of
+// a misaligned row, cut from the two aligned chunks it straddles (one funnel shift
+// a word; the word select is warp-uniform where a row is). window8: the same for
+// 8-byte runs.
+__device__ __forceinline__ uint4 window16(const unsigned (&w)[8], unsigned s) {
+    const unsigned shift = (s & 3u) * 8u;
+    uint4 r;
+    switch (s >> 2) {  // static register indices in each case (no select chains)
+#define KC_WINDOW(j)                                    \
+    case j:                                             \
+        r.x = __funnelshift_r(w[j], w[j + 1], shift);     \
+        r.y = __funnelshift_r(w[j + 1], w[j + 2], shift); \
+        r.z = __funnelshift_r(w[j + 2], w[j + 3], shift); \
+        r.w = __funnelshift_r(w[j + 3], w[j + 4], shift); \
+        break;
+        KC_WINDOW(0) KC_WINDOW(1) KC_WINDOW(2) default: KC_WINDOW(3)
+#undef KC_WINDOW
+    }
+    return r;
+}
+__device__ __forceinline__ uint2 window8(const unsigned (&w)[4], unsigned s) {
+    const unsigned shift = (s & 3u) * 8u;
+    const unsigned v0 = s >= 4u ? w[1] : w[0], v1 = s >= 4u ? w[2] : w[1], v2 = s >= 4u ? w[3] : w[2];
+    uint2 r;
+    r.x = __funnelshift_r(v0, v1, shift);
+    r.y = __funnelshift_r(v1, v2, shift);
+    return r;
+}
+// ---- clusters (sm_90): an instance spanning several CTAs (passes/cuda_layout.h)
+__device__ __forceinline__ unsigned cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+// Every thread of every CTA of the cluster arrives; shared memory written before is
+// visible to the others' reads after (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" : : : "memory");
+}
+// The same shared-memory variable in CTA `rank` of the cluster, as a generic pointer.
+template <class T> __device__ __forceinline__ const T* cluster_map(const T* p, unsigned rank) {
+    unsigned long long out;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));
+    return reinterpret_cast<const T*>(out);
+}
+template <class T> __device__ __forceinline__ T imax(T a, T b) { return a > b ? a : b; }
+template <class T> __device__ __forceinline__ T imin(T a, T b) { return a < b ? a : b; }
+
+// ---- integers: two's-complement wrap at the kind's width
+__device__ __forceinline__ int w8(long long x) { return (int)kiln_rt::wrap_i8(x); }
+__device__ __forceinline__ int add32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int sub32(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int mul32(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ long long add64(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ long long sub64(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ long long mul64(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+
+// ---- float order for sort / topk: NaN above everything, -0 == +0
+__device__ __forceinline__ bool less_nan_last(double a, double b) { return (a == a && b != b) || a < b; }
+
+// ---- tensor cores: D += A B on one 16x8 tile (fragments in the PTX ISA's layouts)
+__device__ __forceinline__ void mma_f16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// s8 x s8 -> s32 without .satfinite: the accumulation wraps on overflow, as the
+// contract's i32 sums do.
+__device__ __forceinline__ void mma_s8(int (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ unsigned tf32(float x) { unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r; }
+}  // namespace kc
+typedef int kiln_idx;  // element offsets in views
+
+extern "C" __global__ void __launch_bounds__(512, 2) kiln_softmax_rows(const unsigned short* a0, long long a0_e0, long long a0_e1, long long a0_s0, long long a0_s1, unsigned short* a1, long long a1_e0, long long a1_e1, long long a1_s0, long long a1_s1) {
+    extern __shared__ __align__(16) unsigned char kiln_smem[];
+    const int tid = threadIdx.x;
+    [[maybe_unused]] unsigned char* const kiln_shared = kiln_smem;
+    kc::assume(tid >= 0 && tid < 512);
+    unsigned char* const kiln_exchange0 = kiln_shared + 0;
+    unsigned char* const kiln_exchange1 = kiln_shared + 64;
+    const long long v0 = a0_e0;
+    const long long v1 = 0LL;
+    const long long v2 = 0LL;
+    const long long g_total = v0;
+    // loads issued one instance ahead, and those the same for every instance (passes/grid_prefetch.h): the first instance's, before the loop
+    __align__(16) unsigned short ahead3[11];
+    {
+        const long long ahead_at4 = (long long)blockIdx.x;
+        if (ahead_at4 < g_total) {
+            long long rest5 = ahead_at4;
+            const long long v6 = rest5;
+            const long long c11 = v6 + 0;
+            const long long c12 = v1 + ((0) % 5123);
+            const bool whole_row9 = (unsigned long long)c11 < (unsigned long long)a0_e0 && c12 >= 0 && c12 + 5123 <= a0_e1 && a0_s1 == 1;
+            const kiln_idx row_at10 = whole_row9 ? (kiln_idx)((kiln_idx)c11 * (kiln_idx)a0_s0 + (kiln_idx)c12 * (kiln_idx)a0_s1) : (kiln_idx)0;
+            if (whole_row9) {
+                #pragma unroll
+                for (int q = 0; q < 11; ++q) {
+                    const int e = (q * 1) % 11 * 512 + tid;
+                    if (q < 10 || (((q * 1) % 11 * 512 + tid) < 5123)) {
+                        ahead3[q * 1 + 0] = a0[row_at10 + (kiln_idx)e];
+                    } else {
+                        ahead3[q * 1 + 0] = (unsigned short)0;
+                    }
+                }
+            }
+            else {
+                #pragma unroll
+                for (int q = 0; q < 11; ++q) {
+                    const int e = (q * 1) % 11 * 512 + tid;
+                    if (((q * 1) % 11 * 512 + tid) < 5123) {
+                        const long long c13 = v6 + 0;
+                        const long long c14 = v1 + ((e) % 5123);
+                        const long long c15 = c14 + 0;
+                        ahead3[q * 1 + 0] = ((unsigned long long)c13 < (unsigned long long)a0_e0 && (unsigned long long)c15 < (unsigned long long)a0_e1) ? a0[(kiln_idx)c13 * (kiln_idx)a0_s0 + (kiln_idx)c15 * (kiln_idx)a0_s1] : (unsigned short)0;
+                    } else {
+                        ahead3[q * 1 + 0] = (unsigned short)0;
+                    }
+                }
+            }
+        }
+    }
+    // the parallel nest: one CTA per instance (grid-stride when the grid is capped)
+    #pragma unroll 1
+    for (long long pid = (long long)blockIdx.x; pid < g_total; pid += (long long)gridDim.x) {
+        long long rest16 = pid;
+        const long long v6 = rest16;
+        float v17[11];
+        #pragma unroll
+        for (int q = 0; q < 11; ++q) {
+            v17[q * 1 + 0] = kc::b2f(ahead3[q * 1 + 0]);
+        }
+        {
+            const long long ahead_at18 = pid + (long long)gridDim.x;
+            if (ahead_at18 < g_total) {
+                long long rest19 = ahead_at18;
+                const long long v6 = rest19;
+                const long long c24 = v6 + 0;
+                const long long c25 = v1 + ((0) % 5123);
+                const bool whole_row22 = (unsigned long long)c24 < (unsigned long long)a0_e0 && c25 >= 0 && c25 + 5123 <= a0_e1 && a0_s1 == 1;
+                const kiln_idx row_at23 = whole_row22 ? (kiln_idx)((kiln_idx)c24 * (kiln_idx)a0_s0 + (kiln_idx)c25 * (kiln_idx)a0_s1) : (kiln_idx)0;
+                if (whole_row22) {
+                    #pragma unroll
+                    for (int q = 0; q < 11; ++q) {
+                        const int e = (q * 1) % 11 * 512 + tid;
+                        if (q < 10 || (((q * 1) % 11 * 512 + tid) < 5123)) {
+                            ahead3[q * 1 + 0] = a0[row_at23 + (kiln_idx)e];
+                        } else {
+                            ahead3[q * 1 + 0] = (unsigned short)0;
+                        }
+                    }
+                }
+                else {
+                    #pragma unroll
+                    for (int q = 0; q < 11; ++q) {
+                        const int e = (q * 1) % 11 * 512 + tid;
+                        if (((q * 1) % 11 * 512 + tid) < 5123) {
+                            const long long c26 = v6 + 0;
+                            const long long c27 = v1 + ((e) % 5123);
+                            const long long c28 = c27 + 0;
+                            ahead3[q * 1 + 0] = ((unsigned long long)c26 < (unsigned long long)a0_e0 && (unsigned long long)c28 < (unsigned long long)a0_e1) ? a0[(kiln_idx)c26 * (kiln_idx)a0_s0 + (kiln_idx)c28 * (kiln_idx)a0_s1] : (unsigned short)0;
+                        } else {
+                            ahead3[q * 1 + 0] = (unsigned short)0;
+                        }
+                    }
+                }
+            }
+        }
+        float v29[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v29[j] = v17[j];
+        }
+        float part30[1];
+        #pragma unroll
+        for (int p = 0; p < 1; ++p) {
+            float acc31[4];
+            #pragma unroll
+            for (int i = 0; i < 4; ++i) acc31[i] = ((((p * 11 + i) % 11 * 512 + tid) < 5123) ? v29[p * 11 + i] : __int_as_float(0xff800000));
+            #pragma unroll
+            for (int i = 4; i < 11; ++i) acc31[i % 4] = kc::max_nan(acc31[i % 4], ((((p * 11 + i) % 11 * 512 + tid) < 5123) ? v29[p * 11 + i] : __int_as_float(0xff800000)));
+            part30[p] = kc::max_nan(kc::max_nan(acc31[0], acc31[1]), kc::max_nan(acc31[2], acc31[3]));
+            #pragma unroll
+            for (int m = 1; m < 32; m <<= 1) part30[p] = kc::max_nan(part30[p], __shfl_xor_sync(0xffffffffu, part30[p], m));
+        }
+        __syncthreads();
+        float* const x32 = reinterpret_cast<float*>(kiln_exchange0);
+        #pragma unroll
+        for (int p = 0; p < 1; ++p) {
+            const int row = 0;
+            if (tid % 32 == 0) x32[row * 16 + tid % 512 / 32] = part30[p];
+        }
+        __syncthreads();
+        float v33[1];
+        {
+            [[maybe_unused]] const int e = 0, j = 0;
+            float r34 = x32[tid % 16];
+            #pragma unroll
+            for (int m = 1; m < 16; m <<= 1) r34 = kc::max_nan(r34, __shfl_xor_sync(0xffffffffu, r34, m));
+            v33[0] = r34;
+        }
+        float v35[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v35[j] = v33[0];
+        }
+        float v36[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v36[j] = (v29[j] - v35[j]);
+        }
+        float v37[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v37[j] = expf(v36[j]);
+        }
+        float part38[1];
+        #pragma unroll
+        for (int p = 0; p < 1; ++p) {
+            float acc39[4];
+            #pragma unroll
+            for (int i = 0; i < 4; ++i) acc39[i] = ((((p * 11 + i) % 11 * 512 + tid) < 5123) ? v37[p * 11 + i] : -0.0f);
+            #pragma unroll
+            for (int i = 4; i < 11; ++i) acc39[i % 4] = (acc39[i % 4] + ((((p * 11 + i) % 11 * 512 + tid) < 5123) ? v37[p * 11 + i] : -0.0f));
+            part38[p] = ((acc39[0] + acc39[1]) + (acc39[2] + acc39[3]));
+            #pragma unroll
+            for (int m = 1; m < 32; m <<= 1) part38[p] = (part38[p] + __shfl_xor_sync(0xffffffffu, part38[p], m));
+        }
+        float* const x40 = reinterpret_cast<float*>(kiln_exchange1);
+        #pragma unroll
+        for (int p = 0; p < 1; ++p) {
+            const int row = 0;
+            if (tid % 32 == 0) x40[row * 16 + tid % 512 / 32] = part38[p];
+        }
+        __syncthreads();
+        float v41[1];
+        {
+            [[maybe_unused]] const int e = 0, j = 0;
+            float r42 = x40[tid % 16];
+            #pragma unroll
+            for (int m = 1; m < 16; m <<= 1) r42 = (r42 + __shfl_xor_sync(0xffffffffu, r42, m));
+            v41[0] = r42;
+        }
+        float v43[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v43[j] = v41[0];
+        }
+        float v44[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v44[j] = (v37[j] / v43[j]);
+        }
+        float v45[11];
+        #pragma unroll
+        for (int j = 0; j < 11; ++j) {
+            [[maybe_unused]] const int e = (j) % 11 * 512 + tid;
+            v45[j] = kc::rb16(v44[j]);
+        }
+        const long long c50 = v6 + 0;
+        const long long c51 = v2 + ((0) % 5123);
+        const bool whole_row48 = (unsigned long long)c50 < (unsigned long long)a1_e0 && c51 >= 0 && c51 + 5123 <= a1_e1 && a1_s1 == 1;
+        const kiln_idx row_at49 = whole_row48 ? (kiln_idx)((kiln_idx)c50 * (kiln_idx)a1_s0 + (kiln_idx)c51 * (kiln_idx)a1_s1) : (kiln_idx)0;
+        if (whole_row48) {
+            #pragma unroll
+            for (int q = 0; q < 11; ++q) {
+                const int e = (q * 1) % 11 * 512 + tid;
+                if (q < 10 || (((q * 1) % 11 * 512 + tid) < 5123)) {
+                    a1[row_at49 + (kiln_idx)e] = kc::f2b(v44[q * 1 + 0]);
+                }
+            }
+        }
+        else {
+            #pragma unroll
+            for (int q = 0; q < 11; ++q) {
+                const int e = (q * 1) % 11 * 512 + tid;
+                if (((q * 1) % 11 * 512 + tid) < 5123) {
+                    const long long c52 = v6 + 0;
+                    const long long c53 = v2 + ((e) % 5123);
+                    const long long c54 = c53 + 0;
+                    if ((unsigned long long)c52 < (unsigned long long)a1_e0 && (unsigned long long)c54 < (unsigned long long)a1_e1) a1[(kiln_idx)c52 * (kiln_idx)a1_s0 + (kiln_idx)c54 * (kiln_idx)a1_s1] = kc::f2b(v44[q * 1 + 0]);
+                }
+            }
+        }
+    }
+}
