@@ -2,9 +2,12 @@
 // sm_90a (offline), diagnostics name the user's line, and the PTX has the
 // instructions each precision mode promises.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 
@@ -790,4 +793,37 @@ TEST(CudaCompile, NonFiniteConstantTablesCompileAsBits) {
     std::string fin = cuda_text(nonfinite_table_kernel<f32>(true), args_of(y32.view()), Precision::exact, What::source);
     EXPECT_TRUE(contains(fin, "__device__ const float kiln_const_"));
     EXPECT_TRUE(contains(fin, "0x1.8p+0f, 0x1.4p+2f"));
+}
+
+// KILN_CUDA_SOURCE_DIR (targets/cuda/source_override.h): an edited dump of a kernel
+// compiles in place of its generated source, the plan names the file, and a file
+// without the entry point the launch calls is refused by name.
+TEST(CudaCompile, AnEditedSourceFromKilnCudaSourceDirReplacesTheGeneratedOne) {
+    REQUIRE_NVRTC();
+    Tensor<f32> x({5, 33}), y({5, 33});
+    auto args = args_of(std::as_const(x).view(), y.view());
+    const std::string generated = cuda_text(softmax_kernel(), args, Precision::standard, What::source);
+    ASSERT_TRUE(contains(generated, " kiln_softmax("));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kiln-source-dir-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path file = dir / "softmax.cu";
+    std::ofstream(file) << generated << "\n__device__ int kiln_edited_marker;\n";
+    ::setenv("KILN_CUDA_SOURCE_DIR", dir.c_str(), 1);
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::standard, What::ptx), "kiln_edited_marker"));
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::standard, What::plan),
+                         "  source: " + file.string() + ", in place of the generated one (KILN_CUDA_SOURCE_DIR)"));
+    // Another kernel's name: no file, the generated source.
+    EXPECT_FALSE(contains(gemm_ptx<f16>(Precision::standard), "kiln_edited_marker"));
+    std::string renamed = generated;
+    renamed.replace(renamed.find(" kiln_softmax("), 14, " kiln_other(");
+    std::ofstream(file, std::ios::trunc) << renamed;
+    try {
+        cuda_text(softmax_kernel(), args, Precision::standard, What::ptx);
+        ADD_FAILURE() << "an edited source without the kernel's entry point compiled";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), "KILN_CUDA_SOURCE_DIR: " + file.string() + " has no kernel kiln_softmax, which the launch calls")) << e.what();
+    }
+    ::unsetenv("KILN_CUDA_SOURCE_DIR");
+    std::filesystem::remove_all(dir);
+    EXPECT_FALSE(contains(cuda_text(softmax_kernel(), args, Precision::standard, What::ptx), "kiln_edited_marker"));
 }

@@ -344,6 +344,7 @@ public:
         s << "  tensor-core instructions: " << cu::tensor_core_instructions(*k) << " (mma ops on tensor cores: " << k->kernel.tensor_core_mmas
           << ")\n";
         s << "  cache: " << (k->from_disk ? "hit" : "compiled") << " " << k->key.substr(0, 16) << "\n";
+        if (!k->source_override.empty()) s << "  source: " << k->source_override << ", in place of the generated one (KILN_CUDA_SOURCE_DIR)\n";
         s << "  values:\n";
         for (const auto& v : k->kernel.values) s << "    " << v << "\n";
         return s.str();

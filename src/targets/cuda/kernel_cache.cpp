@@ -13,6 +13,7 @@
 #include "cache/disk_cache.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
+#include "targets/cuda/source_override.h"
 
 namespace kiln::cu {
 
@@ -128,10 +129,25 @@ void remember(Loaded& l, std::unordered_map<const ir::Program*, ProgramKernels>:
 
 // The kernel emitted for `p` under `o`, with its cache key: everything that
 // determines the compiled artifacts (the source, NVRTC's identity and options).
+// The edited source (source_override.h) in place of the generated one: it must
+// still define the entry points the launch calls.
+void replace_source(CompiledKernel& k, SourceOverride edited) {
+    std::vector<std::string> entries;
+    if (k.kernel.generic) entries.push_back(k.kernel.entry);
+    if (!k.kernel.gemm.entry.empty()) entries.push_back(k.kernel.gemm.entry);
+    if (!k.kernel.attention.entry.empty()) entries.push_back(k.kernel.attention.entry);
+    for (const std::string& entry : entries)
+        if (edited.text.find(" " + entry + "(") == std::string::npos)
+            throw Error("KILN_CUDA_SOURCE_DIR: " + edited.path + " has no kernel " + entry + ", which the launch calls (edit a KILN_DUMP_DIR dump of it)");
+    k.kernel.source = std::move(edited.text);
+    k.source_override = std::move(edited.path);
+}
+
 std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit, Loc launch) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
+    if (auto edited = source_override(p.name)) replace_source(*k, std::move(*edited));
     // Named at the op that needs the most (the user's line), else at the kernel. Only
     // where the module holds the generic kernel: a program the attention or GEMM
     // kernel takes (a key block of 256, say) may stage more than the generic kernel
@@ -374,7 +390,7 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     // program, the kernel's artifacts then come from the disk cache without
     // lowering or emitting (program_index.h). KILN_DUMP_DIR wants the source.
     // Without NVRTC, the record any NVRTC wrote is the one to find.
-    const bool indexed = !need_text && !targets::dump_dir_set();
+    const bool indexed = !need_text && !targets::dump_dir_set() && !source_override_set();
     const std::string& nvrtc = nvrtc_identity();
     std::string ikey;  // the key looked up: this NVRTC's (then also the one a compile here records), else any's
     if (dev && indexed) {

@@ -33,6 +33,7 @@ struct CompiledKernel {
     Resources gemm_resources;          // of kernel.gemm.entry, when there is one
     Resources attention_resources;     // of kernel.attention.entry, when there is one
     bool from_disk = false;
+    std::string source_override;       // the KILN_CUDA_SOURCE_DIR file compiled in place of the generated source, if any
     // What the spill feedback gave up, in order, to fit the registers (the plan's
     // "fitted to the registers" line): empty when the first compile fit. Its last line
     // starts with kKeptSpills where spills within EmitOptions::spill_tolerance or
