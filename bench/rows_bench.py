@@ -47,7 +47,10 @@ CHUNKED = {"softmax_online": "softmax", "layernorm_chunked": "layernorm"}
 # ---- kiln, through ctypes
 
 class Kiln:
-    def __init__(self, path):
+    PRECISION = {"standard": 0, "exact": 1, "fast": 2}  # rows_bench_lib.cpp's codes
+
+    def __init__(self, path, precision="standard"):
+        self.precision = self.PRECISION[precision]
         self.lib = ctypes.CDLL(path)
         self.lib.kiln_rows_prepare.restype = ctypes.c_int
         self.lib.kiln_rows_prepare.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_longlong,
@@ -62,7 +65,7 @@ class Kiln:
 
     def prepare(self, name, kind, rows, cols, buffers):
         ptrs = (ctypes.c_void_p * len(buffers))(*[b.data_ptr() for b in buffers])
-        h = self.lib.kiln_rows_prepare(name.encode(), kind.encode(), rows, cols, ptrs, len(buffers), 0)
+        h = self.lib.kiln_rows_prepare(name.encode(), kind.encode(), rows, cols, ptrs, len(buffers), self.precision)
         if h < 0:
             raise RuntimeError(self.lib.kiln_rows_error().decode())
         return h
@@ -77,7 +80,7 @@ class Kiln:
 
     def public(self, handle):
         def run():
-            if self.lib.kiln_rows_launch_public(handle, 0) != 0:
+            if self.lib.kiln_rows_launch_public(handle, self.precision) != 0:
                 raise RuntimeError(self.lib.kiln_rows_error().decode())
         return run
 
@@ -402,6 +405,8 @@ def main():
     ap.add_argument("--kernels", default="", help="comma-separated kernels (default: all, with column_sum and transpose)")
     ap.add_argument("--kinds", default="bf16,f32", help="comma-separated storage kinds")
     ap.add_argument("--widths", default="", help="comma-separated row widths among " + ",".join(str(c) for c, _ in WIDTHS) + " (default: all)")
+    ap.add_argument("--precision", choices=["standard", "fast"], default="standard",
+                    help="kiln's precision (fast: f32 exp and division on the hardware's approximations, as Triton's and torch.compile's)")
     ap.add_argument("--no-peers", action="store_true", help="kiln and copy bandwidth only (A/B runs of kiln's own knobs)")
     args = ap.parse_args()
     start = time.time()
@@ -417,7 +422,7 @@ def main():
     for knob in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit"):
         if hasattr(torch._dynamo.config, knob):
             setattr(torch._dynamo.config, knob, max(getattr(torch._dynamo.config, knob), 256))
-    kiln = Kiln(args.lib)
+    kiln = Kiln(args.lib, args.precision)
     props = torch.cuda.get_device_properties(0)
     copy_tbs = copy_bandwidth()
     log(f"{props.name}, torch {torch.__version__}, triton {triton.__version__ if triton else 'absent'}; device copy {copy_tbs:.2f} TB/s")
@@ -467,10 +472,11 @@ def main():
     failed = [r for r in results if r not in skipped and ("error" in r or not r.get("kiln_check", {}).get("ok", False))]
     log(f"{len(results)} problems, {len(failed)} failed their check or errored, {len(skipped)} skipped; {time.time() - start:.0f} s")
     with open(args.out, "w") as f:
-        json.dump({"device": props.name, "torch": torch.__version__, "triton": triton.__version__ if triton else None,
+        json.dump({"device": props.name, "precision": args.precision, "torch": torch.__version__, "triton": triton.__version__ if triton else None,
                    "copy_tbs": copy_tbs, "seconds": time.time() - start, "results": results}, f, indent=1)
     base = os.path.splitext(args.out)[0]
-    table = write_tables(results, base + ".csv", base + ".md", f"{props.name}, copy {copy_tbs:.2f} TB/s")
+    table = write_tables(results, base + ".csv", base + ".md",
+                         f"{props.name}, copy {copy_tbs:.2f} TB/s" + (f", kiln in precision {args.precision}" if args.precision != "standard" else ""))
     print(table)
     try:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -113,15 +113,19 @@ template <Element T> void build(Prepared& p, const std::string& name, std::int64
     }
 }
 
-CompileOptions options(int exact) { return {.precision = exact ? Precision::exact : Precision::standard}; }
+// The precision code of the entry points: 0 standard, 1 exact, 2 fast.
+CompileOptions options(int precision) {
+    return {.precision = precision == 1 ? Precision::exact : precision == 2 ? Precision::fast : Precision::standard};
+}
 
 }  // namespace
 
 extern "C" {
 
 // A handle (>= 0) for kernel `name` ("softmax", "layernorm", ...) over the buffers,
-// of kind `kind` ("bf16" or "f32"), compiled; -1 on error (kiln_rows_error says why).
-int kiln_rows_prepare(const char* name, const char* kind, long long rows, long long cols, void** buffers, int count, int exact) {
+// of kind `kind` ("bf16" or "f32"), compiled in `precision` (0 standard, 1 exact, 2 fast);
+// -1 on error (kiln_rows_error says why).
+int kiln_rows_prepare(const char* name, const char* kind, long long rows, long long cols, void** buffers, int count, int precision) {
     try {
         auto p = std::make_unique<Prepared>();
         if (std::strcmp(kind, "bf16") == 0) build<bf16>(*p, name, rows, cols, buffers, count);
@@ -129,10 +133,10 @@ int kiln_rows_prepare(const char* name, const char* kind, long long rows, long l
         else throw Error(std::string("kind '") + kind + "': bf16 or f32");
         p->program = detail::specialize(*p->kernel.shared_impl(), p->args, Loc::here());
         const cu::Device& d = cu::require_device("the row benchmark");
-        p->compiled = cu::compiled_kernel(*p->program, cu::emit_options(p->args, options(exact)), &d);
+        p->compiled = cu::compiled_kernel(*p->program, cu::emit_options(p->args, options(precision)), &d);
         p->params = cu::pack_params(*p->program, p->args);
         p->grid = cu::grid_ctas(passes::grid_instances(*p->program, p->args), *p->compiled, d);
-        p->plan = cuda().impl().plan(*p->program, p->args, options(exact));
+        p->plan = cuda().impl().plan(*p->program, p->args, options(precision));
         std::lock_guard<std::mutex> hold(lock);
         prepared.push_back(std::move(p));
         return static_cast<int>(prepared.size() - 1);
@@ -155,10 +159,10 @@ int kiln_rows_launch(int handle, void* stream) {
 }
 
 // Launches through the cuda target, as Kernel::launch does (it waits for the kernel).
-int kiln_rows_launch_public(int handle, int exact) {
+int kiln_rows_launch_public(int handle, int precision) {
     try {
         Prepared& p = *prepared.at(static_cast<std::size_t>(handle));
-        cuda().impl().run(*p.program, p.args, options(exact), Loc::here());
+        cuda().impl().run(*p.program, p.args, options(precision), Loc::here());
         return 0;
     } catch (const std::exception& e) {
         last_error = e.what();
