@@ -127,27 +127,27 @@ void remember(Loaded& l, std::unordered_map<const ir::Program*, ProgramKernels>:
     at->second.variants.emplace_back(variant, k);
 }
 
-// The kernel emitted for `p` under `o`, with its cache key: everything that
-// determines the compiled artifacts (the source, NVRTC's identity and options).
-// The edited source (source_override.h) in place of the generated one: it must
-// still define the entry points the launch calls.
-void replace_source(CompiledKernel& k, SourceOverride edited) {
-    std::vector<std::string> entries;
-    if (k.kernel.generic) entries.push_back(k.kernel.entry);
-    if (!k.kernel.gemm.entry.empty()) entries.push_back(k.kernel.gemm.entry);
-    if (!k.kernel.attention.entry.empty()) entries.push_back(k.kernel.attention.entry);
-    for (const std::string& entry : entries)
-        if (edited.text.find(" " + entry + "(") == std::string::npos)
-            throw Error("KILN_CUDA_SOURCE_DIR: " + edited.path + " has no kernel " + entry + ", which the launch calls (edit a KILN_DUMP_DIR dump of it)");
-    k.kernel.source = std::move(edited.text);
-    k.source_override = std::move(edited.path);
+// The disk cache key of a kernel's artifacts: everything that determines them (the
+// source, NVRTC's identity and options).
+std::string artifacts_key(const std::string& source, const EmitOptions& o, const std::string& arch, const std::string& nvrtc) {
+    std::string joined;
+    for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
+    cache::KeyBuilder key;
+    key.add("artifacts", kArtifactFormat);
+    key.add("target", "cuda");
+    key.add("arch", arch);
+    key.add("nvrtc", nvrtc);
+    key.add("options", joined);
+    key.add("index_width", o.index64 ? "64" : "32");
+    key.add("source", source);
+    return key.hex();
 }
 
+// The kernel emitted for `p` under `o`, with its cache key.
 std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o, const std::string& arch, std::int64_t shared_limit, Loc launch) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel = emit_kernel(p, o);
     k->arch = arch;
-    if (auto edited = source_override(p.name)) replace_source(*k, std::move(*edited));
     // Named at the op that needs the most (the user's line), else at the kernel. Only
     // where the module holds the generic kernel: a program the attention or GEMM
     // kernel takes (a key block of 256, say) may stage more than the generic kernel
@@ -171,17 +171,7 @@ std::shared_ptr<CompiledKernel> emit(const ir::Program& p, const EmitOptions& o,
         if (launch.known()) fail(launch, "cuda", msg);  // named at the launch that needs it
         throw Error("cuda: " + msg);
     }
-    std::string joined;
-    for (auto& opt : nvrtc_options(o, arch)) joined += opt + "\n";
-    cache::KeyBuilder key;
-    key.add("artifacts", kArtifactFormat);
-    key.add("target", "cuda");
-    key.add("arch", arch);
-    key.add("nvrtc", nvrtc);
-    key.add("options", joined);
-    key.add("index_width", o.index64 ? "64" : "32");
-    key.add("source", k->kernel.source);
-    k->key = key.hex();
+    k->key = artifacts_key(k->kernel.source, o, arch, nvrtc);
     targets::dump_source(p.name, k->key, k->kernel.source, "cu");
     return k;
 }
@@ -232,6 +222,28 @@ void fetch_artifacts(CompiledKernel& k, const EmitOptions& o) {
         if (out) k.ptx = std::move(out->ptx);
     }
     take_artifacts(k, std::move(*files));
+}
+
+// The kept kernel compiled again from its edited source (source_override.h), which
+// must still define the entry points the launch calls: the rest of the launch (the
+// threads, grid, shared memory and arguments) is the kept kernel's, so the file is
+// that kernel's KILN_DUMP_DIR dump, edited.
+std::shared_ptr<CompiledKernel> edited_kernel(const CompiledKernel& kept, SourceOverride edited, const EmitOptions& o) {
+    std::vector<std::string> entries;
+    if (kept.kernel.generic) entries.push_back(kept.kernel.entry);
+    if (!kept.kernel.gemm.entry.empty()) entries.push_back(kept.kernel.gemm.entry);
+    if (!kept.kernel.attention.entry.empty()) entries.push_back(kept.kernel.attention.entry);
+    for (const std::string& entry : entries)
+        if (edited.text.find(" " + entry + "(") == std::string::npos)
+            throw Error("KILN_CUDA_SOURCE_DIR: " + edited.path + " has no kernel " + entry + ", which the launch calls (edit a KILN_DUMP_DIR dump of it)");
+    auto k = std::make_shared<CompiledKernel>();
+    k->kernel = kept.kernel;
+    k->kernel.source = std::move(edited.text);
+    k->arch = kept.arch;
+    k->key = artifacts_key(k->kernel.source, o, k->arch, nvrtc_identity());
+    k->source_override = std::move(edited.path);
+    fetch_artifacts(*k, o);
+    return k;
 }
 
 // k's artifacts from the disk cache alone (a kernel found through the program
@@ -445,7 +457,8 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
     };
     // The ladder's end: the kernel kept, with what was given up for it and the
     // tolerances it was judged under, loaded and filed.
-    auto keep = [&](const std::shared_ptr<CompiledKernel>& kept) {
+    auto keep = [&](std::shared_ptr<CompiledKernel> kept) {
+        if (auto edited = source_override(p.name)) kept = edited_kernel(*kept, std::move(*edited), eo);
         kept->spill_feedback = gave_up;
         kept->ladder_spill_tolerance = eo.spill_tolerance;
         kept->ladder_layout_spill_tolerance = eo.layout_spill_tolerance;

@@ -1,10 +1,12 @@
 // KILN_CUDA_SOURCE_DIR: a directory of edited kernel sources, for bisecting a
 // compiler bug on a device. A file <kernel>.cu there (the kernel's name as
 // KILN_DUMP_DIR writes it, without the key) is compiled in place of the source the
-// emitter generates for that kernel; everything else about the launch (entry
-// points, threads, grid, shared memory, arguments) stays the generated kernel's,
-// so the file should be a dump of it, edited. Each kernel compiled so warns once;
-// `kiln plan` names the file. Kernels without a file there are generated as usual.
+// emitter generates for that kernel, once the kernel cache's spill ladder has
+// chosen the kernel (kernel_cache.cpp: edited_kernel); everything else about the
+// launch (entry points, threads, grid, shared memory, arguments) stays the chosen
+// kernel's, so the file should be its dump (the last one KILN_DUMP_DIR wrote),
+// edited. Each kernel compiled so warns once; `kiln plan` names the file. Kernels
+// without a file there are generated as usual.
 #pragma once
 
 #include <optional>
