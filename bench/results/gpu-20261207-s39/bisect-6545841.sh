@@ -16,7 +16,7 @@ replay() {  # NAME [ENV...]: the program in exact precision, its verdict
 }
 KILN_DUMP_DIR=$r/dump timeout 60 $k fuzz --count 1 --seed $seed --targets interp,cuda --precision exact > $r/default.log 2>&1
 src=$(ls $r/dump/fuzz_$seed-*.cu | head -1)
-echo "dumps: $(ls $r/dump | wc -l) (session 39 saw one; with more, the spill ladder compiled the kernel again: edit the one the plan keeps)"
+echo "dumps: $(ls $r/dump | wc -l) (session 39 saw one; with more, the spill ladder compiled the kernel again: edit the one whose key the plan's cache line names)"
 python3 - "$src" "$r" <<'PY'
 import re, sys, os
 src, out = sys.argv[1], sys.argv[2]

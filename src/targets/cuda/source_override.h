@@ -4,8 +4,8 @@
 // emitter generates for that kernel, once the kernel cache's spill ladder has
 // chosen the kernel (kernel_cache.cpp: edited_kernel); everything else about the
 // launch (entry points, threads, grid, shared memory, arguments) stays the chosen
-// kernel's, so the file should be its dump (the last one KILN_DUMP_DIR wrote),
-// edited. Each kernel compiled so warns once; `kiln plan` names the file. Kernels
+// kernel's, so the file should be its dump (KILN_DUMP_DIR's <kernel>-<key>.cu whose
+// key the plan's cache line names), edited. Each kernel compiled so warns once; `kiln plan` names the file. Kernels
 // without a file there are generated as usual.
 #pragma once
 
