@@ -5,8 +5,8 @@
 // chosen the kernel (kernel_cache.cpp: edited_kernel); everything else about the
 // launch (entry points, threads, grid, shared memory, arguments) stays the chosen
 // kernel's, so the file should be its dump (KILN_DUMP_DIR's <kernel>-<key>.cu whose
-// key the plan's cache line names), edited. Each kernel compiled so warns once; `kiln plan` names the file. Kernels
-// without a file there are generated as usual.
+// key the plan's cache line names), edited. Each kernel compiled so warns once;
+// `kiln plan` names the file. Kernels without a file there are generated as usual.
 #pragma once
 
 #include <optional>
