@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "cuda_test_util.h"
 #include "examples/typed_gemm.h"
+#include "targets/cuda/kernel_cache.h"
 #include "targets/cuda/nvrtc.h"
 
 using namespace kiln;
@@ -798,6 +800,29 @@ TEST(CudaCompile, NonFiniteConstantTablesCompileAsBits) {
 // KILN_CUDA_SOURCE_DIR (targets/cuda/source_override.h): an edited dump of a kernel
 // compiles in place of its generated source, the plan names the file, and a file
 // without the entry point the launch calls is refused by name.
+TEST(CudaCompile, KilnCudaPtxasOptionsReachPtxasAndARejectedOneNamesTheKnob) {
+    REQUIRE_NVRTC();
+    const auto has = [](const std::vector<std::string>& options, const std::string& o) {
+        return std::find(options.begin(), options.end(), o) != options.end();
+    };
+    ::setenv("KILN_CUDA_PTXAS_OPTIONS", "-O1", 1);
+    EXPECT_TRUE(has(cu::nvrtc_options(cu::EmitOptions{}, "sm_90a"), "--ptxas-options=-O1"));
+    // A shape no other test compiles: neither cache holds its kernel, so ptxas runs.
+    Tensor<f32> x({7, 45}), y({7, 45});
+    auto args = args_of(std::as_const(x).view(), y.view());
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args, Precision::exact, What::ptx), ".entry kiln_softmax"));
+    ::setenv("KILN_CUDA_PTXAS_OPTIONS", "--no-such-ptxas-option", 1);
+    Tensor<f32> x2({7, 46}), y2({7, 46});
+    try {
+        cuda_text(softmax_kernel(), args_of(std::as_const(x2).view(), y2.view()), Precision::exact, What::ptx);
+        ADD_FAILURE() << "ptxas accepted an option it does not have";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), "cuda: NVRTC failed with KILN_CUDA_PTXAS_OPTIONS=--no-such-ptxas-option")) << e.what();
+    }
+    ::unsetenv("KILN_CUDA_PTXAS_OPTIONS");
+    EXPECT_FALSE(has(cu::nvrtc_options(cu::EmitOptions{}, "sm_90a"), "--ptxas-options=--no-such-ptxas-option"));
+}
+
 TEST(CudaCompile, AnEditedSourceFromKilnCudaSourceDirReplacesTheGeneratedOne) {
     REQUIRE_NVRTC();
     Tensor<f32> x({5, 33}), y({5, 33});

@@ -40,6 +40,12 @@ PY
 replay default
 replay shifted-off KILN_CUDA_SHIFTED_RUNS=0
 for v in same no8 no4 none; do replay "edited:$v" KILN_CUDA_SOURCE_DIR=$r/$v; done
+# Session 40, offline: NVRTC's PTX of `none` equals the default's but for the two blocks
+# dropped (registers renamed, blocks reordered), so a difference here is ptxas's.
+for o in -O0 -O1 -O2 -O3; do replay "ptxas $o" KILN_CUDA_PTXAS_OPTIONS=$o; done
+for t in memcheck racecheck; do
+  echo "$t: $(timeout 120 compute-sanitizer --tool $t $k fuzz --count 1 --seed $seed --targets interp,cuda --precision exact 2>&1 | grep -E 'ERROR SUMMARY|^1 programs' | tr '\n' ' ' | cut -c1-120)"
+done
 opts="-cubin -arch=sm_90a --std=c++17 -fmad=false -prec-div=true -prec-sqrt=true -ftz=false -w -lineinfo"
 for v in same no8 no4 none; do
   nvcc $opts -o $r/$v.cubin $r/$v/fuzz_$seed.cu && cuobjdump -sass $r/$v.cubin > $r/$v.sass; echo "$v: $(grep -c '^\s*/\*[0-9a-f]*\*/' $r/$v.sass) SASS lines"

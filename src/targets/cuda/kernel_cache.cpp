@@ -306,7 +306,7 @@ std::string kernel_ptx(const CompiledKernel& k) {
 int tensor_core_instructions(const CompiledKernel& k) { return count_tensor_core_instructions(kernel_ptx(k)); }
 
 std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& arch) {
-    return {"--gpu-architecture=" + arch,
+    std::vector<std::string> options{"--gpu-architecture=" + arch,
             "--std=c++17",
             // Exact mode forbids contracting a*b+c into one rounding; standard allows it.
             std::string("--fmad=") + (o.precision == Precision::exact ? "false" : "true"),
@@ -323,6 +323,8 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             // cold compile 1.6 s -> 1.3 s on the development machine).
             "--minimal",
             "--ptxas-options=-v"};
+    if (const char* extra = ptxas_options_knob()) options.push_back(std::string("--ptxas-options=") + extra);
+    return options;
 }
 
 namespace {

@@ -152,6 +152,11 @@ std::atomic<std::size_t> g_compiles{0};
 
 std::size_t nvrtc_compiles() { return g_compiles.load(); }
 
+const char* ptxas_options_knob() {
+    const char* extra = std::getenv("KILN_CUDA_PTXAS_OPTIONS");
+    return extra && *extra ? extra : nullptr;
+}
+
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options) {
     ++g_compiles;
     const Loaded& l = loaded();
@@ -185,6 +190,9 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
     a.nvrtcGetProgramLog(prog, out.log.data());
     while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
     if (r != 0) {
+        if (const char* extra = ptxas_options_knob())
+            throw Error(std::string("cuda: NVRTC failed with KILN_CUDA_PTXAS_OPTIONS=") + extra + " (" + a.nvrtcGetErrorString(r) + "):\n" +
+                        out.log.substr(0, 4000));
         // kiln wrote the source, so a rejection is kiln's bug: show where.
         internal_fail("cuda: NVRTC rejected the generated source " + file_name + " (" + a.nvrtcGetErrorString(r) + "):\n" +
                       out.log.substr(0, 4000));

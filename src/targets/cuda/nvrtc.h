@@ -31,6 +31,11 @@ const std::string& nvrtc_identity(std::string* why = nullptr);
 // generated the source), reported with the log; a missing NVRTC is a kiln::Error.
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options);
 
+// KILN_CUDA_PTXAS_OPTIONS: extra ptxas options for every kernel compiled (passed as
+// --ptxas-options, e.g. "-O1"), for telling a ptxas miscompile from an NVVM one on a
+// device; part of each kernel's cache key. Null when unset or empty.
+const char* ptxas_options_knob();
+
 // Translation units nvrtc_compile has compiled in this process (tests count them).
 std::size_t nvrtc_compiles();
 
