@@ -61,3 +61,9 @@ TEST(CudaFuzzRegression, Seed5640584AbsOfANaNIsAboveNoNegativeConstant) { replay
 // sext(x + INT_MAX) - INT_MAX, as if the sum could not wrap (prelude.cpp: "NVVM and
 // i32 sums with a constant").
 TEST(CudaFuzzRegression, Seed4962944AnInt32SumWithAConstantLeavesItsOperandWhole) { replay(4962944, Precision::standard); }
+
+// ptxas (CUDA 13.0) dropped four of eight f64 -> f32 narrowings of bool-derived f64
+// values it had built from a shared zero low register, reusing the first two: an f16
+// 2.0 where the interpreter stores 0.0 (session 39, on an H100; prelude.cpp: "ptxas
+// and f64 values built from halves").
+TEST(CudaFuzzRegression, Seed6545841BoolDerivedDoublesAreEachNarrowed) { replay(6545841, Precision::exact); }

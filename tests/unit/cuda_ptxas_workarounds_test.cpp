@@ -29,6 +29,13 @@
 // the device for x = inf (program 5640584, bench/results/gpu-20261206-s33). The
 // emitter clears the sign bit with an and.b32 instead (prelude.cpp: "ptxas and |x|
 // against a constant <= 0").
+//
+// CudaBoolToF64: ptxas builds f64 selects of constants with zero low words (a bool
+// cast to f64, and what it folds from it) as register pairs sharing one zero low
+// register, and dropped four of eight f64 -> f32 narrowings of such pairs as repeats
+// (program 6545841: an f16 2.0 where the interpreter stores 0.0; prelude.cpp: "ptxas
+// and f64 values built from halves"). A bool reaches f64 through cvt.rn.f64.s32 of an
+// int NVVM cannot see, never as a select.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -326,5 +333,65 @@ TEST(CudaAbsAgainstNonPositive, TheInterpreterKeepsNaNFalse) {
         const bool nan = std::isnan(in[static_cast<std::size_t>(i)]), inf = std::isinf(in[static_cast<std::size_t>(i)]);
         EXPECT_EQ(v[static_cast<std::size_t>(i)], nan || inf ? 0 : 1) << "|x - x| >= -2.5 for x = " << in[static_cast<std::size_t>(i)];
         for (std::int64_t t = 1; t < kAbsTests; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t * kN + i)], nan ? 0 : 1) << "test " << t << ", x = " << in[static_cast<std::size_t>(i)];
+    }
+}
+
+namespace {
+
+// The shape of program 6545841's arithmetic: a bool cast to f64, doubled, selected
+// against itself by another comparison and narrowed to f16, eight elements a thread.
+Kernel bool_to_f64_kernel() {
+    return kernel("bool_to_f64", [](View<const f32, 1> m, View<const f32, 1> y, View<f16, 1> out) {
+        auto n = axis("n", kN);
+        for (auto& nest : parallel(shape(axis("one", 1)))) {
+            (void)nest;
+            auto d = cast<f64>(m[coord(0), shape(n)] > 0.0f);
+            out(coord(0), shape(n)).store(cast<f16>(ite(y[coord(0), shape(n)] > 0.0f, d, d + d)));
+        }
+    });
+}
+
+std::vector<detail::Arg> bool_to_f64_args(Tensor<f32>& m, Tensor<f32>& y, Tensor<f16>& out) {
+    return args_of(std::as_const(m).view(), std::as_const(y).view(), out.view());
+}
+
+}  // namespace
+
+TEST(CudaBoolToF64, PtxConvertsAnIntInsteadOfSelectingDoubles) {
+    REQUIRE_NVRTC();
+    Tensor<f32> m({kN}), y({kN});
+    Tensor<f16> out({kN});
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        const std::string ptx = generic_ptx(bool_to_f64_kernel(), bool_to_f64_args(m, y, out), p);
+        ASSERT_FALSE(ptx.empty());
+        // selp.f64 of two computed values (the ite) is fine; of immediates, ptxas may build
+        // them from a shared zero half.
+        EXPECT_EQ(count(ptx, ", 0d"), 0) << "an f64 immediate (a select of constants?) in:\n" << ptx;
+        EXPECT_GT(count(ptx, "cvt.rn.f64.s32"), 0);
+    }
+}
+
+// On the device: 0.0, 1.0 and 2.0 where the interpreter has them, every pairing of the
+// two comparisons.
+TEST(CudaBoolToF64, DeviceAgreesWithTheInterpreter) {
+    REQUIRE_DEVICE();
+    std::vector<float> ms, ys;
+    for (std::int64_t i = 0; i < kN; ++i) {
+        ms.push_back(i % 3 == 0 ? 1.0f : -1.0f);
+        ys.push_back(i % 2 == 0 ? 1.0f : -1.0f);
+    }
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        Tensor<f32> m({kN}, ms), y({kN}, ys);
+        Tensor<f16> want({kN});
+        run_kernel(bool_to_f64_kernel(), interp(), bool_to_f64_args(m, y, want), {.precision = p}, Loc::here());
+        auto md = m.to(cuda()), yd = y.to(cuda());
+        auto od = Tensor<f16>({kN}).to(cuda());
+        run_kernel(bool_to_f64_kernel(), cuda(), args_of(std::as_const(md), std::as_const(yd), od), {.precision = p}, Loc::here());
+        const auto got = od.to(host()).values();
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const float expected = ys[i] > 0 ? (ms[i] > 0 ? 1.0f : 0.0f) : (ms[i] > 0 ? 2.0f : 0.0f);
+            EXPECT_EQ(static_cast<float>(want.values()[i]), expected) << "the interpreter, element " << i;
+            EXPECT_EQ(static_cast<float>(got[i]), expected) << (p == Precision::exact ? "exact" : "standard") << ", element " << i;
+        }
     }
 }

@@ -68,6 +68,17 @@ __device__ __forceinline__ float opaque_bits(unsigned u) { asm("" : "+r"(u)); re
 __device__ __forceinline__ float bool_to_float(bool b) { return opaque_bits(b ? 0x3f800000u : 0u); }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return opaque_bits(c ? __float_as_uint(a) : __float_as_uint(b)); }
 __device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+// ---- ptxas and f64 values built from halves: ptxas (CUDA 13.0, sm_90a) builds an f64
+// select of constants whose low words are zero (0.0, 1.0, 2.0: a bool cast to f64, and
+// arithmetic on it it folds) as a register pair with one zero low register shared by
+// all of them and only the high register rewritten; it then dropped four of eight
+// F2F.F32.F64 narrowings of such pairs as repeats of the first two, although the high
+// register had changed between them (fuzz program 6545841, on an H100: an f16 2.0
+// stored where the interpreter stores 0.0; nvdisasm of NVRTC's cubin, the SASS
+// simulated on the program's data: bench/results/gpu-20261207-s40/). A bool reaches
+// f64 through an int NVVM cannot see (an empty asm) converted by cvt.rn.f64.s32, a full
+// 64-bit result ptxas does not split.
+__device__ __forceinline__ double bool_to_double(bool b) { int i = b ? 1 : 0; asm("" : "+r"(i)); return (double)i; }
 // ---- ptxas and |x| against a constant <= 0: ptxas (CUDA 13.0, sm_90a) folds
 // setp.ge.f32 (or .gt) of an abs.f32 against a constant <= 0 to true, as if |x| could
 // not be NaN: |x - x| >= -2.5 was 1 on the device for x = inf, where the contract
