@@ -53,6 +53,8 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
             const char* mode = precision == Precision::exact ? " exact" : " standard";
             for (const auto& s : ptx_hazards::hazardous_selects(ptx)) ADD_FAILURE() << "program " << seed << mode << ": select of -1.0 against -0.0: " << s;
             for (const auto& s : ptx_hazards::negated_signed_min_max(ptx)) ADD_FAILURE() << "program " << seed << mode << ": signed min/max of a negation: " << s;
+            for (const auto& s : ptx_hazards::f64_selects_of_shared_low_words(ptx))
+                ADD_FAILURE() << "program " << seed << mode << ": f64 select of immediates with one low word: " << s;
             // (Not widened_through_constant_sums: NVVM writes that pair rightly for index
             // arithmetic, an element's column - 2 + j, whose sums cannot wrap.)
         }
@@ -108,4 +110,22 @@ TEST(CudaPtxHazards, Program4962944WidensTheOperandNotTheSum) {
     // A sum widened and offset by another constant is the program's own arithmetic.
     const std::string other = "\tadd.s32 \t%r72, %r150, 7;\n\tcvt.s64.s32 \t%rd14, %r72;\n\tadd.s64 \t%rd72, %rd14, -6;\n";
     EXPECT_TRUE(ptx_hazards::widened_through_constant_sums(other).empty());
+}
+
+// Program 6545841 (an H100 campaign, session 39): ptxas dropped four of eight f64 -> f32
+// narrowings of bool-derived doubles it had built from a shared zero low register
+// (prelude.cpp: "ptxas and f64 values built from halves"). Its PTX, compiled offline,
+// now converts an int; the scan finds the selects NVVM wrote before the change.
+TEST(CudaPtxHazards, Program6545841ConvertsBoolsToDoublesWithoutSelects) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    const auto c = compiled_program(6545841, Precision::exact);
+    EXPECT_NE(c->kernel.source.find("kc::bool_to_double("), std::string::npos);
+    const std::string ptx = cu::kernel_ptx(*c);
+    for (const auto& s : ptx_hazards::f64_selects_of_shared_low_words(ptx)) ADD_FAILURE() << "f64 select of immediates: " << s;
+    const std::string before = "\tselp.f64 \t%fd17, 0d3FF0000000000000, 0d0000000000000000, %p240;\n"
+                               "\tselp.f64 \t%fd18, 0d4000000000000000, 0d0000000000000000, %p241;\n"
+                               "\tselp.f64 \t%fd19, 0d3FF0000000000001, 0d0000000000000000, %p242;\n";
+    const auto found = ptx_hazards::f64_selects_of_shared_low_words(before);
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[1], "selp.f64 \t%fd18, 0d4000000000000000, 0d0000000000000000, %p241;");
 }

@@ -71,4 +71,16 @@ inline std::vector<std::string> widened_through_constant_sums(const std::string&
     return found;
 }
 
+// The PTX lines selecting between two f64 immediates whose low words are equal (0.0,
+// 1.0, 2.0, ...): ptxas builds such values as register pairs sharing one low register,
+// whose narrowings to f32 it dropped as repeats (prelude.cpp: "ptxas and f64 values built
+// from halves"; fuzz program 6545841).
+inline std::vector<std::string> f64_selects_of_shared_low_words(const std::string& ptx) {
+    static const std::regex select(R"(selp\.f64\s+%fd\d+,\s*0d([0-9A-Fa-f]{16}),\s*0d([0-9A-Fa-f]{16}),[^;]*;)");
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), select); it != std::sregex_iterator(); ++it)
+        if ((*it)[1].str().substr(8) == (*it)[2].str().substr(8)) found.push_back(it->str());
+    return found;
+}
+
 }  // namespace kiln::ptx_hazards
