@@ -53,8 +53,8 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
             const char* mode = precision == Precision::exact ? " exact" : " standard";
             for (const auto& s : ptx_hazards::hazardous_selects(ptx)) ADD_FAILURE() << "program " << seed << mode << ": select of -1.0 against -0.0: " << s;
             for (const auto& s : ptx_hazards::negated_signed_min_max(ptx)) ADD_FAILURE() << "program " << seed << mode << ": signed min/max of a negation: " << s;
-            for (const auto& s : ptx_hazards::f64_selects_of_shared_low_words(ptx))
-                ADD_FAILURE() << "program " << seed << mode << ": f64 select of immediates with one low word: " << s;
+            for (const auto& s : ptx_hazards::narrowed_f64_of_shared_low_words(ptx))
+                ADD_FAILURE() << "program " << seed << mode << ": a narrowing of an f64 built from one low word: " << s;
             // (Not widened_through_constant_sums: NVVM writes that pair rightly for index
             // arithmetic, an element's column - 2 + j, whose sums cannot wrap.)
         }
@@ -121,11 +121,17 @@ TEST(CudaPtxHazards, Program6545841ConvertsBoolsToDoublesWithoutSelects) {
     const auto c = compiled_program(6545841, Precision::exact);
     EXPECT_NE(c->kernel.source.find("kc::bool_to_double("), std::string::npos);
     const std::string ptx = cu::kernel_ptx(*c);
-    for (const auto& s : ptx_hazards::f64_selects_of_shared_low_words(ptx)) ADD_FAILURE() << "f64 select of immediates: " << s;
-    const std::string before = "\tselp.f64 \t%fd17, 0d3FF0000000000000, 0d0000000000000000, %p240;\n"
-                               "\tselp.f64 \t%fd18, 0d4000000000000000, 0d0000000000000000, %p241;\n"
-                               "\tselp.f64 \t%fd19, 0d3FF0000000000001, 0d0000000000000000, %p242;\n";
-    const auto found = ptx_hazards::f64_selects_of_shared_low_words(before);
-    ASSERT_EQ(found.size(), 2u);
-    EXPECT_EQ(found[1], "selp.f64 \t%fd18, 0d4000000000000000, 0d0000000000000000, %p241;");
+    for (const auto& s : ptx_hazards::narrowed_f64_of_shared_low_words(ptx)) ADD_FAILURE() << "narrowed f64 of one low word: " << s;
+    // The lines NVVM wrote for it before the change, and the
+    // same selects feeding arithmetic or with different low words.
+    const std::string before = "\tselp.f64 \t%fd1, 0d4000000000000000, 0d0000000000000000, %p146;\n"
+                               "\tselp.f64 \t%fd2, 0d3FF0000000000000, 0d0000000000000000, %p146;\n"
+                               "\tselp.f64 \t%fd3, %fd1, %fd2, %p147;\n\tcvt.rn.f32.f64 \t%f51, %fd3;\n";
+    const auto found = ptx_hazards::narrowed_f64_of_shared_low_words(before);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0], "cvt.rn.f32.f64 \t%f51, %fd3;");
+    const std::string other = "\tselp.f64 \t%fd1, 0dBFE0000000000000, 0d3FE0000000000000, %p1;\n\tadd.f64 \t%fd2, %fd1, %fd9;\n"
+                              "\tcvt.rn.f32.f64 \t%f1, %fd2;\n\tselp.f64 \t%fd3, 0d3FF0000000000001, 0d0000000000000000, %p2;\n"
+                              "\tcvt.rn.f32.f64 \t%f2, %fd3;\n";
+    EXPECT_TRUE(ptx_hazards::narrowed_f64_of_shared_low_words(other).empty());
 }

@@ -71,15 +71,32 @@ inline std::vector<std::string> widened_through_constant_sums(const std::string&
     return found;
 }
 
-// The PTX lines selecting between two f64 immediates whose low words are equal (0.0,
-// 1.0, 2.0, ...): ptxas builds such values as register pairs sharing one low register,
-// whose narrowings to f32 it dropped as repeats (prelude.cpp: "ptxas and f64 values built
-// from halves"; fuzz program 6545841).
-inline std::vector<std::string> f64_selects_of_shared_low_words(const std::string& ptx) {
-    static const std::regex select(R"(selp\.f64\s+%fd\d+,\s*0d([0-9A-Fa-f]{16}),\s*0d([0-9A-Fa-f]{16}),[^;]*;)");
+// The PTX lines narrowing an f64 (cvt.*.f64) whose low word is a known constant: a
+// select between f64 immediates with one low word (0.0, 1.0, 2.0, ...), or between
+// such selects. ptxas builds those values as register pairs sharing one low register,
+// and dropped narrowings of them as repeats though their high registers differed
+// (prelude.cpp: "ptxas and f64 values built from halves"; fuzz program 6545841: eight
+// cvt.rn.f32.f64 of selects of selects of 0.0, 1.0 and 2.0, four of them gone). Such
+// selects feeding f64 arithmetic (kiln's exact math rounds with +-0.5) are common
+// and were never seen wrong, so only the narrowings count.
+inline std::vector<std::string> narrowed_f64_of_shared_low_words(const std::string& ptx) {
+    static const std::regex line(R"((selp\.f64\s+(%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),[^;]*;)|(cvt\.[a-z0-9.]*\.f64\s+%\w+,\s*(%fd\d+);))");
+    std::map<std::string, std::string> low;  // f64 register -> its known low word (8 hex digits)
+    auto low_of = [&](const std::string& operand) -> std::string {
+        if (operand.rfind("0d", 0) == 0) return operand.substr(10);
+        auto it = low.find(operand);
+        return it == low.end() ? std::string() : it->second;
+    };
     std::vector<std::string> found;
-    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), select); it != std::sregex_iterator(); ++it)
-        if ((*it)[1].str().substr(8) == (*it)[2].str().substr(8)) found.push_back(it->str());
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), line); it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        if (m[1].matched) {
+            const std::string a = low_of(m[3]), b = low_of(m[4]);
+            if (!a.empty() && a == b) low[m[2]] = a;
+        } else if (low.count(m[6])) {
+            found.push_back(m[5].str());
+        }
+    }
     return found;
 }
 
