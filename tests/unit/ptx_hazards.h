@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,10 @@ inline std::vector<std::string> widened_through_constant_sums(const std::string&
 // selects feeding f64 arithmetic (kiln's exact math rounds with +-0.5) are common
 // and were never seen wrong, so only the narrowings count.
 inline std::vector<std::string> narrowed_f64_of_shared_low_words(const std::string& ptx) {
-    static const std::regex line(R"((selp\.f64\s+(%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),[^;]*;)|(cvt\.[a-z0-9.]*\.f64\s+%\w+,\s*(%fd\d+);))");
+    static const std::regex select(R"(^\s*selp\.f64\s+(%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),\s*(0d[0-9A-Fa-f]{16}|%fd\d+),)"),
+        narrowing(R"(^\s*(cvt\.[a-z0-9.]*\.f64\s+%\w+,\s*(%fd\d+);))"), written(R"(^\s*[a-z][\w.]*\s+(%fd\d+),)");
+    // NVVM's PTX reuses a register for the values a branch merges, so a register's
+    // low word is known from its select until anything else writes it.
     std::map<std::string, std::string> low;  // f64 register -> its known low word (8 hex digits)
     auto low_of = [&](const std::string& operand) -> std::string {
         if (operand.rfind("0d", 0) == 0) return operand.substr(10);
@@ -88,13 +92,17 @@ inline std::vector<std::string> narrowed_f64_of_shared_low_words(const std::stri
         return it == low.end() ? std::string() : it->second;
     };
     std::vector<std::string> found;
-    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), line); it != std::sregex_iterator(); ++it) {
-        const auto& m = *it;
-        if (m[1].matched) {
-            const std::string a = low_of(m[3]), b = low_of(m[4]);
-            if (!a.empty() && a == b) low[m[2]] = a;
-        } else if (low.count(m[6])) {
-            found.push_back(m[5].str());
+    std::istringstream lines(ptx);
+    std::smatch m;
+    for (std::string l; std::getline(lines, l);) {
+        if (std::regex_search(l, m, select)) {
+            const std::string a = low_of(m[2]), b = low_of(m[3]);
+            if (!a.empty() && a == b) low[m[1]] = a;
+            else low.erase(m[1]);
+        } else if (std::regex_search(l, m, narrowing)) {
+            if (low.count(m[2])) found.push_back(m[1]);
+        } else if (std::regex_search(l, m, written)) {
+            low.erase(m[1]);
         }
     }
     return found;
