@@ -395,3 +395,34 @@ TEST(CudaBoolToF64, DeviceAgreesWithTheInterpreter) {
         }
     }
 }
+
+namespace {
+
+// Conversions to f64 of values NVVM knows to be selects of constants: an i32 select of
+// constants cast to f16 (through f64) and an f32 one cast to f64, then narrowed (program 6600205's PTX: an argmax index cast to f16 had become
+// selects of 0.0 .. 4.0 narrowed by cvt.rn.f16.f64).
+Kernel conversions_to_f64_kernel() {
+    return kernel("conversions_to_f64", [](View<const f32, 1> m, View<const f32, 1> y, View<f16, 1> out, View<f32, 1> out2) {
+        auto n = axis("n", kN);
+        for (auto& nest : parallel(shape(axis("one", 1)))) {
+            (void)nest;
+            auto a = m[coord(0), shape(n)] > 0.0f, b = y[coord(0), shape(n)] > 0.0f;
+            out(coord(0), shape(n)).store(cast<f16>(ite(a, 1, ite(b, 2, 0))));
+            out2(coord(0), shape(n)).store(cast<f32>(cast<f16>(cast<f64>(ite(a, 1.0f, 2.0f)))));
+        }
+    });
+}
+
+}  // namespace
+
+TEST(CudaBoolToF64, ConversionsToF64NarrowNoValueBuiltFromOneLowWord) {
+    REQUIRE_NVRTC();
+    Tensor<f32> m({kN}), y({kN}), out2({kN});
+    Tensor<f16> out({kN});
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        const std::string ptx =
+            generic_ptx(conversions_to_f64_kernel(), args_of(std::as_const(m).view(), std::as_const(y).view(), out.view(), out2.view()), p);
+        ASSERT_FALSE(ptx.empty());
+        for (const auto& s : narrowed_f64_of_shared_low_words(ptx)) ADD_FAILURE() << (p == Precision::exact ? "exact: " : "standard: ") << s;
+    }
+}

@@ -272,8 +272,11 @@ std::string cast_expr(Kind from, Kind to, const std::string& x) {
         if (to == Kind::F64) return call("kc::bool_to_double", x);  // a full 64-bit value (prelude: "ptxas and f64 values built from halves")
         return is_float(to) ? "(" + x + " ? " + literal(to, 1, 1) + " : " + literal(to, 0, 0) + ")" : "(" + ctype(to) + ")(" + x + " ? 1 : 0)";
     }
+    // Conversions to f64 pass an empty asm: NVVM would fold one of a select of
+    // constants into an f64 select of constants (prelude: "ptxas and f64 values built
+    // from halves").
     if (is_float(from) && is_float(to)) {
-        if (to == Kind::F64) return "(double)" + x;
+        if (to == Kind::F64) return call("kc::float_to_double", x);
         if (from == Kind::F64) return round_double(to, x);
         return round_float(to, x);  // between float-held kinds: the value is exact in float
     }
@@ -284,9 +287,9 @@ std::string cast_expr(Kind from, Kind to, const std::string& x) {
     if (is_float(to)) {
         // One rounding of the integer, as the interpreter does (i64 -> f32 directly;
         // narrower kinds through the exact-or-rounded double, as there).
-        if (to == Kind::F64) return "(double)(long long)" + x;
+        if (to == Kind::F64) return call("kc::int_to_double", "(long long)" + x);
         if (to == Kind::F32) return "__ll2float_rn((long long)" + x + ")";
-        return round_double(to, "(double)(long long)" + x);
+        return round_double(to, call("kc::int_to_double", "(long long)" + x));
     }
     if (to == Kind::I64) return "(long long)" + x;
     if (to == Kind::I32) return "(int)" + x;  // wraps: NVCC converts modulo 2^32
