@@ -143,3 +143,15 @@ TEST(CudaPtxHazards, Program6545841ConvertsBoolsToDoublesWithoutSelects) {
                               "\tcvt.rn.f32.f64 \t%f2, %fd3;\n";
     EXPECT_TRUE(ptx_hazards::narrowed_f64_of_shared_low_words(other).empty());
 }
+
+// Program 6700306 (found by this scan, session 40, precision standard): a sum of a
+// constant row whose slots past the row's end hold -0, which NVVM folded into
+// `selp.f32 -1.0, -0.0` (and -2.0, -0.5 against -0.0), the select ptxas compiles
+// without the -0.0 (prelude.cpp: "ptxas and -0.0"). The masked slots of a float sum of
+// a value NVVM knows now select through kc::select_opaque (emit_register_reduce.cpp).
+TEST(CudaPtxHazards, Program6700306MasksAConstantSumOpaquely) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    const auto c = compiled_program(6700306, Precision::standard);
+    EXPECT_NE(c->kernel.source.find("kc::select_opaque("), std::string::npos);
+    for (const auto& s : ptx_hazards::hazardous_selects(cu::kernel_ptx(*c))) ADD_FAILURE() << "select of -1.0 against -0.0: " << s;
+}

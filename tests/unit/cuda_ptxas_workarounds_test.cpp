@@ -426,3 +426,4 @@ TEST(CudaBoolToF64, ConversionsToF64NarrowNoValueBuiltFromOneLowWord) {
         for (const auto& s : narrowed_f64_of_shared_low_words(ptx)) ADD_FAILURE() << (p == Precision::exact ? "exact: " : "standard: ") << s;
     }
 }
+

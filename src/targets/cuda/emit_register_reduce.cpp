@@ -139,7 +139,12 @@ std::string shuffle_xor(const Emitter& E, const std::string& v, const std::strin
 std::string folded_slot(Emitter& E, const Combine& c, const Node* x, const std::string& j, bool mask) {
     std::string v = E.name(x) + "[" + j + "]", ok = mask ? E.valid(x, j) : "";
     if (c.encode_at) return ok.empty() ? c.encode_at(v, j) : "((" + ok + ") ? " + c.encode_at(v, j) + " : " + c.folded_identity + ")";
-    return c.encode(ok.empty() ? v : "((" + ok + ") ? " + v + " : " + c.identity + ")");
+    if (ok.empty()) return c.encode(v);
+    // A float sum of a value NVVM knows: it folded the slots' selects against -0 and
+    // their sums into `selp.f32 -1.0, -0.0`, which ptxas compiles without the -0.0
+    // (prelude.cpp: "ptxas and -0.0"; fuzz program 6700306's PTX).
+    if (c.identity == "-0.0f" && compile_time_known(*x)) return c.encode("kc::select_opaque(" + ok + ", " + v + ", -0.0f)");
+    return c.encode("((" + ok + ") ? " + v + " : " + c.identity + ")");
 }
 
 // Emits `acc` = the fold of `count` slots (slot(i), i = 0..count-1) with up to four

@@ -214,6 +214,9 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
 std::string binary_expr(Emitter& e, OpCode op, Kind k, const std::string& a, const std::string& b);
 std::string compare_expr(OpCode op, const std::string& a, const std::string& b);
 std::string cast_expr(Kind from, Kind to, const std::string& x);
+// Whether NVVM can know every element of n while compiling: constants and what
+// elementwise and shape ops make of them (scalar_ops.cpp).
+bool compile_time_known(const Node& n, int depth = 0);
 // The value of a one-element float constant, through fills and broadcasts, or nullopt.
 std::optional<double> float_constant(const Node& n);
 // A value of kind k between its storage type in device memory and its register type.

@@ -17,10 +17,15 @@ namespace {
 std::string call(const std::string& f, const std::string& x) { return f + "(" + x + ")"; }
 std::string call(const std::string& f, const std::string& a, const std::string& b) { return f + "(" + a + ", " + b + ")"; }
 
+// f32, and f16/bf16 held in float: the kinds whose selects ptxas compiles as
+// prelude.cpp's "ptxas and -0.0" says.
+bool held_in_float(Kind k) { return k == Kind::F32 || k == Kind::F16 || k == Kind::BF16; }
+}  // namespace
+
 // Whether NVVM can know every element of n while compiling: constants and what
 // elementwise and shape ops make of them (math included: kiln's functions inline).
 // Conservative past a depth, where a chain of folds is unlikely.
-bool compile_time_known(const Node& n, int depth = 0) {
+bool compile_time_known(const Node& n, int depth) {
     if (depth > 8) return false;
     switch (ir::category(n.op)) {
         case ir::OpCategory::leaf: return n.op == OpCode::constant;
@@ -32,11 +37,6 @@ bool compile_time_known(const Node& n, int depth = 0) {
         default: return false;
     }
 }
-
-// f32, and f16/bf16 held in float: the kinds whose selects ptxas compiles as
-// prelude.cpp's "ptxas and -0.0" says.
-bool held_in_float(Kind k) { return k == Kind::F32 || k == Kind::F16 || k == Kind::BF16; }
-}  // namespace
 
 std::string round_float(Kind k, const std::string& x) {
     switch (k) {
