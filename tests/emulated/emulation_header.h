@@ -140,7 +140,6 @@ __device__ __forceinline__ float rcp_approx(float b) { return 1.0f / b; }
 __device__ __forceinline__ void assume(bool) {}
 // prelude.cpp's "ptxas and -0.0" helpers: on the host, plain C++ of the same values.
 __device__ __forceinline__ float bool_to_float(bool b) { return b ? 1.0f : 0.0f; }
-__device__ __forceinline__ double bool_to_double(bool b) { return b ? 1.0 : 0.0; }
 __device__ __forceinline__ double int_to_double(long long v) { return (double)v; }
 __device__ __forceinline__ double float_to_double(float x) { return (double)x; }
 __device__ __forceinline__ float select_opaque(bool c, float a, float b) { return c ? a : b; }

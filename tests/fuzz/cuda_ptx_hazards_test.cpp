@@ -127,11 +127,11 @@ TEST(CudaPtxHazards, Program4962944WidensTheOperandNotTheSum) {
 TEST(CudaPtxHazards, Program6545841ConvertsBoolsToDoublesWithoutSelects) {
     if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
     const auto c = compiled_program(6545841, Precision::exact);
-    EXPECT_NE(c->kernel.source.find("kc::bool_to_double("), std::string::npos);
+    EXPECT_NE(c->kernel.source.find("kc::int_to_double("), std::string::npos);
     const std::string ptx = cu::kernel_ptx(*c);
     for (const auto& s : ptx_hazards::narrowed_f64_of_shared_low_words(ptx)) ADD_FAILURE() << "narrowed f64 of one low word: " << s;
-    // The lines NVVM wrote for it before the change, and the
-    // same selects feeding arithmetic or with different low words.
+    // The lines NVVM wrote for it before the change, and the same selects feeding
+    // arithmetic or with different low words.
     const std::string before = "\tselp.f64 \t%fd1, 0d4000000000000000, 0d0000000000000000, %p146;\n"
                                "\tselp.f64 \t%fd2, 0d3FF0000000000000, 0d0000000000000000, %p146;\n"
                                "\tselp.f64 \t%fd3, %fd1, %fd2, %p147;\n\tcvt.rn.f32.f64 \t%f51, %fd3;\n";

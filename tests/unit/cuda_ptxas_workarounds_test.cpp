@@ -34,8 +34,8 @@
 // cast to f64, and what it folds from it) as register pairs sharing one zero low
 // register, and dropped four of eight f64 -> f32 narrowings of such pairs as repeats
 // (program 6545841: an f16 2.0 where the interpreter stores 0.0; prelude.cpp: "ptxas
-// and f64 values built from halves"). A bool reaches f64 through cvt.rn.f64.s32 of an
-// int NVVM cannot see, never as a select.
+// and f64 values built from halves"). A bool reaches f64 through a cvt of an integer
+// NVVM cannot see, never as a select.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -367,7 +367,7 @@ TEST(CudaBoolToF64, PtxConvertsAnIntInsteadOfSelectingDoubles) {
         // selp.f64 of two computed values (the ite) is fine; of immediates, ptxas may build
         // them from a shared zero half.
         EXPECT_EQ(count(ptx, ", 0d"), 0) << "an f64 immediate (a select of constants?) in:\n" << ptx;
-        EXPECT_GT(count(ptx, "cvt.rn.f64.s32"), 0);
+        EXPECT_GT(count(ptx, "cvt.rn.f64.s"), 0);  // from an integer
     }
 }
 
@@ -399,8 +399,9 @@ TEST(CudaBoolToF64, DeviceAgreesWithTheInterpreter) {
 namespace {
 
 // Conversions to f64 of values NVVM knows to be selects of constants: an i32 select of
-// constants cast to f16 (through f64) and an f32 one cast to f64, then narrowed (program 6600205's PTX: an argmax index cast to f16 had become
-// selects of 0.0 .. 4.0 narrowed by cvt.rn.f16.f64).
+// constants cast to f16 (through f64) and an f32 one cast to f64, then narrowed
+// (program 6600205's PTX: an argmax index cast to f16 had become selects of 0.0 .. 4.0
+// narrowed by cvt.rn.f16.f64).
 Kernel conversions_to_f64_kernel() {
     return kernel("conversions_to_f64", [](View<const f32, 1> m, View<const f32, 1> y, View<f16, 1> out, View<f32, 1> out2) {
         auto n = axis("n", kN);
@@ -426,4 +427,3 @@ TEST(CudaBoolToF64, ConversionsToF64NarrowNoValueBuiltFromOneLowWord) {
         for (const auto& s : narrowed_f64_of_shared_low_words(ptx)) ADD_FAILURE() << (p == Precision::exact ? "exact: " : "standard: ") << s;
     }
 }
-

@@ -75,13 +75,12 @@ __device__ __forceinline__ float fneg(float x) { float r; asm("neg.f32 %0, %1;" 
 // F2F.F32.F64 narrowings of such pairs as repeats of the first two, although the high
 // register had changed between them (fuzz program 6545841, on an H100: an f16 2.0
 // stored where the interpreter stores 0.0; nvdisasm of NVRTC's cubin, the SASS
-// simulated on the program's data: bench/results/gpu-20261207-s40/). A bool reaches
-// f64 through an int NVVM cannot see (an empty asm) converted by cvt.rn.f64.s32, a full
-// 64-bit result ptxas does not split. NVVM makes the same selects of any conversion to
-// f64 whose operand it knows to be a select of constants (an argmax's index cast to f16
-// through f64 became selects of 0.0 .. 4.0 narrowed by cvt.rn.f16.f64: fuzz program
-// 6600205's PTX), so integers and floats reach f64 through an empty asm too.
-__device__ __forceinline__ double bool_to_double(bool b) { int i = b ? 1 : 0; asm("" : "+r"(i)); return (double)i; }
+// simulated on the program's data: bench/results/gpu-20261207-s40/). NVVM makes such
+// selects of any conversion to f64 whose operand it knows to be a select of constants (a
+// bool; an argmax's index cast to f16 through f64 became selects of 0.0 .. 4.0 narrowed by
+// cvt.rn.f16.f64: fuzz program 6600205's PTX), so every conversion to f64 converts a value
+// NVVM cannot see (an empty asm): a full 64-bit result of cvt, which ptxas does not split.
+// (A bool converts as the integer 0 or 1.)
 __device__ __forceinline__ double int_to_double(long long v) { asm("" : "+l"(v)); return (double)v; }
 __device__ __forceinline__ double float_to_double(float x) { asm("" : "+f"(x)); return (double)x; }
 // ---- ptxas and |x| against a constant <= 0: ptxas (CUDA 13.0, sm_90a) folds

@@ -269,7 +269,7 @@ std::string cast_expr(Kind from, Kind to, const std::string& x) {
     if (to == Kind::Bool) return "(" + x + " != 0)";
     if (from == Kind::Bool) {
         if (held_in_float(to)) return call("kc::bool_to_float", x);  // not a select NVVM can fold into (prelude: "ptxas and -0.0")
-        if (to == Kind::F64) return call("kc::bool_to_double", x);  // a full 64-bit value (prelude: "ptxas and f64 values built from halves")
+        if (to == Kind::F64) return cast_expr(Kind::I32, to, "(" + x + " ? 1 : 0)");  // not a select either (below)
         return is_float(to) ? "(" + x + " ? " + literal(to, 1, 1) + " : " + literal(to, 0, 0) + ")" : "(" + ctype(to) + ")(" + x + " ? 1 : 0)";
     }
     // Conversions to f64 pass an empty asm: NVVM would fold one of a select of
