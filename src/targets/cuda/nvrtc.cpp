@@ -10,6 +10,8 @@
 
 #include <kiln/error.h>
 
+#include "support/elf_build_id.h"
+
 namespace kiln::cu {
 
 namespace {
@@ -131,6 +133,15 @@ std::string nvrtc_version(std::string* why) {
     return l.version;
 }
 
+// The identity keys the disk cache's kernels by the NVRTC that compiled them. A
+// library's GNU build ID names its build wherever it is installed, so a cache
+// filled on one machine (a development machine without a GPU compiles offline
+// for sm_90a) serves another with the same NVRTC: a fuzz campaign's compiles done
+// ahead, a build farm's. NVRTC loads its builtins library from beside it at the
+// first compile; that build counts too. A library without a build ID (or found
+// only through the loader's path) is named by its file's device, inode, size and
+// time instead, which is one copy on one machine. (Reading the notes of two ELF
+// files costs microseconds; NVRTC itself is not loaded.)
 const std::string& nvrtc_identity(std::string* why) {
     static const std::string identity = [] {
         if (turned_off()) return std::string();
@@ -138,6 +149,13 @@ const std::string& nvrtc_identity(std::string* why) {
         if (nvrtc_file().empty() || ::stat(nvrtc_file().c_str(), &st) != 0) {
             const std::string& version = loaded().version;
             return version.empty() ? std::string() : "NVRTC " + version + " from the loader's search path";
+        }
+        if (const std::string id = support::elf_build_id(nvrtc_file()); !id.empty()) {
+            const std::string dir = nvrtc_file().substr(0, nvrtc_file().rfind('/') + 1);
+            std::string builtins;
+            for (const char* name : {"libnvrtc-builtins.so.13.0", "libnvrtc-builtins.so"})
+                if (builtins.empty()) builtins = support::elf_build_id(dir + name);
+            return "NVRTC build " + id + (builtins.empty() ? "" : " builtins " + builtins);
         }
         return nvrtc_file() + " dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) + " size=" +
                std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);

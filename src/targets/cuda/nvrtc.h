@@ -21,7 +21,9 @@ struct NvrtcOutput {
 std::string nvrtc_version(std::string* why = nullptr);
 
 // Which NVRTC a compile would use, for cache keys, found once per process: the
-// library file's path, device, inode, size and modification time. Loading NVRTC
+// library's build ID and its builtins library's (the same on every machine with
+// that build), else the library file's path, device, inode, size and modification
+// time (nvrtc.cpp says when). Loading NVRTC
 // costs ~10 ms, so a launch whose kernel is cached never does: this only stats
 // the file, unless NVRTC is left to the loader's search path (then it loads it
 // and answers with its version). Empty when there is none (`why` says why).
