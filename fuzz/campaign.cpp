@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
@@ -15,34 +16,84 @@ namespace kiln::fuzz {
 
 namespace {
 
-// Programs first .. last - 1 of the campaign traced, and compiled ahead by each
-// target as one batch. Only a saving: a program that fails here is reported by
-// its own check.
-void prepare_batch(const CampaignOptions& o, std::int64_t first, std::int64_t last) {
+// Programs first .. last - 1 of the campaign traced and specialised to their
+// launches, as each target's prepare_batch takes them. A program whose recipe,
+// trace or specialisation throws is left out (its own check reports it).
+struct Batch {
     std::vector<Kernel> kernels;
     std::vector<Launch> launches;
     std::vector<std::shared_ptr<const ir::Program>> programs;
+    std::vector<std::uint64_t> seeds;
     std::vector<detail::TargetImpl::Pending> pending;
-    launches.reserve(static_cast<std::size_t>(last - first));  // pending points into it
+};
+
+std::unique_ptr<Batch> traced_batch(const CampaignOptions& o, std::int64_t first, std::int64_t last) {
+    auto b = std::make_unique<Batch>();
+    b->launches.reserve(static_cast<std::size_t>(last - first));  // pending points into it
     for (std::int64_t i = first; i < last; ++i) {
         try {
-            const Recipe r = make_recipe(o.seed + static_cast<std::uint64_t>(i), o.limits);
+            const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(i);
+            const Recipe r = make_recipe(seed, o.limits);
             Kernel k = build_kernel(r);
-            launches.push_back(make_launch(r));
-            programs.push_back(detail::specialize(*k.shared_impl(), launches.back().args, Loc::here()));
-            kernels.push_back(std::move(k));
+            b->launches.push_back(make_launch(r));
+            b->programs.push_back(detail::specialize(*k.shared_impl(), b->launches.back().args, Loc::here()));
+            b->kernels.push_back(std::move(k));
+            b->seeds.push_back(seed);
             CompileOptions options = o.compile;
             if (r.wide_index) options.index_width = IndexWidth::wide;
-            pending.push_back({programs.back().get(), &launches.back().args, options});
+            b->pending.push_back({b->programs.back().get(), &b->launches.back().args, options});
         } catch (const std::exception&) {
         }
     }
+    return b;
+}
+
+// Programs first .. last - 1 compiled ahead by each target as one batch. Only a
+// saving: a program that fails here is reported by its own check.
+void prepare_batch(const CampaignOptions& o, std::int64_t first, std::int64_t last) {
+    const auto b = traced_batch(o, first, last);
     for (std::size_t t = 1; t < o.targets.size(); ++t) {
         try {
-            o.targets[t].impl().prepare_batch(pending);
+            o.targets[t].impl().prepare_batch(b->pending);
         } catch (const std::exception&) {
         }
     }
+}
+
+// CampaignOptions::compile_only: programs first .. last - 1 compiled by every
+// target after the first (as one batch where the target can), then each asked for
+// once more, which finds it compiled, to say which failed: a kiln::Error is a
+// rejection its launch would report too (Result::raised), anything else a failure
+// (Verdict::internal). One Result a program, in seed order.
+std::vector<Result> compile_batch(const CampaignOptions& o, std::int64_t first, std::int64_t last) {
+    const auto b = traced_batch(o, first, last);
+    std::vector<Result> results(static_cast<std::size_t>(last - first));
+    for (std::int64_t i = first; i < last; ++i) {
+        Result& r = results[static_cast<std::size_t>(i - first)];
+        r.seed = o.seed + static_cast<std::uint64_t>(i);
+        r.verdict = Verdict::internal;
+        r.detail = "generating or tracing the program failed";
+    }
+    for (std::size_t i = 0; i < b->pending.size(); ++i) results[static_cast<std::size_t>(b->seeds[i] - o.seed) - static_cast<std::size_t>(first)].verdict = Verdict::same;
+    for (std::size_t t = 1; t < o.targets.size(); ++t) {
+        try {
+            o.targets[t].impl().prepare_batch(b->pending);
+        } catch (const std::exception&) {
+        }
+        for (std::size_t i = 0; i < b->pending.size(); ++i) {
+            const auto& q = b->pending[i];
+            Result& r = results[static_cast<std::size_t>(b->seeds[i] - o.seed) - static_cast<std::size_t>(first)];
+            try {
+                o.targets[t].impl().prepare(*q.program, *q.args, q.options, q.program->loc);
+            } catch (const Error&) {
+                r.raised = true;
+            } catch (const std::exception& e) {
+                r.verdict = Verdict::internal;
+                r.detail = o.targets[t].name() + " did not compile it: " + e.what();
+            }
+        }
+    }
+    return results;
 }
 
 }  // namespace
@@ -93,6 +144,16 @@ Summary run_campaign(const CampaignOptions& o, const std::function<void(const Re
             }
             if ((first = next.fetch_add(batch)) >= o.count) return;
             const std::int64_t last = std::min(o.count, first + batch);
+            if (o.compile_only) {
+                for (const Result& r : compile_batch(o, first, last)) {
+                    std::lock_guard<std::mutex> g(m);
+                    ++s.programs;
+                    if (r.verdict == Verdict::same) ++s.compiled, s.rejected += r.raised ? 1 : 0;
+                    else ++s.internal, s.failures.push_back(r);
+                    if (on_result) on_result(r, s.programs);
+                }
+                continue;
+            }
             if (batch > 1) {
                 const auto prepared = std::chrono::steady_clock::now();
                 prepare_batch(o, first, last);

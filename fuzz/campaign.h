@@ -25,6 +25,11 @@ struct CampaignOptions {
     // batches started finish, so the programs checked are the first ones, seeds
     // seed .. seed + programs - 1, however many jobs ran (Summary::stopped_early).
     double seconds = 0;
+    // Compile every program's kernels on the targets after the first and run
+    // nothing (Summary::compiled, rejected): with a disk cache, a campaign's compiles
+    // done ahead, e.g. for a GPU on a machine without one (the cuda target compiles
+    // offline for sm_90a, and the cache serves any machine with the same NVRTC).
+    bool compile_only = false;
 };
 
 struct Summary {
@@ -37,6 +42,11 @@ struct Summary {
     // ahead, and each target's runs (check_program's Result::target_seconds).
     double prepare_seconds = 0;
     std::vector<double> target_seconds;
+    // CampaignOptions::compile_only: programs traced and compiled by every target,
+    // and of them those a target refused with a kiln::Error (as their launches
+    // would); a failure to trace or compile is `internal`, with its Result in
+    // failures. on_result then gets each program's Result (Verdict::same: compiled).
+    std::int64_t compiled = 0, rejected = 0;
     std::vector<Result> failures;  // in seed order
     bool passed() const { return programs == same; }
 };

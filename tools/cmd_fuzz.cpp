@@ -29,6 +29,7 @@ struct FuzzOptions {
     int batch = 1;
     double seconds = 0;  // a time budget (campaign.h); 0: none
     bool disk_cache = false;  // file the campaign's kernels in the disk cache
+    bool compile_only = false;  // compile the programs into the disk cache, run nothing (campaign.h)
     std::string precision = "exact";
     bool show = false;
     std::uint64_t minimize = 0;
@@ -47,7 +48,8 @@ std::vector<Target> compared_targets(const FuzzOptions& o) {
     std::vector<Target> targets;
     std::vector<std::string> resolved;
     for (const auto& name : o.targets) {
-        targets.push_back(select_target(name, true));
+        // (Compiling needs no device: the cuda target compiles offline for sm_90a.)
+        targets.push_back(select_target(name, !o.compile_only));
         const std::string& real = targets.back().name();
         if (std::find(resolved.begin(), resolved.end(), real) != resolved.end())
             throw UsageError("fuzz compares targets: --targets names " + real + " twice" + (name == real ? "" : " ('" + name + "' is " + real + " here)"));
@@ -100,11 +102,40 @@ int run_minimize(const FuzzOptions& o, const std::vector<Target>& targets, const
     return kExitFailed;
 }
 
+// --compile-only: the campaign's kernels compiled by the targets after the first
+// and filed in the disk cache, so that the campaign run later (the same seeds,
+// targets and precision) compiles nothing: e.g. a GPU's campaign compiled on a
+// machine without one, then its cache carried over (KILN_CACHE_DIR).
+int run_compile_only(const fuzz::CampaignOptions& c, const FuzzOptions& o) {
+    auto disk = cache::DiskCache::open_or_warn();
+    if (!disk) throw Error("fuzz --compile-only files the kernels in the disk cache, and there is none (see the warning above)");
+    std::vector<std::string> compilers(o.targets.begin() + 1, o.targets.end());
+    std::cout << "kiln fuzz: compiling " << c.count << " programs (seeds " << c.seed << ".." << c.seed + static_cast<std::uint64_t>(c.count) - 1
+              << ") for " << joined(compilers, ", ") << " into " << disk->root().string() << ", precision " << o.precision << std::endl;
+    Progress progress(static_cast<std::size_t>(c.count));
+    Heartbeat heartbeat(std::chrono::seconds(support::env_integer("KILN_FUZZ_REPORT_SECONDS", 0, 86400).value_or(60)));
+    const auto start = std::chrono::steady_clock::now();
+    const fuzz::Summary s = fuzz::run_campaign(c, [&](const fuzz::Result& r, std::int64_t done) {
+        progress.show(static_cast<std::size_t>(done - 1), "program " + std::to_string(r.seed));
+        if (!progress.on_terminal() && heartbeat.due())
+            std::cout << "kiln fuzz: " << done << " of " << c.count << " programs compiled ("
+                      << format_duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << ")" << std::endl;
+    });
+    progress.clear();
+    if (s.stopped_early)
+        std::cout << "kiln fuzz: the time budget (--seconds " << o.seconds << ") ended the compiles after " << s.programs << " of " << c.count
+                  << " programs, seeds " << c.seed << ".." << c.seed + static_cast<std::uint64_t>(s.programs) - 1 << std::endl;
+    for (const fuzz::Result& r : s.failures) print_failure(r, "kiln fuzz --count 1 --seed " + std::to_string(r.seed) + " --targets " + joined(o.targets, ",") + " --precision " + o.precision + " --show");
+    std::cout << s.programs << " programs: " << s.compiled << " compiled (" << s.rejected << " compiles rejected with an error, as their launches would be), "
+              << s.internal << " failed (" << format_duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << ")" << std::endl;
+    return s.internal == 0 ? kExitOk : kExitFailed;
+}
+
 int run(const FuzzOptions& o) {
     if (o.count < 1) throw UsageError("--count must be at least 1");
     // Every program's kernel is compiled once and never again: filing each on disk
     // would only fill the cache (and cost its writes, a few fsyncs a program).
-    if (!o.disk_cache) cache::DiskCache::keep_kernels_in_process_only();
+    if (!o.disk_cache && !o.compile_only) cache::DiskCache::keep_kernels_in_process_only();
     fuzz::CampaignOptions c;
     c.targets = compared_targets(o);
     // Device code cannot raise: programs for a device target use no bounds::check.
@@ -119,6 +150,8 @@ int run(const FuzzOptions& o) {
     c.jobs = o.jobs;
     c.batch = o.batch;
     c.seconds = o.seconds;
+    c.compile_only = o.compile_only;
+    if (o.compile_only && (o.show || !o.shrink.empty())) throw UsageError("--compile-only runs nothing: it takes neither --show nor --shrink");
     const std::string target_list = joined(o.targets, ",");
     if (!o.shrink.empty()) {
         if (o.count != 1) throw UsageError("--shrink edits one program: use it with --count 1");
@@ -133,6 +166,7 @@ int run(const FuzzOptions& o) {
                                target_list + " --precision " + o.precision + " --show");
         return kExitFailed;
     }
+    if (c.compile_only) return run_compile_only(c, o);
     std::cout << "kiln fuzz: " << c.count << " programs (seeds " << c.seed << ".." << c.seed + static_cast<std::uint64_t>(c.count) - 1 << ") on "
               << joined(o.targets, " vs ") << ", precision " << o.precision << std::endl;
     if (o.show)
@@ -190,6 +224,9 @@ Command fuzz_command(CLI::App& app) {
         ->capture_default_str();
     sub->add_flag("--disk-cache", o->disk_cache,
                   "file the programs' kernels in the disk cache too (by default they stay in the process: each is compiled once and never again)");
+    sub->add_flag("--compile-only", o->compile_only,
+                  "compile the programs' kernels for the targets after the first into the disk cache and run nothing: a campaign's compiles "
+                  "done ahead, e.g. on a machine without the GPU (cuda compiles offline for sm_90a; the cache serves a machine with the same NVRTC)");
     sub->add_option("--seconds", o->seconds,
                     "a time budget: start no program after this many seconds (those started finish; the ones checked are the first)")
         ->check(CLI::PositiveNumber);
