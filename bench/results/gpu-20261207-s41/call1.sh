@@ -7,7 +7,8 @@
 # 2. the cuda fuzz regressions and PTX hazard scans on the widened f64 workaround
 #    (`12bd611`, `6b057fa`; the device has run only the bool form), and 6545841 replayed;
 # 3. the row kernels, bf16 at 8192, 4000 and 5123 columns: precision standard (kiln and
-#    copy) and fast (with the peers): never measured in fast precision;
+#    copy) and fast (with the peers): never measured in fast precision; and fast with
+#    KILN_CUDA_NAN_MINIMUM_AHEAD=1 (the 16-bit NaN minimum beside loads ahead);
 # 4. the interp-vs-cuda campaigns (issue 15) for the rest of the call.
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
@@ -25,6 +26,9 @@ timeout 90 python3 bench/rows_bench.py --lib $lib --precision standard --no-peer
 el "rows in precision fast (peers)"
 timeout 150 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K --widths 8192,4000,5123 --kinds bf16 --budget 90 \
   --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; cat $r/rows-fast.md 2>/dev/null | cut -c1-150
+el "rows in precision fast, KILN_CUDA_NAN_MINIMUM_AHEAD=1 (no peers)"
+KILN_CUDA_NAN_MINIMUM_AHEAD=1 timeout 80 python3 bench/rows_bench.py --lib $lib --precision fast --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
+  --out $r/rows-fast-nanmin.json > $r/rows-fast-nanmin.log 2>&1; echo "rc $?"; cat $r/rows-fast-nanmin.md 2>/dev/null | cut -c1-150
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
 finish

@@ -287,6 +287,13 @@ struct EmitOptions {
     // the register cap (the spill feedback would then give up the prefetch or the
     // shifted runs, worth more). kernel_cache.cpp clears it when it spills elsewhere.
     bool nan_by_minimum = true;
+    // The 16-bit minimum in kernels holding loads ahead too (persistent grids, loops'
+    // loads an iteration ahead); where it then spills, kernel_cache.cpp gives it up
+    // before the loads ahead. Offline (NVRTC 13.0, sm_90a) the bf16 cross-entropy at
+    // 8192 columns in precision fast: 495 -> 448 instructions a row's loop on a whole
+    // row's path, no spill (bench/results/gpu-20261207-s41/). Off until a device A/B
+    // decides: KILN_CUDA_NAN_MINIMUM_AHEAD=1.
+    bool nan_by_minimum_ahead = false;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

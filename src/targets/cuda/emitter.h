@@ -44,9 +44,9 @@ public:
     // Whether the kernel loads from argument `param` (which a store to it then updates in place).
     bool loads_param(int param) const { return loaded_params_.count(param) != 0; }
     // Whether a store of f16/bf16 pairs canonicalises NaNs with the 16-bit minimum
-    // (EmitOptions::nan_by_minimum: not in kernels holding loads ahead or shifting
-    // runs); the store says it did with used_nan_by_minimum().
-    bool nan_by_minimum() const { return o_.nan_by_minimum && ahead_.empty() && !o_.misaligned_rows; }
+    // (EmitOptions::nan_by_minimum: not in kernels shifting runs, nor in those holding
+    // loads ahead unless nan_by_minimum_ahead); the store says it did with used_nan_by_minimum().
+    bool nan_by_minimum() const { return o_.nan_by_minimum && (ahead_.empty() || o_.nan_by_minimum_ahead) && !o_.misaligned_rows; }
     void used_nan_by_minimum() { nan_by_minimum_used_ = true; }
     bool exact() const { return o_.precision == Precision::exact; }
     // Precision fast: f32 exp on the SFU (kc::exp_fast).

@@ -166,6 +166,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.narrower_vectors = narrower;
     static const bool whole_rows = support::env_integer("KILN_CUDA_WHOLE_ROWS", 0, 1).value_or(1) != 0;
     o.whole_rows = whole_rows;
+    static const bool nan_minimum_ahead = support::env_integer("KILN_CUDA_NAN_MINIMUM_AHEAD", 0, 1).value_or(0) != 0;
+    o.nan_by_minimum_ahead = nan_minimum_ahead;
     return o;
 }
 

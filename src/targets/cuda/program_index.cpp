@@ -202,6 +202,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("layout split", std::to_string(o.layout_split));
     key.add("split before dropping", o.split_before_dropping == 0 ? "0" : o.split_before_dropping == 1 ? "shifted runs alone" : "shifted runs, then loads ahead");  // the rule, so that a record of an earlier one is not reused
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
+    key.add("nan by minimum ahead", o.nan_by_minimum_ahead ? "1" : "0");
     key.add("cluster rows", o.cluster_rows ? "1" : "0");
     key.add("cluster cta threads", std::to_string(o.cluster_cta_threads));
     key.add("cluster prefetch", o.cluster_prefetch ? "1" : "0");
