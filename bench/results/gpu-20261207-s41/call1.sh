@@ -8,7 +8,9 @@
 #    (`12bd611`, `6b057fa`; the device has run only the bool form), and 6545841 replayed;
 # 3. the row kernels, bf16 at 8192, 4000 and 5123 columns: precision standard (kiln and
 #    copy) and fast (with the peers): never measured in fast precision; and fast with
-#    KILN_CUDA_NAN_MINIMUM_AHEAD=1 (the 16-bit NaN minimum beside loads ahead);
+#    KILN_CUDA_NAN_MINIMUM_AHEAD=1 (the 16-bit NaN minimum beside loads ahead), and with
+#    KILN_CUDA_SPILL_TOLERANCE=16 (offline the fast softmax at 8192 gives up its loads ahead
+#    for an 8-byte spill);
 # 4. the interp-vs-cuda campaigns (issue 15) for the rest of the call.
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
@@ -29,6 +31,9 @@ timeout 150 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K
 el "rows in precision fast, KILN_CUDA_NAN_MINIMUM_AHEAD=1 (no peers)"
 KILN_CUDA_NAN_MINIMUM_AHEAD=1 timeout 80 python3 bench/rows_bench.py --lib $lib --precision fast --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
   --out $r/rows-fast-nanmin.json > $r/rows-fast-nanmin.log 2>&1; echo "rc $?"; cat $r/rows-fast-nanmin.md 2>/dev/null | cut -c1-150
+el "rows in precision fast, KILN_CUDA_SPILL_TOLERANCE=16 (no peers)"
+KILN_CUDA_SPILL_TOLERANCE=16 timeout 80 python3 bench/rows_bench.py --lib $lib --precision fast --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
+  --out $r/rows-fast-spill16.json > $r/rows-fast-spill16.log 2>&1; echo "rc $?"; cat $r/rows-fast-spill16.md 2>/dev/null | cut -c1-150
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
 finish
