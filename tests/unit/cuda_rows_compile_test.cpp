@@ -593,3 +593,44 @@ TEST(CudaRows, PairNansCanonicaliseByAMinimumWhereTheRegistersAllow) {
     ASSERT_TRUE(contains(weighted, "loaded once, before the first instance")) << weighted;
     EXPECT_FALSE(contains(cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::ptx), "min.s16x2"));
 }
+
+// EmitOptions::nan_by_minimum_ahead (KILN_CUDA_NAN_MINIMUM_AHEAD=1): kernels holding
+// loads ahead canonicalise pair NaNs with the 16-bit minimum too, and where that
+// spills the ladder gives the minimum up before the loads ahead. Both cases in
+// precision fast, bf16 at the rows benchmark's widths: cross-entropy at 8192 columns
+// keeps both; residual LayerNorm at 4000 spills with the minimum and keeps its loads
+// ahead without it. Off (the default), neither kernel holding loads ahead uses it.
+TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
+    REQUIRE_NVRTC();
+    const std::string gave_up = "NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled beside the loads ahead";
+    RowArgs ce;
+    ce.in<bf16>({64, 8192});
+    ce.in<i64>({64});
+    ce.out<f32>({64});
+    ce.out<bf16>({64, 8192});
+    RowArgs rl;
+    rl.in<bf16>({64, 4000});
+    rl.in<bf16>({64, 4000});
+    rl.in<bf16>({4000});
+    rl.in<bf16>({4000});
+    rl.out<bf16>({64, 4000});
+    rl.out<bf16>({64, 4000});
+    struct Case {
+        Kernel kernel;
+        const std::vector<detail::Arg>& args;
+        bool minimum_fits;
+    };
+    for (const Case& c : {Case{rows::cross_entropy<bf16>(), ce.args, true}, Case{rows::residual_layernorm<bf16>(), rl.args, false}}) {
+        SCOPED_TRACE(c.kernel.name());
+        for (bool ahead : {false, true}) {
+            const auto k = compiled_with(c.kernel, c.args, Precision::fast, [&](cu::EmitOptions& o) { o.nan_by_minimum_ahead = ahead; });
+            const std::string text = ladder_and_values(*k);
+            EXPECT_TRUE(contains(k->kernel.source, "issued one instance ahead")) << text;
+            EXPECT_EQ(k->resources.spill_store_bytes + k->resources.spill_load_bytes, 0) << text;
+            const bool minimum = contains(k->kernel.source, "= kc::f2b2_min(");
+            EXPECT_EQ(minimum, ahead && c.minimum_fits) << text;
+            EXPECT_EQ(k->kernel.nan_by_minimum, minimum);
+            EXPECT_EQ(contains(text, gave_up), ahead && !c.minimum_fits) << text;
+        }
+    }
+}
