@@ -24,16 +24,16 @@ echo "6545841: $(timeout 60 $k fuzz --count 1 --seed 6545841 --targets interp,cu
 K=softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu
 el "rows in precision standard (no peers)"
 timeout 70 python3 bench/rows_bench.py --lib $lib --precision standard --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
-  --out $r/rows-standard.json > $r/rows-standard.log 2>&1; echo "rc $?"; cat $r/rows-standard.md 2>/dev/null | cut -c1-150
+  --out $r/rows-standard.json > $r/rows-standard.log 2>&1; echo "rc $?"; (cat $r/rows-standard.md 2>/dev/null || tail -25 $r/rows-standard.log) | cut -c1-150
 el "rows in precision fast (peers)"
 timeout 130 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K --widths 8192,4000,5123 --kinds bf16 --budget 75 \
-  --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; cat $r/rows-fast.md 2>/dev/null | cut -c1-150
+  --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; (cat $r/rows-fast.md 2>/dev/null || tail -25 $r/rows-fast.log) | cut -c1-150
 el "rows in precision fast, KILN_CUDA_NAN_MINIMUM_AHEAD=1 (no peers)"
 KILN_CUDA_NAN_MINIMUM_AHEAD=1 timeout 60 python3 bench/rows_bench.py --lib $lib --precision fast --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
-  --out $r/rows-fast-nanmin.json > $r/rows-fast-nanmin.log 2>&1; echo "rc $?"; cat $r/rows-fast-nanmin.md 2>/dev/null | cut -c1-150
+  --out $r/rows-fast-nanmin.json > $r/rows-fast-nanmin.log 2>&1; echo "rc $?"; (cat $r/rows-fast-nanmin.md 2>/dev/null || tail -25 $r/rows-fast-nanmin.log) | cut -c1-150
 el "rows in precision fast, KILN_CUDA_SPILL_TOLERANCE=16 (no peers)"
 KILN_CUDA_SPILL_TOLERANCE=16 timeout 60 python3 bench/rows_bench.py --lib $lib --precision fast --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
-  --out $r/rows-fast-spill16.json > $r/rows-fast-spill16.log 2>&1; echo "rc $?"; cat $r/rows-fast-spill16.md 2>/dev/null | cut -c1-150
+  --out $r/rows-fast-spill16.json > $r/rows-fast-spill16.log 2>&1; echo "rc $?"; (cat $r/rows-fast-spill16.md 2>/dev/null || tail -25 $r/rows-fast-spill16.log) | cut -c1-150
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
 finish
