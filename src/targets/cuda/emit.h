@@ -149,8 +149,10 @@ struct EmitOptions {
     bool fast_division = true;
     // Bytes of spill stores and loads (together) the kernel cache keeps in a row
     // kernel rather than give up, for them, its loads ahead, shifted runs or share
-    // (kernel_cache.cpp's ladder gives them up for any spill). 0 until an A/B on a
-    // device decides; KILN_CUDA_SPILL_TOLERANCE (0 to 1024).
+    // (kernel_cache.cpp's ladder gives them up for any spill). 0: kept spills of loads
+    // ahead lost on an H100, at 160 bytes (gpu-20261206-s33) and at 16 (bf16 softmax at
+    // 8192 columns in precision fast 1.01 -> 0.87 of copy, gpu-20261207-s41);
+    // KILN_CUDA_SPILL_TOLERANCE (0 to 1024).
     int spill_tolerance = 0;
     // Bytes of spill stores and loads (together) kept rather than change the layout
     // for them: give up the NaN minimum, halve each thread's share of the rows, halve
@@ -291,8 +293,9 @@ struct EmitOptions {
     // loads an iteration ahead); where it then spills, kernel_cache.cpp gives it up
     // before the loads ahead. Offline (NVRTC 13.0, sm_90a) the bf16 cross-entropy at
     // 8192 columns in precision fast: 495 -> 448 instructions a row's loop on a whole
-    // row's path, no spill (bench/results/gpu-20261207-s41/). Off until a device A/B
-    // decides: KILN_CUDA_NAN_MINIMUM_AHEAD=1.
+    // row's path, no spill; on an H100, one run each, 0.75 -> 0.81 of copy, and the
+    // other 20 bf16 row problems -3% to +2% (bench/results/gpu-20261207-s41/). Off
+    // until an A/B in alternation decides: KILN_CUDA_NAN_MINIMUM_AHEAD=1.
     bool nan_by_minimum_ahead = false;
 };
 
