@@ -634,3 +634,31 @@ TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
         }
     }
 }
+
+// EmitOptions::narrow_index_compares (KILN_CUDA_NARROW_INDEX_COMPARES=1): the
+// cross-entropy's `label == iota(c)` in 32 bits, the label clamped once, without the
+// thread-index fact; a kernel with no such compare (softmax) is the same source either
+// way. The values are the interpreter's on the emulated target
+// (emulated_index_compare_test.cpp, under the index facts that include this).
+TEST(CudaRows, NarrowIndexComparesChangeOnlyKernelsComparingAnIota) {
+    REQUIRE_NVRTC();
+    RowArgs ce;
+    ce.in<bf16>({64, 8192});
+    ce.in<i64>({64});
+    ce.out<f32>({64});
+    ce.out<bf16>({64, 8192});
+    const RowArgs sm = softmax_args(64, 8192);
+    std::string softmax_source[2];
+    for (bool narrow : {false, true}) {
+        auto set = [&](cu::EmitOptions& o) {
+            o.index_facts = false;
+            o.narrow_index_compares = narrow;
+        };
+        const auto k = compiled_with(rows::cross_entropy<bf16>(), ce.args, Precision::fast, set);
+        EXPECT_EQ(contains(k->kernel.source, "(kc::clamp_to_index(v"), narrow) << k->kernel.source;
+        EXPECT_FALSE(contains(k->kernel.source, "kc::assume(tid"));
+        EXPECT_EQ(k->resources.spill_store_bytes + k->resources.spill_load_bytes, 0) << ladder_and_values(*k);
+        softmax_source[narrow] = compiled_with(rows::softmax<bf16>(), sm.args, Precision::fast, set)->kernel.source;
+    }
+    EXPECT_EQ(softmax_source[0], softmax_source[1]);
+}

@@ -182,6 +182,15 @@ struct EmitOptions {
     // log-softmax 0.56 -> 0.59, softmax 0.45 -> 0.47, LayerNorm 0.50 -> 0.49, the
     // others within 1.5%. KILN_CUDA_INDEX_FACTS=0 or 1 for every launch.
     bool index_facts = false;
+    // The second of the index facts alone: an i64 compare of an iota with a value a
+    // thread's run shares (cross-entropy's `label == iota(c)`) in 32 bits, the value
+    // clamped once a run (scalar_ops.cpp: index_compare), without the thread-index fact
+    // that moved other kernels' layouts. It changes only kernels holding such a compare:
+    // offline, the bf16 cross-entropy at 8192 columns in precision fast 526 -> 495
+    // instructions a row's loop on a whole row's path, 4 registers fewer
+    // (bench/results/gpu-20261207-s41/). Off until a device A/B decides:
+    // KILN_CUDA_NARROW_INDEX_COMPARES=1.
+    bool narrow_index_compares = false;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;

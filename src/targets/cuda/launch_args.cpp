@@ -160,6 +160,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     // KILN_CUDA_INDEX_FACTS=0 or 1 sets them for every launch (A/B).
     static const std::optional<std::int64_t> index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1);
     o.index_facts = index_facts ? *index_facts != 0 : dealt_from_the_start;
+    static const bool narrow_compares = support::env_integer("KILN_CUDA_NARROW_INDEX_COMPARES", 0, 1).value_or(0) != 0;
+    o.narrow_index_compares = narrow_compares;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
     static const bool narrower = support::env_integer("KILN_CUDA_NARROWER_VECTORS", 0, 1).value_or(1) != 0;

@@ -217,6 +217,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("spill tolerance", std::to_string(o.spill_tolerance));
     key.add("layout spill tolerance", std::to_string(o.layout_spill_tolerance));
     key.add("index facts", o.index_facts ? "1" : "0");
+    key.add("narrow index compares", o.narrow_index_compares ? "1" : "0");
     key.add("gemm tile", std::to_string(o.gemm_bm) + "x" + std::to_string(o.gemm_bn));
     key.add("gemm split k", o.gemm_split_k ? "1" : "0");
     key.add("gemm cluster", std::to_string(o.gemm_cluster));

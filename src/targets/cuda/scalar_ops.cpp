@@ -248,7 +248,7 @@ std::string element_expr(Emitter& e, const Node& n, const std::vector<std::strin
                 return round_float(k, call(e.fast() ? "kc::ex2_approx" : "exp2f", x[1]));
             return binary_expr(e, n.op, k, x[0], x[1]);
         case ir::OpCategory::compare:
-            if (e.options().index_facts)
+            if (e.options().index_facts || e.options().narrow_index_compares)
                 if (auto narrow = index_compare(n, x)) return *narrow;
             return compare_expr(n.op, x[0], x[1]);
         case ir::OpCategory::select:
