@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -74,7 +74,9 @@ std::vector<Result> compile_batch(const CampaignOptions& o, std::int64_t first, 
         r.verdict = Verdict::internal;
         r.detail = "generating or tracing the program failed";
     }
-    for (std::size_t i = 0; i < b->pending.size(); ++i) results[static_cast<std::size_t>(b->seeds[i] - o.seed) - static_cast<std::size_t>(first)].verdict = Verdict::same;
+    // The Result of the batch's i-th traced program.
+    auto of = [&](std::size_t i) -> Result& { return results[static_cast<std::size_t>(b->seeds[i] - o.seed - static_cast<std::uint64_t>(first))]; };
+    for (std::size_t i = 0; i < b->pending.size(); ++i) of(i).verdict = Verdict::same;
     for (std::size_t t = 1; t < o.targets.size(); ++t) {
         try {
             o.targets[t].impl().prepare_batch(b->pending);
@@ -82,7 +84,7 @@ std::vector<Result> compile_batch(const CampaignOptions& o, std::int64_t first, 
         }
         for (std::size_t i = 0; i < b->pending.size(); ++i) {
             const auto& q = b->pending[i];
-            Result& r = results[static_cast<std::size_t>(b->seeds[i] - o.seed) - static_cast<std::size_t>(first)];
+            Result& r = of(i);
             try {
                 o.targets[t].impl().prepare(*q.program, *q.args, q.options, q.program->loc);
             } catch (const Error&) {

@@ -133,6 +133,8 @@ int run_compile_only(const fuzz::CampaignOptions& c, const FuzzOptions& o) {
 
 int run(const FuzzOptions& o) {
     if (o.count < 1) throw UsageError("--count must be at least 1");
+    if (o.compile_only && (o.show || !o.shrink.empty() || (o.minimize_option && o.minimize_option->count() > 0)))
+        throw UsageError("--compile-only runs nothing: it takes neither --show, --shrink nor --minimize");
     // Every program's kernel is compiled once and never again: filing each on disk
     // would only fill the cache (and cost its writes, a few fsyncs a program).
     if (!o.disk_cache && !o.compile_only) cache::DiskCache::keep_kernels_in_process_only();
@@ -151,7 +153,6 @@ int run(const FuzzOptions& o) {
     c.batch = o.batch;
     c.seconds = o.seconds;
     c.compile_only = o.compile_only;
-    if (o.compile_only && (o.show || !o.shrink.empty())) throw UsageError("--compile-only runs nothing: it takes neither --show nor --shrink");
     const std::string target_list = joined(o.targets, ",");
     if (!o.shrink.empty()) {
         if (o.count != 1) throw UsageError("--shrink edits one program: use it with --count 1");

@@ -27,7 +27,7 @@ endif()
 
 # It runs nothing, so it shows nothing.
 execute_process(COMMAND ${KILN} fuzz --count 1 --seed 31 --targets interp,cpu --compile-only --show RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT status EQUAL 2 OR NOT "${out}${err}" MATCHES "--compile-only runs nothing: it takes neither --show nor --shrink")
+if(NOT status EQUAL 2 OR NOT "${out}${err}" MATCHES "--compile-only runs nothing: it takes neither --show, --shrink nor --minimize")
   message(FATAL_ERROR "--compile-only --show (${status}):\n${out}${err}")
 endif()
 
