@@ -85,6 +85,28 @@ RowArgs softmax_args(std::int64_t r, std::int64_t c) {
     return a;
 }
 
+// x, residual [r, c], weight, bias [c], h, y [r, c], all bf16.
+RowArgs residual_layernorm_args(std::int64_t r, std::int64_t c) {
+    RowArgs a;
+    a.in<bf16>({r, c});
+    a.in<bf16>({r, c});
+    a.in<bf16>({c});
+    a.in<bf16>({c});
+    a.out<bf16>({r, c});
+    a.out<bf16>({r, c});
+    return a;
+}
+
+// bf16 logits [r, c], i64 labels [r], f32 loss [r], bf16 gradient [r, c].
+RowArgs cross_entropy_args(std::int64_t r, std::int64_t c) {
+    RowArgs a;
+    a.in<bf16>({r, c});
+    a.in<i64>({r});
+    a.out<f32>({r});
+    a.out<bf16>({r, c});
+    return a;
+}
+
 // The program's text after cuda_layout (what `kiln ir NAME --target cuda --after cuda_layout` prints).
 std::string layout_ir(const Kernel& k, const std::vector<detail::Arg>& args) {
     auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
@@ -374,18 +396,8 @@ TEST(CudaRows, CatalogRowKernelsCompileWithoutSpills) {
     REQUIRE_NVRTC();
     for (std::int64_t cols : {8192, 1000}) {
         SCOPED_TRACE(cols);
-        RowArgs ce;
-        ce.in<bf16>({64, cols});
-        ce.in<i64>({64});
-        ce.out<f32>({64});
-        ce.out<bf16>({64, cols});
-        RowArgs res;
-        res.in<bf16>({64, cols});
-        res.in<bf16>({64, cols});
-        res.in<bf16>({cols});
-        res.in<bf16>({cols});
-        res.out<bf16>({64, cols});
-        res.out<bf16>({64, cols});
+        const RowArgs ce = cross_entropy_args(64, cols);
+        const RowArgs res = residual_layernorm_args(64, cols);
         RowArgs sw;
         sw.in<bf16>({64, 2 * cols});
         sw.out<bf16>({64, cols});
@@ -468,11 +480,7 @@ TEST(CudaRows, ThePlanSaysWhatTheSpillFeedbackGaveUp) {
 // to keep them lost as often as it won on an H200 (bench/results/gpu-20261205-s24/).
 TEST(CudaRows, ASpillHalvesTheShareBeforeTheShiftedRunsAloneAreGivenUp) {
     REQUIRE_NVRTC();
-    RowArgs ce;
-    ce.in<bf16>({64, 8192});
-    ce.in<i64>({64});
-    ce.out<f32>({64});
-    ce.out<bf16>({64, 8192});
+    const RowArgs ce = cross_entropy_args(64, 8192);
     RowArgs sw;
     sw.in<bf16>({64, 2 * 8192});
     sw.out<bf16>({64, 8192});
@@ -603,18 +611,8 @@ TEST(CudaRows, PairNansCanonicaliseByAMinimumWhereTheRegistersAllow) {
 TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
     REQUIRE_NVRTC();
     const std::string gave_up = "NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled beside the loads ahead";
-    RowArgs ce;
-    ce.in<bf16>({64, 8192});
-    ce.in<i64>({64});
-    ce.out<f32>({64});
-    ce.out<bf16>({64, 8192});
-    RowArgs rl;
-    rl.in<bf16>({64, 4000});
-    rl.in<bf16>({64, 4000});
-    rl.in<bf16>({4000});
-    rl.in<bf16>({4000});
-    rl.out<bf16>({64, 4000});
-    rl.out<bf16>({64, 4000});
+    const RowArgs ce = cross_entropy_args(64, 8192);
+    const RowArgs rl = residual_layernorm_args(64, 4000);
     struct Case {
         Kernel kernel;
         const std::vector<detail::Arg>& args;
@@ -642,11 +640,7 @@ TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
 // (emulated_index_compare_test.cpp, under the index facts that include this).
 TEST(CudaRows, NarrowIndexComparesChangeOnlyKernelsComparingAnIota) {
     REQUIRE_NVRTC();
-    RowArgs ce;
-    ce.in<bf16>({64, 8192});
-    ce.in<i64>({64});
-    ce.out<f32>({64});
-    ce.out<bf16>({64, 8192});
+    const RowArgs ce = cross_entropy_args(64, 8192);
     const RowArgs sm = softmax_args(64, 8192);
     std::string softmax_source[2];
     for (bool narrow : {false, true}) {
