@@ -591,9 +591,10 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
                               (loop_ahead ? "a loop's loads an iteration ahead" : "the loads ahead of their instance") + spilled);
             continue;
         }
-        // (EmitOptions::nan_by_minimum_ahead: the 16-bit minimum, three instructions an
-        // element pair fewer, goes before the loads ahead, worth more.)
-        if (spills && fresh->kernel.nan_by_minimum && eo.nan_by_minimum_ahead && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops)) {
+        // A kernel holding loads ahead uses the 16-bit minimum only under
+        // EmitOptions::nan_by_minimum_ahead; there the minimum, three instructions an
+        // element pair fewer, goes before the loads ahead, worth more.
+        if (spills && fresh->kernel.nan_by_minimum && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops)) {
             eo.nan_by_minimum = false;
             gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled beside the loads ahead" + spilled);
             continue;
