@@ -54,6 +54,7 @@ TEST(CudaPtxHazards, FuzzedProgramsCarryNone) {
             const char* mode = precision == Precision::exact ? " exact" : " standard";
             for (const auto& s : ptx_hazards::hazardous_selects(ptx)) ADD_FAILURE() << "program " << seed << mode << ": select of -1.0 against -0.0: " << s;
             for (const auto& s : ptx_hazards::negated_signed_min_max(ptx)) ADD_FAILURE() << "program " << seed << mode << ": signed min/max of a negation: " << s;
+            for (const auto& s : ptx_hazards::merged_shared_subword_loads(ptx)) ADD_FAILURE() << "program " << seed << mode << ": shared memory read below a word: " << s;
             // Reported, not failed: the emitter keeps conversions from making such values
             // (6545841, 6600205), but a program's own f64 select of constants still can
             // (6700009: ite(c, 100.0, 0.0) narrowed to f32), and ptxas miscompiled only one
@@ -154,4 +155,24 @@ TEST(CudaPtxHazards, Program6700306MasksAConstantSumOpaquely) {
     const auto c = compiled_program(6700306, Precision::standard);
     EXPECT_NE(c->kernel.source.find("kc::select_opaque("), std::string::npos);
     for (const auto& s : ptx_hazards::hazardous_selects(cu::kernel_ptx(*c))) ADD_FAILURE() << "select of -1.0 against -0.0: " << s;
+}
+
+// Program 6405128 (an H100 campaign, session 42, precision exact): a gather of a
+// reversed bool row staged in shared memory, which NVVM read as one
+// `ld.shared.v4.u16` and ptxas compiled with byte 6 taken from a register the load
+// never wrote: a true where every element was false, and an f16 cos(1) where the
+// interpreter stores cos(0) (emitter.cpp: shared_element_type). Its PTX, compiled
+// offline, now reads each bool alone; the scan finds the load NVVM wrote before.
+TEST(CudaPtxHazards, Program6405128ReadsEachBoolInSharedMemoryAlone) {
+    if (cu::nvrtc_version().empty()) GTEST_SKIP() << "no NVRTC";
+    const auto c = compiled_program(6405128, Precision::exact);
+    EXPECT_NE(c->kernel.source.find("volatile bool* const"), std::string::npos);
+    const std::string ptx = cu::kernel_ptx(*c);
+    for (const auto& s : ptx_hazards::merged_shared_subword_loads(ptx)) ADD_FAILURE() << "shared memory read below a word: " << s;
+    EXPECT_NE(ptx.find("ld.volatile.shared.u8"), std::string::npos);
+    const std::string before = "\tbar.sync \t0;\n\tld.shared.v4.u16 \t{%rs119, %rs120, %rs121, %rs122}, [kiln_smem];\n"
+                               "\tand.b16  \t%rs123, %rs119, 255;\n\tld.shared.f32 \t%f37, [%rd6];\n\tld.volatile.shared.u8 \t%rs1, [kiln_smem+6];\n";
+    const auto found = ptx_hazards::merged_shared_subword_loads(before);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].rfind("ld.shared.v4.u16", 0), 0u) << found[0];
 }

@@ -67,3 +67,9 @@ TEST(CudaFuzzRegression, Seed4962944AnInt32SumWithAConstantLeavesItsOperandWhole
 // 2.0 where the interpreter stores 0.0 (session 39, on an H100; prelude.cpp: "ptxas
 // and f64 values built from halves").
 TEST(CudaFuzzRegression, Seed6545841BoolDerivedDoublesAreEachNarrowed) { replay(6545841, Precision::exact); }
+
+// ptxas (CUDA 13.0) took byte 6 of a reversed bool row gathered from shared memory
+// from a register its load never wrote (NVVM had merged the row's reads into one
+// `ld.shared.v4.u16`): an f16 cos(1) where the interpreter stores cos(0) (session 42,
+// on an H100; emitter.cpp: shared_element_type).
+TEST(CudaFuzzRegression, Seed6405128AGatheredBoolRowReadsItsOwnBytes) { replay(6405128, Precision::exact); }

@@ -14,7 +14,9 @@
 //
 // CudaPtxasBoolBytes: an argmin over bools staged in shared memory, whose reads
 // NVVM had merged into 16-byte loads, took one byte from a stale register in
-// ptxas's code (program 4500528); the emitter reads such bytes one at a time.
+// ptxas's code (program 4500528), and so did a gather of a reversed bool row read
+// as one `ld.shared.v4.u16` (program 6405128); the emitter reaches bools in shared
+// memory through volatile pointers, one byte at a time (emitter.cpp: shared_element_type).
 //
 // CudaNegatedInt32MinMax: ptxas fuses two dependent signed 32-bit minimums (or
 // maximums) into a VIMNMX3 and drops the negation of an operand it folds into it,
@@ -174,6 +176,78 @@ TEST(CudaPtxasBoolBytes, ArgminOfBoolsReadsSharedMemoryByteByByte) {
     Tensor<i32> out({7});
     const std::string ptx = generic_ptx(k, args_of(std::as_const(m).view(), out.view()), Precision::standard);
     EXPECT_GE(count(ptx, "ld.volatile.shared.u8") + count(ptx, "ld.volatile.shared.s8"), 8) << ptx.substr(0, 2000);
+}
+
+namespace {
+
+// Bool tiles moved through shared memory every way the emitter moves them: a row
+// gathered reversed (fuzz program 6405128's reindex, whose seven reads NVVM merged
+// into one `ld.shared.v4.u16` and ptxas compiled with byte 6 from a register the
+// load never wrote), a transpose, and an argmax over the reversed rows.
+Kernel bool_moves() {
+    return kernel("bool_moves", [](View<const f32, 2> m, View<i32, 2> flipped, View<i32, 2> transposed, View<i64, 2> arg) {
+        auto r = axis("r", 8), c = axis("c", 7), one = axis("one", 1);
+        for (auto& nest : parallel(shape(axis("one_instance", 1)))) {
+            (void)nest;
+            auto b = m[coord(0, 0), shape(r, c)] >= 0.0f;
+            auto f = reindex(b, shape(r, c), [&](const Nest& e) { return coord(e.index(r), Scalar<i64>(6) - e.index(c)); });
+            flipped(coord(0, 0), shape(r, c)).store(cast<i32>(f));
+            transposed(coord(0, 0), shape(c, r)).store(cast<i32>(reindex(b, shape(c, r), [&](const Nest& e) { return coord(e.index(r), e.index(c)); })));
+            arg(coord(0, 0), shape(r, one)).store(reshape(argmax(f, c), shape(r, one)));
+        }
+    });
+}
+
+struct BoolMoveBuffers {
+    Tensor<f32> m{{8, 7}};
+    Tensor<i32> flipped{{8, 7}}, transposed{{7, 8}};
+    Tensor<i64> arg{{8, 1}};
+    std::vector<detail::Arg> args() { return args_of(std::as_const(m).view(), flipped.view(), transposed.view(), arg.view()); }
+};
+
+}  // namespace
+
+TEST(CudaPtxasBoolBytes, BoolTilesMovedThroughSharedMemoryAreReadByteByByte) {
+    REQUIRE_NVRTC();
+    BoolMoveBuffers b;
+    for (Precision p : {Precision::exact, Precision::standard}) {
+        const std::string ptx = generic_ptx(bool_moves(), b.args(), p);
+        const auto found = merged_shared_subword_loads(ptx);
+        EXPECT_TRUE(found.empty()) << found.size() << " shared reads below a word, first: " << found[0];
+        EXPECT_GE(count(ptx, "ld.volatile.shared.u8"), 7) << ptx.substr(0, 2000);
+    }
+}
+
+TEST(CudaPtxasBoolBytes, BoolTilesMovedThroughSharedMemoryMatchTheInterpreter) {
+    REQUIRE_DEVICE();
+    for (unsigned seed : {1u, 2u, 3u}) {
+        std::mt19937 g(seed);
+        std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+        std::vector<float> mv(56);
+        for (float& v : mv) v = d(g);
+        BoolMoveBuffers want;
+        want.m = Tensor<f32>({8, 7}, mv);
+        run_kernel(bool_moves(), interp(), want.args(), {.precision = Precision::exact}, Loc::here());
+        auto md = want.m.to(cuda());
+        auto fd = Tensor<i32>({8, 7}).to(cuda()), td = Tensor<i32>({7, 8}).to(cuda());
+        auto ad = Tensor<i64>({8, 1}).to(cuda());
+        run_kernel(bool_moves(), cuda(), args_of(std::as_const(md), fd, td, ad), {.precision = Precision::exact}, Loc::here());
+        EXPECT_EQ(fd.to(host()).values(), want.flipped.values()) << "seed " << seed << ": the reversed rows";
+        EXPECT_EQ(td.to(host()).values(), want.transposed.values()) << "seed " << seed << ": the transpose";
+        EXPECT_EQ(ad.to(host()).values(), want.arg.values()) << "seed " << seed << ": argmax of the reversed rows";
+    }
+}
+
+// The scan finds what it is for: program 6405128's load before the change and a
+// pair of bytes, and not a volatile byte, a word, or one byte of a wider value.
+TEST(CudaPtxasBoolBytes, TheScanFindsMergedSubwordLoads) {
+    const std::string ptx = "\tld.shared.v4.u16 \t{%rs119, %rs120, %rs121, %rs122}, [kiln_smem];\n\tld.volatile.shared.u8 \t%rs1, [%rd3];\n"
+                            "\tld.shared.f32 \t%f37, [%rd6];\n\tld.shared.v2.u64 \t{%rd194, %rd195}, [kiln_smem];\n\tld.shared.u8 \t%rd637, [%rd521+112];\n"
+                            "\tld.shared.v2.u8 \t{%rs9, %rs10}, [%rd4];\n";
+    const auto found = merged_shared_subword_loads(ptx);
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].rfind("ld.shared.v4.u16", 0), 0u) << found[0];
+    EXPECT_EQ(found[1].rfind("ld.shared.v2.u8", 0), 0u) << found[1];
 }
 
 namespace {

@@ -108,4 +108,17 @@ inline std::vector<std::string> narrowed_f64_of_shared_low_words(const std::stri
     return found;
 }
 
+// The PTX lines loading vectors of bytes or halfwords from shared memory. Only bools
+// sit in shared memory narrower than a word (f16 and bf16 as floats, i8 as ints), and
+// NVVM merges neighbouring bool reads into such loads and picks the bytes out of them,
+// which ptxas twice compiled from a register that did not hold the load (fuzz programs
+// 4500528 and 6405128; emitter.cpp: shared_element_type). A single narrow load is
+// not one: NVVM reads the low byte of a wider value that way where only it is used.
+inline std::vector<std::string> merged_shared_subword_loads(const std::string& ptx) {
+    static const std::regex load(R"(ld\.shared\.v[248]\.[usb](8|16)\s[^;]*;)");
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it) found.push_back(it->str());
+    return found;
+}
+
 }  // namespace kiln::ptx_hazards

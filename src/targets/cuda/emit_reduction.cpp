@@ -153,21 +153,15 @@ void arg_reduce(Emitter& E, const Node& n) {
     std::string better = n.op == OpCode::argmax ? "v > bv" : "v < bv";
     // NaN is maximal for argmax and minimal for argmin: the first NaN wins.
     if (fl) better = "(bv == bv) && (v != v || " + better + ")";
-    // Bools (one byte each in shared memory) are read one at a time, through a
-    // volatile pointer: NVVM merges the unrolled reads of a thread's lines into
-    // 16-byte loads and picks the bytes out of the words, and ptxas (CUDA 13.0)
-    // compiled such an argmin with one byte taken from a register that still held
-    // an earlier read of shared memory: index 1 where every element was equal (the
-    // cuda fuzz campaign's program 4500528, read in the SASS; bench/results/gpu-20261204-s19).
-    // Separate one-byte loads leave ptxas nothing to pick from.
-    const std::string rd = x->type.kind == Kind::Bool ? "((volatile const bool*)" + sx + ")" : sx;
+    // A bool operand's array is volatile: its bytes are read one at a time
+    // (emitter.cpp: shared_element_type; programs 4500528 and 6405128).
     E.each_element(&n, [&](const std::string& e, const std::string& dst) {
         E.open("");
         E.line("const int base = " + line_base(xd, axis, e) + ";");
         E.line("long long best = 0;");
-        E.line(ctype(x->type.kind) + " bv = " + rd + "[base];");
+        E.line(ctype(x->type.kind) + " bv = " + sx + "[base];");
         E.open("for (int q = 1; q < " + num(len) + "; ++q)");
-        E.line("const " + ctype(x->type.kind) + " v = " + rd + "[base + q * " + num(stride) + "];");
+        E.line("const " + ctype(x->type.kind) + " v = " + sx + "[base + q * " + num(stride) + "];");
         E.open("if (" + better + ")");
         E.line("best = q;");
         E.line("bv = v;");

@@ -199,9 +199,23 @@ void Emitter::begin_shared(const Node& n) {
     shared_node_ = &n;
 }
 
+// Bools are the one element type narrower than a word in shared memory (f16 and bf16
+// sit there as floats, i8 as ints), and they are reached through volatile pointers:
+// NVVM merges the unrolled reads of neighbouring bools into vector loads and picks
+// the bytes out of the words, and ptxas (CUDA 13.0, sm_90a) has twice compiled such a
+// pick from a register that still held an earlier value. Program 4500528's argmin
+// took byte 7 of eight equal bools from a register holding an earlier shared read, and
+// program 6405128's gather of a reversed bool row (`ld.shared.v4.u16`, seven bytes
+// used) copied the word of bytes 4-7 to one register and took byte 6 from the next,
+// never written (`IMAD.MOV.U32 R26, RZ, RZ, R3` then `PRMT R18, R27, ...`): a true
+// where every element was false (docs/fuzzing.md). One-byte volatile accesses leave
+// ptxas no word to pick from.
+static std::string shared_element_type(const std::string& type) { return type == "bool" ? "volatile bool" : type; }
+
 std::string Emitter::shared_array(const std::string& type, std::int64_t count, int elem_bytes) {
     std::string v = fresh("s");
-    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_shared + " + num(shared_at_) + ");");
+    const std::string t = shared_element_type(type);
+    line(t + "* const " + v + " = reinterpret_cast<" + t + "*>(kiln_shared + " + num(shared_at_) + ");");
     shared_at_ += (count * elem_bytes + 15) / 16 * 16;
     if (shared_at_ > shared_max_) {
         shared_max_ = shared_at_;
@@ -241,7 +255,8 @@ std::string Emitter::exchange(const Node& n, const std::string& type, std::int64
         exchange_node_ = &n;
     }
     std::string v = fresh("x");
-    line(type + "* const " + v + " = reinterpret_cast<" + type + "*>(kiln_exchange" + num(area) + ");");
+    const std::string t = shared_element_type(type);
+    line(t + "* const " + v + " = reinterpret_cast<" + t + "*>(kiln_exchange" + num(area) + ");");
     return v;
 }
 
@@ -258,7 +273,8 @@ std::string Emitter::stage(const Node* x) {
     // Runs are contiguous in the array too: write them with vector stores (element
     // stores would put the lanes of a warp V apart, a V-way bank conflict). Partial
     // runs, projections and shifted runs (aligned slots: a run may start before the row) go element by element.
-    if (l.uniform || l.vec == 1 || l.holds != passes::CudaHolds::tile || l.cols % l.vec != 0 || l.shifted) {
+    // Bools too: their array is volatile (shared_element_type), one byte at a time.
+    if (l.uniform || l.vec == 1 || l.holds != passes::CudaHolds::tile || l.cols % l.vec != 0 || l.shifted || k == Kind::Bool) {
         each_owned(x, [&](const std::string& e, const std::string& v) { line(s + "[" + e + "] = " + v + ";"); });
         return s;
     }
