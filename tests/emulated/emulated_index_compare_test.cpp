@@ -1,10 +1,12 @@
-// With the index facts (KILN_CUDA_INDEX_FACTS=1: ctest's kiln_emulated_tests_index_facts)
-// an i64 compare of an iota with a value its thread's run shares is emitted in 32
+// An i64 compare of an iota with a value its thread's run shares is emitted in 32
 // bits with the value clamped to [-1, n] (src/targets/cuda/scalar_ops.cpp:
-// index_compare). Every compare against every edge of that clamp, on the emulated
-// cuda target, bit for bit with the interpreter: values below, at and above the
-// axis, the i64 extremes, and 2^32 + 3, which a plain truncation to 32 bits would
-// take for column 3. Without the facts, the same values from the 64-bit compares.
+// index_compare; EmitOptions::narrow_index_compares, on by default, and the index
+// facts, KILN_CUDA_INDEX_FACTS=1: ctest's kiln_emulated_tests_index_facts). Every
+// compare against every edge of that clamp, on the emulated cuda target, bit for bit
+// with the interpreter: values below, at and above the axis, the i64 extremes, and
+// 2^32 + 3, which a plain truncation to 32 bits would take for column 3. With neither
+// (ctest's kiln_emulated_tests_wide_index_compares), the same values from the 64-bit
+// compares.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -57,8 +59,9 @@ TEST(EmulatedIndexCompare, EveryCompareAtEveryEdgeOfTheClampMatchesTheInterprete
         std::vector<detail::Arg> args = {bufs[0].arg, bufs[1].arg};
         const std::string source = emulated::emulated_source(index_compares(), args, Precision::standard);
         const char* facts = std::getenv("KILN_CUDA_INDEX_FACTS");
-        const bool on = facts && std::string(facts) == "1";
-        EXPECT_EQ(source.find("kc::clamp_to_index(v") != std::string::npos, on) << source;
+        const char* narrow = std::getenv("KILN_CUDA_NARROW_INDEX_COMPARES");
+        const bool on = facts && std::string(facts) == "1", narrow_on = !narrow || std::string(narrow) != "0";
+        EXPECT_EQ(source.find("kc::clamp_to_index(v") != std::string::npos, on || narrow_on) << source;
         EXPECT_EQ(source.find("kc::assume(tid") != std::string::npos, on) << source;
     }
 }

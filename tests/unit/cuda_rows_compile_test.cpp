@@ -484,16 +484,25 @@ TEST(CudaRows, ASpillHalvesTheShareBeforeTheShiftedRunsAloneAreGivenUp) {
     RowArgs sw;
     sw.in<bf16>({64, 2 * 8192});
     sw.out<bf16>({64, 8192});
-    std::vector<std::pair<Kernel, std::vector<detail::Arg>>> kernels = {{rows::softmax<bf16>(), softmax_args(64, 8192).args},
-                                                                        {rows::log_softmax<bf16>(), softmax_args(64, 8192).args},
-                                                                        {rows::cross_entropy<bf16>(), ce.args},
-                                                                        {rows::swiglu<bf16>(), sw.args}};
-    for (auto& [k, args] : kernels) {
+    // The cross-entropy's label compare in 32 bits (EmitOptions::narrow_index_compares)
+    // leaves it a spill of a few bytes (4 + 4 with NVRTC 13.0), kept within the layout
+    // tolerance rather than half the share.
+    struct Case {
+        Kernel kernel;
+        std::vector<detail::Arg> args;
+        bool small_spill_kept;
+    };
+    std::vector<Case> kernels = {{rows::softmax<bf16>(), softmax_args(64, 8192).args, false},
+                                 {rows::log_softmax<bf16>(), softmax_args(64, 8192).args, false},
+                                 {rows::cross_entropy<bf16>(), ce.args, true},
+                                 {rows::swiglu<bf16>(), sw.args, false}};
+    for (auto& [k, args, small_spill_kept] : kernels) {
         const std::string plan = cuda_text(k, args, Precision::standard, What::plan);
         EXPECT_FALSE(contains(plan, "each thread holds 1/2 of its share of the rows")) << plan;
         EXPECT_TRUE(contains(plan, "no loads ahead of their instance or iteration (grid_prefetch, loop_prefetch): holding them spilled (")) << plan;
         EXPECT_FALSE(contains(plan, "issued one instance ahead")) << plan;
-        EXPECT_TRUE(no_spills(plan)) << plan;
+        if (small_spill_kept && !no_spills(plan)) EXPECT_TRUE(contains(plan, "not worth a change of layout: within EmitOptions::layout_spill_tolerance")) << plan;
+        else EXPECT_TRUE(no_spills(plan)) << plan;
     }
     // (The shifted runs of 16-bit rows, which the default deals instead: EmitOptions::coalesced_elements.)
     RowArgs ln = layernorm_args(64, 5123);
@@ -511,7 +520,8 @@ TEST(CudaRows, ASpillHalvesTheShareBeforeTheShiftedRunsAloneAreGivenUp) {
 // at most that many bytes is kept rather than what the ladder gives up for it. The bf16
 // softmax at 8192 columns spills holding the next row ahead (the test above): with a
 // tolerance above that spill it keeps its loads ahead, the spill stays, and the plan
-// says it was kept (not "not register-resident"); with none it gives them up.
+// says it was kept (not "not register-resident"); with none it gives up the NaN
+// minimum beside them (EmitOptions::nan_by_minimum_ahead), then them.
 TEST(CudaRows, ASpillWithinTheToleranceIsKept) {
     REQUIRE_NVRTC();
     const RowArgs a = softmax_args(64, 8192);
@@ -519,8 +529,9 @@ TEST(CudaRows, ASpillWithinTheToleranceIsKept) {
     cu::EmitOptions o = cu::emit_options(a.args, CompileOptions{.precision = Precision::standard});
     o.spill_tolerance = 0;
     const auto strict = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
-    ASSERT_FALSE(strict->spill_feedback.empty());
-    EXPECT_TRUE(contains(strict->spill_feedback.front(), "no loads ahead of their instance")) << strict->spill_feedback.front();
+    ASSERT_EQ(strict->spill_feedback.size(), 2u);
+    EXPECT_TRUE(contains(strict->spill_feedback.front(), "not by the 16-bit minimum, which spilled beside the loads ahead")) << strict->spill_feedback.front();
+    EXPECT_TRUE(contains(strict->spill_feedback.back(), "no loads ahead of their instance")) << strict->spill_feedback.back();
     EXPECT_FALSE(strict->kept_spills());
     EXPECT_EQ(strict->resources.spill_store_bytes + strict->resources.spill_load_bytes, 0);
     o.spill_tolerance = 1024;
@@ -536,7 +547,8 @@ TEST(CudaRows, ASpillWithinTheToleranceIsKept) {
 // at 1000 columns spills a few bytes once its loads ahead are given up (8 + 8 with
 // this NVRTC; on an H100 0.91 of copy so, 0.55 at half the share): with no tolerance
 // it gives up the NaN minimum and then half each thread's share; with a generous one
-// it keeps both, and its loads ahead still go (they go for any spill).
+// it keeps both, and its loads ahead still go (they go for any spill, after the NaN
+// minimum beside them).
 TEST(CudaRows, ASmallSpillIsKeptRatherThanHalveTheShare) {
     REQUIRE_NVRTC();
     RowArgs sw;
@@ -556,8 +568,10 @@ TEST(CudaRows, ASmallSpillIsKeptRatherThanHalveTheShare) {
     EXPECT_FALSE(strict->kept_spills());
     o.layout_spill_tolerance = 1024;
     const auto tolerant = cu::compiled_kernel(*program, o, nullptr, /*need_text=*/true);
-    ASSERT_EQ(tolerant->spill_feedback.size(), 2u);
-    EXPECT_TRUE(contains(tolerant->spill_feedback.front(), "no loads ahead of their instance")) << tolerant->spill_feedback.front();
+    // The NaN minimum beside the loads ahead, then the loads ahead, then the spill kept.
+    ASSERT_EQ(tolerant->spill_feedback.size(), 3u);
+    EXPECT_TRUE(contains(tolerant->spill_feedback.front(), "spilled beside the loads ahead")) << tolerant->spill_feedback.front();
+    EXPECT_TRUE(contains(tolerant->spill_feedback[1], "no loads ahead of their instance")) << tolerant->spill_feedback[1];
     EXPECT_TRUE(tolerant->kept_spills()) << tolerant->spill_feedback.back();
     EXPECT_TRUE(contains(tolerant->spill_feedback.back(), "not worth a change of layout")) << tolerant->spill_feedback.back();
     EXPECT_FALSE(said(*tolerant, "of its share of the rows"));
@@ -567,9 +581,9 @@ TEST(CudaRows, ASmallSpillIsKeptRatherThanHalveTheShare) {
 }
 
 // Stores of bf16 pairs canonicalise NaNs with one 16-bit minimum (min.s16x2) where
-// the registers allow it: not in a kernel holding loads ahead of their instance
-// (there it made ptxas spill, and the prefetch is worth more), and not where the
-// minimum itself spilled (the plan then says so).
+// the registers allow it, in kernels holding loads ahead of their instance too
+// (EmitOptions::nan_by_minimum_ahead), and not where the minimum itself spilled (the
+// plan then says so).
 TEST(CudaRows, PairNansCanonicaliseByAMinimumWhereTheRegistersAllow) {
     REQUIRE_NVRTC();
     const std::string by_tests = "NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled";
@@ -599,15 +613,17 @@ TEST(CudaRows, PairNansCanonicaliseByAMinimumWhereTheRegistersAllow) {
     w.out<bf16>({64, 8192});
     const std::string weighted = cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::plan);
     ASSERT_TRUE(contains(weighted, "loaded once, before the first instance")) << weighted;
-    EXPECT_FALSE(contains(cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::ptx), "min.s16x2"));
+    EXPECT_TRUE(contains(cuda_text(rows::rmsnorm_weighted<bf16>(), w.args, Precision::standard, What::ptx), "min.s16x2") != contains(weighted, by_tests))
+        << weighted;
+    EXPECT_TRUE(no_spills(weighted)) << weighted;
 }
 
-// EmitOptions::nan_by_minimum_ahead (KILN_CUDA_NAN_MINIMUM_AHEAD=1): kernels holding
+// EmitOptions::nan_by_minimum_ahead (on; KILN_CUDA_NAN_MINIMUM_AHEAD=0 turns it off): kernels holding
 // loads ahead canonicalise pair NaNs with the 16-bit minimum too, and where that
 // spills the ladder gives the minimum up before the loads ahead. Both cases in
 // precision fast, bf16 at the rows benchmark's widths: cross-entropy at 8192 columns
 // keeps both; residual LayerNorm at 4000 spills with the minimum and keeps its loads
-// ahead without it. Off (the default), neither kernel holding loads ahead uses it.
+// ahead without it. Off, neither kernel holding loads ahead uses it.
 TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
     REQUIRE_NVRTC();
     const std::string gave_up = "NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled beside the loads ahead";
@@ -633,7 +649,7 @@ TEST(CudaRows, PairNanMinimumBesideLoadsAheadGoesFirstWhereItSpills) {
     }
 }
 
-// EmitOptions::narrow_index_compares (KILN_CUDA_NARROW_INDEX_COMPARES=1): the
+// EmitOptions::narrow_index_compares (on; KILN_CUDA_NARROW_INDEX_COMPARES=0 turns it off): the
 // cross-entropy's `label == iota(c)` in 32 bits, the label clamped once, without the
 // thread-index fact; a kernel with no such compare (softmax) is the same source either
 // way. The values are the interpreter's on the emulated target

@@ -185,12 +185,12 @@ struct EmitOptions {
     // The second of the index facts alone: an i64 compare of an iota with a value a
     // thread's run shares (cross-entropy's `label == iota(c)`) in 32 bits, the value
     // clamped once a run (scalar_ops.cpp: index_compare), without the thread-index fact
-    // that moved other kernels' layouts. It changes only kernels holding such a compare:
-    // offline, the bf16 cross-entropy at 8192 columns in precision fast 526 -> 495
-    // instructions a row's loop on a whole row's path, 4 registers fewer
-    // (bench/results/gpu-20261207-s41/). Off until a device A/B decides:
-    // KILN_CUDA_NARROW_INDEX_COMPARES=1.
-    bool narrow_index_compares = false;
+    // that moved other kernels' layouts. It changes only kernels holding such a compare.
+    // On by default since an A/B on an H100 with nan_by_minimum_ahead (each setting twice,
+    // in alternation, bf16 rows in precision fast): cross-entropy 0.75 -> 0.87 of copy at
+    // 8192 columns and 0.62 -> 0.69 at 4000, the other 19 problems -1% to +2%
+    // (bench/results/gpu-20261207-s42/). KILN_CUDA_NARROW_INDEX_COMPARES=0 turns it off.
+    bool narrow_index_compares = true;
     // Rows too wide for one CTA span a cluster of CTAs (passes/cuda_layout.h);
     // KILN_CUDA_CLUSTER=0 keeps them in one CTA (A/B).
     bool cluster_rows = true;
@@ -302,10 +302,9 @@ struct EmitOptions {
     // loads an iteration ahead); where it then spills, kernel_cache.cpp gives it up
     // before the loads ahead. Offline (NVRTC 13.0, sm_90a) the bf16 cross-entropy at
     // 8192 columns in precision fast: 495 -> 448 instructions a row's loop on a whole
-    // row's path, no spill; on an H100, one run each, 0.75 -> 0.81 of copy, and the
-    // other 20 bf16 row problems -3% to +2% (bench/results/gpu-20261207-s41/). Off
-    // until an A/B in alternation decides: KILN_CUDA_NAN_MINIMUM_AHEAD=1.
-    bool nan_by_minimum_ahead = false;
+    // row's path, no spill. On by default with narrow_index_compares (the A/B above);
+    // KILN_CUDA_NAN_MINIMUM_AHEAD=0 turns it off.
+    bool nan_by_minimum_ahead = true;
 };
 
 // A second kernel in the same module for the canonical GEMM on Hopper

@@ -593,9 +593,11 @@ std::shared_ptr<const CompiledKernel> find_or_compile(const ir::Program& p, cons
         }
         // A kernel holding loads ahead uses the 16-bit minimum only under
         // EmitOptions::nan_by_minimum_ahead; there the minimum, three instructions an
-        // element pair fewer, goes before the loads ahead, worth more.
+        // element pair fewer, goes before the loads ahead, worth more. Only beside them:
+        // where the loads ahead go next, the kernel without them takes the minimum again,
+        // so the ladder ends where it would have without the option.
         if (spills && fresh->kernel.nan_by_minimum && (fresh->kernel.persistent || fresh->kernel.loads_ahead_in_loops)) {
-            eo.nan_by_minimum = false;
+            eo.nan_by_minimum_ahead = false;
             gave_up.push_back("NaNs of f16/bf16 pairs canonicalised by tests, not by the 16-bit minimum, which spilled beside the loads ahead" + spilled);
             continue;
         }

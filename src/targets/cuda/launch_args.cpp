@@ -160,7 +160,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     // KILN_CUDA_INDEX_FACTS=0 or 1 sets them for every launch (A/B).
     static const std::optional<std::int64_t> index_facts = support::env_integer("KILN_CUDA_INDEX_FACTS", 0, 1);
     o.index_facts = index_facts ? *index_facts != 0 : dealt_from_the_start;
-    static const bool narrow_compares = support::env_integer("KILN_CUDA_NARROW_INDEX_COMPARES", 0, 1).value_or(0) != 0;
+    static const bool narrow_compares = support::env_integer("KILN_CUDA_NARROW_INDEX_COMPARES", 0, 1).value_or(1) != 0;
     o.narrow_index_compares = narrow_compares;
     static const bool shifted = support::env_integer("KILN_CUDA_SHIFTED_RUNS", 0, 1).value_or(1) != 0;
     o.misaligned_rows = shifted && misaligned && !dealt_from_the_start;
@@ -168,7 +168,7 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.narrower_vectors = narrower;
     static const bool whole_rows = support::env_integer("KILN_CUDA_WHOLE_ROWS", 0, 1).value_or(1) != 0;
     o.whole_rows = whole_rows;
-    static const bool nan_minimum_ahead = support::env_integer("KILN_CUDA_NAN_MINIMUM_AHEAD", 0, 1).value_or(0) != 0;
+    static const bool nan_minimum_ahead = support::env_integer("KILN_CUDA_NAN_MINIMUM_AHEAD", 0, 1).value_or(1) != 0;
     o.nan_by_minimum_ahead = nan_minimum_ahead;
     return o;
 }
