@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The next session's first device call, as planned at the end of session 42 (not yet run):
+#   OUT=<dir> CALL_SECONDS=575 EXACT=6440001 STANDARD=6860001 bash bench/results/gpu-20261207-s42/next-call.sh
+# 1. the cuda fuzz regressions and PTX hazard scans with bools in shared memory behind
+#    volatile pointers (program 6405128's workaround: its replay,
+#    CudaFuzzRegression.Seed6405128...) and the bool-moves test on the device
+#    (CudaPtxasBoolBytes.*), both never run on a device;
+# 2. the row kernels, bf16 at 8192, 4000 and 5123 columns, on the new defaults (the NaN
+#    minimum beside loads ahead and the narrow index compares): precision standard (kiln
+#    and copy) and fast (with the peers), the figures the README quotes;
+#    and in precision standard an A/B of the narrow index compares on the cross-entropy
+#    (offline at 8192 columns they leave it a 4-byte spill, kept within the layout
+#    tolerance, where without them it has none; the A/B that made them the default ran
+#    in precision fast);
+# 3. the interp-vs-cuda campaigns (issue 15) for the rest of the call; later calls:
+#    gpu-20261206-s36/campaign-call.sh with both seeds + 40000 a call.
+source bench/results/gpu-20261205-s23/common.sh
+nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
+build kiln_tool kiln_fuzz_tests kiln_unit_tests kiln_rows_bench
+lib=build-gpu/bench/libkiln_rows_bench.so
+regressions
+el "bool moves on the device"
+timeout 60 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaPtxasBoolBytes.*' > $r/t-bool-bytes.log 2>&1; echo "rc $?"
+grep -E "^\[ *(PASSED|FAILED|SKIPPED) |FAILED  \]" $r/t-bool-bytes.log | head -6
+K=softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu
+el "rows in precision standard (no peers)"
+timeout 70 python3 bench/rows_bench.py --lib $lib --precision standard --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
+  --out $r/rows-standard.json > $r/rows-standard.log 2>&1; echo "rc $?"; (cat $r/rows-standard.md 2>/dev/null || tail -25 $r/rows-standard.log) | cut -c1-150
+el "rows in precision fast (peers)"
+timeout 130 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K --widths 8192,4000,5123 --kinds bf16 --budget 75 \
+  --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; (cat $r/rows-fast.md 2>/dev/null || tail -25 $r/rows-fast.log) | cut -c1-150
+ab ce-narrow KILN_CUDA_NARROW_INDEX_COMPARES "0 1" cross_entropy 8192,4000,5123 bf16
+s=$(( $(left) - 20 ))
+[ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
+finish
