@@ -11,7 +11,10 @@
 #    and in precision standard an A/B of the narrow index compares on the cross-entropy
 #    (offline at 8192 columns they leave it a 4-byte spill, kept within the layout
 #    tolerance, where without them it has none; the A/B that made them the default ran
-#    in precision fast);
+#    in precision fast); and the cross-entropy in standard with KILN_CUDA_SHARED_DIVISOR=1
+#    (offline, with the new defaults, its ladder ends at 48 registers and no spill, where
+#    the default ends at 64 with a 4-byte spill; within noise on an H100 in session 27,
+#    before the knobs);
 # 3. the interp-vs-cuda campaigns (issue 15) for the rest of the call; later calls:
 #    gpu-20261206-s36/campaign-call.sh with both seeds + 40000 a call.
 source bench/results/gpu-20261205-s23/common.sh
@@ -30,6 +33,7 @@ el "rows in precision fast (peers)"
 timeout 130 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K --widths 8192,4000,5123 --kinds bf16 --budget 75 \
   --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; (cat $r/rows-fast.md 2>/dev/null || tail -25 $r/rows-fast.log) | cut -c1-150
 ab ce-narrow KILN_CUDA_NARROW_INDEX_COMPARES "0 1" cross_entropy 8192,4000,5123 bf16
+ab ce-shared-divisor KILN_CUDA_SHARED_DIVISOR "0 1" cross_entropy 8192,4000,5123 bf16
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
 finish
