@@ -18,8 +18,10 @@
 //     bench/results/gpu-20261207-s42/scope/scope.cpp build/fuzz/libkiln_fuzz.a build/libkiln.a -lcrypto -ldl -o /tmp/scope
 // Run: /tmp/scope PRECISION KNOBS_AT_RUN S40 RANGE[,RANGE...]
 //   PRECISION exact|standard; KNOBS_AT_RUN 0|1; S40 0|1 (apply session 40's scope too);
-//   RANGE a..b. Prints each range's count of unaffected programs and the total.
+//   RANGE a..b. Prints each range's count of unaffected programs and the total;
+//   SCOPE_LIST=FILE also lists their seeds.
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -80,6 +82,11 @@ int main(int argc, char** argv) {
     const Precision precision = std::string(argv[1]) == "exact" ? Precision::exact : Precision::standard;
     const bool knobs_at_run = std::string(argv[2]) == "1", s40 = std::string(argv[3]) == "1";
     std::stringstream ranges(argv[4]);
+    // SCOPE_LIST=FILE appends the unchanged programs' seeds to FILE, one a line: the
+    // programs the counts stand on (scope/counted-*.txt.xz, as ranges), for the next
+    // change's scope (digests.cpp).
+    std::ofstream counted;
+    if (const char* list = std::getenv("SCOPE_LIST")) counted.open(list, std::ios::app);
     std::int64_t total = 0, kept = 0, by_bools = 0, by_knobs = 0, by_s40 = 0, refused = 0;
     for (std::string r; std::getline(ranges, r, ',');) {
         const auto dots = r.find("..");
@@ -133,6 +140,7 @@ int main(int argc, char** argv) {
             if (!changed) {
                 ++kept;
                 ++in_range;
+                if (counted) counted << seed << "\n";
             }
         }
         std::cout << "range " << r << ": " << in_range << " of " << (b - a + 1) << " unchanged\n" << std::flush;
