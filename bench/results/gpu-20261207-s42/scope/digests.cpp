@@ -13,29 +13,13 @@
 // scope.cpp's SCOPE_LIST wrote them); prints "seed digest" lines ("seed refused" where
 // cuda refuses the program, which the campaign compared as a refusal). Then
 // `join` the two builds' lists: the lines that agree are the programs still counted.
-#include <cstdint>
-#include <cstdio>
 #include <iostream>
 #include <string>
 
-#include "fuzz/differential.h"
-#include "fuzz/program.h"
-#include "fuzz/recipe.h"
-#include "targets/cuda/emit.h"
-#include "targets/cuda/launch_args.h"
-#include "trace/kernel_trace.h"
+#include "cache/sha256.h"
+#include "fuzzed_program.h"
 
 using namespace kiln;
-
-namespace {
-
-std::uint64_t fnv1a(const std::string& s) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
-    return h;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -45,21 +29,12 @@ int main(int argc, char** argv) {
     const Precision precision = std::string(argv[1]) == "exact" ? Precision::exact : Precision::standard;
     for (std::string line; std::getline(std::cin, line);) {
         if (line.empty()) continue;
-        const auto dots = line.find("..");
-        const std::uint64_t a = std::stoull(line.substr(0, dots)), b = dots == std::string::npos ? a : std::stoull(line.substr(dots + 2));
+        const auto [a, b] = scope::seed_range(line);
         for (std::uint64_t seed = a; seed <= b; ++seed) {
-            fuzz::Limits limits;
-            limits.device = true;  // as `kiln fuzz --targets interp,cuda` generates them
-            const fuzz::Recipe recipe = fuzz::make_recipe(seed, limits);
-            Kernel k = fuzz::build_kernel(recipe);
-            fuzz::Launch l = fuzz::make_launch(recipe);
             try {
-                auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
-                CompileOptions c{.precision = precision};
-                if (recipe.wide_index) c.index_width = IndexWidth::wide;
-                char hex[17];
-                std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(cu::emit_kernel(*program, cu::emit_options(l.args, c)).source)));
-                std::cout << seed << " " << hex << "\n";
+                const scope::FuzzedProgram f = scope::fuzzed_program(seed, precision);
+                // 64 bits of the source's SHA-256: a chance collision among 10^5 programs is about 10^-9.
+                std::cout << seed << " " << cache::sha256_hex(cu::emit_kernel(*f.program, scope::emit_options(f)).source).substr(0, 16) << "\n";
             } catch (const Error&) {
                 std::cout << seed << " refused\n";
             }

@@ -26,15 +26,10 @@
 #include <sstream>
 #include <string>
 
-#include "fuzz/differential.h"
-#include "fuzz/program.h"
-#include "fuzz/recipe.h"
+#include "fuzzed_program.h"
 #include "ir/ir.h"
 #include "ir/op_traits.h"
-#include "targets/cuda/emit.h"
 #include "targets/cuda/emitter.h"
-#include "targets/cuda/launch_args.h"
-#include "trace/kernel_trace.h"
 
 using namespace kiln;
 using detail::OpCode;
@@ -87,50 +82,35 @@ int main(int argc, char** argv) {
     // change's scope (digests.cpp).
     std::ofstream counted;
     if (const char* list = std::getenv("SCOPE_LIST")) counted.open(list, std::ios::app);
+    // SCOPE_ONLY_S40 set: session 40's scope alone, a check of this file against its counts.
+    const bool only_s40 = std::getenv("SCOPE_ONLY_S40") != nullptr;
     std::int64_t total = 0, kept = 0, by_bools = 0, by_knobs = 0, by_s40 = 0, refused = 0;
     for (std::string r; std::getline(ranges, r, ',');) {
-        const auto dots = r.find("..");
-        const std::uint64_t a = std::stoull(r.substr(0, dots)), b = std::stoull(r.substr(dots + 2));
+        const auto [a, b] = scope::seed_range(r);
         std::int64_t in_range = 0;
         for (std::uint64_t seed = a; seed <= b; ++seed) {
-            fuzz::Limits limits;
-            limits.device = true;  // as `kiln fuzz --targets interp,cuda` generates them
-            const fuzz::Recipe recipe = fuzz::make_recipe(seed, limits);
-            Kernel k = fuzz::build_kernel(recipe);
-            fuzz::Launch l = fuzz::make_launch(recipe);
             ++total;
             bool changed = false;
             try {
-                auto program = detail::specialize(*k.shared_impl(), l.args, Loc::here());
-                CompileOptions c{.precision = precision};
-                if (recipe.wide_index) c.index_width = IndexWidth::wide;
-                if (std::getenv("SCOPE_ONLY_S40")) {  // a check of this file against session 40's counts
-                    if (session40_changed(*program)) {
+                const scope::FuzzedProgram f = scope::fuzzed_program(seed, precision);
+                if (!only_s40) {
+                    cu::EmitOptions o = scope::emit_options(f);
+                    o.narrow_index_compares = o.nan_by_minimum_ahead = true;  // the defaults now
+                    const std::string now = cu::emit_kernel(*f.program, o).source;
+                    if (now.find("volatile bool*") != std::string::npos) {
                         changed = true;
-                        ++by_s40;
+                        ++by_bools;
                     }
-                    if (!changed) {
-                        ++kept;
-                        ++in_range;
-                    }
-                    continue;
-                }
-                cu::EmitOptions o = cu::emit_options(l.args, c);
-                o.narrow_index_compares = o.nan_by_minimum_ahead = true;  // the defaults now
-                const std::string now = cu::emit_kernel(*program, o).source;
-                if (now.find("volatile bool*") != std::string::npos) {
-                    changed = true;
-                    ++by_bools;
-                }
-                if (!changed && !knobs_at_run) {
-                    cu::EmitOptions off = o;
-                    off.narrow_index_compares = off.nan_by_minimum_ahead = false;
-                    if (has_iota_compare(*program) || cu::emit_kernel(*program, off).source != now) {
-                        changed = true;
-                        ++by_knobs;
+                    if (!changed && !knobs_at_run) {
+                        cu::EmitOptions off = o;
+                        off.narrow_index_compares = off.nan_by_minimum_ahead = false;
+                        if (has_iota_compare(*f.program) || cu::emit_kernel(*f.program, off).source != now) {
+                            changed = true;
+                            ++by_knobs;
+                        }
                     }
                 }
-                if (!changed && s40 && session40_changed(*program)) {
+                if (!changed && (s40 || only_s40) && session40_changed(*f.program)) {
                     changed = true;
                     ++by_s40;
                 }
