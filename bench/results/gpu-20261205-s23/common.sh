@@ -61,3 +61,14 @@ regressions() {
   timeout 120 build-gpu/tests/kiln_fuzz_tests --gtest_filter='CudaFuzzRegression.*:CudaPtxHazards.*' > $r/t-regressions.log 2>&1; echo "rc $?"
   grep -E "^\[ *(PASSED|FAILED) |FAILED  \]" $r/t-regressions.log | head -12
 }
+# The rows benchmark (kiln_rows_bench built, $lib set) on the seven bf16 row kernels at
+# 8192, 4000 and 5123 columns: NAME PRECISION SECONDS [ARGS...] (e.g. --no-peers, or
+# --budget 75 with the peers) into $r/rows-NAME.*; prints its table. (Added in session
+# 42; calls before it spell it out.)
+rows() {
+  local name=$1 precision=$2 secs=$3; shift 3
+  el "rows $name: precision $precision $*"
+  timeout $secs python3 bench/rows_bench.py --lib $lib --precision $precision --kernels softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu \
+    --widths 8192,4000,5123 --kinds bf16 "$@" --out $r/rows-$name.json > $r/rows-$name.log 2>&1; echo "rc $?"
+  (cat $r/rows-$name.md 2>/dev/null || tail -25 $r/rows-$name.log) | cut -c1-150
+}

@@ -25,13 +25,8 @@ regressions
 el "bool moves on the device"
 timeout 60 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaPtxasBoolBytes.*' > $r/t-bool-bytes.log 2>&1; echo "rc $?"
 grep -E "^\[ *(PASSED|FAILED|SKIPPED) |FAILED  \]" $r/t-bool-bytes.log | head -6
-K=softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu
-el "rows in precision standard (no peers)"
-timeout 70 python3 bench/rows_bench.py --lib $lib --precision standard --no-peers --kernels $K --widths 8192,4000,5123 --kinds bf16 \
-  --out $r/rows-standard.json > $r/rows-standard.log 2>&1; echo "rc $?"; (cat $r/rows-standard.md 2>/dev/null || tail -25 $r/rows-standard.log) | cut -c1-150
-el "rows in precision fast (peers)"
-timeout 130 python3 bench/rows_bench.py --lib $lib --precision fast --kernels $K --widths 8192,4000,5123 --kinds bf16 --budget 75 \
-  --out $r/rows-fast.json > $r/rows-fast.log 2>&1; echo "rc $?"; (cat $r/rows-fast.md 2>/dev/null || tail -25 $r/rows-fast.log) | cut -c1-150
+rows standard standard 70 --no-peers
+rows fast fast 130 --budget 75
 ab ce-narrow KILN_CUDA_NARROW_INDEX_COMPARES "0 1" cross_entropy 8192,4000,5123 bf16
 ab ce-shared-divisor KILN_CUDA_SHARED_DIVISOR "0 1" cross_entropy 8192,4000,5123 bf16
 s=$(( $(left) - 20 ))
