@@ -2,7 +2,7 @@
 
 # The text kiln pastes into generated code (targets/common/embedded_text.h): kiln's
 # runtime math for every target, the cpu target's ABI and prelude, the cuda
-# target's Hopper GEMM main loop, the metal target's MSL prelude and its shim.
+# target's Hopper GEMM main loop and its operand staging kernels, the metal target's MSL prelude and its shim.
 set(kiln_embedded_files
   ${PROJECT_SOURCE_DIR}/include/kiln/detail/kround.h
   ${PROJECT_SOURCE_DIR}/include/kiln/detail/kmath.h
@@ -10,6 +10,7 @@ set(kiln_embedded_files
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_prelude.h
   ${PROJECT_SOURCE_DIR}/src/targets/cpu/cpu_lines.h
   ${PROJECT_SOURCE_DIR}/src/targets/cuda/emit_gemm_sm90.cuh
+  ${PROJECT_SOURCE_DIR}/src/targets/cuda/operand_staging.cuh
   ${PROJECT_SOURCE_DIR}/src/targets/cuda/attention_sm90.cuh
   ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_kf64.h
   ${PROJECT_SOURCE_DIR}/src/targets/metal/msl/kiln_metal.h

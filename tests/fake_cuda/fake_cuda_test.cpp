@@ -16,6 +16,7 @@
 #include "tests/interop/interop_util.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/gemm_staging.h"
+#include "targets/cuda/staging_kernels.h"
 #include "targets/cuda/nvrtc.h"
 #include "targets/cuda/program_index.h"
 #include "tests/unit/attention_variants.h"
@@ -23,6 +24,7 @@
 #include "tests/variants/gemm_variants.h"
 #include "tests/unit/gemm_kernels.h"
 #include "examples/row_kernels.h"
+#include "examples/typed_gemm.h"
 
 #include <unistd.h>
 
@@ -856,6 +858,31 @@ TEST_F(FakeCuda, BatchedGemmPacksOperandsTmaCannotReadInPlace) {
     EXPECT_NE(plan.find("GEMM operands: A packed to whole 128-byte lines first (TMA needs a 16-byte aligned base and row stride: rows of 200 bytes)"),
               std::string::npos)
         << plan;
+}
+
+// The operand staging kernels are one module for every GEMM (staging_kernels.h),
+// loaded into a device's context once (by the first launch that stages, or here),
+// not a copy in each GEMM's module. Two GEMMs whose rows TMA cannot read in place
+// (A's 45 bf16: 90 bytes, B's 70: 140) each load their own module alone and launch
+// the packing kernel for each operand before the GEMM.
+TEST_F(FakeCuda, EveryGemmPacksWithTheOneStagingModule) {
+    const cu::Device& d = *cu::device();
+    const cu::StagingKernels* staging = cu::staging_kernels(d);
+    ASSERT_NE(staging, nullptr);
+    EXPECT_NE(staging->pack_rows, nullptr);
+    EXPECT_NE(staging->transpose_bytes, nullptr);
+    EXPECT_NE(staging->transpose_words, nullptr);
+    Tensor<bf16> a({100, 45}), b({45, 70}), c({100, 70});
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    for (const char* name : {"staged_a", "staged_b"}) {
+        SCOPED_TRACE(name);
+        const Kernel k = catalog::make_typed_gemm_kernel<bf16, f32, bf16>(name, {});
+        fake()->reset();
+        k.launch(cuda(), std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+        EXPECT_EQ(counts().module_loads, 1) << "its own module alone";
+        EXPECT_EQ(counts().launches, 3) << "A and B packed, then the GEMM";
+    }
+    EXPECT_EQ(cu::staging_kernels(d), staging) << "kept";
 }
 
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks

@@ -352,11 +352,6 @@ struct GemmKernel {
     int epilogue_loads = 0;            // views the epilogue reads (vectors, residual tiles)
     bool quad_stores = false;          // every output 2-byte: whole 16-byte stores inside the bounds
     std::string describe() const;      // the plan's line
-    // The module's operand-packing kernel (emit_gemm_sm90.cuh: pack_rows; gemm_staging.h).
-    std::string pack_entry() const { return entry + "_pack"; }
-    // Its transposing kernel, in modules with a_transposed or b_transposed (emit_gemm_sm90.cuh:
-    // transpose_bytes, transpose_words).
-    std::string transpose_entry() const { return entry + "_transpose"; }
 };
 // The bytes of a GEMM operand's element: 1 for i8 (box rows of 128 elements, BK 128),
 // 4 for f32 read as tf32 (box rows of 32, BK 32), else 2 (f16, bf16).
@@ -366,7 +361,7 @@ inline int gemm_operand_bytes(Kind in) { return in == Kind::I8 ? 1 : in == Kind:
 inline bool gemm_k_major_only(Kind in) { return in == Kind::I8 || in == Kind::F32; }
 // Such operands' name in the plan's lines: "8-bit" or "tf32".
 inline const char* gemm_k_major_only_name(Kind in) { return in == Kind::I8 ? "8-bit" : "tf32"; }
-// Threads of a CTA of the packing kernel.
+// Threads of a CTA of the operand staging kernels (staging_kernels.h).
 inline constexpr int kPackThreads = 256;
 
 // A second kernel in the same module for FlashAttention on Hopper

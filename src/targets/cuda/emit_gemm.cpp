@@ -447,21 +447,8 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          (g.batched ? "kg::make_batch<" + num(g.a_lead) + ", " + num(g.b_lead) + ">(kiln_batches, kiln_batch_set, kiln_batch_coords)" : std::string("kg::NoBatch{}")) +
          ");\n";
     s += "}\n";
-    // The packing kernel of operands TMA cannot read in place or whose rows straddle lines (gemm_staging.h).
-    s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.pack_entry() +
-         "(const unsigned short* src, long long src_stride, unsigned short* dst, long long dst_stride, long long rows, long long cols, "
-         "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
-         "    kg::pack_rows(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
-    // The transposing kernel of 8-bit or tf32 operands stored with k outermost (strides in elements).
-    if (g.a_transposed || g.b_transposed) {
-        const bool words = gemm_operand_bytes(g.in) == 4;
-        const std::string t = words ? "unsigned" : "unsigned char";
-        s += "extern \"C\" __global__ void __launch_bounds__(" + num(kPackThreads) + ") " + g.transpose_entry() + "(const " + t +
-             "* src, long long src_stride, " + t + "* dst, long long dst_stride, long long rows, long long cols, "
-             "long long e0, long long e1, long long e2, long long s0, long long s1, long long s2) {\n"
-             "    kg::" + (words ? "transpose_words" : "transpose_bytes") +
-             "(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
-    }
+    // (Operands TMA cannot read in place, or that wgmma reads K-major only, are copied
+    // first by the staging kernels, a module of their own: staging_kernels.h.)
     E.count_tensor_core_op();
     return s;
 }

@@ -40,7 +40,7 @@ LeadSlots lead_slots(const std::vector<StagedLead>& lead) {
     return s;
 }
 
-// Launches one of the module's copying kernels (emit_gemm_sm90.cuh: pack_rows,
+// Launches one of the staging module's kernels (operand_staging.cuh: pack_rows,
 // transpose_bytes, transpose_words: the same parameters) on `ctas` CTAs, at most 8 a
 // multiprocessor.
 void launch_copy(const Device& d, CUstream stream, CUfunction f, std::int64_t ctas, const void* src, std::int64_t src_stride, void* dst,
@@ -101,6 +101,16 @@ std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std
     return std::string();
 }
 
+bool GemmStaging::can_pack() const { return kernels_ == CopyKernels::shared_module && !staging_kernels_failed(d_); }
+
+const StagingKernels* GemmStaging::copy_kernels(std::string* why) const {
+    if (kernels_ == CopyKernels::none) {
+        if (why) *why = "no staging kernels";
+        return nullptr;
+    }
+    return staging_kernels(d_, why);
+}
+
 CUdeviceptr GemmStaging::memory(WorkspaceSlot slot, std::size_t bytes) {
     CUdeviceptr p = stream_workspace(d_, stream_, slot, bytes, /*zero=*/false, nullptr);
     if (!p) {
@@ -122,23 +132,28 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
         return nullptr;
     };
     if (inner_stride != 1) return no("its inner stride is " + std::to_string(inner_stride) + ", not 1 (a copy would have to transpose it)");
-    if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync || (!pack_ && !d_.api.cuMemcpy2DAsync))
+    // The packing kernel for 2-byte elements where it can be had (a failure to load it
+    // leaves the pitched copies).
+    CUfunction pack = nullptr;
+    if (elem_bytes == 2 && can_pack())
+        if (const StagingKernels* k = copy_kernels(nullptr)) pack = k->pack_rows;
+    if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync || (!pack && !d_.api.cuMemcpy2DAsync))
         return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
     if (lead.size() > kMaxStagedLeads) return no("it has " + std::to_string(lead.size()) + " leading dims (at most " + std::to_string(kMaxStagedLeads) + " are staged)");
     LeadSlots slots = lead_slots(lead);
     const std::int64_t matrices = slots.matrices;
     if (matrices == 0) return no("it is empty");
-    if (!pack_ && matrices > kMaxPitchedMatrices)
+    if (!pack && matrices > kMaxPitchedMatrices)
         return no("it is a batch of " + std::to_string(matrices) + " matrices and there is no packing kernel (a pitched copy each: at most " +
                   std::to_string(kMaxPitchedMatrices) + ")");
     const std::int64_t per_row = kLineBytes / elem_bytes;
     const std::int64_t padded = (cols + per_row - 1) / per_row * per_row;
     const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * rows * matrices * elem_bytes));
     *staged_stride = padded;
-    if (pack_ && elem_bytes == 2) {
+    if (pack) {
         // A CTA per row at a time (every matrix's rows in turn).
-        launch_copy(d_, stream_, pack_, rows * matrices, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "packing a GEMM operand for TMA");
+        launch_copy(d_, stream_, pack, rows * matrices, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "packing a GEMM operand for TMA");
         ++g_packed;
         return reinterpret_cast<void*>(p);
     }
@@ -165,8 +180,11 @@ void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::in
         if (why) *why = w;
         return nullptr;
     };
-    if (!transpose_) return no("the module has no transposing kernel");
     if (elem_bytes != 1 && elem_bytes != 4) return no("its elements are " + std::to_string(elem_bytes) + " bytes (the transposing kernels take 1 or 4)");
+    std::string no_kernels;
+    const StagingKernels* kernels = copy_kernels(&no_kernels);
+    if (!kernels) return no("there is no transposing kernel (" + no_kernels + ")");
+    const CUfunction transpose = elem_bytes == 1 ? kernels->transpose_bytes : kernels->transpose_words;
     if (inner_stride != 1) return no("its inner stride is " + std::to_string(inner_stride) + ", not 1");
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync) return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
@@ -179,10 +197,10 @@ void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::in
     const std::int64_t padded = (rows + per_line - 1) / per_line * per_line;
     const CUdeviceptr p = memory(slot, static_cast<std::size_t>(padded * cols * matrices * elem_bytes));
     *staged_stride = padded;
-    // Tiles of 128 x 128 bytes or 32 x 32 words (emit_gemm_sm90.cuh: transpose_bytes, transpose_words).
+    // Tiles of 128 x 128 bytes or 32 x 32 words (operand_staging.cuh: transpose_bytes, transpose_words).
     const std::int64_t edge = elem_bytes == 1 ? 128 : 32;
     const std::int64_t tiles = (rows + edge - 1) / edge * ((cols + edge - 1) / edge) * matrices;
-    launch_copy(d_, stream_, transpose_, tiles, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "transposing a GEMM operand for wgmma");
+    launch_copy(d_, stream_, transpose, tiles, data, stride, reinterpret_cast<void*>(p), padded, rows, cols, slots, "transposing a GEMM operand for wgmma");
     ++g_transposed;
     return reinterpret_cast<void*>(p);
 }

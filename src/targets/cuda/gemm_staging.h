@@ -5,12 +5,12 @@
 // covered rows are copied into a buffer on the launch's stream whose row stride is
 // rounded up to whole 128-byte lines (8191^3: 4.1x cuBLAS, which has no such path,
 // on an H200), and the kernel reads that. Only operands with a unit inner stride are
-// staged. Without the module's packing kernel (a fake driver in tests) the copy is a
-// pitched cuMemcpy2DAsync.
+// staged. Without the staging module's packing kernel (a fake driver in tests) the
+// copy is a pitched cuMemcpy2DAsync.
 //
 // 8-bit and tf32 operands stored with k outermost (an int8 or f32 B [K, N], A [K, M])
-// are copied transposed, K-major, by the module's transposing kernel
-// (emit_gemm_sm90.cuh: transpose_bytes, transpose_words): wgmma transposes 16-bit
+// are copied transposed, K-major, by the staging module's transposing kernels
+// (operand_staging.cuh: transpose_bytes, transpose_words): wgmma transposes 16-bit
 // operands only. The copy reads and writes
 // the operand once (4096^2 bytes: about 11 us at 3 TB/s, a tenth of a 4096^3 int8
 // product), where the alternative was the generic mma.sync kernel.
@@ -21,8 +21,8 @@
 // and 644-681 with both operands' rows padded to whole lines. Such operands (TMA can
 // read them in place) are packed too where the copy costs less than a quarter of
 // the product's time at full speed (operand_route): 433 -> 553 TFLOP/s (H200,
-// bench/results/gpu-20261203-s12). The copy is the GEMM module's own packing kernel
-// (emit_gemm_sm90.cuh: pack_rows) into the stream's workspace (stream_workspace.h);
+// bench/results/gpu-20261203-s12). The copy is the staging module's packing kernel
+// (operand_staging.cuh: pack_rows; staging_kernels.h: one module for every GEMM) into the stream's workspace (stream_workspace.h);
 // a pitched cuMemcpy2DAsync into memory allocated per launch made the same staging
 // lose (431 -> 388 TFLOP/s, gpu-20261203-s11), and the packing kernel into per-launch
 // memory gained nothing (the pool maps it anew at every synchronisation).
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "targets/cuda/driver.h"
+#include "targets/cuda/staging_kernels.h"
 #include "targets/cuda/stream_workspace.h"
 
 namespace kiln::cu {
@@ -62,8 +63,8 @@ bool cp_async_asked();
 
 // How a GEMM operand reaches TMA: read in place, or packed to whole lines first
 // (`why`, for kiln plan: what about the view decided it). `bytes`: what the launch
-// reads of it; `flops`: the product's; `can_pack`: the module has its packing
-// kernel. The launch and the plan decide alike.
+// reads of it; `flops`: the product's; `can_pack`: the staging module's packing
+// kernel may be used. The launch and the plan decide alike.
 struct OperandRoute {
     bool pack = false;
     std::string why;
@@ -76,7 +77,7 @@ OperandRoute operand_route(const void* data, const std::vector<std::int64_t>& ex
 struct StagedLead {
     std::int64_t extent = 1, stride = 0;
 };
-inline constexpr std::size_t kMaxStagedLeads = 3;  // the packing kernel's (emit_gemm_sm90.cuh: pack_rows)
+inline constexpr std::size_t kMaxStagedLeads = 3;  // the packing kernel's (operand_staging.cuh: pack_rows)
 // Without the packing kernel a batch is copied a matrix at a time, one pitched copy
 // each: up to this many.
 inline constexpr std::int64_t kMaxPitchedMatrices = 64;
@@ -84,13 +85,14 @@ inline constexpr std::int64_t kMaxPitchedMatrices = 64;
 // The copies made for one launch: in the stream's workspace, or in memory of the
 // launch released (stream-ordered, after the kernel that reads it) when this goes
 // out of scope. Not copyable.
+// The copying kernels a launch's staging may use: none (pitched copies only, and rows
+// TMA can read are never staged; no transposition), or the shared staging module
+// (staging_kernels.h), compiled or loaded when a copy first needs it.
+enum class CopyKernels { none, shared_module };
+
 class GemmStaging {
 public:
-    // `pack`: the module's packing kernel (null: pitched copies, and rows TMA can
-    // read are never staged).
-    // `transpose`: its transposing kernel (stage_transposed), where it has one.
-    GemmStaging(const Device& d, CUstream stream, CUfunction pack = nullptr, CUfunction transpose = nullptr)
-        : d_(d), stream_(stream), pack_(pack), transpose_(transpose) {}
+    GemmStaging(const Device& d, CUstream stream, CopyKernels kernels = CopyKernels::none) : d_(d), stream_(stream), kernels_(kernels) {}
     ~GemmStaging();
     GemmStaging(const GemmStaging&) = delete;
     GemmStaging& operator=(const GemmStaging&) = delete;
@@ -111,13 +113,15 @@ public:
     // A K-major copy of an 8-bit or tf32 operand stored with its k axis outermost (wgmma
     // reads those K-major only): the `rows` x `cols` elements (of 1 or 4 bytes) of a view
     // with unit inner stride and row stride `stride` (elements), copied transposed by
-    // the module's transposing kernel, `cols` rows of `rows` elements each
+    // the staging module's transposing kernel, `cols` rows of `rows` elements each
     // `*staged_stride` elements (whole 128-byte lines) apart; a batch (`lead`) one
     // matrix after another. Null (with `why`) where it cannot be made.
     void* stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                            WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
-    bool can_pack() const { return pack_ != nullptr; }
+    // Whether operands may be packed (the staging module is asked for and has not
+    // failed to load: cheap, every launch asks).
+    bool can_pack() const;
 
     CUstream stream() const { return stream_; }  // the launch's
     std::size_t count() const { return scratch_.size(); }
@@ -125,9 +129,12 @@ public:
 private:
     const Device& d_;
     CUstream stream_;
-    CUfunction pack_, transpose_;
+    CopyKernels kernels_;
     std::vector<CUdeviceptr> scratch_;
 
+    // The staging module's kernels, loaded now if this is the first copy to need them;
+    // null (with `why`) without them.
+    const StagingKernels* copy_kernels(std::string* why) const;
     // Stream-ordered memory of `bytes` for a copy: the workspace's `slot`, or this launch's.
     CUdeviceptr memory(WorkspaceSlot slot, std::size_t bytes);
 };

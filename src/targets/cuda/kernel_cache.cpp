@@ -279,10 +279,6 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
     const GemmKernel& g = k.kernel.gemm;
     if (!g.entry.empty()) {
         check(d, d.api.cuModuleGetFunction(&k.gemm_function, module, g.entry.c_str()), "finding kernel '" + p.name + "' (GEMM)");
-        check(d, d.api.cuModuleGetFunction(&k.gemm_pack_function, module, g.pack_entry().c_str()), "finding kernel '" + p.name + "' (GEMM packing)");
-        if (g.a_transposed || g.b_transposed)
-            check(d, d.api.cuModuleGetFunction(&k.gemm_transpose_function, module, g.transpose_entry().c_str()),
-                  "finding kernel '" + p.name + "' (GEMM operand transposition)");
         check(d, d.api.cuFuncSetAttribute(k.gemm_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(g.shared_bytes)),
               "raising the shared memory limit of kernel '" + p.name + "' (GEMM)");
     }
@@ -295,6 +291,22 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
 }
 
 }  // namespace
+
+std::shared_ptr<const CompiledKernel> compiled_module(const std::string& name, const std::string& source, const std::string& arch) {
+    auto k = std::make_shared<CompiledKernel>();
+    k->kernel.source = source;
+    k->kernel.entry = name;
+    k->kernel.generic = false;
+    k->arch = arch;
+    const EmitOptions o;
+    std::string why;
+    const std::string nvrtc = nvrtc_identity(&why);
+    // (The key names the NVRTC that compiles it: without one there is nothing to find.)
+    if (nvrtc.empty()) throw Error("cuda: cannot compile " + name + ": " + why);
+    k->key = artifacts_key(source, o, arch, nvrtc);
+    fetch_artifacts(*k, o);
+    return k;
+}
 
 std::string kernel_ptx(const CompiledKernel& k) {
     if (!k.ptx.empty()) return k.ptx;

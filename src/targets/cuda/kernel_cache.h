@@ -47,8 +47,6 @@ struct CompiledKernel {
     bool compiled = true;              // false: probe_kernel's emitted kernel, not compiled (no cubin, never loaded)
     CUfunction function = nullptr;     // loaded on the device; null when compiled offline
     CUfunction gemm_function = nullptr;  // kernel.gemm's entry, loaded likewise (emit_gemm.h)
-    CUfunction gemm_pack_function = nullptr;  // kernel.gemm.pack_entry(), its operands' packing (gemm_staging.h)
-    CUfunction gemm_transpose_function = nullptr;  // kernel.gemm.transpose_entry(), where it has one
     CUfunction attention_function = nullptr;  // kernel.attention's entry (emit_attention.h)
     // Of a kernel whose instances span clusters (kernel.cluster > 1), loaded: how many
     // of its clusters the device runs at once (0: unknown), the persistent grid's size.
@@ -77,6 +75,12 @@ std::shared_ptr<const CompiledKernel> probe_kernel(const ir::Program& p, const E
 // compiled_kernel(p, o) then also returns it (prepare, source's PTX): every variant
 // computes the same function at any shape; only its tile differs.
 void alias_kernel(const ir::Program& p, const EmitOptions& o, const Device* dev, const std::shared_ptr<const CompiledKernel>& k);
+
+// A module of kernels that belong to no program (staging_kernels.h): `source`
+// compiled for `arch` under the standard options, through the disk cache like a
+// program's kernels; `name` names it in errors. Not loaded. A kiln::Error where
+// NVRTC is missing and the cache does not hold it.
+std::shared_ptr<const CompiledKernel> compiled_module(const std::string& name, const std::string& source, const std::string& arch);
 
 // The kernel's PTX: NVRTC's output when compiled in this process, else its cache
 // entry's (a launch reads only the cubin and ptxas's log). Empty when the entry has
