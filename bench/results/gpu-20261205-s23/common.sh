@@ -72,3 +72,30 @@ rows() {
     --widths 8192,4000,5123 --kinds bf16 "$@" --out $r/rows-$name.json > $r/rows-$name.log 2>&1; echo "rc $?"
   (cat $r/rows-$name.md 2>/dev/null || tail -25 $r/rows-$name.log) | cut -c1-150
 }
+# Cold compiles: `kiln bench ENTRY --target cuda` with an empty cache each, for each
+# ENTRY given, into $r/bench-cold-ENTRY.log; prints their tables. (Added in session 43.)
+cold_compiles() {
+  el "cold compiles (an empty cache each): $*"
+  for e in "$@"; do
+    KILN_CACHE_DIR=$(mktemp -d) timeout 60 $k bench $e --target cuda --reps 3 > $r/bench-cold-$e.log 2>&1; echo "$e rc $?"
+  done
+  for e in "$@"; do grep -v "^kiln bench" $r/bench-cold-$e.log; done | head -30
+}
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck, each over 1,000
+# fuzzed programs (exact, from SEED on, 1,000 more for each tool; one process of 16
+# jobs) and over the catalog on cuda (small size), while at least 150 s of the call
+# are left; into $r/sanitizer-*.log. (Added in session 43, from session 42's
+# sanitizer-call.sh.)
+sanitizers() {
+  local seed=$1
+  for tool in memcheck racecheck synccheck initcheck; do
+    [ $(left) -lt 150 ] && { el "skipped $tool: $(left) s left"; continue; }
+    el "compute-sanitizer $tool: 1000 fuzzed programs from $seed, then the catalog"
+    KILN_CACHE_DIR=/tmp/ks-$tool timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k fuzz --count 1000 --seed $seed --targets interp,cuda \
+      --precision exact --jobs 16 --batch 16 > $r/sanitizer-fuzz-$tool.log 2>&1; echo "rc $?"
+    grep -E "^[0-9]+ programs:|ERROR SUMMARY|^program [0-9]+" $r/sanitizer-fuzz-$tool.log | head -4
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k run --all --target cuda --size small --seed 7 > $r/sanitizer-catalog-$tool.log 2>&1
+    echo "catalog rc $?; $(grep -E 'ERROR SUMMARY|passed,' $r/sanitizer-catalog-$tool.log | tail -2 | tr '\n' ' ')"
+    seed=$((seed + 1000))
+  done
+}

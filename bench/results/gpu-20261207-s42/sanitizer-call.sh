@@ -9,17 +9,7 @@
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
 build kiln_tool
-seed=9400001
-for tool in memcheck racecheck synccheck initcheck; do
-  [ $(left) -lt 150 ] && { el "skipped $tool: $(left) s left"; continue; }
-  el "compute-sanitizer $tool: 1000 fuzzed programs from $seed, then the catalog"
-  KILN_CACHE_DIR=/tmp/ks-$tool timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k fuzz --count 1000 --seed $seed --targets interp,cuda \
-    --precision exact --jobs 16 --batch 16 > $r/sanitizer-fuzz-$tool.log 2>&1; echo "rc $?"
-  grep -E "^[0-9]+ programs:|ERROR SUMMARY|^program [0-9]+" $r/sanitizer-fuzz-$tool.log | head -4
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k run --all --target cuda --size small --seed 7 > $r/sanitizer-catalog-$tool.log 2>&1
-  echo "catalog rc $?; $(grep -E 'ERROR SUMMARY|passed,' $r/sanitizer-catalog-$tool.log | tail -2 | tr '\n' ' ')"
-  seed=$((seed + 1000))
-done
+sanitizers 9400001
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact $EXACT 2 4 $s exact & campaigns standard $STANDARD 2 4 $s standard & wait; }
 finish

@@ -24,22 +24,8 @@ for i in 0 1; do
 done; wait
 grep -hE '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/t-gemm-variants-*.log | head -20
 grep -h -A8 "Failure" $r/t-gemm-variants-*.log | head -40
-el "cold compiles (an empty cache each)"
-for e in gemm_bf16 gemm_epilogue linear attention_bf16; do
-  KILN_CACHE_DIR=$(mktemp -d) timeout 60 $k bench $e --target cuda --reps 3 > $r/bench-cold-$e.log 2>&1; echo "$e rc $?"
-done
-cat $r/bench-cold-*.log | grep -v "^kiln bench" | head -30
-seed=9400001
-for tool in memcheck racecheck synccheck initcheck; do
-  [ $(left) -lt 150 ] && { el "skipped $tool: $(left) s left"; continue; }
-  el "compute-sanitizer $tool: 1000 fuzzed programs from $seed, then the catalog"
-  KILN_CACHE_DIR=/tmp/ks-$tool timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k fuzz --count 1000 --seed $seed --targets interp,cuda \
-    --precision exact --jobs 16 --batch 16 > $r/sanitizer-fuzz-$tool.log 2>&1; echo "rc $?"
-  grep -E "^[0-9]+ programs:|ERROR SUMMARY|^program [0-9]+" $r/sanitizer-fuzz-$tool.log | head -4
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $k run --all --target cuda --size small --seed 7 > $r/sanitizer-catalog-$tool.log 2>&1
-  echo "catalog rc $?; $(grep -E 'ERROR SUMMARY|passed,' $r/sanitizer-catalog-$tool.log | tail -2 | tr '\n' ' ')"
-  seed=$((seed + 1000))
-done
+cold_compiles gemm_bf16 gemm_epilogue linear attention_bf16
+sanitizers 9400001
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact 6640001 2 4 $s exact & campaigns standard 6980001 2 4 $s standard & wait; }
 finish
