@@ -1,6 +1,8 @@
 #include "targets/cuda/staging_kernels.h"
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "targets/common/embedded_text.h"
@@ -11,29 +13,39 @@ namespace kiln::cu {
 
 namespace {
 
-struct Loaded {
+// A device's kernels: loaded once (the first caller compiles or reads them while the
+// others wait); `failed` is read without waiting, at every GEMM launch.
+struct PerDevice {
+    std::once_flag once;
     StagingKernels kernels;
     std::string why;  // empty: loaded
+    std::atomic<bool> failed{false};
 };
 
-std::mutex g_mutex;
-std::map<const Device*, Loaded> g_loaded;  // by device (devices live as long as the process)
+std::mutex g_mutex;  // guards g_devices (not the loading)
+std::map<const Device*, std::unique_ptr<PerDevice>> g_devices;
 
-Loaded load(const Device& d) {
-    Loaded l;
+PerDevice& per_device(const Device& d) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto& p = g_devices[&d];
+    if (!p) p = std::make_unique<PerDevice>();
+    return *p;
+}
+
+void load(const Device& d, PerDevice& p) {
     try {
         const auto module = compiled_module("the GEMM operand staging kernels", staging_module_source(), d.arch());
         make_current(d);
         CUmodule m = nullptr;
         check(d, d.api.cuModuleLoadData(&m, module->cubin.data()), "loading the GEMM operand staging kernels");
-        check(d, d.api.cuModuleGetFunction(&l.kernels.pack_rows, m, kPackRowsEntry), "finding the GEMM operand packing kernel");
-        check(d, d.api.cuModuleGetFunction(&l.kernels.transpose_bytes, m, kTransposeBytesEntry), "finding the GEMM operand transposing kernel");
-        check(d, d.api.cuModuleGetFunction(&l.kernels.transpose_words, m, kTransposeWordsEntry), "finding the GEMM operand transposing kernel");
+        check(d, d.api.cuModuleGetFunction(&p.kernels.pack_rows, m, kPackRowsEntry), "finding the GEMM operand packing kernel");
+        check(d, d.api.cuModuleGetFunction(&p.kernels.transpose_bytes, m, kTransposeBytesEntry), "finding the GEMM operand transposing kernel");
+        check(d, d.api.cuModuleGetFunction(&p.kernels.transpose_words, m, kTransposeWordsEntry), "finding the GEMM operand transposing kernel");
     } catch (const Error& e) {
-        l = Loaded{};
-        l.why = e.what();
+        p.kernels = StagingKernels{};
+        p.why = e.what();
+        p.failed = true;
     }
-    return l;
 }
 
 }  // namespace
@@ -50,21 +62,15 @@ std::string staging_module_source() {
 }
 
 const StagingKernels* staging_kernels(const Device& d, std::string* why) {
-    // Held across the compile: two launches that stage at once compile it once.
-    std::lock_guard<std::mutex> lock(g_mutex);
-    auto at = g_loaded.find(&d);
-    if (at == g_loaded.end()) at = g_loaded.emplace(&d, load(d)).first;
-    if (!at->second.why.empty()) {
-        if (why) *why = at->second.why;
+    PerDevice& p = per_device(d);
+    std::call_once(p.once, [&] { load(d, p); });
+    if (p.failed) {
+        if (why) *why = p.why;
         return nullptr;
     }
-    return &at->second.kernels;
+    return &p.kernels;
 }
 
-bool staging_kernels_failed(const Device& d) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    const auto at = g_loaded.find(&d);
-    return at != g_loaded.end() && !at->second.why.empty();
-}
+bool staging_kernels_failed(const Device& d) { return per_device(d).failed; }
 
 }  // namespace kiln::cu

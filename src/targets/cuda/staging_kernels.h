@@ -26,13 +26,16 @@ inline constexpr const char* kTransposeWordsEntry = "kiln_stage_transpose_words"
 // The module's CUDA source.
 std::string staging_module_source();
 
-// The kernels loaded on `d`: compiled (or read from the disk cache) and loaded at the
-// first call for the device, then kept. Null, with `why`, where that failed (no NVRTC
-// and no cached module, a driver error); a failure is kept too, so the launches after
-// it do not try again, and the caller stages another way or refuses the launch.
+// The kernels loaded on `d` (a device the driver opened: device_at, which lives as
+// long as the process): compiled (or read from the disk cache) and loaded at the
+// first call for the device, then kept; calls from other threads meanwhile wait.
+// Null, with `why`, where that failed (no NVRTC, a driver error); a failure is kept
+// too, so the launches after it do not try again, and the caller stages another way
+// or refuses the launch.
 const StagingKernels* staging_kernels(const Device& d, std::string* why = nullptr);
 
-// Whether staging_kernels(d) is known to have failed (no compile is started).
+// Whether staging_kernels(d) is known to have failed (starts nothing, waits for no
+// load: every GEMM launch asks).
 bool staging_kernels_failed(const Device& d);
 
 }  // namespace kiln::cu
