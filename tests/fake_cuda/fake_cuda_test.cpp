@@ -396,6 +396,39 @@ TEST_F(FakeCuda, AFreshProcessFindsARetiledGemmThroughTheIndex) {
     std::filesystem::remove_all(dir);
 }
 
+TEST_F(FakeCuda, ChildPackingGemmLaunch) {
+    if (!std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP() << "runs as the child of FakeCuda.AShippedCacheStagesGemmOperandsWithoutNvrtc";
+    Tensor<bf16> a({100, 45}), b({45, 70}), c({100, 70});
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    fake()->reset();
+    catalog::make_typed_gemm_kernel<bf16, f32, bf16>("shipped_gemm", {}).launch(cuda(), std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    std::printf("LAUNCHES %ld\n", counts().launches);
+    std::printf("COMPILES %zu\n", cu::nvrtc_compiles());
+}
+
+// The operand staging module (staging_kernels.h) travels with a shipped cache as a
+// program's kernels do: a process without NVRTC finds it (its record under any
+// NVRTC) and packs a GEMM's operands, A's rows of 90 bytes and B's of 140, with it.
+TEST_F(FakeCuda, AShippedCacheStagesGemmOperandsWithoutNvrtc) {
+    if (std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP();
+    char dir[] = "/tmp/kiln-fake-staging-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string built = std::string(dir) + "/built", shipped = std::string(dir) + "/shipped";
+    auto number = [](const ChildReport& r, const std::string& what) {
+        const auto at = r.output.find(what + " ");
+        return at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + what.size() + 1);
+    };
+    const ChildReport first = launch_in_child(built, "ChildPackingGemmLaunch");
+    EXPECT_EQ(number(first, "LAUNCHES"), 3) << "A and B packed, then the GEMM\n" << first.output;
+    EXPECT_EQ(number(first, "COMPILES"), 2) << "the GEMM's module and the staging module\n" << first.output;
+    std::filesystem::copy(built, shipped, std::filesystem::copy_options::recursive);
+    const ChildReport second = launch_in_child(shipped, "ChildPackingGemmLaunch", "KILN_NVRTC=off");
+    EXPECT_EQ(number(second, "LAUNCHES"), 3) << "packed by the shipped staging module, not copied pitched\n" << second.output;
+    EXPECT_EQ(number(second, "COMPILES"), 0) << second.output;
+    EXPECT_FALSE(contains(second.output, "FAILED")) << second.output;
+    std::filesystem::remove_all(dir);
+}
+
 // A cache filled where NVRTC is, copied to a machine without it (KILN_NVRTC=off
 // stands for one): the kernels it holds launch; one it lacks says why it cannot.
 TEST_F(FakeCuda, ChildLaunchWithoutNvrtc) {

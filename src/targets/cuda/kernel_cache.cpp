@@ -292,19 +292,48 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
 
 }  // namespace
 
+namespace {
+// The index record of a module (compiled_module) under any NVRTC: its source is
+// kiln's own text, so the source and the architecture name it. What a process
+// without NVRTC finds, as it finds programs' kernels (program_index.h: kAnyNvrtc).
+// 16 hex digits of the source's digest.
+std::string source_digest_prefix(const std::string& source) { return cache::KeyBuilder().add("source", source).hex().substr(0, 16); }
+
+std::string module_index_key(const std::string& source, const std::string& arch) {
+    cache::KeyBuilder key;
+    key.add("module index", "1");
+    key.add("arch", arch);
+    key.add("nvrtc", kAnyNvrtc);
+    key.add("source", source);
+    return key.hex();
+}
+}  // namespace
+
 std::shared_ptr<const CompiledKernel> compiled_module(const std::string& name, const std::string& source, const std::string& arch) {
     auto k = std::make_shared<CompiledKernel>();
     k->kernel.source = source;
-    k->kernel.entry = name;
+    // (An identifier: the name of NVRTC's file and of the index record's entry.)
+    k->kernel.entry = "kiln_module_" + source_digest_prefix(source);
     k->kernel.generic = false;
+    k->kernel.threads = 1;  // (its kernels' launches are the caller's; a record holds a positive count)
     k->arch = arch;
     const EmitOptions o;
+    auto disk = cache::DiskCache::open_or_warn();
+    const cache::DiskCache* store = disk ? &*disk : nullptr;
+    const std::string any = module_index_key(source, arch);
     std::string why;
     const std::string nvrtc = nvrtc_identity(&why);
-    // (The key names the NVRTC that compiles it: without one there is nothing to find.)
-    if (nvrtc.empty()) throw Error("cuda: cannot compile " + name + ": " + why);
+    if (nvrtc.empty()) {
+        // A cache filled where NVRTC is (and shipped) holds it.
+        if (auto r = find_in_index(store, any)) {
+            k->key = r->kernel_key;
+            if (read_cached_artifacts(*k, store)) return k;
+        }
+        throw Error("cuda: cannot compile " + name + ": " + why + "; a cache filled on a machine with NVRTC (KILN_CACHE_DIR) would hold it");
+    }
     k->key = artifacts_key(source, o, arch, nvrtc);
     fetch_artifacts(*k, o);
+    add_to_index(store, any, IndexRecord{k->key, launch_shape(k->kernel)});
     return k;
 }
 
