@@ -3,11 +3,14 @@
 #   OUT=<dir> CALL_SECONDS=575 bash bench/results/gpu-20261207-s43/next-call.sh
 # 1. issue 15's last exact programs: 2,601 were missing from 100,000 on the code as it
 #    stands; four exact processes (16 jobs in all) from 6560001 for 150 s give about 5,000;
-# 2. the GEMM operand staging kernels as a module of their own (b3131ab, never run on a
-#    device): CudaGemmDevice.* (operands packed), the GEMM variants' device tests
-#    (int8 and tf32 operands transposed, batches packed), and the cold compiles of the
-#    GEMM and attention entries (session 43: gemm_bf16 0.61 s, gemm_epilogue 1.10 s
-#    with the staging kernels in each module);
+# 2. session 43's GEMM changes, never run on a device: the operand staging kernels as a
+#    module of their own (b3131ab, c4887b3), and 2-byte outputs without the unchecked
+#    pair-store epilogue (981d0fc): CudaGemmDevice.* (operands packed), the GEMM
+#    variants' device tests (int8 and tf32 operands transposed, batches packed), the
+#    GEMM benchmark against cuBLAS on the shapes they touch (packed operands, odd and
+#    unaligned leading dimensions, the bias epilogue), and the cold compiles of the
+#    GEMM and attention entries (session 43, before them: gemm_bf16 0.61 s,
+#    gemm_epilogue 1.10 s; offline NVRTC CPU time since -23%);
 # 3. an A/B of KILN_CUDA_ELEMENTS_PER_THREAD 32 (the default) against 8 on the seven bf16
 #    row kernels at 26000 x 5123 (rows dealt one element a thread in turn): offline
 #    (session 43) 8 gives SwiGLU, RMSNorm, LayerNorm, residual LayerNorm and cross-entropy
@@ -20,7 +23,7 @@
 #   OUT=<dir> CALL_SECONDS=575 EXACT=6680001 STANDARD=7020001 bash bench/results/gpu-20261207-s42/sanitizer-call.sh
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
-build kiln_tool kiln_unit_tests kiln_variants_tests kiln_rows_bench
+build kiln_tool kiln_unit_tests kiln_variants_tests kiln_rows_bench kiln_gemm_bench
 lib=build-gpu/bench/libkiln_rows_bench.so
 campaigns exact 6560001 4 4 150 top-up
 el "device tests: GEMM, staging from the shared module"
@@ -32,6 +35,8 @@ for i in 0 1; do
 done; wait
 grep -hE '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]' $r/t-gemm-variants-*.log | head -20
 grep -h -A8 "Failure" $r/t-gemm-variants-*.log | head -40
+el "gemm against cuBLAS"
+timeout 150 build-gpu/bench/kiln_gemm_bench $r/gemm.json "4096^3|3000x5000x7000|8191^3|64x8192x8192" > $r/gemm.log 2>&1; echo "rc $?"; cat $r/gemm.log | cut -c1-160
 cold_compiles gemm_bf16 gemm_epilogue linear attention_bf16
 ab rows-ept-5123 KILN_CUDA_ELEMENTS_PER_THREAD "32 8" softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu 5123 bf16
 s=$(( $(left) - 20 ))
