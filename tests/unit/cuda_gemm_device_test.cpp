@@ -93,6 +93,9 @@ TEST(CudaGemmDevice, TmaKernelMatchesF64OnAlignedAndRaggedShapes) {
     check<bf16, bf16>(k, 512, 768, 320, 1.0f, 0.0f, 8e-3);
     check<bf16, bf16>(k, 1000, 1000, 520, 1.0f, 0.0f, 8e-3);
     check<bf16, bf16>(k, 136, 264, 72, 1.0f, 0.0f, 8e-3);
+    // Output rows of 1004 bf16 (2008 bytes: pairs aligned, 16-byte chunks not): the
+    // tiles inside the bounds take the checked epilogue, not the whole-chunk stores.
+    check<bf16, bf16>(k, 520, 1004, 136, 1.0f, 0.0f, 8e-3);
     // One consumer warpgroup, f16 inputs, an f32 output and an epilogue of the program's ops.
     check<f16, f32>(scaled_gemm<f16, f32>(64, 128, 64, 0.25f), 200, 136, 72, -1.5f, 0.25f, 1e-5);
 }
