@@ -22,7 +22,8 @@
 // read them in place) are packed too where the copy costs less than a quarter of
 // the product's time at full speed (operand_route): 433 -> 553 TFLOP/s (H200,
 // bench/results/gpu-20261203-s12). The copy is the staging module's packing kernel
-// (operand_staging.cuh: pack_rows; staging_kernels.h: one module for every GEMM) into the stream's workspace (stream_workspace.h);
+// (operand_staging.cuh: pack_rows; staging_kernels.h: one module for every GEMM)
+// into the stream's workspace (stream_workspace.h);
 // a pitched cuMemcpy2DAsync into memory allocated per launch made the same staging
 // lose (431 -> 388 TFLOP/s, gpu-20261203-s11), and the packing kernel into per-launch
 // memory gained nothing (the pool maps it anew at every synchronisation).
@@ -82,14 +83,14 @@ inline constexpr std::size_t kMaxStagedLeads = 3;  // the packing kernel's (oper
 // each: up to this many.
 inline constexpr std::int64_t kMaxPitchedMatrices = 64;
 
-// The copies made for one launch: in the stream's workspace, or in memory of the
-// launch released (stream-ordered, after the kernel that reads it) when this goes
-// out of scope. Not copyable.
 // The copying kernels a launch's staging may use: none (pitched copies only, and rows
 // TMA can read are never staged; no transposition), or the shared staging module
 // (staging_kernels.h), compiled or loaded when a copy first needs it.
 enum class CopyKernels { none, shared_module };
 
+// The copies made for one launch: in the stream's workspace, or in memory of the
+// launch released (stream-ordered, after the kernel that reads it) when this goes
+// out of scope. Not copyable.
 class GemmStaging {
 public:
     GemmStaging(const Device& d, CUstream stream, CopyKernels kernels = CopyKernels::none) : d_(d), stream_(stream), kernels_(kernels) {}

@@ -293,12 +293,12 @@ void load(CompiledKernel& k, const ir::Program& p, const Device& d) {
 }  // namespace
 
 namespace {
-// The index record of a module (compiled_module) under any NVRTC: its source is
-// kiln's own text, so the source and the architecture name it. What a process
-// without NVRTC finds, as it finds programs' kernels (program_index.h: kAnyNvrtc).
 // 16 hex digits of the source's digest.
 std::string source_digest_prefix(const std::string& source) { return cache::KeyBuilder().add("source", source).hex().substr(0, 16); }
 
+// The index record of a module (compiled_module) under any NVRTC: its source is
+// kiln's own text, so the source and the architecture name it. What a process
+// without NVRTC finds, as it finds programs' kernels (program_index.h: kAnyNvrtc).
 std::string module_index_key(const std::string& source, const std::string& arch) {
     cache::KeyBuilder key;
     key.add("module index", "1");
