@@ -11,7 +11,7 @@
 #    unaligned leading dimensions, the bias epilogue), and the cold compiles of the
 #    GEMM and attention entries (session 43, before them: gemm_bf16 0.61 s,
 #    gemm_epilogue 1.10 s; offline NVRTC CPU time since -23%);
-# 3. an A/B of KILN_CUDA_ELEMENTS_PER_THREAD 32 (the default) against 8 on the seven bf16
+# 3. an A/B of KILN_CUDA_ELEMENTS_PER_THREAD 32 (the default) against 16 and 8 on the seven bf16
 #    row kernels at 26000 x 5123 (rows dealt one element a thread in turn): offline
 #    (session 43) 8 gives SwiGLU, RMSNorm, LayerNorm, residual LayerNorm and cross-entropy
 #    a cluster of two 1024-thread CTAs a row at 32-34 registers (two CTAs an SM) where 32
@@ -38,7 +38,7 @@ grep -h -A8 "Failure" $r/t-gemm-variants-*.log | head -40
 el "gemm against cuBLAS"
 timeout 150 build-gpu/bench/kiln_gemm_bench $r/gemm.json "4096^3|3000x5000x7000|8191^3|64x8192x8192" > $r/gemm.log 2>&1; echo "rc $?"; cat $r/gemm.log | cut -c1-160
 cold_compiles gemm_bf16 gemm_epilogue linear attention_bf16
-ab rows-ept-5123 KILN_CUDA_ELEMENTS_PER_THREAD "32 8" softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu 5123 bf16
+ab rows-ept-5123 KILN_CUDA_ELEMENTS_PER_THREAD "32 16 8" softmax,cross_entropy,log_softmax,layernorm,rmsnorm,residual_layernorm,swiglu 5123 bf16
 s=$(( $(left) - 20 ))
 [ $s -gt 30 ] && { campaigns exact 6640001 2 4 $s exact & campaigns standard 6980001 2 4 $s standard & wait; }
 finish
