@@ -17,25 +17,19 @@ using namespace kiln::cuda_test;
 
 namespace {
 
-int count_of(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
-
 TEST(CudaStagingKernels, TheModuleCompilesOfflineWithItsThreeEntries) {
     REQUIRE_NVRTC();
     const auto m = cu::compiled_module("the GEMM operand staging kernels", cu::staging_module_source(), "sm_90a");
     EXPECT_FALSE(m->cubin.empty());
     const std::string ptx = cu::kernel_ptx(*m);
-    EXPECT_EQ(count_of(ptx, ".entry "), 3) << ptx.substr(0, 2000);
+    EXPECT_EQ(count(ptx, ".entry "), 3) << ptx.substr(0, 2000);
     for (const char* entry : {cu::kPackRowsEntry, cu::kTransposeBytesEntry, cu::kTransposeWordsEntry}) {
         EXPECT_TRUE(contains(ptx, std::string(".entry ") + entry)) << entry;
         EXPECT_TRUE(contains(m->log, std::string("Compiling entry function '") + entry + "'")) << m->log;
     }
     // Each for kPackThreads threads a CTA, as the launches give it (gemm_staging.cpp).
-    EXPECT_EQ(count_of(ptx, ".maxntid " + std::to_string(cu::kPackThreads) + ", 1, 1"), 3) << ptx.substr(0, 2000);
-    EXPECT_EQ(count_of(m->log, " 0 bytes spill stores"), 3) << "none spills\n" << m->log;
+    EXPECT_EQ(count(ptx, ".maxntid " + std::to_string(cu::kPackThreads) + ", 1, 1"), 3) << ptx.substr(0, 2000);
+    EXPECT_EQ(count(m->log, " 0 bytes spill stores"), 3) << "none spills\n" << m->log;
     // The same source again is the same module (the disk cache's entry, or this process's).
     const auto again = cu::compiled_module("the GEMM operand staging kernels", cu::staging_module_source(), "sm_90a");
     EXPECT_EQ(again->key, m->key);
