@@ -406,9 +406,9 @@ TEST_F(FakeCuda, ChildPackingGemmLaunch) {
     std::printf("COMPILES %zu\n", cu::nvrtc_compiles());
 }
 
-// The operand staging module (staging_kernels.h) travels with a shipped cache as a
-// program's kernels do: a process without NVRTC finds it (its record under any
-// NVRTC) and packs a GEMM's operands, A's rows of 90 bytes and B's of 140, with it.
+// The operand packing kernel's module (staging_kernels.h) travels with a shipped
+// cache as a program's kernels do: a process without NVRTC finds it (its record under
+// any NVRTC) and packs a GEMM's operands, A's rows of 90 bytes and B's of 140, with it.
 TEST_F(FakeCuda, AShippedCacheStagesGemmOperandsWithoutNvrtc) {
     if (std::getenv("KILN_FAKE_CHILD")) GTEST_SKIP();
     char dir[] = "/tmp/kiln-fake-staging-XXXXXX";
@@ -420,10 +420,10 @@ TEST_F(FakeCuda, AShippedCacheStagesGemmOperandsWithoutNvrtc) {
     };
     const ChildReport first = launch_in_child(built, "ChildPackingGemmLaunch");
     EXPECT_EQ(number(first, "LAUNCHES"), 3) << "A and B packed, then the GEMM\n" << first.output;
-    EXPECT_EQ(number(first, "COMPILES"), 2) << "the GEMM's module and the staging module\n" << first.output;
+    EXPECT_EQ(number(first, "COMPILES"), 2) << "the GEMM's module and the packing kernel's (no transposing kernel)\n" << first.output;
     std::filesystem::copy(built, shipped, std::filesystem::copy_options::recursive);
     const ChildReport second = launch_in_child(shipped, "ChildPackingGemmLaunch", "KILN_NVRTC=off");
-    EXPECT_EQ(number(second, "LAUNCHES"), 3) << "packed by the shipped staging module, not copied pitched\n" << second.output;
+    EXPECT_EQ(number(second, "LAUNCHES"), 3) << "packed by the shipped packing kernel, not copied pitched\n" << second.output;
     EXPECT_EQ(number(second, "COMPILES"), 0) << second.output;
     EXPECT_FALSE(contains(second.output, "FAILED")) << second.output;
     std::filesystem::remove_all(dir);
@@ -893,18 +893,18 @@ TEST_F(FakeCuda, BatchedGemmPacksOperandsTmaCannotReadInPlace) {
         << plan;
 }
 
-// The operand staging kernels are one module for every GEMM (staging_kernels.h),
-// loaded into a device's context once (by the first launch that stages, or here),
-// not a copy in each GEMM's module. Two GEMMs whose rows TMA cannot read in place
-// (A's 45 bf16: 90 bytes, B's 70: 140) each load their own module alone and launch
-// the packing kernel for each operand before the GEMM.
+// The operand staging kernels are shared by every GEMM, a module each
+// (staging_kernels.h), loaded into a device's context once (by the first launch that
+// needs one, or here), not a copy in each GEMM's module. Two GEMMs whose rows TMA
+// cannot read in place (A's 45 bf16: 90 bytes, B's 70: 140) each load their own
+// module alone and launch the packing kernel for each operand before the GEMM.
 TEST_F(FakeCuda, EveryGemmPacksWithTheOneStagingModule) {
     const cu::Device& d = *cu::device();
-    const cu::StagingKernels* staging = cu::staging_kernels(d);
-    ASSERT_NE(staging, nullptr);
-    EXPECT_NE(staging->pack_rows, nullptr);
-    EXPECT_NE(staging->transpose_bytes, nullptr);
-    EXPECT_NE(staging->transpose_words, nullptr);
+    const cu::CUfunction pack = cu::staging_kernel(d, cu::StagingKernel::pack_rows);
+    ASSERT_NE(pack, nullptr);
+    EXPECT_NE(cu::staging_kernel(d, cu::StagingKernel::transpose_bytes), nullptr);
+    EXPECT_NE(cu::staging_kernel(d, cu::StagingKernel::transpose_words), nullptr);
+    EXPECT_NE(cu::staging_kernel(d, cu::StagingKernel::transpose_bytes), pack) << "each its own";
     Tensor<bf16> a({100, 45}), b({45, 70}), c({100, 70});
     auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
     for (const char* name : {"staged_a", "staged_b"}) {
@@ -915,7 +915,7 @@ TEST_F(FakeCuda, EveryGemmPacksWithTheOneStagingModule) {
         EXPECT_EQ(counts().module_loads, 1) << "its own module alone";
         EXPECT_EQ(counts().launches, 3) << "A and B packed, then the GEMM";
     }
-    EXPECT_EQ(cu::staging_kernels(d), staging) << "kept";
+    EXPECT_EQ(cu::staging_kernel(d, cu::StagingKernel::pack_rows), pack) << "kept";
 }
 
 // A fuzz campaign's batch compiles each program's cuda kernel ahead of the checks

@@ -647,7 +647,7 @@ TEST(CudaCompile, CatalogI8GemmUsesInt8TensorCoresInBothModes) {
         // (wgmma reads 8-bit operands K-major only); the module holds the mma.sync kernel
         // beside it because A's rows (45 bytes) are not 16-byte multiples apart.
         EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n")) << ptx.substr(0, 3000);
-        EXPECT_FALSE(contains(ptx, "_transpose")) << "the transposing kernel is the staging module's (staging_kernels.h)";
+        EXPECT_FALSE(contains(ptx, "_transpose")) << "the transposing kernel is a module of its own (staging_kernels.h)";
         std::string plan = cuda_text(k, args, p, What::plan);
         EXPECT_TRUE(contains(plan, "B stored [K, N] (copied transposed at each launch")) << plan;
         EXPECT_TRUE(contains(plan, "tensor cores: mma.sync m16n8k32 s8 -> s32")) << plan;

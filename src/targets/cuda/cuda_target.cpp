@@ -149,7 +149,7 @@ public:
         // The Hopper GEMM kernel when the program has one and these views suit TMA (emit_gemm.h).
         if (k->gemm_function) {
             cu::CUstream stream = stream_ ? stream_->handle : nullptr;
-            cu::GemmStaging staging(d, stream, cu::CopyKernels::shared_module);
+            cu::GemmStaging staging(d, stream, cu::CopyKernels::shared_modules);
             if (auto g = cu::gemm_launch(p, args, k->kernel.gemm, d, staging, &refused)) {
                 const cu::GemmKernel& gk = k->kernel.gemm;
                 finish(d, p, loc,
@@ -320,7 +320,7 @@ public:
                     cu::launch_cluster(pr->rows, pr->cols, pr->depth, g.bm, g.bn, g.bk, d ? d->multiprocessors : kOfflineMultiprocessors, &lone) == 1)
                     s << "; lone CTAs, not clusters of 2: " << lone;
                 s << "\n";
-                // How each operand reaches TMA, as the launch decides it (with the staging module's packing kernel).
+                // How each operand reaches TMA, as the launch decides it (with the shared packing kernel).
                 const auto operands = cu::gemm_operands(*pr, args, g, /*can_pack=*/true);
                 s << "  GEMM operands: A " << operands[0].route.why << "; B " << operands[1].route.why << "\n";
             } else {

@@ -448,7 +448,7 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
          ");\n";
     s += "}\n";
     // (Operands TMA cannot read in place, or that wgmma reads K-major only, are copied
-    // first by the staging kernels, a module of their own: staging_kernels.h.)
+    // first by the staging kernels, each a module of its own: staging_kernels.h.)
     E.count_tensor_core_op();
     return s;
 }

@@ -40,7 +40,7 @@ LeadSlots lead_slots(const std::vector<StagedLead>& lead) {
     return s;
 }
 
-// Launches one of the staging module's kernels (operand_staging.cuh: pack_rows,
+// Launches one of the shared staging kernels (operand_staging.cuh: pack_rows,
 // transpose_bytes, transpose_words: the same parameters) on `ctas` CTAs, at most 8 a
 // multiprocessor.
 void launch_copy(const Device& d, CUstream stream, CUfunction f, std::int64_t ctas, const void* src, std::int64_t src_stride, void* dst,
@@ -101,14 +101,14 @@ std::string tma_lead_problem(const std::vector<std::int64_t>& extents, const std
     return std::string();
 }
 
-bool GemmStaging::can_pack() const { return kernels_ == CopyKernels::shared_module && !staging_kernels_failed(d_); }
+bool GemmStaging::can_pack() const { return kernels_ == CopyKernels::shared_modules && !staging_kernel_failed(d_, StagingKernel::pack_rows); }
 
-const StagingKernels* GemmStaging::copy_kernels(std::string* why) const {
+CUfunction GemmStaging::copy_kernel(StagingKernel k, std::string* why) const {
     if (kernels_ == CopyKernels::none) {
         if (why) *why = "no staging kernels";
         return nullptr;
     }
-    return staging_kernels(d_, why);
+    return staging_kernel(d_, k, why);
 }
 
 CUdeviceptr GemmStaging::memory(WorkspaceSlot slot, std::size_t bytes) {
@@ -135,8 +135,7 @@ void* GemmStaging::stage(const void* data, std::int64_t rows, std::int64_t cols,
     // The packing kernel for 2-byte elements where it can be had (a failure to load it
     // leaves the pitched copies).
     CUfunction pack = nullptr;
-    if (elem_bytes == 2 && can_pack())
-        if (const StagingKernels* k = copy_kernels(nullptr)) pack = k->pack_rows;
+    if (elem_bytes == 2 && can_pack()) pack = copy_kernel(StagingKernel::pack_rows, nullptr);
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync || (!pack && !d_.api.cuMemcpy2DAsync))
         return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");
@@ -181,10 +180,9 @@ void* GemmStaging::stage_transposed(const void* data, std::int64_t rows, std::in
         return nullptr;
     };
     if (elem_bytes != 1 && elem_bytes != 4) return no("its elements are " + std::to_string(elem_bytes) + " bytes (the transposing kernels take 1 or 4)");
-    std::string no_kernels;
-    const StagingKernels* kernels = copy_kernels(&no_kernels);
-    if (!kernels) return no("there is no transposing kernel (" + no_kernels + ")");
-    const CUfunction transpose = elem_bytes == 1 ? kernels->transpose_bytes : kernels->transpose_words;
+    std::string no_kernel;
+    const CUfunction transpose = copy_kernel(elem_bytes == 1 ? StagingKernel::transpose_bytes : StagingKernel::transpose_words, &no_kernel);
+    if (!transpose) return no("there is no transposing kernel (" + no_kernel + ")");
     if (inner_stride != 1) return no("its inner stride is " + std::to_string(inner_stride) + ", not 1");
     if (!d_.api.cuMemAllocAsync || !d_.api.cuMemFreeAsync) return no("the driver has no stream-ordered allocation to stage it in");
     if (rows <= 0 || cols <= 0) return no("it is empty");

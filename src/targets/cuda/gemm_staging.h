@@ -5,11 +5,11 @@
 // covered rows are copied into a buffer on the launch's stream whose row stride is
 // rounded up to whole 128-byte lines (8191^3: 4.1x cuBLAS, which has no such path,
 // on an H200), and the kernel reads that. Only operands with a unit inner stride are
-// staged. Without the staging module's packing kernel (a fake driver in tests) the
+// staged. Without the shared packing kernel (a fake driver in tests) the
 // copy is a pitched cuMemcpy2DAsync.
 //
 // 8-bit and tf32 operands stored with k outermost (an int8 or f32 B [K, N], A [K, M])
-// are copied transposed, K-major, by the staging module's transposing kernels
+// are copied transposed, K-major, by the staging kernels' transposing kernels
 // (operand_staging.cuh: transpose_bytes, transpose_words): wgmma transposes 16-bit
 // operands only. The copy reads and writes
 // the operand once (4096^2 bytes: about 11 us at 3 TB/s, a tenth of a 4096^3 int8
@@ -21,7 +21,7 @@
 // and 644-681 with both operands' rows padded to whole lines. Such operands (TMA can
 // read them in place) are packed too where the copy costs less than a quarter of
 // the product's time at full speed (operand_route): 433 -> 553 TFLOP/s (H200,
-// bench/results/gpu-20261203-s12). The copy is the staging module's packing kernel
+// bench/results/gpu-20261203-s12). The copy is the shared packing kernel
 // (operand_staging.cuh: pack_rows; staging_kernels.h: one module for every GEMM)
 // into the stream's workspace (stream_workspace.h);
 // a pitched cuMemcpy2DAsync into memory allocated per launch made the same staging
@@ -84,9 +84,9 @@ inline constexpr std::size_t kMaxStagedLeads = 3;  // the packing kernel's (oper
 inline constexpr std::int64_t kMaxPitchedMatrices = 64;
 
 // The copying kernels a launch's staging may use: none (pitched copies only, and rows
-// TMA can read are never staged; no transposition), or the shared staging module
-// (staging_kernels.h), compiled or loaded when a copy first needs it.
-enum class CopyKernels { none, shared_module };
+// TMA can read are never staged; no transposition), or the shared staging kernels
+// (staging_kernels.h: a module each), compiled or loaded when a copy first needs one.
+enum class CopyKernels { none, shared_modules };
 
 // The copies made for one launch: in the stream's workspace, or in memory of the
 // launch released (stream-ordered, after the kernel that reads it) when this goes
@@ -114,14 +114,14 @@ public:
     // A K-major copy of an 8-bit or tf32 operand stored with its k axis outermost (wgmma
     // reads those K-major only): the `rows` x `cols` elements (of 1 or 4 bytes) of a view
     // with unit inner stride and row stride `stride` (elements), copied transposed by
-    // the staging module's transposing kernel, `cols` rows of `rows` elements each
+    // the staging kernels' transposing kernel, `cols` rows of `rows` elements each
     // `*staged_stride` elements (whole 128-byte lines) apart; a batch (`lead`) one
     // matrix after another. Null (with `why`) where it cannot be made.
     void* stage_transposed(const void* data, std::int64_t rows, std::int64_t cols, std::int64_t stride, std::int64_t inner_stride, int elem_bytes,
                            WorkspaceSlot slot, std::int64_t* staged_stride, std::string* why, const std::vector<StagedLead>& lead = {});
 
-    // Whether operands may be packed (the staging module is asked for and has not
-    // failed to load: cheap, every launch asks).
+    // Whether operands may be packed (the staging kernels are asked for and the
+    // packing kernel has not failed to load: cheap, every launch asks).
     bool can_pack() const;
 
     CUstream stream() const { return stream_; }  // the launch's
@@ -133,9 +133,9 @@ private:
     CopyKernels kernels_;
     std::vector<CUdeviceptr> scratch_;
 
-    // The staging module's kernels, loaded now if this is the first copy to need them;
-    // null (with `why`) without them.
-    const StagingKernels* copy_kernels(std::string* why) const;
+    // Staging kernel `k`, loaded now if this is the first copy to need it; null (with
+    // `why`) without it.
+    CUfunction copy_kernel(StagingKernel k, std::string* why) const;
     // Stream-ordered memory of `bytes` for a copy: the workspace's `slot`, or this launch's.
     CUdeviceptr memory(WorkspaceSlot slot, std::size_t bytes);
 };

@@ -358,7 +358,7 @@ GemmChoice gemm_launch_choice(const ir::Program& p, const std::vector<Arg>& args
     const GemmTile t = launch_tile(problem->rows, problem->cols, problem->depth, own.bm, own.bn, g.bk, multiprocessors, g.batched ? problem->batches : 1);
     // 8-bit and tf32 operands: lone CTAs, no split-K, TMA alone (emit_gemm.cpp).
     if (gemm_k_major_only(g.in)) return {t, false, 1, 0, flipped};
-    // Operands whose routes read them by cp.async (as the plan, assuming the staging module's
+    // Operands whose routes read them by cp.async (as the plan, assuming the shared staging kernels'
     // packing kernel); the routes only where it is asked for (this runs at every launch).
     int cp_async = 0;
     if (cp_async_asked() && !flipped) {

@@ -101,7 +101,7 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
 
 // What the launch reads of A and of B (inner x outer elements: the k extent clipped
 // to the program's k loop), and how each reaches TMA (gemm_staging.h:
-// operand_route; `can_pack`: the staging module's packing kernel may be used). The launch and
+// operand_route; `can_pack`: the shared packing kernel may be used). The launch and
 // kiln plan both ask here.
 struct GemmOperand {
     std::int64_t inner = 0, outer = 0;                 // as stored: elements of a row, rows

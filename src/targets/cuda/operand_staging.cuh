@@ -1,8 +1,8 @@
 // kiln's operand staging kernels for the Hopper GEMM (gemm_staging.h): copies of
 // operands TMA cannot read in place, or that wgmma reads K-major only, made before
-// the GEMM's launch. They depend on nothing of the program, so they are one module
-// of their own (staging_kernels.h: compiled once, kept in the disk cache, loaded on
-// a device at the first launch that stages), not a part of every GEMM's module:
+// the GEMM's launch. They depend on nothing of the program, so each is a module of
+// its own (staging_kernels.h: compiled once, kept in the disk cache, loaded on a
+// device at the first launch that needs it), not a part of every GEMM's module:
 // that took about a sixth off a GEMM's cold compile (NVRTC's CPU time offline for
 // the catalog's gemm_bf16 0.52 -> 0.43 s, gemm_epilogue 0.97 -> 0.83 s).
 // No standard headers: NVRTC compiles it (the build embeds the text,

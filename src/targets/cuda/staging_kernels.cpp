@@ -1,5 +1,6 @@
 #include "targets/cuda/staging_kernels.h"
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -13,64 +14,85 @@ namespace kiln::cu {
 
 namespace {
 
-// A device's kernels: loaded once (the first caller compiles or reads them while the
-// others wait); `failed` is read without waiting, at every GEMM launch.
-struct PerDevice {
+// One kernel on one device: loaded once (the first caller compiles or reads it while
+// the others wait); `failed` is read without waiting, at every GEMM launch.
+struct Slot {
     std::once_flag once;
-    StagingKernels kernels;
+    CUfunction function = nullptr;
     std::string why;  // empty: loaded
     std::atomic<bool> failed{false};
 };
+using PerDevice = std::array<Slot, kStagingKernels>;
 
 std::mutex g_mutex;  // guards g_devices (not the loading)
 std::map<const Device*, std::unique_ptr<PerDevice>> g_devices;
 
-PerDevice& per_device(const Device& d) {
+Slot& slot(const Device& d, StagingKernel k) {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto& p = g_devices[&d];
     if (!p) p = std::make_unique<PerDevice>();
-    return *p;
+    return (*p)[static_cast<int>(k)];
 }
 
-void load(const Device& d, PerDevice& p) {
+struct Described {
+    const char* entry;
+    const char* element;   // the element type the kernel's pointers take
+    const char* body;      // the kg:: function it calls
+    const char* purpose;   // for errors
+};
+
+Described describe(StagingKernel k) {
+    switch (k) {
+        case StagingKernel::pack_rows: return {"kiln_stage_pack_rows", "unsigned short", "pack_rows", "the GEMM operand packing kernel"};
+        case StagingKernel::transpose_bytes:
+            return {"kiln_stage_transpose_bytes", "unsigned char", "transpose_bytes", "the GEMM 8-bit operand transposing kernel"};
+        case StagingKernel::transpose_words:
+            return {"kiln_stage_transpose_words", "unsigned", "transpose_words", "the GEMM tf32 operand transposing kernel"};
+    }
+    internal_fail("staging_kernels: an unknown staging kernel");
+}
+
+void load(const Device& d, StagingKernel k, Slot& s) {
+    const Described what = describe(k);
     try {
-        const auto module = compiled_module("the GEMM operand staging kernels", staging_module_source(), d.arch());
+        const auto module = compiled_module(what.purpose, staging_module_source(k), d.arch());
         make_current(d);
         CUmodule m = nullptr;
-        check(d, d.api.cuModuleLoadData(&m, module->cubin.data()), "loading the GEMM operand staging kernels");
-        check(d, d.api.cuModuleGetFunction(&p.kernels.pack_rows, m, kPackRowsEntry), "finding the GEMM operand packing kernel");
-        check(d, d.api.cuModuleGetFunction(&p.kernels.transpose_bytes, m, kTransposeBytesEntry), "finding the GEMM operand transposing kernel");
-        check(d, d.api.cuModuleGetFunction(&p.kernels.transpose_words, m, kTransposeWordsEntry), "finding the GEMM operand transposing kernel");
+        check(d, d.api.cuModuleLoadData(&m, module->cubin.data()), std::string("loading ") + what.purpose);
+        check(d, d.api.cuModuleGetFunction(&s.function, m, what.entry), std::string("finding ") + what.purpose);
     } catch (const Error& e) {
-        p.kernels = StagingKernels{};
-        p.why = e.what();
-        p.failed = true;
+        s.function = nullptr;
+        s.why = e.what();
+        s.failed = true;
     }
 }
 
 }  // namespace
 
-std::string staging_module_source() {
-    auto entry = [](const char* name, const char* element, const char* body) {
-        return std::string("extern \"C\" __global__ void __launch_bounds__(") + std::to_string(kPackThreads) + ") " + name + "(const " + element +
-               "* src, long long src_stride, " + element + "* dst, long long dst_stride, long long rows, long long cols, long long e0, "
-               "long long e1, long long e2, long long s0, long long s1, long long s2) {\n    kg::" + body +
-               "(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
-    };
-    return std::string(embedded::operand_staging_cuh()) + "\n" + entry(kPackRowsEntry, "unsigned short", "pack_rows") +
-           entry(kTransposeBytesEntry, "unsigned char", "transpose_bytes") + entry(kTransposeWordsEntry, "unsigned", "transpose_words");
+const char* staging_entry(StagingKernel k) { return describe(k).entry; }
+
+std::string staging_module_source(StagingKernel k) {
+    // The header holds the three kernels' bodies as inline device functions; NVVM
+    // drops the two this module does not call, so parsing them is all they cost.
+    const Described what = describe(k);
+    const std::string element = what.element;
+    return std::string(embedded::operand_staging_cuh()) + "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kPackThreads) + ") " +
+           what.entry + "(const " + element + "* src, long long src_stride, " + element +
+           "* dst, long long dst_stride, long long rows, long long cols, long long e0, long long e1, long long e2, long long s0, long long s1, "
+           "long long s2) {\n    kg::" +
+           what.body + "(src, src_stride, dst, dst_stride, rows, cols, kg::PackLeads{{e0, e1, e2}, {s0, s1, s2}});\n}\n";
 }
 
-const StagingKernels* staging_kernels(const Device& d, std::string* why) {
-    PerDevice& p = per_device(d);
-    std::call_once(p.once, [&] { load(d, p); });
-    if (p.failed) {
-        if (why) *why = p.why;
+CUfunction staging_kernel(const Device& d, StagingKernel k, std::string* why) {
+    Slot& s = slot(d, k);
+    std::call_once(s.once, [&] { load(d, k, s); });
+    if (s.failed) {
+        if (why) *why = s.why;
         return nullptr;
     }
-    return &p.kernels;
+    return s.function;
 }
 
-bool staging_kernels_failed(const Device& d) { return per_device(d).failed; }
+bool staging_kernel_failed(const Device& d, StagingKernel k) { return slot(d, k).failed; }
 
 }  // namespace kiln::cu
