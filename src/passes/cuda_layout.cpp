@@ -16,7 +16,6 @@
 #include "ir/attrs.h"
 #include "passes/cuda_layout.h"
 #include "passes/lowered.h"
-#include "support/environment.h"
 
 namespace kiln::passes {
 
@@ -24,16 +23,16 @@ using detail::OpCode;
 
 namespace {
 
-// The most elements of its largest tile a thread holds before the CTA grows past 256
-// threads (and, for packed instances, the elements a thread aims for). A row tile
-// lives in registers. Fewer per thread means more threads per row, and each thread
-// pays the fixed work of every reduction (shuffles, the exchange) and of every load
-// and store (addresses, masks): for bench/cuda_bench.cpp's softmax over 8192 bf16
-// columns the instructions per row are 1.4x those of 32 per thread at 8 per thread,
-// and that kernel is close to bound by instruction issue. At 32 per thread it needs
-// 64 registers: four 256-thread CTAs per SM. KILN_CUDA_ELEMENTS_PER_THREAD overrides
-// it (for measuring other points; the generated source, hence the cache key, differs).
-std::int64_t most_per_thread() { return support::env_integer("KILN_CUDA_ELEMENTS_PER_THREAD", 1, 4096).value_or(32); }
+// LowerOptions::elements_per_thread: the most elements of its largest tile a thread
+// holds before the CTA grows past 256 threads (and, for packed instances, the
+// elements a thread aims for). A row tile lives in registers. Fewer per thread means
+// more threads per row, and each thread pays the fixed work of every reduction
+// (shuffles, the exchange) and of every load and store (addresses, masks): for
+// bench/cuda_bench.cpp's softmax over 8192 bf16 columns the instructions per row are
+// 1.4x those of 32 per thread at 8 per thread, and that kernel is close to bound by
+// instruction issue. At 32 per thread it needs 64 registers: four 256-thread CTAs per
+// SM. KILN_CUDA_ELEMENTS_PER_THREAD sets it (launch_args.cpp), for measuring other points.
+std::int64_t most_per_thread(const Lowered& l) { return std::max(1, l.options.elements_per_thread); }
 
 std::int64_t pow2_ceil(std::int64_t x) {
     std::int64_t p = 1;
@@ -496,9 +495,9 @@ void try_cluster(const Lowered& l, const CudaLayouts& base, std::int64_t most, C
 }  // namespace
 
 // T: enough threads that the largest tile has about one element per thread, between
-// one warp and 256; past 256 x most_per_thread() elements, up to 1024. A program
+// one warp and 256; past 256 x elements_per_thread elements, up to 1024. A program
 // whose every op lowers in registers instead runs several instances per CTA of 256
-// threads, each on as few threads as hold its largest tile at most_per_thread()
+// threads, each on as few threads as hold its largest tile at elements_per_thread
 // elements each (fewer when several tiles are live at once: peak_live_tiles): one
 // warp or a few lanes per narrow row.
 namespace {
@@ -506,12 +505,12 @@ namespace {
 CudaLayouts choose(const Lowered& l, int max_run) {
     CudaLayouts base;
     measure(l, max_run, base);
-    // A thread's registers hold about most_per_thread() elements of live tiles without
+    // A thread's registers hold about elements_per_thread elements of live tiles without
     // spilling at 64 registers; more tiles live at once share them. Where ptxas still
     // spills, the kernel cache compiles again with a layout_split of 2, 4, 8.
     const double live = peak_live_tiles(l, base.largest);
     const std::int64_t most =
-        std::max<std::int64_t>(1, most_per_thread() / (live <= 1.25 ? 1 : live <= 3 ? 2 : 4) / std::max(1, l.options.layout_split));
+        std::max<std::int64_t>(1, most_per_thread(l) / (live <= 1.25 ? 1 : live <= 3 ? 2 : 4) / std::max(1, l.options.layout_split));
     CudaLayouts c = base;
     while (c.threads < c.largest && c.threads < 256) c.threads *= 2;
     while (c.threads < 1024 && c.largest > c.threads * most) c.threads *= 2;

@@ -31,6 +31,7 @@ struct LowerOptions {
     int grid_prefetch = 2;           // cuda: grid_prefetch.h's PrefetchMode (KILN_CUDA_PREFETCH)
     bool loop_prefetch = false;      // cuda: loop_prefetch.h (KILN_CUDA_LOOP_PREFETCH=1)
     int layout_split = 1;            // cuda: divides the share of a row a thread holds (cuda_layout.h)
+    int elements_per_thread = 32;    // cuda: the most of its largest tile a thread holds before the CTA grows past 256 threads (cuda_layout.cpp)
     int max_run = 0;                 // cuda: the longest run of a row a thread holds (0: a 16-byte vector's; cuda_layout.h)
     bool aligned_slots = false;      // cuda: rows' runs start on one load's 16-byte boundaries (cuda_layout.h: aligned slots)
     bool cluster_rows = true;        // cuda: rows too wide for a CTA span a cluster (KILN_CUDA_CLUSTER=0: they spill instead)

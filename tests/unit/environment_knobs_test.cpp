@@ -9,6 +9,8 @@
 
 #include "support/environment.h"
 #include "targets/cuda/emit.h"
+#include "targets/cuda/launch_args.h"
+#include "targets/cuda/program_index.h"
 #include "trace/kernel_trace.h"
 
 using namespace kiln;
@@ -66,15 +68,39 @@ TEST(EnvironmentKnobs, IntegerIsReadWholeAndInRange) {
 TEST(EnvironmentKnobs, CudaElementsPerThreadIsChecked) {
     Tensor<f32> x({8}), y({8});
     std::vector<detail::Arg> args = {detail::to_arg(std::as_const(x)), detail::to_arg(y)};
-    auto k = copy_kernel();
-    auto program = detail::specialize(*k.shared_impl(), args, Loc::here());
     for (const char* bad : {"abc", "0", "-4", "4097"}) {
         ScopedEnv e("KILN_CUDA_ELEMENTS_PER_THREAD", bad);
-        EXPECT_EQ(error_of([&] { cu::emit_kernel(*program, cu::EmitOptions{}); }),
+        EXPECT_EQ(error_of([&] { cu::emit_options(args, CompileOptions{}); }),
                   std::string("KILN_CUDA_ELEMENTS_PER_THREAD='") + bad + "' is not a whole number from 1 to 4096");
     }
-    ScopedEnv e("KILN_CUDA_ELEMENTS_PER_THREAD", "8");
-    EXPECT_NO_THROW(cu::emit_kernel(*program, cu::EmitOptions{}));
+    {
+        ScopedEnv e("KILN_CUDA_ELEMENTS_PER_THREAD", "8");
+        EXPECT_EQ(cu::emit_options(args, CompileOptions{}).elements_per_thread, 8);
+    }
+    unsetenv("KILN_CUDA_ELEMENTS_PER_THREAD");
+    EXPECT_EQ(cu::emit_options(args, CompileOptions{}).elements_per_thread, 32);
+}
+
+// The knob reaches the layout as an emit option, and the program index's key holds
+// it: a process asking for another value never finds the kernel laid out under the
+// first (session 44's A/B of 32, 16 and 8 elements a thread, in one cache, timed one
+// kernel three times).
+TEST(EnvironmentKnobs, CudaElementsPerThreadIsPartOfTheProgramIndexKey) {
+    auto row = kernel("row_knob", [](View<const f32, 1> x, View<f32, 1> y) {
+        for (auto& nest : parallel(shape(axis("g", 1)))) {
+            (void)nest;
+            y(coord(0), shape(8192)).store(x[coord(0), shape(8192)] * 2.0f);
+        }
+    });
+    Tensor<f32> x({8192}), y({8192});
+    std::vector<detail::Arg> args = {detail::to_arg(std::as_const(x)), detail::to_arg(y)};
+    auto program = detail::specialize(*row.shared_impl(), args, Loc::here());
+    cu::EmitOptions wide, narrow;
+    narrow.elements_per_thread = 8;
+    EXPECT_EQ(cu::emit_kernel(*program, wide).threads, 256) << "8192 elements at 32 a thread";
+    EXPECT_EQ(cu::emit_kernel(*program, narrow).threads, 1024) << "8192 elements at 8 a thread";
+    EXPECT_NE(cu::index_key(*program, wide, "sm_90a", 232448, "nvrtc"), cu::index_key(*program, narrow, "sm_90a", 232448, "nvrtc"));
+    EXPECT_EQ(cu::index_key(*program, wide, "sm_90a", 232448, "nvrtc"), cu::index_key(*program, cu::EmitOptions{}, "sm_90a", 232448, "nvrtc"));
 }
 
 TEST(EnvironmentKnobs, NumThreadsIsChecked) {

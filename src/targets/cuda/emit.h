@@ -123,6 +123,13 @@ struct EmitOptions {
     // The share of a row a thread holds is divided by this (cuda_layout.h):
     // kernel_cache.cpp doubles it while ptxas spills under the register cap.
     int layout_split = 1;
+    // The most elements of its largest tile a thread holds before the CTA grows past
+    // 256 threads (passes/cuda_layout.cpp says why 32); KILN_CUDA_ELEMENTS_PER_THREAD
+    // (1 to 4096) sets it. An option, not a knob the pass reads, so that the program
+    // index (program_index.h), keyed by the options, never hands a process the kernel
+    // laid out under another value (session 44's A/B of 32, 16 and 8 measured one
+    // kernel three times that way).
+    int elements_per_thread = 32;
     // Where the first compile spilled and giving up the shifted runs of misaligned rows
     // alone made it fit, try it once more with them at layout_split 2 and keep that if
     // it fits (kernel_cache.cpp says what the H200 showed). At 5123 columns that kept

@@ -31,6 +31,7 @@ passes::LowerOptions lower_options(const EmitOptions& o) {
     l.grid_prefetch = o.grid_prefetch;
     l.loop_prefetch = o.loop_prefetch;
     l.layout_split = o.layout_split;
+    l.elements_per_thread = o.elements_per_thread;
     l.max_run = o.coalesced_elements && !o.misaligned_rows ? 1 : 0;  // (emit.h: coalesced_elements)
     l.aligned_slots = o.aligned_slots;
     l.cluster_rows = o.cluster_rows;

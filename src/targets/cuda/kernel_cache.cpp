@@ -98,9 +98,9 @@ int count_tensor_core_instructions(const std::string& ptx) {
 // kernel's tile, split-K code and cluster, the generic kernel beside a specialised
 // one (EmitOptions::generic_kernel), the CTA size of a row spanning a cluster and
 // the inline and fast divisions, the spill tolerances, the NaN minimum beside
-// loads ahead and the index facts (process-wide knobs that
-// tests set per compile), arch, device.
-using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, int, bool, int, bool, bool, int, int, int, bool, bool, bool, bool, bool, std::string, int>;
+// loads ahead, the index facts and the elements a thread holds (process-wide knobs
+// that tests set per compile), arch, device.
+using Variant = std::tuple<int, bool, bool, int, int, bool, int, int, int, bool, int, bool, bool, int, int, int, bool, bool, bool, bool, bool, int, std::string, int>;
 struct ProgramKernels {
     std::weak_ptr<const ir::Program> program;
     std::vector<std::pair<Variant, std::shared_ptr<const CompiledKernel>>> variants;
@@ -373,7 +373,7 @@ namespace {
 
 Variant variant_of(const EmitOptions& o, const std::string& arch, int device) {
     return {static_cast<int>(o.precision), o.index64, o.misaligned_rows, o.gemm_bm, o.gemm_bn, o.gemm_split_k, o.gemm_cluster, o.gemm_cp_async, o.gemm_flipped,
-            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, o.coalesced_elements, o.whole_rows, o.aligned_slots, o.nan_by_minimum_ahead, o.index_facts, o.narrow_index_compares, arch, device};
+            o.generic_kernel, o.cluster_cta_threads, o.inline_division, o.fast_division, o.spill_tolerance, o.layout_spill_tolerance, o.coalesced_elements, o.whole_rows, o.aligned_slots, o.nan_by_minimum_ahead, o.index_facts, o.narrow_index_compares, o.elements_per_thread, arch, device};
 }
 
 // p's entry in l.by_program (end when none, or when the entry belongs to a dead

@@ -170,6 +170,9 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.whole_rows = whole_rows;
     static const bool nan_minimum_ahead = support::env_integer("KILN_CUDA_NAN_MINIMUM_AHEAD", 0, 1).value_or(1) != 0;
     o.nan_by_minimum_ahead = nan_minimum_ahead;
+    // Read at every launch, not once: a bad value fails each launch with its message
+    // (tests/unit/environment_knobs_test.cpp), as it did when the layout pass read it.
+    o.elements_per_thread = static_cast<int>(support::env_integer("KILN_CUDA_ELEMENTS_PER_THREAD", 1, 4096).value_or(32));
     return o;
 }
 

@@ -200,6 +200,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("loop prefetch", o.loop_prefetch ? "1" : "0");
     key.add("layout split", std::to_string(o.layout_split));
+    key.add("elements per thread", std::to_string(o.elements_per_thread));
     key.add("split before dropping", o.split_before_dropping == 0 ? "0" : o.split_before_dropping == 1 ? "shifted runs alone" : "shifted runs, then loads ahead");  // the rule, so that a record of an earlier one is not reused
     key.add("nan by minimum", o.nan_by_minimum ? "1" : "0");
     key.add("nan by minimum ahead", o.nan_by_minimum_ahead ? "1" : "0");
