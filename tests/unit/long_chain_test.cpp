@@ -63,5 +63,11 @@ TEST(LongChains, TenThousandOpsOnTheCpuTargetGiveTheInterpretersBits) {
     cpu_diff::expect_same(k, bufs);
     std::printf("cpu, %d steps: generated in %.2f s, compiled and run (and interp) in %.1f s, %zu fused loops, %zu bytes of source\n", kCpuSteps,
                 generate, seconds_since(t0), loops, source.size());
+    // The emitter's time stays linear in the chain (0.3 s in a Release build on the
+    // 2-core development machine, against 75 s for 2,000 ops before fusion was
+    // bounded); a sanitized Debug build takes 10 s and says nothing of the algorithm,
+    // so there the bounded fusion above is the check.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     EXPECT_LT(generate, 5.0);
+#endif
 }
