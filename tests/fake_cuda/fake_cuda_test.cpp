@@ -13,6 +13,7 @@
 #include <new>
 
 #include "fuzz/campaign.h"
+#include "tests/interop/counting_new.h"
 #include "tests/interop/interop_util.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/gemm_staging.h"
@@ -30,19 +31,6 @@
 
 #include <cstdio>
 #include <filesystem>
-
-namespace {
-thread_local bool t_counting = false;
-thread_local long t_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t n) {
-    if (t_counting) ++t_allocations;
-    if (void* p = std::malloc(n ? n : 1)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace kiln;
 using namespace kiln::interop_test;
@@ -177,11 +165,10 @@ TEST_F(FakeCuda, AWarmAsynchronousLaunchAllocatesNothing) {
     Executable exe = softmax_kernel().compile(cuda(s));
     exe.launch(xv, yv);  // compiles (NVRTC) and loads
     exe.launch(xv, yv);
-    t_allocations = 0;
-    t_counting = true;
-    for (int i = 0; i < 50; ++i) exe.launch(xv, yv);
-    t_counting = false;
-    EXPECT_EQ(t_allocations, 0);
+    EXPECT_EQ(counting_new::allocations_in([&] {
+                  for (int i = 0; i < 50; ++i) exe.launch(xv, yv);
+              }),
+              0);
     EXPECT_EQ(counts().launches, 52);
     EXPECT_EQ(counts().stream_syncs, 0);
     EXPECT_TRUE(contains(exe.plan(), "enqueued on stream")) << exe.plan();

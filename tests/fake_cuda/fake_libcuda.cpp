@@ -8,6 +8,41 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+
+/* What the driver hands out (device memory, modules, streams, events) stays on this
+ * list until it is freed, as a real driver keeps it: memory a process holds to its
+ * end (kiln keeps modules loaded and a stream's workspace for the process's life)
+ * is then still reachable at exit, and LeakSanitizer does not take it for a leak of
+ * kiln's. The list's head is a plain global, never destroyed. */
+namespace {
+struct alignas(16) Held { /* 16 bytes: what follows is as aligned as malloc's */
+    Held* prev;
+    Held* next;
+};
+Held g_held = {&g_held, &g_held};
+std::mutex g_held_mutex;
+void* hold(size_t bytes) {
+    Held* h = static_cast<Held*>(malloc(sizeof(Held) + (bytes ? bytes : 1)));
+    if (!h) return nullptr;
+    std::lock_guard<std::mutex> lock(g_held_mutex);
+    h->prev = &g_held;
+    h->next = g_held.next;
+    g_held.next->prev = h;
+    g_held.next = h;
+    return h + 1;
+}
+void release(void* p) {
+    if (!p) return;
+    Held* h = static_cast<Held*>(p) - 1;
+    {
+        std::lock_guard<std::mutex> lock(g_held_mutex);
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+    }
+    free(h);
+}
+}  // namespace
 
 extern "C" {
 
@@ -95,18 +130,18 @@ static CUresult take_sync_failure(void) {
     return r;
 }
 CUresult cuCtxSynchronize(void) { ++counts.ctx_syncs; return take_sync_failure(); }
-CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) { *p = (CUdeviceptr)(uintptr_t)malloc(bytes); return *p ? 0 : 2; }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) { *p = (CUdeviceptr)(uintptr_t)hold(bytes); return *p ? 0 : 2; }
+CUresult cuMemFree_v2(CUdeviceptr p) { release((void*)(uintptr_t)p); return 0; }
 /* Stream-ordered allocation (GEMM staging and workspaces): host memory, at once. */
-CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, void* st) { (void)st; *p = (CUdeviceptr)(uintptr_t)malloc(bytes); return *p ? 0 : 2; }
-CUresult cuMemFreeAsync(CUdeviceptr p, void* st) { (void)st; free((void*)(uintptr_t)p); return 0; }
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, void* st) { (void)st; *p = (CUdeviceptr)(uintptr_t)hold(bytes); return *p ? 0 : 2; }
+CUresult cuMemFreeAsync(CUdeviceptr p, void* st) { (void)st; release((void*)(uintptr_t)p); return 0; }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void* s, size_t n) { ++counts.sync_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }
 CUresult cuMemcpyDtoH_v2(void* d, CUdeviceptr s, size_t n) { ++counts.sync_copies; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy((void*)(uintptr_t)d, s, n); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) { (void)st; ++counts.async_copies; memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void* st) { (void)st; memset((void*)(uintptr_t)d, v, n); return 0; }
-CUresult cuModuleLoadData(void** m, const void* image) { (void)image; ++counts.module_loads; *m = malloc(1); return 0; }
+CUresult cuModuleLoadData(void** m, const void* image) { (void)image; ++counts.module_loads; *m = hold(1); return 0; }
 CUresult cuModuleGetFunction(void** f, void* m, const char* name) { (void)name; *f = m; return 0; }
 CUresult cuFuncSetAttribute(void* f, int a, int v) { (void)f; (void)a; (void)v; return 0; }
 CUresult cuFuncGetAttribute(int* v, int a, void* f) { (void)a; (void)f; *v = 0; return 0; }
@@ -126,13 +161,13 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
     return 0;
 }
 CUresult cuStreamSynchronize(void* s) { (void)s; ++counts.stream_syncs; return take_sync_failure(); }
-CUresult cuStreamCreate(void** s, unsigned flags) { (void)flags; ++counts.streams_created; *s = malloc(1); return 0; }
-CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
-CUresult cuEventCreate(void** e, unsigned flags) { (void)flags; *e = malloc(1); return 0; }
+CUresult cuStreamCreate(void** s, unsigned flags) { (void)flags; ++counts.streams_created; *s = hold(1); return 0; }
+CUresult cuStreamDestroy_v2(void* s) { release(s); return 0; }
+CUresult cuEventCreate(void** e, unsigned flags) { (void)flags; *e = hold(1); return 0; }
 CUresult cuEventRecord(void* e, void* s) { (void)e; (void)s; return 0; }
 CUresult cuEventSynchronize(void* e) { (void)e; return 0; }
 CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) { (void)a; (void)b; *ms = 0; return 0; }
-CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
+CUresult cuEventDestroy_v2(void* e) { release(e); return 0; }
 CUresult cuGetErrorName(CUresult r, const char** text) {
     *text = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : r == 719 ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_UNKNOWN";
     return 0;

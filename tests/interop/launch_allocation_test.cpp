@@ -6,24 +6,10 @@
 // bench/launch_overhead.cpp. Counted with a replaced global operator new.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <new>
-
+#include "counting_new.h"
 #include "interop_util.h"
 #include "targets/common/target_impl.h"
 
-namespace {
-thread_local bool t_counting = false;
-thread_local long t_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t n) {
-    if (t_counting) ++t_allocations;
-    if (void* p = std::malloc(n ? n : 1)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace kiln;
 using namespace kiln::interop_test;
@@ -44,13 +30,7 @@ private:
     std::string name_ = "null";
 };
 
-template <class F> long allocations_in(F&& f) {
-    t_allocations = 0;
-    t_counting = true;
-    f();
-    t_counting = false;
-    return t_allocations;
-}
+using counting_new::allocations_in;
 }  // namespace
 
 TEST(LaunchAllocations, AWarmExecutableLaunchAllocatesNothing) {

@@ -33,9 +33,19 @@ std::string error_of(const std::function<void()>& f) {
     return "no error";
 }
 
+// AddressSanitizer's operator new (GCC 12) reports a failed allocation and aborts,
+// even with allocator_may_return_null=1, where a plain one throws the bad_alloc kiln
+// turns into its error: the two tests that allocate the tile cannot run under it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kNewCannotThrow = true;
+#else
+constexpr bool kNewCannotThrow = false;
+#endif
+
 }  // namespace
 
 TEST(HugeTiles, TheInterpreterNamesTheTileItCannotAllocate) {
+    if (kNewCannotThrow) GTEST_SKIP() << "AddressSanitizer's operator new aborts instead of throwing bad_alloc";
     Tensor<f32> y({1});
     std::string msg = error_of([&] { huge_sum().launch(interp(), y.view()); });
     EXPECT_NE(msg.find("huge_tile_test.cpp:" + std::to_string(g_zeros_line) +
@@ -45,6 +55,7 @@ TEST(HugeTiles, TheInterpreterNamesTheTileItCannotAllocate) {
 }
 
 TEST(HugeTiles, AnEagerTileTooLargeIsAnError) {
+    if (kNewCannotThrow) GTEST_SKIP() << "AddressSanitizer's operator new aborts instead of throwing bad_alloc";
     const int line = __LINE__ + 1;
     std::string msg = error_of([] { (void)zeros<f64>(shape(axis("big", kHuge))); });
     EXPECT_NE(msg.find("huge_tile_test.cpp:" + std::to_string(line) + ": full: a tile of 1099511627776 elements (8.0 TiB as the interpreter holds it) cannot be allocated"), std::string::npos) << msg;
