@@ -495,7 +495,9 @@ TEST(CudaCompile, CanonicalGemmLowersToTmaAndWgmma) {
     EXPECT_TRUE(contains(plan, "2 consumer warpgroup(s) of wgmma.mma_async m64n256k16 + 1 producer warpgroup, 384 threads")) << plan;
     std::string regs = gemm_registers_line(plan);
     EXPECT_TRUE(contains(regs, "spills 0 bytes stored, 0 bytes loaded")) << plan;
-    EXPECT_TRUE(contains(regs, "stack 0 bytes")) << plan;
+    // The stack is the checked epilogue's copy of the accumulators and nothing more
+    // (emit_gemm_sm90.cuh: store_tile_checked): 128 f32 per thread for n256 tiles.
+    EXPECT_TRUE(contains(regs, "stack 512 bytes")) << plan;
     EXPECT_FALSE(contains(plan, "tensor-core instructions: 0")) << plan;
 }
 
