@@ -1,39 +1,49 @@
 #!/usr/bin/env bash
-# Session 45's first device call:
-#   OUT=<dir> CALL_SECONDS=560 bash bench/results/gpu-20261207-s45/call1.sh
+# Session 45, device call 1 (from the repository root, .deps carried):
+#   OUT=<dir> CALL_SECONDS=570 bash bench/results/gpu-20261207-s45/call1.sh
+# Correctness of this session's two compile-time changes, and the GEMM regression:
 # 1. the GEMM row that fell 52x in session 44 (`4096^3 A B, B a view of w.t()`,
-#    14.5 TFLOP/s, correct): alone and after the plain row, each dumped
-#    (KILN_DUMP_DIR: a module with the generic kernel kiln_bench_gemm in it means
-#    the Hopper kernel refused the launch), with its plan after the launch;
-# 2. the checked epilogue as a rolled loop (store_tile_checked): the GEMM device
-#    tests (epilogues on ragged shapes among them) and the GEMM variants on the
-#    device, the cold compiles, and the rows whose every tile is checked (8191^3)
-#    or whose edge tiles are (3000x5000x7000);
-# 3. the elements-per-thread A/B (32, 16, 8) session 44 could not make.
+#    14.5 TFLOP/s, correct), alone, dumped (KILN_DUMP_DIR: a module holding the generic
+#    kernel kiln_bench_gemm means the Hopper kernel refused the launch);
+# 2. the GEMM's checked epilogue as a rolled loop (53215a7): the GEMM variants on the
+#    device (4 shards), the catalog GEMMs at the large size, their cold compiles;
+# 3. the attention softmax's rolled forms (KILN_ATTENTION_ROLLED_FORMS=1|2, with and
+#    without the rotated schedule): the attention variants on the device against the
+#    interpreter, the catalog entries at the large size (ragged, causal, GQA).
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
-build kiln_tool kiln_unit_tests kiln_variants_tests kiln_rows_bench kiln_gemm_bench
-lib=build-gpu/bench/libkiln_rows_bench.so
-el "gemm: the w.t() rows alone, then after the plain row"
-for case in alone after; do
-  sel="B a view of w.t()"; [ $case = after ] && sel="4096^3|B a view of w.t()"
-  KILN_CACHE_DIR=$(mktemp -d) KILN_DUMP_DIR=$r/dump-flip-$case timeout 90 build-gpu/bench/kiln_gemm_bench $r/gemm-flip-$case.json "$sel" \
-    > $r/gemm-flip-$case.log 2>&1; echo "rc $?"; cut -c1-200 $r/gemm-flip-$case.log | tail -12
-  ls $r/dump-flip-$case | head; grep -l "kiln_bench_gemm(" $r/dump-flip-$case/* 2>/dev/null | sed 's/^/generic kernel in: /'
+build kiln_tool kiln_variants_tests kiln_attention_bench kiln_gemm_bench
+el "gemm: the w.t() row alone"
+KILN_CACHE_DIR=$(mktemp -d) KILN_DUMP_DIR=$r/dump-flip timeout 60 build-gpu/bench/kiln_gemm_bench $r/gemm-flip.json "4096^3 A B, B a view" > $r/gemm-flip.log 2>&1
+echo "rc $?"; cut -c1-200 $r/gemm-flip.log | tail -6
+ls $r/dump-flip | head; grep -l "kiln_bench_gemm(" $r/dump-flip/* 2>/dev/null | sed 's/^/generic kernel in: /'
+el "GEMM variants on the device"
+for i in 0 1 2 3; do
+  GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout 150 build-gpu/tests/kiln_variants_tests --gtest_filter='Gemm/VariantDevice.*' > $r/tv-gemm-$i.log 2>&1 &
 done
-# Which kernels the w.t() row launches and how long each takes (nsys, where the machine has it).
-if command -v nsys >/dev/null; then
-  KILN_CACHE_DIR=$(mktemp -d) timeout 120 nsys profile -o $r/flip --stats=true --force-overwrite true build-gpu/bench/kiln_gemm_bench $r/gemm-flip-nsys.json "4096^3 A B, B a view" > $r/nsys-flip.log 2>&1
-  echo "nsys rc $?"; grep -A14 "cuda_gpu_kern_sum" $r/nsys-flip.log | cut -c1-220
-else echo "no nsys"; ls /usr/local/cuda/bin | tr '\n' ' '; fi
-el "device tests: GEMM, its epilogues, staging kernels, rows; the GEMM variants"
-timeout 150 build-gpu/tests/kiln_unit_tests --gtest_filter='CudaGemmDevice.*:CudaGemmEpilogueDevice.*:CudaStagingKernels.*:CudaRowsGeneral.*' > $r/t-gemm-device.log 2>&1; echo "rc $?"
-grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]|Failure' $r/t-gemm-device.log | head -20
-timeout 120 build-gpu/tests/kiln_variants_tests --gtest_filter='Gemm/VariantDevice.*' > $r/t-variants.log 2>&1; echo "rc $?"
-grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \] [A-Za-z]|Failure' $r/t-variants.log | head -20
+wait
+grep -hE "^\[  (PASSED|FAILED) |FAILED  \]" $r/tv-gemm-*.log
+el "catalog GEMMs (large) and their cold compiles"
+for e in gemm_bf16 gemm_epilogue linear; do timeout 60 $k run $e --target cuda --size large --seed 7 > $r/run-$e.log 2>&1; echo "$e rc $?"; done
 cold_compiles gemm_bf16 gemm_epilogue linear
-el "gemm rows: square, bias, odd leading dimensions, ragged"
-timeout 150 build-gpu/bench/kiln_gemm_bench $r/gemm-rows.json "relu|8191|3000x5000x7000|X W^T (W" > $r/gemm-rows.log 2>&1; echo "rc $?"
-cut -c1-160 $r/gemm-rows.log | tail -16
-ab rows-ept-5123 KILN_CUDA_ELEMENTS_PER_THREAD "32 16 8" softmax,layernorm,rmsnorm,swiglu 5123 bf16
+el "attention variants on the device: rolled forms"
+for cfg in "0 1" "0 2" "1 1"; do
+  set -- $cfg
+  for i in 0 1 2 3; do
+    KILN_ATTENTION_ROTATED=$1 KILN_ATTENTION_ROLLED_FORMS=$2 GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout 150 build-gpu/tests/kiln_variants_tests \
+      --gtest_filter='Attention/VariantDevice.TheHopperKernelIsWithin*' > $r/tv-att-rot$1-rolled$2-$i.log 2>&1 &
+  done
+  wait
+  echo "rotated $1 rolled $2:"; grep -hE "^\[  (PASSED|FAILED) |FAILED  \]" $r/tv-att-rot$1-rolled$2-*.log
+  [ $(left) -lt 200 ] && break
+done
+el "catalog attention entries with rolled forms"
+for cfg in "0 2" "1 1"; do
+  set -- $cfg
+  for e in attention_bf16 attention_softcap; do
+    size=large; [ $e = attention_softcap ] && size=medium
+    KILN_ATTENTION_ROTATED=$1 KILN_ATTENTION_ROLLED_FORMS=$2 timeout 60 $k run $e --target cuda --size $size --seed 7 > $r/run-$e-rot$1-rolled$2.log 2>&1
+    echo "$e rotated $1 rolled $2 rc $?"
+  done
+done
 finish

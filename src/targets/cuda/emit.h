@@ -112,6 +112,13 @@ struct EmitOptions {
     // first launch 1.65 -> 1.25 s at d 128, 1.17 -> 0.88 s at d 64, but 0.2-2% slower
     // to run on six of the seven shapes it changes. Off: KILN_ATTENTION_ROTATED=1.
     bool attention_rotated = false;
+    // Which forms of a key block's softmax loop over S in steps of 4 elements instead
+    // of unrolling all of them (emit_attention.cpp: rolled_form), over a copy of S in
+    // local memory: 0 none; 1 the general form (blocks crossing a row's key limit:
+    // a tail); 2 that and the blocks inside the limits whose masks are not proven (a
+    // causal diagonal). Each unrolled form is a copy of the softmax for ptxas to
+    // schedule; KILN_ATTENTION_ROLLED_FORMS=0|1|2.
+    int attention_rolled_forms = 0;
     // passes::LowerOptions::attention_reblock_minus_infinity (KILN_ATTENTION_REBLOCK_MINUS_INFINITY=0: off).
     bool attention_reblock_minus_infinity = true;
     // Which loads of the parallel nest's body a persistent grid loads before their
@@ -398,6 +405,7 @@ struct AttentionKernel {
     int fold_scale = 0;                // fast: where a constant score scale is folded (EmitOptions::attention_fold_scale's modes; 0: nowhere)
     int block_forms = 3;               // forms of a key block's softmax (EmitOptions::attention_block_forms)
     bool rotated = false;              // a tile's first block run by the loop's code (EmitOptions::attention_rotated)
+    int rolled_forms = 0;              // softmax forms looping over S rather than unrolled (EmitOptions::attention_rolled_forms)
     bool first_block_nan = false;      // re-blocked from a -inf row maximum: rows the program's first block hides made NaN (the match's first_block_nan)
     std::string describe() const;      // the plan's line
 };

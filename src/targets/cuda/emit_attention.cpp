@@ -384,7 +384,7 @@ private:
         } else {
             s += "        if (kiln_inside) {\n";
         }
-        s += block(body, false);
+        s += k_.rolled_forms >= 2 ? rolled_form(body, false) : block(body, false);
         s += "        } else {\n";
         s += general_block(body);
         s += "        }\n";
@@ -395,7 +395,29 @@ private:
         std::string s;
         s += "            bool kiln_active[2];\n";
         s += "            for (int h = 0; h < 2; ++h) kiln_active[h] = kiln_t * " + num(k_.bn) + " < kiln_lim[h];\n";
-        s += block(body, true);
+        s += k_.rolled_forms >= 1 ? rolled_form(body, true) : block(body, true);
+        return s;
+    }
+    // A form of the pipelined softmax whose loops over S run in steps of 4 elements
+    // (one h, two key columns each) rather than unrolled (AttentionKernel::rolled_forms):
+    // over a copy of S in local memory, which a reference named kiln_s stands for
+    // inside the form, since an array indexed by a loop variable lives in memory and
+    // S itself must stay in the registers wgmma writes. The copies in and out are
+    // unrolled moves; the form's body is compiled once instead of bn / 2 times.
+    std::string rolled_form(const ir::Region& body, bool masked) {
+        const std::string n = num(k_.bn / 2);
+        std::string s;
+        s += "            float kiln_sr[" + n + "];\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + n + "; ++j) kiln_sr[j] = kiln_s[j];\n";
+        s += "            {\n";
+        s += "            float (&kiln_s)[" + n + "] = kiln_sr;\n";
+        rolled_ = true;
+        s += block(body, masked);
+        rolled_ = false;
+        s += "            }\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < " + n + "; ++j) kiln_s[j] = kiln_sr[j];\n";
         return s;
     }
 
@@ -513,6 +535,21 @@ private:
         return "                const int h = (j >> 1) & 1;\n"
                "                const int kc = 8 * (j >> 2) + 2 * (lane & 3) + (j & 1);\n";
     }
+    // The loop over a thread's score elements j (with score_element's h and kc):
+    // unrolled, or in a rolled form (rolled_form) a loop over groups of 4 that unrolls
+    // each group, so that h, which indexes two-element arrays, stays a constant.
+    std::string score_loop_open() const {
+        const std::string n = num(k_.bn / 2);
+        if (!rolled_) return "#pragma unroll\n            for (int j = 0; j < " + n + "; ++j) {\n" + score_element();
+        return "#pragma unroll 1\n"
+               "            for (int j4 = 0; j4 < " + n + "; j4 += 4) {\n"
+               "#pragma unroll\n"
+               "            for (int jj = 0; jj < 4; ++jj) {\n"
+               "                const int j = j4 + jj;\n"
+               "                const int h = (jj >> 1) & 1;\n"
+               "                const int kc = 8 * (j4 >> 2) + 2 * (lane & 3) + (jj & 1);\n";
+    }
+    std::string score_loop_close() const { return rolled_ ? "            }\n            }\n" : "            }\n"; }
     // A per-row key-limit mask of this block (masked blocks only).
     std::string limited(const std::string& x, const std::string& fill) const {
         if (!masked_) return x;
@@ -550,9 +587,7 @@ private:
         std::string s = "            float " + name + "[2] = {" + std::string(is_max ? "-__int_as_float(0x7f800000), -__int_as_float(0x7f800000)" : "0.0f, 0.0f") + "};\n";
         // A folded scale (attention_values.h): the maximum of S, times c once per row.
         const std::optional<double> scale = is_max ? values_.folded_scale(n->operands[0]) : std::nullopt;
-        s += "#pragma unroll\n";
-        s += "            for (int j = 0; j < " + num(k_.bn / 2) + "; ++j) {\n";
-        s += score_element();
+        s += score_loop_open();
         std::string x = limited(scale ? values_.unscaled_expr(n->operands[0], Where::score) : expr(n->operands[0], Where::score),
                                 is_max ? "-__int_as_float(0x7f800000)" : "0.0f");
         s += "                const float x = " + x + ";\n";
@@ -569,7 +604,7 @@ private:
                                                             : "kiln_t == 0 && kc < " + num(m_.bk);
             s += "                if (" + first + ") kiln_first_max[h] = kc::max_nan(kiln_first_max[h], x);\n";
         }
-        s += "            }\n";
+        s += score_loop_close();
         s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = kg::" + (is_max ? "quad_max(" : "quad_sum(") + name + "[h]);\n";
         if (scale) s += "            for (int h = 0; h < 2; ++h) " + name + "[h] = " + name + "[h] * " + literal(Kind::F32, *scale, 0) + ";\n";
         values_.set_row(n, name);
@@ -666,6 +701,7 @@ private:
     std::int64_t stage_bytes_ = 0, k_bytes_ = 0;  // of the shared-memory ring (write())
     bool masked_ = false;
     bool first_block_ = false;  // writing a tile's first key block (the pipelined schedule's prologue)
+    bool rolled_ = false;       // writing a rolled form (rolled_form)
     int next_ = 0;
 };
 
@@ -735,6 +771,7 @@ std::string emit_attention_kernel(Emitter& E, const AttentionMatch& m, const std
     k.defer_output = E.options().attention_defer_output && k.quad_output && k.overlap && k.persistent;
     k.block_forms = E.options().attention_block_forms;
     k.rotated = E.options().attention_rotated && k.overlap;
+    k.rolled_forms = k.overlap ? E.options().attention_rolled_forms : 0;  // (the pipelined schedule's forms only)
     const int fold = E.options().attention_fold_scale >= 0 ? E.options().attention_fold_scale : m.bq >= kRows ? 2 : 1;
     if (fold && E.fast()) {  // only where the maximum's operand has the form
         FragmentValues probe(E, m, k.bn);
@@ -787,6 +824,9 @@ std::string AttentionKernel::describe() const {
                           "once the last S = Q K^T has read it"
                         : "") +
            (rotated ? ", a tile's first block run by the loop's code (rotated, no prologue)" : "") +
+           (rolled_forms == 1   ? ", the softmax of blocks crossing a row's key limit in a loop over S (not unrolled)"
+            : rolled_forms == 2 ? ", the softmax of blocks whose masks are not proven in a loop over S (not unrolled)"
+                                : "") +
            (defer_output ? ", each tile's output stored under the next tile's first S = Q K^T" : "") +
            (first_block_nan ? ", rows whose first program key block is all -inf made NaN as the program makes them" : "") +
            (fold_scale ? std::string("; a positive constant score scale folded into the maximum and the exp's fma") +

@@ -119,6 +119,8 @@ EmitOptions emit_options(const std::vector<detail::Arg>& args, const CompileOpti
     o.attention_block_forms = block_forms;
     static const bool rotated = support::env_integer("KILN_ATTENTION_ROTATED", 0, 1).value_or(0) != 0;
     o.attention_rotated = rotated;
+    static const int rolled_forms = static_cast<int>(support::env_integer("KILN_ATTENTION_ROLLED_FORMS", 0, 2).value_or(0));
+    o.attention_rolled_forms = rolled_forms;
     static const bool reblock_minus_infinity = support::env_integer("KILN_ATTENTION_REBLOCK_MINUS_INFINITY", 0, 1).value_or(1) != 0;
     o.attention_reblock_minus_infinity = reblock_minus_infinity;
     static const int prefetch = static_cast<int>(support::env_integer("KILN_CUDA_PREFETCH", 0, 3).value_or(2));

@@ -97,6 +97,7 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("attention_fold_scale", a.fold_scale);
     v("attention_block_forms", a.block_forms);
     v("attention_rotated", a.rotated);
+    v("attention_rolled_forms", a.rolled_forms);
     v("attention_first_block_nan", a.first_block_nan);
 }
 
@@ -196,6 +197,7 @@ std::string index_key(const ir::Program& p, const EmitOptions& o, const std::str
     key.add("attention key block", std::to_string(o.attention_key_block));
     key.add("attention block forms", std::to_string(o.attention_block_forms));
     key.add("attention rotated", o.attention_rotated ? "1" : "0");
+    key.add("attention rolled forms", std::to_string(o.attention_rolled_forms));
     key.add("attention reblock minus infinity", o.attention_reblock_minus_infinity ? "1" : "0");
     key.add("grid prefetch", std::to_string(o.grid_prefetch));
     key.add("loop prefetch", o.loop_prefetch ? "1" : "0");
