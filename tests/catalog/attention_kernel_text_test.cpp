@@ -268,5 +268,50 @@ TEST(CudaAttentionText, TheRotatedScheduleRunsATilesFirstBlockThroughTheLoop) {
     EXPECT_EQ(kd->log.find("serialized"), std::string::npos) << kd->log;
 }
 
+// The rolled forms (EmitOptions::attention_rolled_forms): the softmax of the forms they
+// name loops over a local copy of S in groups of 4 elements (h a constant inside a
+// group, so the two-element row arrays stay in registers) instead of being unrolled;
+// S itself stays in registers (copied in and out with unrolled moves), the form's
+// exponentials are written once per group, ptxas serialises no product and spills no
+// more than without them, and the module is smaller.
+TEST(CudaAttentionText, RolledFormsLoopOverACopyOfTheScores) {
+    REQUIRE_NVRTC();
+    Tensor<bf16> q({1, 4, 500, 128}), k({1, 4, 500, 128}), v({1, 4, 500, 128}), o({1, 4, 500, 128});
+    auto args = args_of(std::as_const(q).view(), std::as_const(k).view(), std::as_const(v).view(), o.view());
+    cu::EmitOptions unrolled = cu::emit_options(args, CompileOptions{.precision = Precision::standard});
+    unrolled.attention_rolled_forms = 0;
+    unrolled.attention_rotated = false;
+    // (One program each: this process keeps one kernel a program and precision.)
+    auto compile = [&](const char* name, int forms) {
+        cu::EmitOptions o = unrolled;
+        o.attention_rolled_forms = forms;
+        Kernel causal = catalog::make_attention_kernel<bf16>(name, {128, 128, 1, true, 0.125f, 0});
+        return cu::compiled_kernel(*detail::specialize(*causal.shared_impl(), args, Loc::here()), o, nullptr, /*need_text=*/true);
+    };
+    const auto k0 = compile("attention_rolled_0", 0), k1 = compile("attention_rolled_1", 1), k2 = compile("attention_rolled_2", 2);
+    EXPECT_EQ(k0->kernel.attention.rolled_forms, 0);
+    EXPECT_EQ(k1->kernel.attention.rolled_forms, 1);
+    EXPECT_EQ(k2->kernel.attention.rolled_forms, 2);
+    const std::string loop = "#pragma unroll 1\n            for (int j4 = 0; j4 < 64; j4 += 4) {\n";
+    EXPECT_EQ(cuda_test::count(k0->kernel.source, loop), 0);
+    // Two reductions (the maximum, the sum) in each rolled form; the general form in the
+    // prologue and in the loop (1), and the masked inside form too (2).
+    EXPECT_EQ(cuda_test::count(k1->kernel.source, loop), 4) << k1->kernel.source;
+    EXPECT_EQ(cuda_test::count(k2->kernel.source, loop), 8);
+    EXPECT_TRUE(contains(k1->kernel.source, "            float (&kiln_s)[64] = kiln_sr;\n"));
+    EXPECT_TRUE(contains(k1->kernel.source, "                const int h = (jj >> 1) & 1;\n"));
+    EXPECT_TRUE(contains(k1->kernel.attention.describe(), "the softmax of blocks crossing a row's key limit in a loop over S"));
+    EXPECT_TRUE(contains(k2->kernel.attention.describe(), "the softmax of blocks whose masks are not proven in a loop over S"));
+    for (const auto* c : {k0.get(), k1.get(), k2.get()}) {
+        EXPECT_EQ(c->log.find("serialized"), std::string::npos) << c->log;
+        ASSERT_TRUE(c->attention_resources.known) << c->log;
+        EXPECT_LE(c->attention_resources.spill_store_bytes, k0->attention_resources.spill_store_bytes) << c->log;
+    }
+    // The local copy is the stack the rolled forms add: 256 bytes a form.
+    EXPECT_GE(k1->attention_resources.stack_bytes, k0->attention_resources.stack_bytes + 256);
+    EXPECT_LT(k1->cubin.size(), k0->cubin.size() * 9 / 10);
+    EXPECT_LT(k2->cubin.size(), k1->cubin.size());
+}
+
 }  // namespace
 }  // namespace kiln
