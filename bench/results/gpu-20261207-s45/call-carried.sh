@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Session 45's device call (one, for the budget left after refused starts; from the
+# repository root, .deps carried):
+#   OUT=<dir> CALL_SECONDS=<s> bash bench/results/gpu-20261207-s45/call-carried.sh
+# (call.sh with the binaries built on the development machine and carried, stripped,
+# in build-carry/: kiln, kiln_variants_tests, kiln_gemm_bench, kiln_attention_bench
+# and that machine's libcrypto.so.3; no build on the device, for a short call.)
+# In order of what the session needs most (each step skipped when too little is left):
+# 1. the GEMM row that fell 52x in session 44 (`4096^3 A B, B a view of w.t()`,
+#    14.5 TFLOP/s, correct), alone, dumped (KILN_DUMP_DIR: a module holding the generic
+#    kernel kiln_bench_gemm means the Hopper kernel refused the launch);
+# 2. the GEMM's checked epilogue as a rolled loop (53215a7): the GEMM variants on the
+#    device against the interpreter, the cold compiles of the catalog GEMMs;
+# 3. the attention softmax's rolled forms (KILN_ATTENTION_ROLLED_FORMS, 2ededfa): the
+#    attention bench (bf16 4x32x4096 d64/d128/d256, full and causal; sampled rows
+#    against f64 first, the first launch with an empty cache, then the median of 20)
+#    with the default, rolled 2, and rotated + rolled 1, in alternation;
+# 4. the attention variants on the device with rolled 2 and with rotated + rolled 1;
+# 5. the GEMM rows whose tiles take the checked epilogue (8191^3, 3000x5000x7000),
+#    cuDNN through torch SDPA for the attention rows.
+source bench/results/gpu-20261205-s23/common.sh
+nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
+k=build-carry/kiln; export LD_LIBRARY_PATH=$PWD/build-carry:${LD_LIBRARY_PATH:-}
+if ! $k --version; then
+  el "the carried binaries do not run here: building them"
+  build kiln_tool kiln_variants_tests kiln_attention_bench kiln_gemm_bench
+  cp build-gpu/tools/kiln build-gpu/tests/kiln_variants_tests build-gpu/bench/kiln_gemm_bench build-gpu/bench/kiln_attention_bench build-carry/
+fi
+el "gemm: the w.t() row alone"
+KILN_CACHE_DIR=$(mktemp -d) KILN_DUMP_DIR=$r/dump-flip timeout 60 build-carry/kiln_gemm_bench $r/gemm-flip.json "4096^3 A B, B a view" > $r/gemm-flip.log 2>&1
+echo "rc $?"; cut -c1-200 $r/gemm-flip.log | tail -5
+ls $r/dump-flip | head; grep -l "kiln_bench_gemm(" $r/dump-flip/* 2>/dev/null | sed 's/^/generic kernel in: /'
+el "GEMM variants on the device"
+for i in 0 1 2 3; do
+  GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout 120 build-carry/kiln_variants_tests --gtest_filter='Gemm/VariantDevice.TheHopperKernelIsWithin*' > $r/tv-gemm-$i.log 2>&1 &
+done
+wait
+grep -hE "^\[  (PASSED|FAILED) |FAILED  \]" $r/tv-gemm-*.log
+cold_compiles gemm_bf16 gemm_epilogue linear
+el "A/B attention: default, rolled 2, rotated + rolled 1 (fast, alternating)"
+for rep in 1 2; do
+  for cfg in "0 0" "0 2" "1 1"; do
+    set -- $cfg
+    [ $(left) -lt 150 ] && break 2
+    KILN_ATTENTION_ROTATED=$1 KILN_ATTENTION_ROLLED_FORMS=$2 KILN_CACHE_DIR=$(mktemp -d) timeout 90 build-carry/kiln_attention_bench \
+      $r/att-rot$1-rolled$2-$rep.json "bf16 4x32x4096x4096 d" fast > $r/att-rot$1-rolled$2-$rep.log 2>&1
+    echo "rotated $1 rolled $2 rep $rep rc $?"; grep -E "ms" $r/att-rot$1-rolled$2-$rep.log | cut -c1-170 | head -8
+  done
+done
+el "attention variants on the device: rolled forms"
+for cfg in "0 2" "1 1"; do
+  set -- $cfg
+  [ $(left) -lt 100 ] && break
+  for i in 0 1 2 3; do
+    KILN_ATTENTION_ROTATED=$1 KILN_ATTENTION_ROLLED_FORMS=$2 GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout 90 build-carry/kiln_variants_tests \
+      --gtest_filter='Attention/VariantDevice.TheHopperKernelIsWithin*' > $r/tv-att-rot$1-rolled$2-$i.log 2>&1 &
+  done
+  wait
+  echo "rotated $1 rolled $2:"; grep -hE "^\[  (PASSED|FAILED) |FAILED  \]" $r/tv-att-rot$1-rolled$2-*.log
+done
+el "gemm rows"
+[ $(left) -gt 80 ] && { timeout $(( $(left) - 50 )) build-carry/kiln_gemm_bench $r/gemm-rows.json "4096^3 relu|8191|3000x5000x7000 A^T|3000x5000x7000 (" > $r/gemm-rows.log 2>&1; echo "rc $?"; cut -c1-160 $r/gemm-rows.log | tail -8; }
+el "peers"
+[ $(left) -gt 45 ] && { timeout $(( $(left) - 12 )) python3 bench/attention_peers.py --dtypes bf16 --out $r/attention-peers.json > $r/attention-peers.log 2>&1; echo "peers rc $?"; tail -8 $r/attention-peers.log; }
+finish
