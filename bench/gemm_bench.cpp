@@ -7,7 +7,7 @@
 // cuBLAS's product), then times both: warm-up, median of many CUDA-event-timed runs,
 // both enqueued on one stream and timed by events on it. Prints a table; writes
 // JSON to argv[1] (default bench-gemm.json); argv[2], when given, keeps only the
-// rows whose name contains it (or one of its '|'-separated parts). With argv[3] = "tune" ("retune": ignore kept choices), kiln's row is the autotuner's
+// rows whose name contains it (or one of its '|'-separated parts; "=NAME" the row NAME alone). With argv[3] = "tune" ("retune": ignore kept choices), kiln's row is the autotuner's
 // choice over seven tiles (kiln/tune.h; the row's own tile first): the row then also
 // reports the default tile's time and the tuned tile, timed in the tuning run.
 #include <algorithm>
@@ -71,12 +71,14 @@ struct Row {
     double kiln_tbs = 0;  // the operands' and result's bytes over kiln's time: the bound that matters for small M
 };
 
-// Rows whose name contains one of these '|'-separated parts run (argv[2]; empty: all).
+// Rows whose name contains one of these '|'-separated parts run (argv[2]; empty: all);
+// a part that starts with '=' names a row whole ("=4096^3": that row alone).
 std::string g_only;
 bool selected(const std::string& name) {
     for (std::size_t at = 0;;) {
         const std::size_t bar = g_only.find('|', at);
-        if (name.find(g_only.substr(at, bar == std::string::npos ? std::string::npos : bar - at)) != std::string::npos) return true;
+        const std::string part = g_only.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+        if (part.starts_with('=') ? name == part.substr(1) : name.find(part) != std::string::npos) return true;
         if (bar == std::string::npos) return false;
         at = bar + 1;
     }

@@ -18,9 +18,15 @@
 source bench/results/gpu-20261205-s23/common.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
 build kiln_tool kiln_variants_tests kiln_attention_bench kiln_gemm_bench
-el "gemm: the w.t() row alone"
-KILN_CACHE_DIR=$(mktemp -d) KILN_DUMP_DIR=$r/dump-flip timeout 60 build-gpu/bench/kiln_gemm_bench $r/gemm-flip.json "4096^3 A B, B a view" > $r/gemm-flip.log 2>&1
-echo "rc $?"; cut -c1-200 $r/gemm-flip.log | tail -5
+el "gemm: the w.t() row: a fresh cache, the same cache again, after the plain 4096^3 row (the same program), dumped"
+# (Session 44 ran it after the plain rows with a cache earlier processes had filled; a
+# dumped run skips the program index, so it alone could hide an index-path cause.)
+c=$(mktemp -d); d=$(mktemp -d)
+for run in fresh again; do
+  KILN_CACHE_DIR=$c timeout 40 build-gpu/bench/kiln_gemm_bench $r/gemm-flip-$run.json "4096^3 A B, B a view" > $r/gemm-flip-$run.log 2>&1; echo "$run rc $?"; grep "w.t()" $r/gemm-flip-$run.log | cut -c1-160
+done
+KILN_CACHE_DIR=$d timeout 40 build-gpu/bench/kiln_gemm_bench $r/gemm-flip-after.json "=4096^3|4096^3 A B, B a view" > $r/gemm-flip-after.log 2>&1; echo "after rc $?"; grep -E "^ *4096\^3 |w.t()" $r/gemm-flip-after.log | cut -c1-160
+KILN_CACHE_DIR=$d KILN_DUMP_DIR=$r/dump-flip timeout 40 build-gpu/bench/kiln_gemm_bench $r/gemm-flip-dumped.json "=4096^3|4096^3 A B, B a view" > $r/gemm-flip-dumped.log 2>&1; echo "dumped rc $?"; grep "w.t()" $r/gemm-flip-dumped.log | cut -c1-160
 ls $r/dump-flip | head; grep -l "kiln_bench_gemm(" $r/dump-flip/* 2>/dev/null | sed 's/^/generic kernel in: /'
 el "GEMM variants on the device"
 for i in 0 1 2 3; do
