@@ -525,11 +525,18 @@ TEST_F(FakeCuda, AttentionViewsTmaCannotReadCompileTheGenericKernelWhenFirstNeed
     k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
     EXPECT_EQ(counts().last_block, 384u) << "the attention kernel";
     const long loads = counts().module_loads;  // 0 where an earlier test loaded the same module
+    testing::internal::CaptureStderr();
     k.launch(cuda(), std::as_const(qd).view(), strided, std::as_const(vd).view(), od.view());
     EXPECT_NE(counts().last_block, 384u) << "the generic kernel";
     EXPECT_EQ(counts().module_loads, loads + 1) << "the module again, with the generic kernel (rows TMA cannot read: in the first compile for these views)";
     k.launch(cuda(), std::as_const(qd).view(), strided, std::as_const(vd).view(), od.view());
     k.launch(cuda(), std::as_const(qd).view(), packed, std::as_const(vd).view(), od.view());
+    // The fallback is said once, at the user's line, with the attention kernel's reason.
+    const std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("kiln: warning: fake_cuda_test.cpp:"), std::string::npos) << said;
+    EXPECT_NE(said.find("the FlashAttention kernel refused this launch (the key view"), std::string::npos) << said;
+    EXPECT_NE(said.find("the generic kernel runs it, much slower"), std::string::npos) << said;
+    EXPECT_EQ(said.find("kiln: warning:"), said.rfind("kiln: warning:")) << "once for the same reason:\n" << said;
     EXPECT_EQ(counts().last_block, 384u);
     EXPECT_EQ(counts().module_loads, loads + 1) << "both modules stay loaded";
     EXPECT_EQ(counts().launches, 4);

@@ -184,7 +184,28 @@ CUresult cuGetExportTable(const void** table, const void* id) {
 }
 CUresult cuTensorMapEncodeTiled(void* map, int type, unsigned rank, void* base, const uint64_t* dims, const uint64_t* strides,
                                 const unsigned* box, const unsigned* element_strides, int interleave, int swizzle, int l2, int oob) {
-    (void)base; (void)element_strides; (void)interleave; (void)swizzle; (void)l2; (void)oob;
+    (void)l2;
+    /* The driver's checks, as its documentation states them (CUDA driver API,
+     * cuTensorMapEncodeTiled), so that a map a real driver would refuse is refused here
+     * too rather than launched: CUDA_ERROR_INVALID_VALUE (1). */
+    const int invalid = 1;
+    static const unsigned element_bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4}; /* CU_TENSOR_MAP_DATA_TYPE_* */
+    if (!map || reinterpret_cast<uintptr_t>(map) % 64 != 0) return invalid;
+    if (type < 0 || type >= static_cast<int>(sizeof element_bytes / sizeof *element_bytes)) return invalid;
+    const uint64_t eb = element_bytes[type];
+    if (rank < 1 || rank > 5 || (interleave != 0 && rank < 3)) return invalid;
+    if (reinterpret_cast<uintptr_t>(base) % (interleave == 2 ? 32 : 16) != 0) return invalid;
+    for (unsigned i = 0; i < rank; ++i) {
+        if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32)) return invalid;
+        if (box[i] == 0 || box[i] > 256) return invalid;
+        if (element_strides[i] == 0 || element_strides[i] > 8) return invalid;
+        if (i + 1 < rank && (strides[i] % (interleave == 2 ? 32 : 16) != 0 || strides[i] >= (uint64_t{1} << 40))) return invalid;
+    }
+    if (interleave == 0 && (box[0] * eb) % 16 != 0) return invalid;
+    /* A swizzled box's inner dimension spans at most the swizzle (32, 64, 128 bytes). */
+    if (interleave == 0 && swizzle >= 1 && swizzle <= 3 && box[0] * eb > (16u << swizzle)) return invalid;
+    /* NaN fill is for floating-point kinds only. */
+    if (oob == 1 && type <= 5) return invalid;
     memset(map, 0, 128);
     if (tensor_map_count < 16 && rank >= 1 && rank <= 5) {
         struct fake_cuda_tensor_map* m = &tensor_maps[tensor_map_count];

@@ -10,6 +10,7 @@
 #include "ir/axis_names.h"
 #include "passes/host_scalars.h"
 #include "support/environment.h"
+#include "support/warnings.h"
 #include "targets/cuda/driver.h"
 #include "targets/cuda/gemm_staging.h"
 #include "targets/cuda/kernel_cache.h"
@@ -64,6 +65,15 @@ std::shared_ptr<const cu::CompiledKernel> kernel_for_launch(const ir::Program& p
         return variant;
     }
     return k->compiled ? k : cu::compiled_kernel(p, o, d, need_text, loc);
+}
+
+// Says, once per program and reason, that a launch its Hopper kernel (`which`)
+// refused runs on the generic kernel instead.
+void warn_fallback(const ir::Program& p, Loc loc, const char* which, const std::string& refused) {
+    const std::string where = loc.known() ? loc.str() + ": " : "";
+    support::warn_once("cuda fallback " + p.name + ": " + refused,
+                       where + "kernel '" + p.name + "': the " + which + " kernel refused this launch (" + refused +
+                           "); the generic kernel runs it, much slower");
 }
 
 // After cuLaunchKernel: on a stream the launch is recorded (a failure surfaces at
@@ -172,6 +182,10 @@ public:
         }
         // Refused by the specialised kernel (or none): the generic kernel, compiled
         // into the module now if the first compile left it out (EmitOptions::generic_kernel).
+        // A refusal costs 10-50x, so it is said (once per program and reason): `kiln plan`
+        // sees the program and the views' shapes, not what the driver refuses at launch
+        // (a tensor map it will not encode, a staging buffer it cannot allocate).
+        if (!refused.empty()) warn_fallback(p, loc, k->attention_function ? "FlashAttention" : "GEMM", refused);
         if (!k->function) {
             o.generic_kernel = true;
             try {
