@@ -3,7 +3,8 @@
 // N = 16 (four programs, two dots each); here N is any size: the grid covers
 // ceil(N/8)^2 blocks, a serial k loop carries the accumulator, and a ragged N
 // reads zeros past the edge (which add nothing) and drops the writes there.
-// As in the seed, each dot is rounded on its own and then added: r = r + dot(a, b).
+// As in the seed, each dot is rounded on its own and then added: r = r + dot(a, b)
+// (in exact precision; standard, like mma, lets a target reassociate the sum).
 #include <algorithm>
 
 #include "catalog.h"

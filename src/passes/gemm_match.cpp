@@ -34,6 +34,19 @@ bool zero_tile(const Node* n) {
     return std::all_of(n->data->floats.begin(), n->data->floats.end(), [](double v) { return v == 0.0; });
 }
 
+// n, or what n renames: a broadcast that keeps every dim in its place with its
+// extent (seed 000's `dot` gives a product of anonymous dims, which an add with a
+// tile of named axes broadcasts to those names, element for element).
+const Node* unrenamed(const Node* n) {
+    if (n->op != OpCode::broadcast) return n;
+    const Node* x = n->operands[0];
+    const auto map = ir::dim_map(*n);
+    if (x->type.kind != n->type.kind || x->type.rank() != n->type.rank() || map.size() != x->type.dims.size()) return n;
+    for (std::size_t d = 0; d < map.size(); ++d)
+        if (map[d] != static_cast<std::int64_t>(d) || x->type.dims[d].extent != n->type.dims[d].extent) return n;
+    return x;
+}
+
 // A scalar constant +0 (not -0: a fallback of -0 gives -0 products where the kernel's
 // fill gives +0).
 bool positive_zero(const Node* n) {
@@ -201,9 +214,17 @@ private:
         // acc = acc + mma(a, b, 0) (Triton's `acc += tl.dot(a, b)`): the product of the
         // step from zero, added to the accumulator. With reassociation allowed the
         // add is one more term of the mma's sum, so it is acc = mma(a, b, acc).
+        // (Seed 000's `acc = acc + dot(a, b)` too: the product renamed to the
+        // accumulator's axes, unrenamed().)
         const Node* sum = yield->operands[0] == mma ? nullptr : yield->operands[0];
-        if (sum && !(sum->op == OpCode::add && sum->operands.size() == 2 && zero_tile(mma->operands[2]) && sum->type == mma->type &&
-                     ((sum->operands[0] == acc && sum->operands[1] == mma) || (sum->operands[0] == mma && sum->operands[1] == acc))))
+        const Node* renamed = nullptr;  // the broadcast naming the product's dims, if any
+        if (sum && sum->op == OpCode::add && sum->operands.size() == 2)
+            for (const Node* o : sum->operands)
+                if (o != mma && unrenamed(o) == mma) renamed = o;
+        if (sum && !(sum->op == OpCode::add && sum->operands.size() == 2 && zero_tile(mma->operands[2]) &&
+                     (renamed ? renamed->type : mma->type) == sum->type &&
+                     ((sum->operands[0] == acc && unrenamed(sum->operands[1]) == mma) ||
+                      (unrenamed(sum->operands[0]) == mma && sum->operands[1] == acc))))
             return no("the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
         // Operands read under masks the views' zero fill makes redundant, or transposed
         // (operand_load()).
@@ -211,7 +232,7 @@ private:
         const Node *a = operand_load(mma->operands[0], m_.masks, mask_parts_, a_swapped), *b = operand_load(mma->operands[1], m_.masks, mask_parts_, b_swapped);
         if (!a || !b) return no("an operand is masked otherwise than by index < a scalar along its own axes, with +0 elsewhere");
         for (const Node* n : body.nodes) {
-            if (dead(n) || n == mma || n == yield || n == sum || (sum && n == mma->operands[2]) || mask_parts_.count(n)) continue;
+            if (dead(n) || n == mma || n == yield || n == sum || n == renamed || (sum && n == mma->operands[2]) || mask_parts_.count(n)) continue;
             if (n->op != OpCode::load && n->op != OpCode::stage && !harmless_scalar(n))
                 return no("the k loop has " + a_or_an(detail::op_name(n->op)) + " besides the GEMM");
         }

@@ -273,7 +273,12 @@ Value dot(const Value& a, const Value& b, Loc loc) {
                      {Dim{a.type.dims[0].extent, 0}, Dim{b.type.dims[1].extent, 0}}, loc);
     Node n = proto(OpCode::mma, acc.type, loc);
     ir::set_dim_map(n, ir::encode_mma_dims({{{0, -1}, {-1, 1}}, {{1, 0}}}));
-    ir::set_mma_options(n, {false, false});
+    // The precision policy governs dot as it does mma (DESIGN: "reassociation allowed
+    // for reductions and mma" outside exact; docs/semantics.md: `mma`/`dot`): exact
+    // keeps the pinned order, standard lets a target use tensor cores and fuse. So a
+    // seed-style k loop, `acc = acc + dot(a, b)`, reaches the same GEMM lowering as
+    // `acc = acc + mma(a, b, 0)`. Never tf32: f32 operands are not narrowed.
+    ir::set_mma_options(n, {true, false});
     return emit(n, {a, b, acc});
 }
 

@@ -170,7 +170,18 @@ TEST(GemmMatch, ContractionPlanSaysWhyNotWgmma) {
 }
 
 // The k loop's step as a user writes it (`gemm`'s signature, so that trace() fits).
-enum class Step { triton_add, triton_add_swapped, add_onto_accumulating_mma, fallback_zero, fallback_one, fallback_negative_zero, iota_mask };
+enum class Step {
+    triton_add,
+    triton_add_swapped,
+    add_onto_accumulating_mma,
+    seed_dot,
+    seed_dot_swapped,
+    seed_dot_scaled,
+    fallback_zero,
+    fallback_one,
+    fallback_negative_zero,
+    iota_mask
+};
 
 Kernel gemm_step(Step s) {
     return kernel("gemm_step", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
@@ -189,6 +200,10 @@ Kernel gemm_step(Step s) {
                     case Step::triton_add: acc = acc + mma(a(), b(), zeros<f32>(shape(m, n))); break;
                     case Step::triton_add_swapped: acc = mma(a(), b(), zeros<f32>(shape(m, n))) + acc; break;
                     case Step::add_onto_accumulating_mma: acc = acc + mma(a(), b(), acc); break;
+                    // Seed 000's block matmul: r = r + dot(ta, tb), operands widened to f32.
+                    case Step::seed_dot: acc = acc + dot(cast<f32>(a()), cast<f32>(b())); break;
+                    case Step::seed_dot_swapped: acc = dot(cast<f32>(a()), cast<f32>(b())) + acc; break;
+                    case Step::seed_dot_scaled: acc = acc + dot(cast<f32>(a()), cast<f32>(b())) * 0.5f; break;
                     case Step::fallback_zero:
                         acc = mma(A(coord(m0, k0), shape(m, k)).load(0.0f), B(coord(k0, n0), shape(k, n)).load(0.0f), acc);
                         break;
@@ -222,6 +237,35 @@ TEST(GemmMatch, AProductFromZeroAddedToTheAccumulatorIsTheGemm) {
     std::string why;
     EXPECT_FALSE(match_step(Step::add_onto_accumulating_mma, &why));
     EXPECT_EQ(why, "the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
+}
+
+// Seed 000's `r = r + dot(a, b)`: dot's product (anonymous dims, named by the add)
+// under the same precision policy as mma's, so with reassociation allowed it is the
+// GEMM as Triton's form is; a product scaled before the add is not.
+TEST(GemmMatch, ASeedStyleDotAddedToTheAccumulatorIsTheGemm) {
+    for (Step s : {Step::seed_dot, Step::seed_dot_swapped}) {
+        std::string why;
+        auto m = match_step(s, &why);
+        ASSERT_TRUE(m) << why;
+        EXPECT_EQ(m->bm, 128);
+        EXPECT_EQ(m->bn, 128);
+        EXPECT_EQ(m->bk, 64);
+        EXPECT_TRUE(m->plain_epilogue());
+    }
+    std::string why;
+    EXPECT_FALSE(match_step(Step::seed_dot_scaled, &why));
+    EXPECT_EQ(why, "the k loop is not acc = mma(load, load, acc) or acc = acc + mma(load, load, 0)");
+    // Exact precision keeps dot's pinned order, as mma's.
+    auto p = trace(gemm_step(Step::seed_dot));
+    passes::LowerOptions o;
+    o.target = passes::TargetKind::cuda;
+    o.sm = 90;
+    EXPECT_TRUE(passes::lower(*p.p, o).contractions.gemm.has_value());
+    o.precision = Precision::exact;
+    const auto exact = passes::lower(*p.p, o);
+    ASSERT_EQ(exact.contractions.mma.size(), 1u);
+    EXPECT_EQ(exact.contractions.mma.begin()->second.lowering, passes::MmaLowering::ordered);
+    EXPECT_EQ(exact.contractions.mma.begin()->second.why, "exact precision keeps the contract's order");
 }
 
 // A load whose fallback is +0 reads what the kernel's zero fill reads; another value

@@ -45,7 +45,7 @@ TEST_P(VariantPlan, ReachesTheHopperKernelOrSaysWhyNot) {
         auto bufs = buffers(v.args(t.dims), 1);
         const auto args = args_of(bufs);
         const std::shared_ptr<const ir::Program> program = detail::specialize(*k.shared_impl(), args, Loc::here());
-        EXPECT_EQ(plan_outcome(v.family, *program), t.expected);
+        EXPECT_EQ(plan_outcome(v.family, *program), t.expected) << (std::getenv("KILN_DEBUG_IR") ? ir::print(*program) : std::string());
     }
 }
 
