@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/attrs.h"
 #include "passes/dataflow_match.h"
 #include "passes/host_scalars.h"
+#include "passes/tile_map.h"
 
 namespace kiln::passes {
 
@@ -364,13 +367,49 @@ private:
             return x && x->op == op && x->operands.size() == 2 && x->operands[0] == pid && scalar(x->operands[1]) && host_evaluable(*x->operands[1]);
         };
         const bool m_by_div = part(mi, OpCode::div) && part(ni, OpCode::mod);
-        if ((!m_by_div && !(part(mi, OpCode::mod) && part(ni, OpCode::div))) || mi->operands[1] != ni->operands[1])
-            return no("the block origins of a 1-D grid are not (pid / G) * bm and (pid % G) * bn (or the other way round)");
+        if ((!m_by_div && !(part(mi, OpCode::mod) && part(ni, OpCode::div))) || mi->operands[1] != ni->operands[1]) {
+            if (match_tile_map(mi, ni)) return true;
+            return no("the block origins of a 1-D grid are not (pid / G) * bm and (pid % G) * bn (or the other way round), nor block indices of "
+                      "integer arithmetic of pid");
+        }
         m_.flat_m_by_div = m_by_div;
         m_.tiles_per_row = mi->operands[1];
         const auto& nodes = m_.grid->body->nodes;
         m_.flat_split = static_cast<int>(std::find(nodes.begin(), nodes.end(), mi) - nodes.begin());
         if (m_.flat_split == static_cast<int>(nodes.size())) return no("the block index of a 1-D grid is not computed in its nest");
+        m_index_ = mi;
+        n_index_ = ni;
+        return true;
+    }
+
+    // Any other order of the tiles over a 1-D grid (Triton's grouped order for L2
+    // reuse, a swizzle): the m- and n-block indices integer arithmetic of pid and host
+    // scalars (+ - * / %, min, max). Which tiles it visits depends on the launch's
+    // values, so the launch evaluates it for every pid and takes the grid only where
+    // it visits each tile of a rectangle once (launch_args.cpp: tile_map_grid); the
+    // kernel then orders the tiles its own way, as for (pid / G, pid % G).
+    bool match_tile_map(const Node* mi, const Node* ni) {
+        if (!mi || !ni) return false;
+        const Node* pid = m_.grid->body->args[0];
+        std::set<const Node*> checked;
+        std::function<bool(const Node*)> of_pid = [&](const Node* x) {
+            if (x == pid || checked.count(x)) return true;
+            if (!scalar(x) || !is_int(x->type.kind)) return false;
+            if (!host_evaluable(*x)) {
+                if (!tile_map_op(x->op)) return false;
+                for (const Node* o : x->operands)
+                    if (!of_pid(o)) return false;
+            }
+            checked.insert(x);
+            return true;
+        };
+        if (!of_pid(mi) || !of_pid(ni)) return false;
+        const auto& nodes = m_.grid->body->nodes;
+        auto position = [&](const Node* x) { return static_cast<int>(std::find(nodes.begin(), nodes.end(), x) - nodes.begin()); };
+        const int pm = position(mi), pn = position(ni);
+        if (pm == static_cast<int>(nodes.size()) || pn == static_cast<int>(nodes.size())) return false;  // pid itself, or a host scalar
+        m_.tile_map_m = pm;
+        m_.tile_map_n = pn;
         m_index_ = mi;
         n_index_ = ni;
         return true;

@@ -108,6 +108,11 @@ struct GemmMatch {
     const ir::Node* tiles_per_row = nullptr;
     bool flat_m_by_div = true;
     int flat_split = -1;  // the position of pid / G (or pid % G: the m-block's) in the nest's body
+    // Any other order over a 1-D grid (tiles_per_row null): the positions in the nest's
+    // body of the m- and n-block indices, integer arithmetic of pid that the launch
+    // checks visits each tile once (-1: none).
+    int tile_map_m = -1, tile_map_n = -1;
+    bool tile_map() const { return tile_map_m >= 0; }
     int k_loop = -1;                         // the k loop's position in the parallel nest's body (-1: no k loop)
     const ir::Node* m0 = nullptr;            // the block origins (scalars of the nest)
     const ir::Node* n0 = nullptr;

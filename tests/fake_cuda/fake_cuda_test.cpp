@@ -830,6 +830,28 @@ TEST_F(FakeCuda, GemmOperandsStoredTheOtherWayRoundAreReadAsStored) {
     EXPECT_EQ(maps[0].box[1], 64u) << "boxes of [bk][64 m] (M-major)";
 }
 
+// Triton's grouped order of the tiles over a 1-D grid takes the Hopper GEMM (the
+// launch checked it visits each tile once); an order that computes a tile twice runs
+// the generic kernel, and says so once at the launch's line.
+TEST_F(FakeCuda, AOneDimensionalGridInGroupedOrderTakesTheHopperGemm) {
+    Tensor<bf16> a({2400, 64}), b({64, 1024}), c({2400, 1024});  // 19 x 8 blocks: groups of 8, 8 and 3 rows
+    auto ad = a.to(cuda()), bd = b.to(cuda()), cd = c.to(cuda());
+    fake()->reset();
+    kiln::variants::gemm::grid_grouped().launch(cuda(), std::as_const(ad).view(), std::as_const(bd).view(), cd.view());
+    EXPECT_EQ(counts().launches, 1);
+    EXPECT_EQ(counts().last_block, 384u) << "the Hopper GEMM";
+
+    Tensor<bf16> bias({256}), r({512, 256}), a2({512, 200}), b2({200, 256}), c2({512, 256}), d2({512, 256});
+    auto a2d = a2.to(cuda()), b2d = b2.to(cuda()), biasd = bias.to(cuda()), rd = r.to(cuda()), c2d = c2.to(cuda()), d2d = d2.to(cuda());
+    testing::internal::CaptureStderr();
+    gemm_test::mapped_gemm(gemm_test::TileOrder::repeats)
+        .launch(cuda(), std::as_const(a2d).view(), std::as_const(b2d).view(), std::as_const(biasd).view(), std::as_const(rd).view(), c2d.view(),
+                d2d.view(), 1.5f);
+    const std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_NE(counts().last_block, 384u) << "the generic kernel";
+    EXPECT_NE(said.find("the GEMM kernel refused this launch (the 1-D grid's pids 0 and 7 both compute block (0, 0))"), std::string::npos) << said;
+}
+
 // An f32 GEMM whose mma allows tf32 takes the Hopper kernel on wgmma k8 tf32: operands
 // are FLOAT32 maps whose boxes are rows of 32 elements (128 bytes), read K-major, so a
 // B stored [K, N] is copied transposed first ([N] rows of K elements padded to whole

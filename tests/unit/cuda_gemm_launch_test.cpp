@@ -455,6 +455,52 @@ TEST(CudaGemmLaunch, AOneDimensionalGridCoversWholeRowsOfTiles) {
         }
 }
 
+// A 1-D grid in any other order of the tiles (Triton's grouped order, a reversed
+// walk): the launch evaluates the program's block indices for every pid and takes the
+// grid where they are each tile of a rectangle once; otherwise the ordinary kernel
+// runs it, saying which pids collide or stray.
+TEST(CudaGemmLaunch, AOneDimensionalGridInAnyOrderIsTakenWhereItVisitsEachTileOnce) {
+    struct Want {
+        gemm_test::TileOrder order;
+        std::int64_t group;
+        std::int64_t rows, cols;  // the output
+        std::string why;          // empty: taken
+    };
+    const std::vector<Want> wants = {
+        {gemm_test::TileOrder::grouped, 8, 2400, 1000, ""},   // 19 x 8 blocks: groups of 8, 8 and 3 rows
+        {gemm_test::TileOrder::grouped, 4, 300, 260, ""},     // 3 x 3 blocks: one short group
+        {gemm_test::TileOrder::grouped, 1, 300, 260, ""},     // groups of one row: row-major
+        {gemm_test::TileOrder::reversed, 8, 300, 260, ""},
+        {gemm_test::TileOrder::repeats, 8, 512, 256, "the 1-D grid's pids 0 and 7 both compute block (0, 0)"},
+        {gemm_test::TileOrder::one_too_many, 8, 300, 260, "the 1-D grid's 10 pids compute blocks spanning 4 x 3, not each of a rectangle once"},
+    };
+    for (const Want& w : wants) {
+        SCOPED_TRACE(std::to_string(static_cast<int>(w.order)) + " group " + std::to_string(w.group) + " " + std::to_string(w.rows) + " x " +
+                     std::to_string(w.cols));
+        Tensor<bf16> a({w.rows, 200}), b({200, w.cols}), bias({w.cols}), r({w.rows, w.cols}), c({w.rows, w.cols}), d({w.rows, w.cols});
+        const auto args = args_of(std::as_const(a).view(), std::as_const(b).view(), std::as_const(bias).view(), std::as_const(r).view(), c.view(),
+                                  d.view(), 1.5f);
+        const auto program = detail::specialize(*gemm_test::mapped_gemm(w.order, w.group).shared_impl(), args, Loc::here());
+        const cu::EmittedKernel e = cu::emit_kernel(*program, cu::emit_options(args, CompileOptions{}));
+        ASSERT_FALSE(e.gemm.entry.empty()) << "the program is the canonical GEMM";
+        EXPECT_EQ(e.gemm.flat_grid, 3);
+        std::string why;
+        const auto problem = cu::gemm_problem(*program, args, e.gemm, &why);
+        EXPECT_EQ(problem.has_value(), w.why.empty()) << why;
+        if (problem) {
+            EXPECT_EQ(problem->rows, w.rows);  // whole blocks of 128, clipped to the output
+            EXPECT_EQ(problem->cols, w.cols);
+            EXPECT_EQ(problem->depth, 200);
+        } else {
+            EXPECT_EQ(why, w.why);
+        }
+        // Again (the map's outcome is kept): the same answer.
+        std::string again;
+        EXPECT_EQ(cu::gemm_problem(*program, args, e.gemm, &again).has_value(), w.why.empty());
+        EXPECT_EQ(again, why);
+    }
+}
+
 // No k loop: the launch takes the program's one step over the whole k range.
 TEST(CudaGemmLaunch, OneMmaOverTheWholeKRangeIsOneStep) {
     Tensor<bf16> a({300, 200}), b({200, 260}), bias({260}), r({300, 260}), c({300, 260}), d({300, 260});

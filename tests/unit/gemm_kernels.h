@@ -125,6 +125,62 @@ inline Kernel flat_gemm(bool row_major, std::int64_t extra = 0) {
     });
 }
 
+// The plain GEMM on a 1-D grid whose pid visits the tiles in another order, as
+// Triton ports write it. The same parameters as gemm().
+enum class TileOrder {
+    grouped,        // Triton's tutorial: groups of `group` rows of blocks, column-major inside a group
+    reversed,       // pid from the last tile back, row-major
+    repeats,        // pid % (tiles - 1): the last pid computes the first tile again, and the last tile is never computed
+    one_too_many,   // row-major (written + 0 * pid, past the (pid / G, pid % G) form), the grid one pid longer than the tiles
+};
+inline Kernel mapped_gemm(TileOrder order, std::int64_t group = 8) {
+    return kernel("mapped_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<const bf16, 2>, View<bf16, 2> C,
+                                     View<bf16, 2>, Scalar<f32>) {
+        auto num_pid_m = ceil_div(A.extent(0), 128), num_pid_n = ceil_div(B.extent(1), 128);
+        auto tiles = axis("tiles", num_pid_m * num_pid_n + (order == TileOrder::one_too_many ? 1 : 0));
+        auto kt = axis("k_tiles", ceil_div(A.extent(1), 64));
+        auto m = axis("m", 128), n = axis("n", 128), k = axis("k", 64);
+        for (auto& nest : parallel(shape(tiles))) {
+            auto pid = nest.index();
+            auto pid_m = pid / num_pid_n, pid_n = pid % num_pid_n;
+            switch (order) {
+                case TileOrder::grouped: {
+                    auto in_group = group * num_pid_n;
+                    auto first_m = (pid / in_group) * group;
+                    auto size_m = min(num_pid_m - first_m, group);
+                    pid_m = first_m + (pid % in_group) % size_m;
+                    pid_n = (pid % in_group) / size_m;
+                    break;
+                }
+                case TileOrder::reversed: {
+                    auto back = num_pid_m * num_pid_n - 1 - pid;
+                    pid_m = back / num_pid_n;
+                    pid_n = back % num_pid_n;
+                    break;
+                }
+                case TileOrder::repeats: {
+                    auto idx = pid % (num_pid_m * num_pid_n - 1);
+                    pid_m = idx / num_pid_n;
+                    pid_n = idx % num_pid_n;
+                    break;
+                }
+                case TileOrder::one_too_many: {
+                    pid_m = (pid / num_pid_n) + 0 * pid;
+                    pid_n = (pid % num_pid_n) + 0 * pid;
+                    break;
+                }
+            }
+            auto m0 = pid_m * 128, n0 = pid_n * 128;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * 64;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
 // The plain GEMM with no k loop: the whole k range (the view's extent) in one tile,
 // one mma from zeros in the nest. The same parameters as gemm().
 inline Kernel single_step_gemm() {

@@ -1,4 +1,4 @@
-// GEMM kernels written the way different users write them (a sweep of 59 spellings:
+// GEMM kernels written the way different users write them (a sweep of 60 spellings:
 // tile sizes, element kinds, k-loop forms, epilogues, layouts, grids), kept as the
 // users wrote them. gemm_variants_test.cpp says, for each, whether the cuda target
 // takes it to the Hopper GEMM kernel (passes/gemm_match.h) or why not, and checks
@@ -769,6 +769,31 @@ inline Kernel grid_flat() { return kernel("grid_flat", [](View<const bf16, 2> A,
         auto acc = zeros<f32>(shape(m, n));
         for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
             auto k0 = step.index() * 64;
+            acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+        }
+        C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+    }
+}); }
+
+// Triton's matmul tutorial as ported: a 1-D grid whose pid visits the tiles in
+// groups of GROUP_M rows of blocks (for L2 reuse), the last group shorter.
+inline Kernel grid_grouped() { return kernel("grid_grouped", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+    constexpr std::int64_t BM = 128, BN = 128, BK = 64, GROUP_M = 8;
+    auto num_pid_m = ceil_div(A.extent(0), BM), num_pid_n = ceil_div(B.extent(1), BN);
+    auto g = axis("pid", num_pid_m * num_pid_n), kt = axis("kt", ceil_div(A.extent(1), BK));
+    auto m = axis("m", BM), n = axis("n", BN), k = axis("k", BK);
+    for (auto& nest : parallel(shape(g))) {
+        auto pid = nest.index();
+        auto num_pid_in_group = GROUP_M * num_pid_n;
+        auto group_id = pid / num_pid_in_group;
+        auto first_pid_m = group_id * GROUP_M;
+        auto group_size_m = min(num_pid_m - first_pid_m, GROUP_M);
+        auto pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
+        auto pid_n = (pid % num_pid_in_group) / group_size_m;
+        auto m0 = pid_m * BM, n0 = pid_n * BN;
+        auto acc = zeros<f32>(shape(m, n));
+        for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+            auto k0 = step.index() * BK;
             acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
         }
         C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));

@@ -176,6 +176,8 @@ std::vector<Variant> gemm_table() {
         gemm_variant("grid_nm", g::grid_nm, plain, both(fast)),
         gemm_variant("grid_flat", g::grid_flat, plain, both(fast)),
         gemm_variant("kloop_none", g::kloop_none, plain, {{{.m = 512, .n = 384, .k = 128}, fast}, {ragged, fast}}),
+        // (The last: 2400 x 1000 (19 x 8 tiles), the last group of 3 rows of blocks.)
+        gemm_variant("grid_grouped", g::grid_grouped, plain, {{even, fast}, {ragged, fast}, {{.m = 2400, .n = 1000, .k = 64}, fast}}),
         gemm_variant("epi_rowmax", g::epi_rowmax,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), Out(bf, {d.m, d.n}), Out(Kind::F32, {d.m, (d.n + 127) / 128})}; },
                      both(gemm_why("the epilogue has a reduce_max that is not elementwise"))),

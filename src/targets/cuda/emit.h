@@ -357,9 +357,12 @@ struct GemmKernel {
     std::vector<int> batch_axes;
     int a_lead = 0, b_lead = 0;
     // A 1-D grid over the tiles (passes/gemm_match.h: tiles_per_row): 0 none (2-D),
-    // 1 m-block pid / G and n-block pid % G, 2 the other way round.
+    // 1 m-block pid / G and n-block pid % G, 2 the other way round, 3 block indices of
+    // other integer arithmetic of pid (passes/gemm_match.h: tile_map_m), which the
+    // launch checks visit each tile of a rectangle once (launch_args.cpp).
     int flat_grid = 0;
-    int flat_split = -1;               // with flat_grid: the position of the m-block's pid / G or pid % G in the nest's body
+    int flat_split = -1;               // with flat_grid 1 or 2: the position of the m-block's pid / G or pid % G in the nest's body
+    int tile_map_m = -1, tile_map_n = -1;  // with flat_grid 3: the positions of the m- and n-block indices in the nest's body
     int k_loop = -1;                   // the k loop's position in the parallel nest's body (the
                                        // launch evaluates its extent without matching again)
     Kind in = Kind::BF16;

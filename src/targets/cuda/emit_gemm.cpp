@@ -407,8 +407,10 @@ std::string emit_gemm_kernel(Emitter& E, const GemmMatch& m, const std::string& 
         g.outputs_transposed.push_back(m.stores_transposed[i] ? 1 : 0);
     }
     g.m_axis = m.m_axis;
-    g.flat_grid = m.tiles_per_row ? (m.flat_m_by_div ? 1 : 2) : 0;
+    g.flat_grid = m.tiles_per_row ? (m.flat_m_by_div ? 1 : 2) : m.tile_map() ? 3 : 0;
     g.flat_split = m.flat_split;
+    g.tile_map_m = m.tile_map_m;
+    g.tile_map_n = m.tile_map_n;
     g.k_loop = m.k_loop;
     g.in = m.load_a->type.kind;
 

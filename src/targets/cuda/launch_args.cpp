@@ -12,6 +12,7 @@
 
 #include "ir/attrs.h"
 #include "passes/host_scalars.h"
+#include "passes/tile_map.h"
 #include "support/environment.h"
 #include "targets/cuda/split_k_workspace.h"
 #include "targets/cuda/stream_workspace.h"
@@ -270,6 +271,18 @@ std::optional<GemmProblem> gemm_problem(const ir::Program& p, const std::vector<
     if (g.flat_grid == 0) {
         grid_m = scalars.integer(grid->operands[static_cast<std::size_t>(g.m_axis)], *grid);
         grid_n = scalars.integer(grid->operands[static_cast<std::size_t>(g.n_axis)], *grid);
+    } else if (g.flat_grid == 3) {
+        // Any other order of the tiles: the kernel visits them its own way, so the
+        // program's order must visit each tile of a rectangle once (passes/tile_map.h).
+        const auto& nodes = grid->body->nodes;
+        auto at = [&](int i) { return i >= 0 && static_cast<std::size_t>(i) < nodes.size() ? nodes[static_cast<std::size_t>(i)] : nullptr; };
+        const Node *mi = at(g.tile_map_m), *ni = at(g.tile_map_n);
+        if (!mi || !ni) internal_fail("cuda: a GEMM kernel for a 1-D grid without its block indices");
+        std::string w;
+        const auto blocks = passes::tile_map_grid(*grid, mi, ni, scalars, &w);
+        if (!blocks) return reject(w);
+        grid_m = blocks->rows;
+        grid_n = blocks->cols;
     } else {
         // A 1-D grid over the tiles: its blocks are (pid / G, pid % G) for pid below its
         // extent, a rectangle of whole rows of G (G: the matched pid / G's, at its position).

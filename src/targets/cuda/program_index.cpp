@@ -60,6 +60,8 @@ template <class Visit, class K> void fields(Visit&& v, K& k) {
     v("gemm_b_lead", g.b_lead);
     v("gemm_flat_grid", g.flat_grid);
     v("gemm_flat_split", g.flat_split);
+    v("gemm_tile_map_m", g.tile_map_m);
+    v("gemm_tile_map_n", g.tile_map_n);
     v("gemm_k_loop", g.k_loop);
     v("gemm_in", g.in);
     v("gemm_epilogue_loads", g.epilogue_loads);
