@@ -38,11 +38,36 @@ namespace {
 
 // b_view_t: the plain kernel (B indexed [k, n]) launched with a B view over [N, K]
 // storage, strides (1, K): PyTorch's `a @ w.t()` into a kernel written as A B.
-enum class Form { plain, bias_relu, linear, a_transposed, b_view_t };
+// grouped: the plain product as Triton's matmul tutorial ports it, a 1-D grid whose
+// pid visits the tiles in groups of 8 rows of blocks.
+enum class Form { plain, bias_relu, linear, a_transposed, b_view_t, grouped };
 
 // C = A B (B [K, N]), A B^T (B [N, K]) or A^T B (A [K, M]: `mma` contracts the shared
 // axis), optionally relu(A B + bias[n]).
+Kernel grouped_gemm(std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    return kernel("bench_gemm_grouped", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1>, View<bf16, 2> C) {
+        constexpr std::int64_t group = 8;
+        auto num_pid_m = ceil_div(A.extent(0), bm), num_pid_n = ceil_div(B.extent(1), bn);
+        auto tiles = axis("pid", num_pid_m * num_pid_n), kt = axis("k_tiles", ceil_div(A.extent(1), bk));
+        auto m = axis("m", bm), n = axis("n", bn), k = axis("k", bk);
+        for (auto& nest : parallel(shape(tiles))) {
+            auto pid = nest.index();
+            auto in_group = group * num_pid_n;
+            auto first_m = (pid / in_group) * group;
+            auto size_m = min(num_pid_m - first_m, group);
+            auto m0 = (first_m + (pid % in_group) % size_m) * bm, n0 = ((pid % in_group) / size_m) * bn;
+            auto acc = zeros<f32>(shape(m, n));
+            for (auto& step : nest.pipeline(shape(kt), {.window = 3})) {
+                auto k0 = step.index() * bk;
+                acc = mma(A[coord(m0, k0), shape(m, k)], B[coord(k0, n0), shape(k, n)], acc);
+            }
+            C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc));
+        }
+    });
+}
+
 Kernel gemm(Form f, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+    if (f == Form::grouped) return grouped_gemm(bm, bn, bk);
     bool nk = f == Form::linear, km = f == Form::a_transposed;
     return kernel("bench_gemm", [=](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 1> bias, View<bf16, 2> C) {
         auto gm = axis("block_m", ceil_div(A.extent(km ? 1 : 0), bm)), gn = axis("block_n", ceil_div(nk ? B.extent(0) : B.extent(1), bn));
@@ -481,6 +506,8 @@ int main(int argc, char** argv) {
     rows.push_back(run("4096^3 A B, B a view of w.t()", Form::b_view_t, 4096, 4096, 4096));
     rows.push_back(run("4096x14336x4096 A B, B a view of w.t()", Form::b_view_t, 4096, 14336, 4096));
     rows.push_back(run("8191^3 (odd leading dimensions)", Form::plain, 8191, 8191, 8191));
+    rows.push_back(run("4096^3 grouped order (Triton's tutorial, 1-D grid)", Form::grouped, 4096, 4096, 4096));
+    rows.push_back(run("3000x5000x7000 grouped order (Triton's tutorial, 1-D grid)", Form::grouped, 3000, 5000, 7000));
     rows.push_back(run("4096^3 A^T B (A [K, M])", Form::a_transposed, 4096, 4096, 4096));
     rows.push_back(run("3000x5000x7000 A^T B (A [K, M])", Form::a_transposed, 3000, 5000, 7000));
     rows.push_back(run("4096x14336x4096 A^T B (A [K, M])", Form::a_transposed, 4096, 14336, 4096));

@@ -473,6 +473,39 @@ inline Kernel fa_lse() { return kernel("fa_lse", [](View<const bf16, 4> q, View<
     }
 }); }
 
+// Triton's FlashAttention tutorial as ported: the grid (query blocks, batch * heads),
+// the query block first, the batch and head split from one index (off_hz / H,
+// off_hz % H) over 4-D views.
+inline Kernel fa_triton_grid() { return kernel("fa_triton_grid", [](View<const bf16, 4> q, View<const bf16, 4> k, View<const bf16, 4> v, View<bf16, 4> o) {
+    constexpr std::int64_t BQ = 128, BK = 64;
+    auto H = q.extent<1>(), SQ = q.extent<2>(), SK = k.extent<2>();
+    auto gq = axis("start_m", ceil_div(SQ, BQ)), ghz = axis("off_hz", q.extent<0>() * H);
+    auto ub = axis("ub", 1), uh = axis("uh", 1), M = axis("m", BQ), N = axis("n", BK), D = axis("d", q.extent<3>());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(q.extent<3>()));
+    for (auto& p : parallel(shape(gq, ghz))) {
+        auto off_hz = p.index(ghz);
+        auto b = off_hz / H, h = off_hz % H, m0 = p.index(gq) * BQ;
+        auto qt = q[coord(b, h, m0, 0), shape(ub, uh, M, D)];
+        auto m_i = full<f32>(shape(ub, uh, M), NEG_INF);
+        auto l_i = zeros<f32>(shape(ub, uh, M));
+        auto acc = zeros<f32>(shape(ub, uh, M, D));
+        for (auto& st : p.pipeline(shape(axis("kb", ceil_div(SK, BK))), {.window = 2})) {
+            auto n0 = st.index() * BK;
+            auto kt = k[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto vt = v[coord(b, h, n0, 0), shape(ub, uh, N, D)];
+            auto s = mma(qt, kt, zeros<f32>(shape(ub, uh, M, N))) * scale;
+            s = ite(iota(N) + n0 < SK, s, NEG_INF);
+            auto m_new = max(m_i, reduce(s, N, maximum));
+            auto pr = exp(s - m_new);
+            auto alpha = exp(m_i - m_new);
+            l_i = l_i * alpha + reduce(pr, N, add);
+            acc = mma(cast<bf16>(pr), vt, acc * alpha);
+            m_i = m_new;
+        }
+        o(coord(b, h, m0, 0), shape(ub, uh, M, D)).store(cast<bf16>(acc / l_i));
+    }
+}); }
+
 // 3-D views [batch * heads, seq, dim].
 inline Kernel fa_3d() { return kernel("fa_3d", [](View<const bf16, 3> q, View<const bf16, 3> k, View<const bf16, 3> v, View<bf16, 3> o) {
     constexpr std::int64_t BQ = 128, BK = 64;

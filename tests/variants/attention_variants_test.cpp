@@ -150,6 +150,7 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_out_f32_lse", a::fa_out_f32_lse, with_stats<Kind::F32, 1>, both(fast)),
         attention_variant("fa_out_f32", a::fa_out_f32, qkvo<bf, Kind::F32>, both(fast)),
         attention_variant("fa_lse", a::fa_lse, with_stats<bf, 1>, {{at(128), fast}, {at(128, 200, 333), fast}, {at(80, 200, 333), fast}}),
+        attention_variant("fa_triton_grid", a::fa_triton_grid, plain, both(fast)),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
         attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(fast)),
         attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),
