@@ -1,5 +1,5 @@
 // FlashAttention forward kernels written the way different users write them (a sweep
-// of 68 spellings: block sizes, causal and window masks, scales, online-softmax forms,
+// of 72 spellings: block sizes, causal and window masks, scales, online-softmax forms,
 // extra parameters, layouts, output kinds), kept as the users wrote them.
 // attention_variants_test.cpp says, for each, whether the cuda target takes it to the
 // Hopper FlashAttention kernel (passes/attention_match.h) or why not, and checks each

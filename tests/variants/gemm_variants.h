@@ -1,4 +1,4 @@
-// GEMM kernels written the way different users write them (a sweep of 60 spellings:
+// GEMM kernels written the way different users write them (a sweep of 66 spellings:
 // tile sizes, element kinds, k-loop forms, epilogues, layouts, grids), kept as the
 // users wrote them. gemm_variants_test.cpp says, for each, whether the cuda target
 // takes it to the Hopper GEMM kernel (passes/gemm_match.h) or why not, and checks
