@@ -484,6 +484,7 @@ TEST(CudaGemmLaunch, AOneDimensionalGridInAnyOrderIsTakenWhereItVisitsEachTileOn
         const cu::EmittedKernel e = cu::emit_kernel(*program, cu::emit_options(args, CompileOptions{}));
         ASSERT_FALSE(e.gemm.entry.empty()) << "the program is the canonical GEMM";
         EXPECT_EQ(e.gemm.flat_grid, 3);
+        EXPECT_NE(e.gemm.describe().find("the program's own order of tiles over its 1-D grid checked at each launch"), std::string::npos);
         std::string why;
         const auto problem = cu::gemm_problem(*program, args, e.gemm, &why);
         EXPECT_EQ(problem.has_value(), w.why.empty()) << why;

@@ -484,6 +484,9 @@ std::string GemmKernel::describe() const {
             : b_stored_kmajor() ? ", B stored [N, K] (K-major)"
                                 : "") +
            (epilogue_loads ? ", " + std::to_string(epilogue_loads) + " load(s) fused into the epilogue" : "") +
+           (flat_grid == 3 ? std::string(", the program's own order of tiles over its 1-D grid checked at each launch to visit each tile once (the "
+                                         "kernel orders them its own way)")
+                           : std::string()) +
            (std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)
                 ? ", " + std::to_string(std::count(outputs_transposed.begin(), outputs_transposed.end(), 1)) +
                       " output(s) stored transposed (element by element, a quad's lanes writing 8 adjacent elements of a row)"
