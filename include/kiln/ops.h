@@ -265,7 +265,11 @@ template <Element T, class I, class F> Tile<T> reduce_rows(const Tile<T>& t, con
     Tile<T> acc(detail::full(detail::lift<T>(init), {rows, detail::Dim{1, 0}}, loc));
     for (std::int64_t j = 0; j < cols.extent; ++j) {
         Scalar<T> col(detail::slice(v, {0, j}, {rows.extent, 1}, loc));
-        acc = Tile<T>(detail::result_value(f(Scalar<T>(acc.value()), col)));
+        const auto before = acc.value();
+        acc = Tile<T>(detail::result_value(f(Scalar<T>(before), col)));
+        // A fold whose step is add, maximum or minimum is that reduction (detail::fold_as_reduction).
+        if (j == 0)
+            if (auto r = detail::fold_as_reduction(acc.value(), before, col.value(), v, 1, loc); !r.empty()) return Tile<T>(r);
     }
     return acc;
 }
@@ -277,7 +281,10 @@ template <Element T, class I, class F> Tile<T> reduce_cols(const Tile<T>& t, con
     Tile<T> acc(detail::full(detail::lift<T>(init), {detail::Dim{1, 0}, cols}, loc));
     for (std::int64_t i = 0; i < rows.extent; ++i) {
         Scalar<T> row(detail::slice(v, {i, 0}, {1, cols.extent}, loc));
-        acc = Tile<T>(detail::result_value(f(Scalar<T>(acc.value()), row)));
+        const auto before = acc.value();
+        acc = Tile<T>(detail::result_value(f(Scalar<T>(before), row)));
+        if (i == 0)
+            if (auto r = detail::fold_as_reduction(acc.value(), before, row.value(), v, 0, loc); !r.empty()) return Tile<T>(r);
     }
     return acc;
 }

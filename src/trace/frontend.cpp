@@ -282,6 +282,42 @@ Value dot(const Value& a, const Value& b, Loc loc) {
     return emit(n, {a, b, acc});
 }
 
+Value fold_as_reduction(const Value& step, const Value& init, const Value& first, const Value& tile, int dim, Loc loc) {
+    // (Eager folds run as they are: there is no trace to shorten.)
+    if (!step.traced() || !init.traced() || !first.traced() || !tile.traced()) return {};
+    const ir::Node* n = step.node;
+    OpCode reduction;
+    switch (n->op) {
+        case OpCode::add: reduction = OpCode::reduce_add; break;
+        case OpCode::maximum: reduction = OpCode::reduce_max; break;
+        case OpCode::minimum: reduction = OpCode::reduce_min; break;
+        default: return {};
+    }
+    auto same_extents = [](const Type& a, const Type& b) {
+        if (a.kind != b.kind || a.rank() != b.rank()) return false;
+        for (int d = 0; d < a.rank(); ++d)
+            if (a.dims[static_cast<std::size_t>(d)].extent != b.dims[static_cast<std::size_t>(d)].extent) return false;
+        return true;
+    };
+    if (n->operands.size() != 2 || step.type != init.type || !same_extents(first.type, init.type) || (!is_float(init.type.kind) && !is_int(init.type.kind)))
+        return {};
+    const bool direct = n->operands[0] == init.node && n->operands[1] == first.node, swapped = n->operands[0] == first.node && n->operands[1] == init.node;
+    if (!direct && !swapped) return {};
+    if (n->op == OpCode::add && is_float(init.type.kind)) {  // (integer sums wrap alike from any start, in any order)
+        // (init + x0) + x1 ... and ((x0 + x1) + ...) + init give the same bits only for
+        // an init of +-0: the first differs from x0 at most in a zero's sign, which the
+        // next nonzero term (or, for a line of -0s, the final + init) makes the same.
+        const ir::Node* f = init.node;
+        if (f->op != OpCode::full || f->operands.empty() || f->operands[0]->op != OpCode::constant || !f->operands[0]->data) return {};
+        const auto& d = *f->operands[0]->data;
+        const bool zero = (d.floats.size() == 1 && d.floats[0] == 0.0) || (d.ints.size() == 1 && d.ints[0] == 0);
+        if (!zero) return {};
+    }
+    const int axis = tile.type.dims[static_cast<std::size_t>(dim)].axis;
+    const Value line = reduce(reduction, tile, {axis ? axis : -(dim + 1)}, /*keep_dims=*/true, loc);
+    return binary(n->op, reshape(line, init.type.dims, loc), init, loc);
+}
+
 Value gather(const Value& x, const Value& index, int axis, Loc loc) {
     if (index.type.kind != Kind::I64) fail(loc, "gather", "the index must be i64, got " + std::string(kind_name(index.type.kind)));
     int p = check::find_axis(x.type, axis, loc, "gather");

@@ -31,6 +31,12 @@ Value scan(OpCode op, const Value& x, int axis, Loc loc);
 struct MmaFlags { bool allow_reassociation = true; bool allow_tf32 = false; };
 Value mma(const Value& a, const Value& b, const Value& acc, MmaFlags flags, Loc loc);
 Value dot(const Value& a, const Value& b, Loc loc);   // seed 000: 2-D, positional, acc kind = operand kind
+// reduce_rows / reduce_cols while tracing: where the fold's first step `step` =
+// f(init, first) is one of kiln's combiners (add, maximum, minimum) of exactly those
+// two, the whole fold of `tile` along dim `dim` as that reduction combined with `init`
+// afterwards, the same bits (max and min from any init, add from an init of +-0);
+// empty otherwise (the fold is traced step by step, as written).
+Value fold_as_reduction(const Value& step, const Value& init, const Value& first, const Value& tile, int dim, Loc loc);
 Value gather(const Value& x, const Value& index, int axis, Loc loc);
 Value reindex(const Value& x, const std::vector<Dim>& dims, const std::vector<Value>& coords, Loc loc);
 Value sort(const Value& x, int axis, bool indices, Loc loc);
