@@ -2,7 +2,7 @@
 # Builds here what ../gpu-20261207-s46/call.sh runs on the device with CARRIED=1, and strips it into build-carry/
 # (about 27 MB with .deps' 18 MB under run's 64 MiB carry limit), so that a device call
 # spends none of its time building:
-#   bash bench/results/gpu-20261207-s45/make-carry.sh   (then CARRIED=1 .../gpu-20261207-s46/call.sh, with carry [".deps", "build-carry"])
+#   bash bench/results/gpu-20261207-s45/make-carry.sh   (then CARRIED=1 bench/results/gpu-20261207-s46/call.sh, with carry [".deps", "build-carry"])
 # The device's glibc and libstdc++ are newer than this machine's, so its binaries run
 # there; libcrypto.so.3 goes with them (.deps holds only the static library, which the
 # device build links, and the device may lack the shared one).
