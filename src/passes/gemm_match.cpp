@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -389,21 +387,8 @@ private:
     // it visits each tile of a rectangle once (launch_args.cpp: tile_map_grid); the
     // kernel then orders the tiles its own way, as for (pid / G, pid % G).
     bool match_tile_map(const Node* mi, const Node* ni) {
-        if (!mi || !ni) return false;
         const Node* pid = m_.grid->body->args[0];
-        std::set<const Node*> checked;
-        std::function<bool(const Node*)> of_pid = [&](const Node* x) {
-            if (x == pid || checked.count(x)) return true;
-            if (!scalar(x) || !is_int(x->type.kind)) return false;
-            if (!host_evaluable(*x)) {
-                if (!tile_map_op(x->op)) return false;
-                for (const Node* o : x->operands)
-                    if (!of_pid(o)) return false;
-            }
-            checked.insert(x);
-            return true;
-        };
-        if (!of_pid(mi) || !of_pid(ni)) return false;
+        if (!mi || !ni || !tile_map_value(*mi, pid) || !tile_map_value(*ni, pid)) return false;
         const auto& nodes = m_.grid->body->nodes;
         auto position = [&](const Node* x) { return static_cast<int>(std::find(nodes.begin(), nodes.end(), x) - nodes.begin()); };
         const int pm = position(mi), pn = position(ni);

@@ -56,7 +56,7 @@ public:
     // false where x is outside a tile map.
     bool add(const Node* x) {
         if (x == pid_ || kinds_.count(x)) return true;
-        if (x->type.rank() != 0 || !is_int(x->type.kind)) return false;
+        if (x->type.rank() != 0 || !is_int(x->type.kind)) return false;  // (tile_map_value's rules)
         if (host_evaluable(*x)) {
             map_.inputs.push_back(scalars_.integer(x, where_));
             kinds_.emplace(x, Slot{true, static_cast<int>(map_.inputs.size()) - 1});
@@ -151,6 +151,13 @@ bool tile_map_op(OpCode op) {
         default:
             return false;
     }
+}
+
+bool tile_map_value(const Node& x, const Node* pid) {
+    if (&x == pid) return true;
+    if (x.type.rank() != 0 || !is_int(x.type.kind)) return false;
+    if (host_evaluable(x)) return true;
+    return tile_map_op(x.op) && x.operands.size() == 2 && tile_map_value(*x.operands[0], pid) && tile_map_value(*x.operands[1], pid);
 }
 
 std::optional<TileMapGrid> tile_map_grid(const Node& grid, const Node* m_index, const Node* n_index, HostScalars& scalars, std::string* why) {

@@ -25,6 +25,11 @@ struct TileMapGrid {
 // + - * / % min max, evaluated with the interpreter's semantics (interp/semantics.h).
 bool tile_map_op(detail::OpCode op);
 
+// Whether x is a tile map's value in the 1-D nest whose index is `pid`: pid, a host
+// scalar, or tile_map_op of such values (integer scalars throughout). The matcher
+// asks it; tile_map_grid compiles exactly what it accepts.
+bool tile_map_value(const ir::Node& x, const ir::Node* pid);
+
 // Evaluates the block indices `m_index` and `n_index` (integer scalars of the 1-D
 // nest `grid`, of its index and of host scalars through tile_map_op's ops) for every
 // pid of this launch. Returns the rectangle when the pairs are each tile of

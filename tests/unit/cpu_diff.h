@@ -91,14 +91,19 @@ inline Buffer scalar(Kind kind, double f, std::int64_t i = 0) {
     return b;
 }
 
-// Runs `k` on a target from copies of `bufs`; returns the buffers afterwards.
-inline std::vector<Buffer> run_on(const Kernel& k, const Target& t, std::vector<Buffer> bufs, CompileOptions opts = {}) {
+// The launch arguments of `bufs`, each view pointing at its buffer's bytes.
+inline std::vector<detail::Arg> buffer_args(std::vector<Buffer>& bufs) {
     std::vector<detail::Arg> args;
     for (auto& b : bufs) {
         if (b.arg.is_view) b.arg.data = b.bytes.data();
         args.push_back(b.arg);
     }
-    run_kernel(k, t, args, opts, Loc::here());
+    return args;
+}
+
+// Runs `k` on a target from copies of `bufs`; returns the buffers afterwards.
+inline std::vector<Buffer> run_on(const Kernel& k, const Target& t, std::vector<Buffer> bufs, CompileOptions opts = {}) {
+    run_kernel(k, t, buffer_args(bufs), opts, Loc::here());
     return bufs;
 }
 

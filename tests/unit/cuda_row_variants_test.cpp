@@ -116,15 +116,6 @@ Kernel gelu_row_sum() {
     });
 }
 
-std::vector<detail::Arg> args_of(std::vector<cpu_diff::Buffer>& bufs) {
-    std::vector<detail::Arg> args;
-    for (auto& b : bufs) {
-        if (b.arg.is_view) b.arg.data = b.bytes.data();
-        args.push_back(b.arg);
-    }
-    return args;
-}
-
 struct RowVariant {
     const char* name;
     Kernel (*make)();
@@ -180,7 +171,7 @@ TEST_P(CudaRowVariants, EveryValueStaysInRegisters) {
     for (std::int64_t c : {4096, 1000}) {
         SCOPED_TRACE(c);
         auto bufs = v.args(64, c, 1);
-        const auto args = args_of(bufs);
+        const auto args = cpu_diff::buffer_args(bufs);
         const std::string source = cuda_text(v.make(), args, Precision::standard, What::source);
         EXPECT_LT(source.size(), 200u * 1024) << "the module's source";
         const std::string plan = cuda_text(v.make(), args, Precision::standard, What::plan);

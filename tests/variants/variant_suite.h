@@ -107,14 +107,7 @@ inline std::vector<cpu_diff::Buffer> buffers(const std::vector<ArgSpec>& specs, 
     return bufs;
 }
 
-inline std::vector<detail::Arg> args_of(std::vector<cpu_diff::Buffer>& bufs) {
-    std::vector<detail::Arg> args;
-    for (auto& b : bufs) {
-        if (b.arg.is_view) b.arg.data = b.bytes.data();
-        args.push_back(b.arg);
-    }
-    return args;
-}
+inline std::vector<detail::Arg> args_of(std::vector<cpu_diff::Buffer>& bufs) { return cpu_diff::buffer_args(bufs); }
 
 class VariantPlan : public ::testing::TestWithParam<Variant> {};
 class VariantCpu : public ::testing::TestWithParam<Variant> {};
