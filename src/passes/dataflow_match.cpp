@@ -32,6 +32,17 @@ std::vector<int> non_unit_axes(const Node* n) {
     return a;
 }
 
-bool unit_reshape(const Node* n) { return n->op == detail::OpCode::reshape && non_unit_axes(n) == non_unit_axes(n->operands[0]); }
+std::vector<detail::Dim> non_unit_dims(const std::vector<detail::Dim>& dims) {
+    std::vector<detail::Dim> kept;
+    for (const auto& d : dims)
+        if (d.extent != 1) kept.push_back(d);
+    return kept;
+}
+
+// (Whole dims, not axis ids: anonymous dims share id 0, so [128x128] -> [256x64] has
+// the same ids and is no unit reshape.)
+bool unit_reshape(const Node* n) {
+    return n->op == detail::OpCode::reshape && non_unit_dims(n->type.dims) == non_unit_dims(n->operands[0]->type.dims);
+}
 
 }  // namespace kiln::passes

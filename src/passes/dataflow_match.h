@@ -24,6 +24,8 @@ std::optional<double> float_constant(const ir::Node* n);
 bool index_times(const ir::Node* n, const ir::Node* index, std::int64_t extent);
 // The tile's dims other than unit ones, as axis ids.
 std::vector<int> non_unit_axes(const ir::Node* n);
+// The dims other than unit ones, in order.
+std::vector<detail::Dim> non_unit_dims(const std::vector<detail::Dim>& dims);
 // A reshape that only drops or adds unit dims (a [1, m, d] tile of a 3-D view read as
 // [m, d], or the output written back as [1, m, dv]): the same elements on the same
 // axes, which a kernel addressing elements by axis reads as its operand.

@@ -474,7 +474,7 @@ private:
                 continue;
             }
             // An epilogue tile with unit leading dims added, for a store into a batched view.
-            if (unit_reshape(n) && n->type.rank() > 2 && varies.count(n->operands[0]) && n->operands[0]->type.dims == acc_dims) {
+            if (unit_reshape(n) && n->type.rank() > 2 && varies.count(n->operands[0]) && acc_shaped(n->operands[0]->type.dims)) {
                 unit_reshapes_.insert(n);
                 continue;
             }
@@ -516,21 +516,22 @@ private:
         std::string op(detail::op_name(n->op));
         if (n->op == OpCode::load) {
             if (ir::has_fallback(*n) && !operand(n->operands.back())) return no_v("the epilogue load's fallback is not a scalar");
-            int rank = ir::access_rank(*n);
-            if (!view(n, rank, false)) return no_v("an epilogue load is not of a view");
-            if (rank == 2 && n->type.dims == acc_dims && is_origin(n->operands[0], true) && is_origin(n->operands[1], false))
-                return EpilogueVaries::tile;
-            if (rank == 1 && n->type.dims.size() == 1 && n->type.dims[0].extent == m_.bn && is_origin(n->operands[0], false))
-                return EpilogueVaries::cols;
-            if (rank == 1 && n->type.dims.size() == 1 && n->type.dims[0].extent == m_.bm && is_origin(n->operands[0], true))
-                return EpilogueVaries::rows;
-            return no_v("an epilogue load is not the output's block, nor a vector at its m or n origin");
+            const int rank = ir::access_rank(*n);
+            if (!view(n, rank, false) || n->type.rank() != rank || rank > 2) return no_v("an epilogue load is not of a 1-D or 2-D view");
+            return epilogue_load(*n);
         }
         if (n->op == OpCode::broadcast || n->op == OpCode::full) {
             auto x = operand(n->operands[0]);
             if (!x) return no_v("the epilogue broadcasts a value it cannot compute per element");
-            if (n->type.dims != acc_dims) return no_v("the epilogue broadcasts to a shape other than the accumulator's");
+            if (!acc_shaped(n->type.dims)) return no_v("the epilogue broadcasts to a shape other than the accumulator's");
+            if (n->op == OpCode::broadcast && !keeps_roles(*n, *x))
+                return no_v("the epilogue broadcasts a vector along the other axis of the tile than the one it was loaded along");
             return x;  // the same value along the broadcast dims
+        }
+        if (n->op == OpCode::reshape) {
+            auto x = operand(n->operands[0]);
+            if (!x || !unit_reshape(n)) return no_v("the epilogue reshapes a value other than by adding or dropping unit dims");
+            return x;  // the same elements on the same axes
         }
         if (!ir::is_elementwise(n->op)) return no_v("the epilogue has " + a_or_an(op) + " that is not elementwise");
         EpilogueVaries v = EpilogueVaries::scalar;
@@ -540,8 +541,59 @@ private:
             if (!scalar(o) && o->type.dims != n->type.dims) return no_v("the epilogue's " + op + " mixes shapes");
             v = join(v, *x);
         }
-        if (!scalar(n) && n->type.dims != acc_dims && v == EpilogueVaries::tile) return no_v("the epilogue changes the tile's shape");
+        if (!scalar(n) && !acc_shaped(n->type.dims) && v == EpilogueVaries::tile) return no_v("the epilogue changes the tile's shape");
         return v;
+    }
+
+    // What an epilogue load varies with, by its non-unit dims: the output's block
+    // (bm at m0, then bn at n0: the accumulator's dims), a vector along the columns (bn
+    // at n0) or the rows (bm at m0), or nothing. Its unit dims are at host scalars: a
+    // [1, N] bias kept as PyTorch keeps a broadcastable one, an [M, 1] scale, a
+    // per-tensor scale read from memory ([1] at 0).
+    std::optional<EpilogueVaries> epilogue_load(const Node& n) {
+        std::vector<std::size_t> varying;  // the view dims of non-unit extent
+        for (std::size_t d = 0; d < n.type.dims.size(); ++d) {
+            if (n.type.dims[d].extent != 1) varying.push_back(d);
+            else if (!host_scalar(n.operands[d])) return no_v("an epilogue load's unit dim is not at a scalar the host computes");
+        }
+        const auto extent = [&](std::size_t i) { return n.type.dims[varying[i]].extent; };
+        const auto origin = [&](std::size_t i) { return n.operands[varying[i]]; };
+        if (varying.size() == 2 && acc_shaped(n.type.dims) && is_origin(origin(0), true) && is_origin(origin(1), false)) return EpilogueVaries::tile;
+        if (varying.size() == 1 && extent(0) == m_.bn && is_origin(origin(0), false)) return EpilogueVaries::cols;
+        if (varying.size() == 1 && extent(0) == m_.bm && is_origin(origin(0), true)) return EpilogueVaries::rows;
+        if (varying.empty()) return EpilogueVaries::scalar;
+        return no_v("an epilogue load is not the output's block, nor a vector at its m or n origin (unit dims aside)");
+    }
+
+    // The accumulator's tile, maybe with unit dims added (a [1, bn] bias broadcast by a
+    // named unit axis carries that axis along): the same elements at the same (r, c).
+    bool acc_shaped(const std::vector<detail::Dim>& dims) const { return non_unit_dims(dims) == m_.result->type.dims; }
+    static bool host_scalar(const Node* n) { return scalar(n) && host_evaluable(*n); }
+
+    // Whether broadcast b puts its operand where the kernel computes it: the kernel
+    // evaluates a value that varies with the rows at the output's row r, one that varies
+    // with the columns at its column c. Every non-unit dim of an epilogue value plays
+    // one of those two roles (the acc's m, then its n), and a broadcast must keep them: a
+    // [bm] vector loaded at n0 and broadcast along m is bias[n0 + r - m0], not bias[c].
+    static bool keeps_roles(const Node& b, EpilogueVaries x) {
+        const auto map = ir::dim_map(b);
+        const auto& from = b.operands[0]->type.dims;
+        const auto& to = b.type.dims;
+        std::vector<int> roles;  // each non-unit operand dim's place among the result's non-unit dims
+        for (std::size_t i = 0; i < from.size(); ++i) {
+            if (from[i].extent == 1) continue;
+            const auto p = static_cast<std::size_t>(map[i]);
+            int role = 0;
+            for (std::size_t j = 0; j < p; ++j) role += to[j].extent != 1;
+            roles.push_back(role);
+        }
+        if (roles.size() == 2) return roles == std::vector<int>{0, 1};
+        if (roles.size() == 1) {
+            if (x == EpilogueVaries::rows) return roles[0] == 0;
+            if (x == EpilogueVaries::cols) return roles[0] == 1;
+            return x == EpilogueVaries::scalar;  // (a one-dim value cannot vary with the whole tile)
+        }
+        return true;
     }
     std::optional<EpilogueVaries> no_v(const std::string& why) {
         why_ = why;

@@ -381,6 +381,80 @@ inline Kernel bias_m() { return kernel("bias_m", [](View<const bf16, 2> A, View<
     GEMM_TAIL
 }); }
 
+// bias stored [1, N] (PyTorch's broadcastable bias), read as a [1, n] tile whose
+// unit dim is anonymous: it broadcasts over the tile's rows.
+inline Kernel bias_row_2d() { return kernel("bias_row_2d", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> bias, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto one = axis("one", 1);
+    auto out = acc + bias[coord(0, n0), shape(one, n)];
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(out));
+    GEMM_TAIL
+}); }
+
+// per-row scale stored [M, 1], read as an [m, 1] tile.
+inline Kernel scale_col_2d() { return kernel("scale_col_2d", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> scale, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto one = axis("one", 1);
+    auto out = acc * scale[coord(m0, 0), shape(m, one)];
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(out));
+    GEMM_TAIL
+}); }
+
+// A per-tensor dequantisation scale read from memory (as fp8/int8 recipes keep it on
+// the device), a one-element tile on a named unit axis.
+inline Kernel scale_from_memory() { return kernel("scale_from_memory", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 1> scale, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto one = axis("one", 1);
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(acc * scale[coord(0), shape(one)]));
+    GEMM_TAIL
+}); }
+
+// Seed 000's style throughout: anonymous 2-D tiles, acc + dot(a, b), a [1, N] bias
+// added by broadcast_cols and a ReLU by map.
+inline Kernel seed_bias_relu() { return kernel("seed_bias_relu", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> bias, View<bf16, 2> C) {
+    constexpr std::int64_t BM = 128, BN = 128, BK = 64;
+    auto gm = axis("gm", ceil_div(A.extent(0), BM)), gn = axis("gn", ceil_div(B.extent(1), BN));
+    auto kt = axis("kt", ceil_div(A.extent(1), BK));
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;
+        auto acc = zeros<f32>(shape(BM, BN));
+        for (auto& step : nest.serial(shape(kt))) {
+            auto k0 = step.index() * BK;
+            acc = acc + dot(cast<f32>(A[coord(m0, k0), shape(BM, BK)]), cast<f32>(B[coord(k0, n0), shape(BK, BN)]));
+        }
+        auto biased = broadcast_cols(acc, bias[coord(0, n0), shape(1, BN)], [](auto x, auto b) { return x + b; });
+        auto out = map(biased, [](auto x) { return max(x, 0.0f); });
+        C(coord(m0, n0), shape(BM, BN)).store(cast<bf16>(out));
+    }
+}); }
+
+// Seed 000's style with a per-row [M, 1] scale by broadcast_rows.
+inline Kernel seed_row_scale() { return kernel("seed_row_scale", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> scale, View<bf16, 2> C) {
+    constexpr std::int64_t BM = 128, BN = 128, BK = 64;
+    auto gm = axis("gm", ceil_div(A.extent(0), BM)), gn = axis("gn", ceil_div(B.extent(1), BN));
+    auto kt = axis("kt", ceil_div(A.extent(1), BK));
+    for (auto& nest : parallel(shape(gm, gn))) {
+        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;
+        auto acc = zeros<f32>(shape(BM, BN));
+        for (auto& step : nest.serial(shape(kt))) {
+            auto k0 = step.index() * BK;
+            acc = acc + dot(cast<f32>(A[coord(m0, k0), shape(BM, BK)]), cast<f32>(B[coord(k0, n0), shape(BK, BN)]));
+        }
+        auto scaled = broadcast_rows(acc, scale[coord(m0, 0), shape(BM, 1)], [](auto x, auto s) { return x * s; });
+        C(coord(m0, n0), shape(BM, BN)).store(cast<bf16>(scaled));
+    }
+}); }
+
+// A vector loaded at the n origin but along m (square tiles let it fit either way):
+// out(r, c) = acc + bias[n0 + r - m0]. The Hopper kernel reads its column vectors at c,
+// so this one must stay on the generic kernel (and be right there).
+inline Kernel vector_crossed() { return kernel("vector_crossed", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 1> bias, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto out = acc + bias[coord(n0), shape(m)];
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(out));
+    GEMM_TAIL
+}); }
+
 // D = alpha * A B + beta * C (BLAS gemm), scalars as kernel parameters.
 inline Kernel alpha_beta() { return kernel("alpha_beta", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const bf16, 2> Cin, View<bf16, 2> D,
                                             Scalar<f32> alpha, Scalar<f32> beta) {

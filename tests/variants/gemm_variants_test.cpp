@@ -101,6 +101,20 @@ std::vector<Variant> gemm_table() {
                      both(fast)),
         gemm_variant("bias_m", g::bias_m, [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(bf, {d.m}), Out(bf, {d.m, d.n})}; },
                      both(fast)),
+        gemm_variant("bias_row_2d", g::bias_row_2d,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {1, d.n}), Out(bf, {d.m, d.n})}; }, both(fast)),
+        gemm_variant("scale_col_2d", g::scale_col_2d,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.m, 1}), Out(bf, {d.m, d.n})}; }, both(fast)),
+        gemm_variant("scale_from_memory", g::scale_from_memory,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {1}), Out(bf, {d.m, d.n})}; }, both(fast)),
+        gemm_variant("seed_bias_relu", g::seed_bias_relu,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {1, d.n}), Out(bf, {d.m, d.n})}; }, both(fast)),
+        gemm_variant("seed_row_scale", g::seed_row_scale,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.m, 1}), Out(bf, {d.m, d.n})}; }, both(fast)),
+        // (The bias has max(m, n) elements: read at n0 + r - m0.)
+        gemm_variant("vector_crossed", g::vector_crossed,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {std::max(d.m, d.n)}), Out(bf, {d.m, d.n})}; },
+                     both(gemm_why("the epilogue broadcasts a vector along the other axis of the tile than the one it was loaded along"))),
         gemm_variant("alpha_beta", g::alpha_beta,
                      [](const Dims& d) {
                          return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(bf, {d.m, d.n}), Out(bf, {d.m, d.n}), Number(Kind::F32, 1.5), Number(Kind::F32, 0.5)};

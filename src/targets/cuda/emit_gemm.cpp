@@ -237,7 +237,9 @@ private:
 
     std::string value(const Node& n, int q, bool in_columns) {
         if (n.op == OpCode::load) return load(n, q, in_columns);
-        if (n.op == OpCode::broadcast || n.op == OpCode::full) return operand(n.operands[0], q, in_columns);
+        // (Broadcasts and unit reshapes: the same value at (r, c); gemm_match.cpp checks
+        // that every value's dims keep the m and n roles.)
+        if (n.op == OpCode::broadcast || n.op == OpCode::full || n.op == OpCode::reshape) return operand(n.operands[0], q, in_columns);
         std::vector<std::string> args;
         for (const Node* o : n.operands) args.push_back(operand(o, q, in_columns));
         return element_expr(E_, n, args);
@@ -248,18 +250,26 @@ private:
     std::string load(const Node& n, int q, bool in_columns) {
         std::string a = "a" + num(ir::param_index(n));
         std::string col = q ? "(c + 1)" : "c";
-        std::string ok, off;
-        std::string inside;
-        if (ir::access_rank(n) == 2) {
-            ok = "r < " + a + "_e0 && " + col + " < " + a + "_e1";
-            off = "r * " + a + "_s0 + " + col + " * " + a + "_s1";
-            inside = "re <= " + a + "_e0 && ce <= " + a + "_e1";
-        } else {
-            bool along_m = is_row_vector(n);  // a vector along m, or along n
-            std::string i = along_m ? "r" : col;
-            ok = i + " < " + a + "_e0";
-            off = i + " * " + a + "_s0";
-            inside = (along_m ? "re <= " : "ce <= ") + a + "_e0";
+        // Each view dim's index: the output's row r or column c where the load varies
+        // with them (a tile's first non-unit dim is its rows, its second its columns; a
+        // vector's one dim is its rows or columns), a host scalar at a unit dim.
+        std::string ok, off, inside;
+        const auto join = [](std::string& text, const std::string& sep, const std::string& more) { text += (text.empty() ? "" : sep) + more; };
+        int role = varies_of(n) == passes::EpilogueVaries::cols ? 1 : 0;  // 0: rows, 1: columns
+        for (int d = 0; d < ir::access_rank(n); ++d) {
+            const std::string e = a + "_e" + num(d), s = a + "_s" + num(d);
+            std::string i;
+            if (n.type.dims[static_cast<std::size_t>(d)].extent == 1) {
+                i = scalar(n.operands[static_cast<std::size_t>(d)]);
+                join(ok, " && ", i + " >= 0 && " + i + " < " + e);
+                join(inside, " && ", i + " >= 0 && " + i + " < " + e);
+            } else {
+                const bool row = role++ == 0;
+                i = row ? "r" : col;
+                join(ok, " && ", i + " < " + e);
+                join(inside, " && ", (row ? "re <= " : "ce <= ") + e);
+            }
+            join(off, " + ", i + " * " + s);
         }
         Kind k = n.type.kind;
         std::string fill = ir::has_fallback(n) ? operand(n.operands.back(), q, in_columns) : literal(k, 0, 0);
@@ -267,10 +277,10 @@ private:
         if (q == 0) inside_.insert(inside);
         return "((kiln_in || (" + ok + ")) ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
     }
-    bool is_row_vector(const Node& n) const {
+    passes::EpilogueVaries varies_of(const Node& n) const {
         for (const auto& v : m_.epilogue)
-            if (v.node == &n) return v.varies == passes::EpilogueVaries::rows;
-        return false;
+            if (v.node == &n) return v.varies;
+        return passes::EpilogueVaries::scalar;
     }
 
     // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
@@ -281,8 +291,11 @@ private:
     // pair store alone, at unit inner stride. A store of cast<f16/bf16>(x) converts
     // x (stored_registers: the same bits, one conversion instead of two).
     void store(const Node& st) {
-        // (A batched view's store reads the epilogue tile through a unit reshape.)
-        const Node* v = stored_registers(ir::access_rank(st) > 2 ? st.operands.back()->operands[0] : st.operands.back());
+        // (A batched view's store reads the epilogue tile through a unit reshape, and
+        // any store may: the same elements.)
+        const Node* v = st.operands.back();
+        while (passes::unit_reshape(v)) v = v->operands[0];
+        v = stored_registers(v);
         Kind k = st.operands.back()->type.kind;
         std::string a = "a" + num(ir::param_index(st));
         std::string y0 = operand(v, 0), y1 = operand(v, 1);
