@@ -200,6 +200,17 @@ private:
         auto va = axes_of(v);
         if (va.size() != 2 || va[0] != m_.axis_keys || v->type.dims.back().axis != va[1]) return no("the value tile is not [keys, value channels]");
         m_.axis_values = va[1];
+        // The kernel addresses every value by its axes (masks, biases, the row state), so
+        // the rows, keys and channels must be told apart by them: anonymous dims (seed
+        // 000's plain extents, all id 0) are not, and a value read along the keys would be
+        // taken along the rows where the blocks are square. (The value channels may be the
+        // query's channel axis.)
+        {
+            const int rows = m_.axis_rows, keys = m_.axis_keys, channels = m_.axis_channels, values = m_.axis_values;
+            if (rows == 0 || keys == 0 || channels == 0 || values == 0 || rows == keys || rows == channels || keys == channels || rows == values ||
+                keys == values)
+                return no("the query rows, keys and channels are not distinct named axes (the kernel tells values apart by their axes)");
+        }
         m_.v_row_dim = tile_dim(v, m_.axis_keys);
         m_.dv = v->type.dims.back().extent;
         m_.load_v = v;

@@ -153,6 +153,12 @@ std::vector<Variant> attention_table() {
         attention_variant("fa_triton_grid", a::fa_triton_grid, plain, both(fast)),
         attention_variant("fa_3d", a::fa_3d, three_d, both(fast)),
         attention_variant("fa_3d_2dtiles", a::fa_3d_2dtiles, three_d, both(fast)),
+        attention_variant("fa_anonymous", a::fa_anonymous,
+                          [](const Dims& d) {
+                              return std::vector<ArgSpec>{In(bf, {d.batch * d.heads, d.queries, d.d}), In(bf, {d.batch * d.heads, d.d, d.keys}),
+                                                          In(bf, {d.batch * d.heads, d.keys, d.dv}), Out(bf, {d.batch * d.heads, d.queries, d.dv})};
+                          },
+                          both(attention_why("the query rows, keys and channels are not distinct named axes (the kernel tells values apart by their axes)"))),
         attention_variant("fa_vT", a::fa_vT, v_transposed, both(attention_why("the value tile is not [keys, value channels]"))),
         attention_variant("fa_bshd", a::fa_bshd, sequence_major, both(fast)),
         // ---- fa_flags2: the online softmax's spellings, one change each
