@@ -366,6 +366,7 @@ std::vector<std::string> nvrtc_options(const EmitOptions& o, const std::string& 
             "--minimal",
             "--ptxas-options=-v"};
     if (const char* extra = ptxas_options_knob()) options.push_back(std::string("--ptxas-options=") + extra);
+    if (auto level = fast_compile_knob()) options.push_back("--Ofast-compile=" + *level);
     return options;
 }
 

@@ -11,6 +11,7 @@
 #include <kiln/error.h>
 
 #include "support/elf_build_id.h"
+#include "support/environment.h"
 
 namespace kiln::cu {
 
@@ -174,6 +175,8 @@ const char* ptxas_options_knob() {
     const char* extra = std::getenv("KILN_CUDA_PTXAS_OPTIONS");
     return extra && *extra ? extra : nullptr;
 }
+
+std::optional<std::string> fast_compile_knob() { return support::env_choice("KILN_CUDA_FAST_COMPILE", {"min", "mid", "max"}); }
 
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::vector<std::string>& options) {
     ++g_compiles;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
 // --ptxas-options, e.g. "-O1"), for telling a ptxas miscompile from an NVVM one on a
 // device; part of each kernel's cache key. Null when unset or empty.
 const char* ptxas_options_knob();
+// KILN_CUDA_FAST_COMPILE=min|mid|max (NVRTC's -Ofast-compile: NVVM and ptxas trade
+// the kernel's speed for compile time), or nullopt when unset; another value is an
+// error naming the variable.
+std::optional<std::string> fast_compile_knob();
 
 // Translation units nvrtc_compile has compiled in this process (tests count them).
 std::size_t nvrtc_compiles();
