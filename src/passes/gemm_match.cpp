@@ -486,8 +486,9 @@ private:
                 if (!read_by_later(n, g)) continue;
                 return false;
             }
+            for (const auto& [o, ov] : positions_) varies.emplace(o, ov);
             varies[n] = *v;
-            m_.epilogue.push_back({n, *v});
+            m_.epilogue.push_back({n, *v, n->op == OpCode::iota ? EpiloguePosition::iota : EpiloguePosition::none});
         }
         return true;
     }
@@ -510,7 +511,17 @@ private:
                                            const std::vector<detail::Dim>& acc_dims) {
         auto operand = [&](const Node* o) -> std::optional<EpilogueVaries> {
             if (auto it = varies.find(o); it != varies.end()) return it->second;
+            if (auto it = positions_.find(o); it != positions_.end()) return it->second;
             if (scalar(o) && host_evaluable(*o)) return EpilogueVaries::scalar;
+            // The block's origin (Triton's offs_m = pid_m * BM + arange): the kernel
+            // computes it from the output's row or column, once, before its first use.
+            for (const bool m : {true, false})
+                if (scalar(o) && !is_float(o->type.kind) && is_origin(o, m)) {
+                    const auto v = m ? EpilogueVaries::rows : EpilogueVaries::cols;
+                    positions_[o] = v;
+                    m_.epilogue.push_back({o, v, EpiloguePosition::origin});
+                    return v;
+                }
             return std::nullopt;
         };
         std::string op(detail::op_name(n->op));
@@ -523,10 +534,23 @@ private:
         if (n->op == OpCode::broadcast || n->op == OpCode::full) {
             auto x = operand(n->operands[0]);
             if (!x) return no_v("the epilogue broadcasts a value it cannot compute per element");
-            if (!acc_shaped(n->type.dims)) return no_v("the epilogue broadcasts to a shape other than the accumulator's");
+            if (!acc_shaped(n->type.dims)) {
+                const auto d = non_unit_dims(n->type.dims);
+                if (d.size() == 2 && d[0] == acc_dims[1] && d[1] == acc_dims[0])
+                    return no_v("the epilogue computes tiles with the accumulator's axes swapped ([n, m]: an operation whose first operand is over n only)");
+                return no_v("the epilogue broadcasts to a shape other than the accumulator's");
+            }
             if (n->op == OpCode::broadcast && !keeps_roles(*n, *x))
                 return no_v("the epilogue broadcasts a vector along the other axis of the tile than the one it was loaded along");
             return x;  // the same value along the broadcast dims
+        }
+        // iota over the block's rows or columns: the position in the block, r % bm or
+        // c % bn. Which one by its axis (the accumulator's m or n dim, axis and extent),
+        // so square anonymous blocks, where it could be either, are refused.
+        if (n->op == OpCode::iota) {
+            const bool rows = n->type.rank() == 1 && n->type.dims[0] == acc_dims[0], cols = n->type.rank() == 1 && n->type.dims[0] == acc_dims[1];
+            if (rows == cols) return no_v("the epilogue's iota is not over the tile's rows or its columns (by axis)");
+            return rows ? EpilogueVaries::rows : EpilogueVaries::cols;
         }
         if (n->op == OpCode::reshape) {
             auto x = operand(n->operands[0]);
@@ -605,6 +629,7 @@ private:
     std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
     std::unordered_set<const Node*> transposed_;  // permutes of epilogue tiles that only a transposed store may read
     std::unordered_set<const Node*> unit_reshapes_;  // epilogue tiles with unit dims added, that only a batched store may read
+    std::unordered_map<const Node*, EpilogueVaries> positions_;  // the block origins the epilogue reads (m_.epilogue has them)
 };
 
 }  // namespace

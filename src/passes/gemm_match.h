@@ -63,9 +63,15 @@ namespace kiln::passes {
 // What an epilogue value varies with, over the output tile.
 enum class EpilogueVaries { scalar, rows, cols, tile };
 
+// Where an epilogue value comes from besides its operands: computed from them, or a
+// position the kernel derives from the output's row r or column c (the block's
+// origin m0 = r - r % bm, or iota over the block, r % bm; likewise for c and bn).
+enum class EpiloguePosition { none, origin, iota };
+
 struct EpilogueValue {
     const ir::Node* node = nullptr;
     EpilogueVaries varies = EpilogueVaries::scalar;
+    EpiloguePosition position = EpiloguePosition::none;
 };
 
 // A mask on a GEMM operand's load that hides only elements the view's zero fill

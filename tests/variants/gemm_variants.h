@@ -409,6 +409,33 @@ inline Kernel scale_from_memory() { return kernel("scale_from_memory", [](View<c
     GEMM_TAIL
 }); }
 
+// Triton's store mask ported literally: the output's rows and columns from the block
+// origins and iota, the tile zeroed outside [M, N] before a store that drops it anyway.
+inline Kernel epi_iota_mask() { return kernel("epi_iota_mask", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto inside = (iota(m) + m0 < C.extent(0)) && (iota(n) + n0 < C.extent(1));
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(ite(inside, acc, 0.0f)));
+    GEMM_TAIL
+}); }
+
+// An epilogue by output position: the lower triangle kept (a causal score matrix as a GEMM).
+inline Kernel epi_lower_triangle() { return kernel("epi_lower_triangle", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto row = iota(m) + m0, col = iota(n) + n0;
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(ite(row >= col, acc, 0.0f)));
+    GEMM_TAIL
+}); }
+
+// The same with the comparison's operands the other way round: col <= row is a tile
+// over [n, m] (broadcasts follow the first operand's axes), which the matcher does not
+// take yet.
+inline Kernel epi_lower_triangle_nm() { return kernel("epi_lower_triangle_nm", [](View<const bf16, 2> A, View<const bf16, 2> B, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    auto row = iota(m) + m0, col = iota(n) + n0;
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(ite(col <= row, acc, 0.0f)));
+    GEMM_TAIL
+}); }
+
 // Seed 000's style throughout: anonymous 2-D tiles, acc + dot(a, b), a [1, N] bias
 // added by broadcast_cols and a ReLU by map.
 inline Kernel seed_bias_relu() { return kernel("seed_bias_relu", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> bias, View<bf16, 2> C) {

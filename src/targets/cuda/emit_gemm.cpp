@@ -237,6 +237,14 @@ private:
 
     std::string value(const Node& n, int q, bool in_columns) {
         if (n.op == OpCode::load) return load(n, q, in_columns);
+        // Positions in the output: r and c are its row and column, the program's blocks
+        // bm x bn (whatever tile the kernel runs), so a block's origin is r - r % bm and
+        // iota over it r % bm.
+        if (const auto position = position_of(n); position != passes::EpiloguePosition::none) {
+            const bool rows = varies_of(n) == passes::EpilogueVaries::rows;
+            const std::string at = rows ? "r" : q ? "(c + 1)" : "c", block = num(rows ? m_.bm : m_.bn);
+            return position == passes::EpiloguePosition::origin ? "(" + at + " - " + at + " % " + block + ")" : "(" + at + " % " + block + ")";
+        }
         // (Broadcasts and unit reshapes: the same value at (r, c); gemm_match.cpp checks
         // that every value's dims keep the m and n roles.)
         if (n.op == OpCode::broadcast || n.op == OpCode::full || n.op == OpCode::reshape) return operand(n.operands[0], q, in_columns);
@@ -276,6 +284,11 @@ private:
         if (ir::bounds_policy(n) == bounds::assume) return from_storage(k, a + "[" + off + "]");
         if (q == 0) inside_.insert(inside);
         return "((kiln_in || (" + ok + ")) ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
+    }
+    passes::EpiloguePosition position_of(const Node& n) const {
+        for (const auto& v : m_.epilogue)
+            if (v.node == &n) return v.position;
+        return passes::EpiloguePosition::none;
     }
     passes::EpilogueVaries varies_of(const Node& n) const {
         for (const auto& v : m_.epilogue)
