@@ -13,6 +13,9 @@ nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
 export LD_LIBRARY_PATH=$PWD/build-carry:${LD_LIBRARY_PATH:-}
 k=build-carry/kiln G=build-carry/kiln_gemm_bench A=build-carry/kiln_attention_bench
 $k --version
+el "GEMM variants new this session, against the interpreter"
+timeout 60 build-carry/kiln_variants_tests --gtest_filter='Gemm/VariantDevice.TheHopperKernelIsWithin*/epi_*' > $r/tv-gemm-epi.log 2>&1; echo "rc $?"
+grep -hE "^\[  (PASSED|FAILED) |FAILED  \]|OK \]" $r/tv-gemm-epi.log
 rows="=4096^3|=3000x5000x7000|=4096^3 relu(A B + bias[n])|=4096^3 X W^T (W [N, K])|=8191^3 (odd leading dimensions)"
 for fc in "" min; do
   el "fast compile '${fc}': cold compiles, then the GEMM rows"
