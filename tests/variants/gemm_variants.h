@@ -436,6 +436,13 @@ inline Kernel epi_lower_triangle_nm() { return kernel("epi_lower_triangle_nm", [
     GEMM_TAIL
 }); }
 
+// The bias written first: bias + acc, the vector's axis leading.
+inline Kernel bias_first() { return kernel("bias_first", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 1> bias, View<bf16, 2> C) {
+    GEMM_HEAD(A, B)
+    C(coord(m0, n0), shape(m, n)).store(cast<bf16>(bias[coord(n0), shape(n)] + acc));
+    GEMM_TAIL
+}); }
+
 // Seed 000's style throughout: anonymous 2-D tiles, acc + dot(a, b), a [1, N] bias
 // added by broadcast_cols and a ReLU by map.
 inline Kernel seed_bias_relu() { return kernel("seed_bias_relu", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> bias, View<bf16, 2> C) {

@@ -111,6 +111,8 @@ std::vector<Variant> gemm_table() {
         gemm_variant("epi_lower_triangle", g::epi_lower_triangle, plain, both(fast)),
         gemm_variant("epi_lower_triangle_nm", g::epi_lower_triangle_nm, plain,
                      both(gemm_why("the epilogue computes tiles with the accumulator's axes swapped ([n, m]: an operation whose first operand is over n only)"))),
+        gemm_variant("bias_first", g::bias_first,
+                     [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {d.n}), Out(bf, {d.m, d.n})}; }, both(fast)),
         gemm_variant("seed_bias_relu", g::seed_bias_relu,
                      [](const Dims& d) { return V{In(bf, {d.m, d.k}), In(bf, {d.k, d.n}), In(Kind::F32, {1, d.n}), Out(bf, {d.m, d.n})}; }, both(fast)),
         gemm_variant("seed_row_scale", g::seed_row_scale,
