@@ -443,40 +443,35 @@ inline Kernel bias_first() { return kernel("bias_first", [](View<const bf16, 2> 
     GEMM_TAIL
 }); }
 
+// Seed 000's block matmul: anonymous 128x128 tiles, k steps of 64, acc + dot(a, b).
+#define SEED_GEMM_HEAD(A, B)                                                                                           \
+    constexpr std::int64_t BM = 128, BN = 128, BK = 64;                                                                \
+    auto gm = axis("gm", ceil_div(A.extent(0), BM)), gn = axis("gn", ceil_div(B.extent(1), BN));                       \
+    auto kt = axis("kt", ceil_div(A.extent(1), BK));                                                                   \
+    for (auto& nest : parallel(shape(gm, gn))) {                                                                       \
+        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;                                                       \
+        auto acc = zeros<f32>(shape(BM, BN));                                                                          \
+        for (auto& step : nest.serial(shape(kt))) {                                                                    \
+            auto k0 = step.index() * BK;                                                                               \
+            acc = acc + dot(cast<f32>(A[coord(m0, k0), shape(BM, BK)]), cast<f32>(B[coord(k0, n0), shape(BK, BN)])); \
+        }
+
 // Seed 000's style throughout: anonymous 2-D tiles, acc + dot(a, b), a [1, N] bias
 // added by broadcast_cols and a ReLU by map.
 inline Kernel seed_bias_relu() { return kernel("seed_bias_relu", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> bias, View<bf16, 2> C) {
-    constexpr std::int64_t BM = 128, BN = 128, BK = 64;
-    auto gm = axis("gm", ceil_div(A.extent(0), BM)), gn = axis("gn", ceil_div(B.extent(1), BN));
-    auto kt = axis("kt", ceil_div(A.extent(1), BK));
-    for (auto& nest : parallel(shape(gm, gn))) {
-        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;
-        auto acc = zeros<f32>(shape(BM, BN));
-        for (auto& step : nest.serial(shape(kt))) {
-            auto k0 = step.index() * BK;
-            acc = acc + dot(cast<f32>(A[coord(m0, k0), shape(BM, BK)]), cast<f32>(B[coord(k0, n0), shape(BK, BN)]));
-        }
+    SEED_GEMM_HEAD(A, B)
         auto biased = broadcast_cols(acc, bias[coord(0, n0), shape(1, BN)], [](auto x, auto b) { return x + b; });
         auto out = map(biased, [](auto x) { return max(x, 0.0f); });
         C(coord(m0, n0), shape(BM, BN)).store(cast<bf16>(out));
-    }
+    GEMM_TAIL
 }); }
 
 // Seed 000's style with a per-row [M, 1] scale by broadcast_rows.
 inline Kernel seed_row_scale() { return kernel("seed_row_scale", [](View<const bf16, 2> A, View<const bf16, 2> B, View<const f32, 2> scale, View<bf16, 2> C) {
-    constexpr std::int64_t BM = 128, BN = 128, BK = 64;
-    auto gm = axis("gm", ceil_div(A.extent(0), BM)), gn = axis("gn", ceil_div(B.extent(1), BN));
-    auto kt = axis("kt", ceil_div(A.extent(1), BK));
-    for (auto& nest : parallel(shape(gm, gn))) {
-        auto m0 = nest.index(gm) * BM, n0 = nest.index(gn) * BN;
-        auto acc = zeros<f32>(shape(BM, BN));
-        for (auto& step : nest.serial(shape(kt))) {
-            auto k0 = step.index() * BK;
-            acc = acc + dot(cast<f32>(A[coord(m0, k0), shape(BM, BK)]), cast<f32>(B[coord(k0, n0), shape(BK, BN)]));
-        }
+    SEED_GEMM_HEAD(A, B)
         auto scaled = broadcast_rows(acc, scale[coord(m0, 0), shape(BM, 1)], [](auto x, auto s) { return x * s; });
         C(coord(m0, n0), shape(BM, BN)).store(cast<bf16>(scaled));
-    }
+    GEMM_TAIL
 }); }
 
 // A vector loaded at the n origin but along m (square tiles let it fit either way):
