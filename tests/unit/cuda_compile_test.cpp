@@ -825,6 +825,31 @@ TEST(CudaCompile, KilnCudaPtxasOptionsReachPtxasAndARejectedOneNamesTheKnob) {
     EXPECT_FALSE(has(cu::nvrtc_options(cu::EmitOptions{}, "sm_90a"), "--ptxas-options=--no-such-ptxas-option"));
 }
 
+// KILN_CUDA_FAST_COMPILE (nvrtc.h): NVRTC's -Ofast-compile at the level named, part of
+// the cache key through the options; another value is an error naming the variable and
+// its choices.
+TEST(CudaCompile, KilnCudaFastCompileReachesNvrtcAndAnUnknownLevelNamesTheKnob) {
+    REQUIRE_NVRTC();
+    const auto fast_compile = [](const std::vector<std::string>& options) {
+        return std::count_if(options.begin(), options.end(), [](const std::string& o) { return o.starts_with("--Ofast-compile"); });
+    };
+    ::setenv("KILN_CUDA_FAST_COMPILE", "min", 1);
+    const auto options = cu::nvrtc_options(cu::EmitOptions{}, "sm_90a");
+    EXPECT_EQ(std::count(options.begin(), options.end(), "--Ofast-compile=min"), 1);
+    // A shape no other test compiles, so NVRTC runs with the option.
+    Tensor<f32> x({7, 47}), y({7, 47});
+    EXPECT_TRUE(contains(cuda_text(softmax_kernel(), args_of(std::as_const(x).view(), y.view()), Precision::exact, What::ptx), ".entry kiln_softmax"));
+    ::setenv("KILN_CUDA_FAST_COMPILE", "fastest", 1);
+    try {
+        (void)cu::nvrtc_options(cu::EmitOptions{}, "sm_90a");
+        ADD_FAILURE() << "an unknown level was taken";
+    } catch (const Error& e) {
+        EXPECT_TRUE(contains(e.what(), "KILN_CUDA_FAST_COMPILE='fastest' is not one of: min, mid, max")) << e.what();
+    }
+    ::unsetenv("KILN_CUDA_FAST_COMPILE");
+    EXPECT_EQ(fast_compile(cu::nvrtc_options(cu::EmitOptions{}, "sm_90a")), 0);
+}
+
 TEST(CudaCompile, AnEditedSourceFromKilnCudaSourceDirReplacesTheGeneratedOne) {
     REQUIRE_NVRTC();
     Tensor<f32> x({5, 33}), y({5, 33});
