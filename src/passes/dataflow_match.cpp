@@ -25,18 +25,17 @@ bool index_times(const Node* n, const Node* index, std::int64_t extent) {
     return x == index && int_constant(y) == extent;
 }
 
-std::vector<int> non_unit_axes(const Node* n) {
-    std::vector<int> a;
-    for (const auto& d : n->type.dims)
-        if (d.extent != 1) a.push_back(d.axis);
-    return a;
-}
-
 std::vector<detail::Dim> non_unit_dims(const std::vector<detail::Dim>& dims) {
     std::vector<detail::Dim> kept;
     for (const auto& d : dims)
         if (d.extent != 1) kept.push_back(d);
     return kept;
+}
+
+std::vector<int> non_unit_axes(const Node* n) {
+    std::vector<int> a;
+    for (const auto& d : non_unit_dims(n->type.dims)) a.push_back(d.axis);
+    return a;
 }
 
 // (Whole dims, not axis ids: anonymous dims share id 0, so [128x128] -> [256x64] has

@@ -486,7 +486,6 @@ private:
                 if (!read_by_later(n, g)) continue;
                 return false;
             }
-            for (const auto& [o, ov] : positions_) varies.emplace(o, ov);
             varies[n] = *v;
             m_.epilogue.push_back({n, *v, n->op == OpCode::iota ? EpiloguePosition::iota : EpiloguePosition::none});
         }
@@ -506,19 +505,19 @@ private:
     }
 
     // What an epilogue node varies with, or nullopt (with why_) when the kernel
-    // cannot compute it per output element.
-    std::optional<EpilogueVaries> classify(const Node* n, const std::unordered_map<const Node*, EpilogueVaries>& varies,
+    // cannot compute it per output element. The block origins it reads join `varies`
+    // (and m_.epilogue) as they are found.
+    std::optional<EpilogueVaries> classify(const Node* n, std::unordered_map<const Node*, EpilogueVaries>& varies,
                                            const std::vector<detail::Dim>& acc_dims) {
         auto operand = [&](const Node* o) -> std::optional<EpilogueVaries> {
             if (auto it = varies.find(o); it != varies.end()) return it->second;
-            if (auto it = positions_.find(o); it != positions_.end()) return it->second;
             if (scalar(o) && host_evaluable(*o)) return EpilogueVaries::scalar;
             // The block's origin (Triton's offs_m = pid_m * BM + arange): the kernel
             // computes it from the output's row or column, once, before its first use.
             for (const bool m : {true, false})
                 if (scalar(o) && !is_float(o->type.kind) && is_origin(o, m)) {
                     const auto v = m ? EpilogueVaries::rows : EpilogueVaries::cols;
-                    positions_[o] = v;
+                    varies[o] = v;
                     m_.epilogue.push_back({o, v, EpiloguePosition::origin});
                     return v;
                 }
@@ -629,7 +628,6 @@ private:
     std::unordered_set<const Node*> mask_parts_;  // the operands' masks' nodes (unmasked()), which the kernel does not compute
     std::unordered_set<const Node*> transposed_;  // permutes of epilogue tiles that only a transposed store may read
     std::unordered_set<const Node*> unit_reshapes_;  // epilogue tiles with unit dims added, that only a batched store may read
-    std::unordered_map<const Node*, EpilogueVaries> positions_;  // the block origins the epilogue reads (m_.epilogue has them)
 };
 
 }  // namespace

@@ -240,8 +240,9 @@ private:
         // Positions in the output: r and c are its row and column, the program's blocks
         // bm x bn (whatever tile the kernel runs), so a block's origin is r - r % bm and
         // iota over it r % bm.
-        if (const auto position = position_of(n); position != passes::EpiloguePosition::none) {
-            const bool rows = varies_of(n) == passes::EpilogueVaries::rows;
+        if (const auto e = entry(n); e.position != passes::EpiloguePosition::none) {
+            const auto position = e.position;
+            const bool rows = e.varies == passes::EpilogueVaries::rows;
             const std::string at = rows ? "r" : q ? "(c + 1)" : "c", block = num(rows ? m_.bm : m_.bn);
             return position == passes::EpiloguePosition::origin ? "(" + at + " - " + at + " % " + block + ")" : "(" + at + " % " + block + ")";
         }
@@ -285,16 +286,14 @@ private:
         if (q == 0) inside_.insert(inside);
         return "((kiln_in || (" + ok + ")) ? " + from_storage(k, a + "[" + off + "]") + " : " + fill + ")";
     }
-    passes::EpiloguePosition position_of(const Node& n) const {
+    // n's entry in the epilogue (a value varying with nothing, computed from its operands,
+    // where n has none).
+    passes::EpilogueValue entry(const Node& n) const {
         for (const auto& v : m_.epilogue)
-            if (v.node == &n) return v.position;
-        return passes::EpiloguePosition::none;
+            if (v.node == &n) return v;
+        return {&n};
     }
-    passes::EpilogueVaries varies_of(const Node& n) const {
-        for (const auto& v : m_.epilogue)
-            if (v.node == &n) return v.varies;
-        return passes::EpilogueVaries::scalar;
-    }
+    passes::EpilogueVaries varies_of(const Node& n) const { return entry(n).varies; }
 
     // Stores the pair to one output: one 4-byte (f16/bf16) or 8-byte (f32) store at
     // an even column where the view allows it (unit inner stride, even row stride,
